@@ -1,0 +1,39 @@
+"""jupyter_agent — a Claude agent inside the Jupyter kernel.
+
+`%load_ext jupyter_agent`, then a `%%agent` cell. Importing this package stays cheap: the SDK, widgets and
+the agent loop are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .tools.function_tool import tool
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+__version__ = "0.1.0"
+__all__ = [
+    "__version__",
+    "_jupyter_labextension_paths",
+    "load_ipython_extension",
+    "tool",
+    "unload_ipython_extension",
+]
+
+
+def load_ipython_extension(ipython: InteractiveShell) -> None:
+    from .magics import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
+    from .magics import unload
+
+    unload(ipython)
+
+
+def _jupyter_labextension_paths() -> list[dict[str, Any]]:
+    return [{"src": "labextension", "dest": "jupyter-agent"}]

@@ -1,0 +1,139 @@
+"""The shape of a tool: name, description, pydantic `Input` (the one source of schema), kind, annotations, run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from .result import ToolResult
+
+if TYPE_CHECKING:
+    from .context import ToolContext
+
+ToolKind = Literal["read", "edit", "delete", "execute", "other"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolAnnotations:
+    """Hints the permission layer and the scheduler act on (MCP's names). Unknown tools are assumed destructive."""
+
+    read_only: bool = False
+    destructive: bool = True
+    idempotent: bool = False
+    open_world: bool = False
+
+
+class ToolInput(BaseModel):
+    """Base for every tool input: unknown fields are errors (`additionalProperties: false`), docstrings describe."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preview:
+    """What an approval shows before the call runs: a diff, a command, or the arguments."""
+
+    kind: Literal["diff", "code", "args"]
+    text: str
+    language: str = ""
+
+
+class Tool(Generic[InputT]):
+    """A tool the model can call. Subclasses set the class attributes and implement `run`."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    kind: ClassVar[ToolKind] = "other"
+    annotations: ClassVar[ToolAnnotations] = ToolAnnotations()
+    Input: type[InputT]
+    #: Which input field permission patterns like `Edit(notebooks/**)` match, and how it is matched.
+    rule_field: ClassVar[str | None] = None
+    rule_kind: ClassVar[Literal["path", "command", "text"]] = "text"
+
+    @property
+    def read_only(self) -> bool:
+        return self.annotations.read_only
+
+    def input_schema(self) -> dict[str, Any]:
+        return schema_for(self.Input)
+
+    def to_param(self) -> dict[str, Any]:
+        """The tool definition the Messages API takes."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
+
+    def rule_subject(self, params: InputT, ctx: ToolContext) -> str | None:
+        """The string a rule's pattern is matched against (a path relative to the working directory, a command)."""
+        if self.rule_field is None:
+            return None
+        value = getattr(params, self.rule_field, None)
+        if value is None:
+            return None
+        text = str(value)
+        if self.rule_kind == "path":
+            return ctx.sandbox.display_path(ctx.sandbox.resolve_path(text))
+        return text
+
+    def title(self, params: InputT, ctx: ToolContext) -> str:
+        """One line for people: `Edit utils.py`, `Bash git status`."""
+        subject = self.rule_subject(params, ctx)
+        return f"{self.name} {subject}" if subject else self.name
+
+    async def preview(self, params: InputT, ctx: ToolContext) -> Preview:
+        """What the approval widget shows; tools that change things override this with a diff or the code."""
+        return Preview(kind="args", text=json.dumps(params.model_dump(mode="json", by_alias=True), indent=2))
+
+    async def run(self, params: InputT, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+
+AnyTool = Tool[Any]
+
+
+def schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    """JSON schema from the pydantic model, minus the noise (titles) the model doesn't need."""
+    schema = model.model_json_schema(by_alias=True)
+    _strip_titles(schema)
+    schema.setdefault("additionalProperties", False)
+    schema.pop("description", None)
+    return schema
+
+
+def _strip_titles(node: Any) -> None:
+    if isinstance(node, dict):
+        node_dict: dict[str, Any] = node
+        node_dict.pop("title", None)
+        for key, value in node_dict.items():
+            if key == "properties" and isinstance(value, dict):
+                for prop in value.values():
+                    _strip_titles(prop)
+            else:
+                _strip_titles(value)
+    elif isinstance(node, list):
+        for item in node:
+            _strip_titles(item)
+
+
+@dataclass(kw_only=True)
+class ToolCall:
+    """One tool_use block of a model turn."""
+
+    id: str
+    name: str
+    input: Any
+    #: Set when the model's JSON for the input could not be parsed (e.g. cut by max_tokens).
+    raw_input_error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+def relative_display(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base)) or "."
+    except ValueError:
+        return str(path)

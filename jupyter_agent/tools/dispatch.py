@@ -1,0 +1,195 @@
+"""Every call goes through here: find → validate → hooks → permission → (ask) → run → hooks. Nothing escapes."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from .context import ToolContext
+from .core import AnyTool, Preview, ToolCall
+from .errors import ToolError
+from .hooks import HookCall, Hooks, Rewrite
+from .permissions import Allow, Ask, CallFacts, Decision, Deny, PermissionPolicy, Rule
+from .registry import ToolPool
+from .result import Issue, ToolResult
+from .validation import invalid_args, validate
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest:
+    """What the person is asked: which tool, one line, the effect's preview, why, and the rule 'always' would add."""
+
+    tool_use_id: str
+    tool: str
+    title: str
+    input: dict[str, Any]
+    preview: Preview
+    reason: str
+    suggested_rule: Rule
+
+
+@dataclass(frozen=True, kw_only=True)
+class Approve:
+    always: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reject:
+    #: Sent to the model; empty means a plain "the user denied this".
+    message: str = ""
+
+
+Approval = Approve | Reject
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+
+
+async def refuse_all(request: ApprovalRequest) -> Approval:
+    """The approver when nobody can answer (headless): say which rule would allow it."""
+    return Reject(
+        message=f"no one is there to approve {request.tool} ({request.reason}); "
+        f"it can be allowed with the rule {request.suggested_rule} or a more permissive mode"
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dispatched:
+    """A result plus what the UI wants to know about how it came about."""
+
+    result: ToolResult
+    title: str
+    kind: str
+    decision: Decision | None
+    duration: float
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        *,
+        pool: ToolPool,
+        policy: PermissionPolicy | None = None,
+        hooks: Hooks | None = None,
+        approver: Approver = refuse_all,
+    ) -> None:
+        self.pool = pool
+        self.policy = policy or PermissionPolicy()
+        self.hooks = hooks or Hooks()
+        self.approver = approver
+
+    def tools(self) -> dict[str, AnyTool]:
+        return self.pool.active()
+
+    def is_read_only(self, name: str) -> bool:
+        tool = self.tools().get(name)
+        return tool is None or tool.read_only
+
+    async def dispatch(
+        self, call: ToolCall, ctx: ToolContext, *, on_running: Callable[[str], None] | None = None
+    ) -> Dispatched:
+        started = time.monotonic()
+        tools = self.tools()
+        tool = tools.get(call.name)
+        if tool is None:
+            names = ", ".join(sorted(tools)) or "none"
+            result = ToolResult.error(
+                "UNKNOWN_TOOL", f"there is no tool named '{call.name}'; available tools: {names}"
+            )
+            return Dispatched(result=result, title=call.name, kind="other", decision=None, duration=0.0)
+        ctx = dataclasses.replace(ctx, tool_use_id=call.id)
+        title = tool.name
+        decision: Decision | None = None
+        try:
+            result, title, decision = await self._checked_run(tool, call, ctx, on_running)
+        except ToolError as exc:
+            result = ToolResult.error(exc.code, exc.message)
+        except Exception as exc:  # a tool bug must never kill the loop
+            result = ToolResult.error("EXECUTION_ERROR", f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        return Dispatched(
+            result=result, title=title, kind=tool.kind, decision=decision, duration=time.monotonic() - started
+        )
+
+    async def _checked_run(
+        self, tool: AnyTool, call: ToolCall, ctx: ToolContext, on_running: Callable[[str], None] | None
+    ) -> tuple[ToolResult, str, Decision | None]:
+        if call.raw_input_error is not None:
+            issue = Issue(path="/", message=call.raw_input_error, expected="a complete JSON object")
+            return invalid_args(tool.name, (issue,)), tool.name, None
+        params = validate(tool.name, tool.Input, call.input)
+        if isinstance(params, ToolResult):
+            return params, tool.name, None
+        subject = tool.rule_subject(params, ctx)
+        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
+        verdict = await self.hooks.run_pre(hook_call)
+        if isinstance(verdict, Rewrite):
+            params = validate(tool.name, tool.Input, verdict.input)
+            if isinstance(params, ToolResult):
+                return params, tool.name, None
+            subject = tool.rule_subject(params, ctx)
+            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
+            verdict = None
+        title = tool.title(params, ctx)
+        facts = CallFacts(
+            tool=tool.name,
+            subject=subject,
+            rule_kind=tool.rule_kind,
+            kind=tool.kind,
+            read_only=tool.read_only,
+        )
+        decision = self.policy.decide(facts)
+        # A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
+        if (
+            isinstance(verdict, Deny)
+            or (isinstance(verdict, Ask) and isinstance(decision, Allow))
+            or (isinstance(verdict, Allow) and isinstance(decision, Ask))
+        ):
+            decision = verdict
+        if isinstance(decision, Deny):
+            return ToolResult.error("DENIED", decision.message), title, decision
+        if isinstance(decision, Ask):
+            preview = await tool.preview(params, ctx)
+            rule = suggest_rule(tool.name, subject, tool.rule_kind)
+            answer = await self.approver(
+                ApprovalRequest(
+                    tool_use_id=call.id,
+                    tool=tool.name,
+                    title=title,
+                    input=hook_call.input,
+                    preview=preview,
+                    reason=decision.reason,
+                    suggested_rule=rule,
+                )
+            )
+            if isinstance(answer, Reject):
+                text = answer.message or "the user denied this call"
+                return ToolResult.error("DENIED", f"{tool.name}: {text}"), title, Deny(message=text)
+            if answer.always:
+                self.policy.add_allow(rule)
+            decision = Allow(reason="approved by the user")
+        if on_running is not None:
+            on_running(title)
+        result = await tool.run(params, ctx)
+        result = await self.hooks.run_post(hook_call, result)
+        return result, title, decision
+
+
+def _as_json(params: BaseModel) -> dict[str, Any]:
+    return params.model_dump(mode="json", by_alias=True, exclude_unset=False)
+
+
+def suggest_rule(tool: str, subject: str | None, kind: str) -> Rule:
+    """What "Always allow" adds: the command's first words for shell tools, else the whole tool for the session."""
+    if kind == "command" and subject:
+        try:
+            words = shlex.split(subject)
+        except ValueError:
+            words = subject.split()
+        prefix = " ".join(words[:2]) if len(words) > 1 else (words[0] if words else "")
+        if prefix:
+            return Rule(tool, f"{prefix}*")
+    return Rule(tool)

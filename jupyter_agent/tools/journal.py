@@ -1,0 +1,45 @@
+"""The per-run record of changes, so a run can be undone and listed (`%agent undo`, `%agent history`)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileChange:
+    path: Path
+    #: None when the file did not exist before the write.
+    before: bytes | None
+    after: bytes
+    tool: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CellChange:
+    notebook: str
+    op: str
+    cell_id: str
+    #: What it takes to reverse the operation (cell JSON, index, previous source), backend-neutral.
+    inverse: dict[str, Any]
+    after_source: str | None
+    tool: str
+
+
+Change = FileChange | CellChange
+
+
+@dataclass(kw_only=True)
+class RunJournal:
+    """Changes made by one `%%agent` run, in order."""
+
+    run_id: int
+    request: str = ""
+    changes: list[Change] = field(default_factory=list[Change])
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, change: Change) -> None:
+        with self._lock:
+            self.changes.append(change)

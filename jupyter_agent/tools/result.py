@@ -1,0 +1,97 @@
+"""One result shape for success and failure, so the loop, the UI and the model never special-case a tool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ErrorCode = Literal[
+    "INVALID_ARGS",
+    "UNKNOWN_TOOL",
+    "FILE_NOT_FOUND",
+    "TEXT_NOT_FOUND",
+    "TEXT_MULTIPLE_MATCHES",
+    "NO_CHANGE",
+    "OUTSIDE_ROOTS",
+    "STALE_READ",
+    "FILE_TOO_LARGE",
+    "BINARY_FILE",
+    "IS_DIRECTORY",
+    "CELL_NOT_FOUND",
+    "NOTEBOOK_NOT_FOUND",
+    "TIMEOUT",
+    "DENIED",
+    "INTERRUPTED",
+    "EXECUTION_ERROR",
+    "NOT_AVAILABLE",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Issue:
+    """One validation problem, addressed by JSON pointer so the model can find the field."""
+
+    path: str
+    message: str
+    expected: str | None = None
+    received: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImageContent:
+    """An image for the model (base64), e.g. a PNG the agent read or a plot a cell produced."""
+
+    media_type: str
+    data: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """What a tool call produced: `content` goes to the model, `summary` and `diff` only to people."""
+
+    content: str
+    is_error: bool = False
+    error_code: ErrorCode | None = None
+    images: tuple[ImageContent, ...] = ()
+    summary: str = ""
+    diff: str | None = None
+    issues: tuple[Issue, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    @classmethod
+    def ok(cls, content: str, *, summary: str = "", diff: str | None = None, **kw: Any) -> ToolResult:
+        return cls(content=content, summary=summary or _first_line(content), diff=diff, **kw)
+
+    @classmethod
+    def error(
+        cls, code: ErrorCode, message: str, *, summary: str = "", issues: tuple[Issue, ...] = (), **kw: Any
+    ) -> ToolResult:
+        """`message` already says what went wrong and how to fix it; the code is prefixed for the model."""
+        return cls(
+            content=f"{code}: {message}",
+            is_error=True,
+            error_code=code,
+            summary=summary or code,
+            issues=issues,
+            **kw,
+        )
+
+    def to_block(self, tool_use_id: str) -> dict[str, Any]:
+        """The Anthropic `tool_result` content block for this result."""
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": self.content or "(no output)"}]
+        for image in self.images:
+            blocks.append(
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
+                }
+            )
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": blocks}
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+def _first_line(text: str, limit: int = 100) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

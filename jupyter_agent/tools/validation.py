@@ -1,0 +1,108 @@
+"""Turn pydantic errors into issues the model can act on: which field (JSON pointer), what was expected, the fix."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .result import Issue, ToolResult
+
+_RECEIVED_CHARS = 60
+
+# What each pydantic error type means for someone writing JSON, not Python.
+_EXPECTED: dict[str, str] = {
+    "missing": "a value (required)",
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer (no fractional part)",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "literal_error": "one of the allowed values",
+    "enum": "one of the allowed values",
+    "extra_forbidden": "no such field",
+}
+
+
+def json_pointer(loc: tuple[int | str, ...]) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in loc]
+    return "/" + "/".join(parts) if parts else "/"
+
+
+def _received(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _RECEIVED_CHARS else text[: _RECEIVED_CHARS - 1] + "…"
+
+
+def _fix(kind: str, field: str, model: type[BaseModel], expected: str) -> str:
+    if kind == "missing":
+        return f"add `{field}`"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(model.model_fields) or "none"
+        return f"remove `{field}` (allowed fields: {allowed})"
+    return f"set `{field}` to {expected}"
+
+
+def issues_from(error: ValidationError, model: type[BaseModel]) -> tuple[Issue, ...]:
+    issues: list[Issue] = []
+    for item in error.errors(include_url=False):
+        loc = tuple(item["loc"])
+        field = str(loc[-1]) if loc else "input"
+        kind = item["type"]
+        message = item["msg"]
+        if kind == "literal_error" and "ctx" in item:
+            expected = f"one of {item['ctx'].get('expected', '')}"
+        else:  # constraints (ge, max_length, ...) carry their numbers in pydantic's own message
+            expected = _EXPECTED.get(kind) or message.removeprefix("Input should be ").removeprefix("Value error, ")
+        received = None if kind == "missing" else _received(item.get("input"))
+        issues.append(
+            Issue(
+                path=json_pointer(loc),
+                message=_fix(kind, field, model, expected),
+                expected=expected,
+                received=received,
+            )
+        )
+    return tuple(issues)
+
+
+def invalid_args(tool_name: str, issues: tuple[Issue, ...]) -> ToolResult:
+    """One model-facing text naming every bad field and how to fix it."""
+    lines = [f"{tool_name} was called with invalid arguments; fix them and call it again:"]
+    for issue in issues:
+        got = f", got {issue.received}" if issue.received is not None else ""
+        lines.append(f"- {issue.path}: expected {issue.expected}{got}. Fix: {issue.message}")
+    noun = "issue" if len(issues) == 1 else "issues"
+    return ToolResult.error(
+        "INVALID_ARGS",
+        "\n".join(lines),
+        summary=f"invalid arguments ({len(issues)} {noun})",
+        issues=issues,
+    )
+
+
+def validate(tool_name: str, model: type[BaseModel], raw: Any) -> BaseModel | ToolResult:
+    """The parsed input, or an `INVALID_ARGS` result. Integers are accepted for numbers and whole floats for ints."""
+    if not isinstance(raw, dict):
+        issue = Issue(
+            path="/",
+            message="pass the arguments as a JSON object",
+            expected="an object",
+            received=_received(raw),
+        )
+        return invalid_args(tool_name, (issue,))
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        return invalid_args(tool_name, issues_from(exc, model))
