@@ -32,6 +32,14 @@ _EXPECTED: dict[str, str] = {
 }
 
 
+_SIZED: dict[str, str] = {
+    "too_short": "at least {min_length} item(s)",
+    "too_long": "at most {max_length} item(s)",
+    "string_too_short": "a string of at least {min_length} character(s)",
+    "string_too_long": "a string of at most {max_length} character(s)",
+}
+
+
 def json_pointer(loc: tuple[int | str, ...]) -> str:
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in loc]
     return "/" + "/".join(parts) if parts else "/"
@@ -61,10 +69,15 @@ def issues_from(error: ValidationError, model: type[BaseModel]) -> tuple[Issue, 
         field = str(loc[-1]) if loc else "input"
         kind = item["type"]
         message = item["msg"]
-        if kind == "literal_error" and "ctx" in item:
-            expected = f"one of {item['ctx'].get('expected', '')}"
+        ctx: dict[str, Any] = dict(item.get("ctx") or {})
+        if kind == "literal_error" and ctx:
+            expected = f"one of {ctx.get('expected', '')}"
+        elif kind in _SIZED and ctx:
+            expected = _SIZED[kind].format(**ctx)
         else:  # constraints (ge, max_length, ...) carry their numbers in pydantic's own message
-            expected = _EXPECTED.get(kind) or message.removeprefix("Input should be ").removeprefix("Value error, ")
+            expected = _EXPECTED.get(kind) or message.removeprefix("Input should be ").removeprefix(
+                "Value error, "
+            )
         received = None if kind == "missing" else _received(item.get("input"))
         issues.append(
             Issue(

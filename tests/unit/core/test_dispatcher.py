@@ -1,0 +1,201 @@
+"""The dispatcher: hooks, approvals, always-allow, and that nothing a tool does escapes as an exception."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from jupyter_agent.tools import (
+    Allow,
+    Approval,
+    ApprovalRequest,
+    Approve,
+    Ask,
+    Deny,
+    Dispatched,
+    Dispatcher,
+    HookCall,
+    Hooks,
+    PermissionPolicy,
+    Reject,
+    Rewrite,
+    Rule,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+    ToolResult,
+    tool,
+)
+
+written: list[str] = []
+
+
+@tool(kind="edit")
+def save(path: str, text: str) -> str:
+    """Save text to a path (test double that only records)."""
+    written.append(f"{path}={text}")
+    return f"saved {path}"
+
+
+@tool(read_only=True)
+def boom() -> str:
+    """Always fails."""
+    raise RuntimeError("disk on fire")
+
+
+@tool(read_only=True)
+async def slow_echo(text: str) -> str:
+    """Async tool."""
+    await asyncio.sleep(0)
+    return text
+
+
+class Recorder:
+    def __init__(self, answer: Approval) -> None:
+        self.answer = answer
+        self.requests: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        self.requests.append(request)
+        return self.answer
+
+
+def run(dispatcher: Dispatcher, name: str, tool_input: dict[str, Any]) -> Dispatched:
+    ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
+    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx))
+
+
+def make(policy: PermissionPolicy | None = None, hooks: Hooks | None = None, answer: Approval = Approve()) -> tuple[Dispatcher, Recorder]:  # fmt: skip
+    pool = ToolPool()
+    pool.set_source("builtin", [save, boom, slow_echo])
+    recorder = Recorder(answer)
+    return Dispatcher(pool=pool, policy=policy, hooks=hooks, approver=recorder), recorder
+
+
+@pytest.fixture(autouse=True)
+def _clear() -> None:
+    written.clear()
+
+
+def test_an_exception_in_a_tool_becomes_execution_error() -> None:
+    dispatcher, _ = make()
+    result = run(dispatcher, "boom", {}).result
+    assert result.error_code == "EXECUTION_ERROR"
+    assert result.content == "EXECUTION_ERROR: boom failed: RuntimeError: disk on fire"
+
+
+def test_async_function_tools_run() -> None:
+    dispatcher, _ = make()
+    assert run(dispatcher, "slow_echo", {"text": "hi"}).result.content == "hi"
+
+
+def test_an_edit_asks_and_runs_when_approved() -> None:
+    dispatcher, recorder = make()
+    outcome = run(dispatcher, "save", {"path": "a", "text": "x"})
+    assert outcome.result.content == "saved a"
+    assert [r.tool for r in recorder.requests] == ["save"]
+    assert written == ["a=x"]
+
+
+def test_a_denied_call_does_not_run_and_tells_the_model() -> None:
+    dispatcher, _ = make(answer=Reject(message="use b instead"))
+    result = run(dispatcher, "save", {"path": "a", "text": "x"}).result
+    assert result.content == "DENIED: save: use b instead"
+    assert written == []
+
+
+def test_always_allow_adds_a_session_rule_so_the_next_call_does_not_ask() -> None:
+    dispatcher, recorder = make(answer=Approve(always=True))
+    run(dispatcher, "save", {"path": "a", "text": "x"})
+    run(dispatcher, "save", {"path": "b", "text": "y"})
+    assert len(recorder.requests) == 1
+    assert Rule("save") in dispatcher.policy.allow
+
+
+def test_a_pre_hook_can_block_a_call_even_in_bypass_mode() -> None:
+    def no_lockfiles(call: HookCall) -> Deny | None:
+        return (
+            Deny(message="lock files are generated")
+            if str(call.input.get("path", "")).endswith(".lock")
+            else None
+        )
+
+    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[no_lockfiles]))
+    assert (
+        run(dispatcher, "save", {"path": "uv.lock", "text": "x"}).result.content
+        == "DENIED: lock files are generated"
+    )
+    assert run(dispatcher, "save", {"path": "a.py", "text": "x"}).result.content == "saved a.py"
+    assert written == ["a.py=x"]
+
+
+def test_a_pre_hook_can_rewrite_the_arguments_which_are_validated_again() -> None:
+    async def redirect(call: HookCall) -> Rewrite:
+        return Rewrite(input={**call.input, "path": "safe/" + call.input["path"]})
+
+    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[redirect]))
+    run(dispatcher, "save", {"path": "a", "text": "x"})
+    assert written == ["safe/a=x"]
+
+    def broken(call: HookCall) -> Rewrite:
+        return Rewrite(input={"path": 1})
+
+    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
+    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "INVALID_ARGS"
+
+
+def test_a_hook_can_ask_for_a_call_the_mode_allows_but_cannot_lift_a_deny_rule() -> None:
+    dispatcher, recorder = make(
+        PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[lambda c: Ask(reason="hook")])
+    )
+    run(dispatcher, "save", {"path": "a", "text": "x"})
+    assert len(recorder.requests) == 1
+
+    dispatcher, _ = make(PermissionPolicy(deny=[Rule("save")]), Hooks(pre_tool_use=[lambda c: Allow()]))
+    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "DENIED"
+
+
+def test_a_post_hook_can_replace_the_result() -> None:
+    seen: list[str] = []
+
+    def log_and_redact(call: HookCall, result: ToolResult) -> ToolResult:
+        seen.append(f"{call.tool}:{result.content}")
+        return ToolResult.ok("[redacted]")
+
+    dispatcher, _ = make(hooks=Hooks(post_tool_use=[log_and_redact]))
+    assert run(dispatcher, "slow_echo", {"text": "secret"}).result.content == "[redacted]"
+    assert seen == ["slow_echo:secret"]
+
+
+def test_validation_happens_before_permission_so_nobody_is_asked_about_a_broken_call() -> None:
+    dispatcher, recorder = make()
+    assert run(dispatcher, "save", {"path": "a"}).result.error_code == "INVALID_ARGS"
+    assert recorder.requests == []
+
+
+def test_a_filtered_out_tool_is_not_offered_and_cannot_be_called() -> None:
+    dispatcher, _ = make()
+    dispatcher.pool.denied = ["save"]
+    assert "save" not in dispatcher.tools()
+    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "UNKNOWN_TOOL"
+    assert written == []
+
+
+def test_pool_sources_merge_by_name_later_wins_and_deny_beats_allow() -> None:
+    @tool(name="save", read_only=True)
+    def user_save(path: str) -> str:
+        """A user's replacement."""
+        return "user"
+
+    pool = ToolPool()
+    pool.set_source("builtin", [save, boom])
+    pool.set_source("user", [user_save])
+    assert pool.active()["save"] is user_save
+    pool.allowed = ["save", "boom"]
+    pool.denied = ["boom"]
+    assert list(pool.active()) == ["save"]
+    pool.allowed = ["mcp__*"]
+    assert list(pool.active()) == []
