@@ -1,0 +1,99 @@
+"""How the agent talks to the model: which model, where, how long a run may go, how much it may spend."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+from .pricing import canonical_model
+
+Provider = Literal["anthropic", "bedrock", "vertex"]
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
+
+#: A current Sonnet from the SDK's model list (`anthropic.types.Model`, SDK 2.12): fast, capable, 1M context.
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+#: Context windows (tokens) by canonical model name; anything else is assumed to have 200k.
+_CONTEXT_WINDOWS: dict[str, int] = {
+    "claude-fable-5-2": 1_000_000,
+    "claude-mythos-5-2": 1_000_000,
+    "claude-fable-5-1": 1_000_000,
+    "claude-mythos-5-1": 1_000_000,
+    "claude-fable-5": 1_000_000,
+    "claude-mythos-5": 1_000_000,
+    "claude-opus-5-5": 1_000_000,
+    "claude-opus-5": 1_000_000,
+    "claude-sonnet-5-5": 1_000_000,
+    "claude-sonnet-5": 1_000_000,
+    "claude-haiku-5-5": 1_000_000,
+    "claude-opus-4-8": 1_000_000,
+    "claude-opus-4-7": 1_000_000,
+    "claude-opus-4-6": 1_000_000,
+    "claude-sonnet-4-6": 1_000_000,
+}
+_DEFAULT_CONTEXT_WINDOW = 200_000
+
+
+def context_window_for(model: str) -> int:
+    name = canonical_model(model)
+    return _CONTEXT_WINDOWS.get(name, _DEFAULT_CONTEXT_WINDOW) if name else _DEFAULT_CONTEXT_WINDOW
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentConfig:
+    """Settings of one agent session; `dataclasses.replace` makes a per-run variant (`--model`, `--max-turns`)."""
+
+    model: str = DEFAULT_MODEL
+    #: Output tokens per model turn. A tool call cut by this limit is sent back as an error to retry smaller.
+    max_tokens: int = 32_000
+    #: Model turns (requests) per run; a run that needs more stops with reason "max_turns".
+    max_turns: int = 50
+    #: Stop a run once its cost reaches this many US dollars (None: no cap).
+    budget_usd: float | None = None
+    provider: Provider = "anthropic"
+    #: Tokens the model can read; None looks it up by model name (200k when unknown).
+    context_window: int | None = None
+    #: Anthropic API only; None lets the SDK read ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY.
+    base_url: str | None = None
+    api_key: str | None = None
+    #: Bedrock (AWS_REGION etc. when None) and Vertex (CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID when None).
+    aws_region: str | None = None
+    vertex_region: str | None = None
+    vertex_project_id: str | None = None
+    #: The SDK's own retries of 429 / 5xx / 529 / connection errors, with its backoff and retry-after.
+    max_retries: int = 3
+    timeout: float = 600.0
+    prompt_caching: bool = True
+    #: A tool result longer than this is cut (head and tail kept) before the model sees it.
+    max_tool_result_chars: int = 50_000
+    #: When the prompt nears this share of the context window, older tool results are shortened ...
+    shorten_at: float = 0.75
+    #: ... oldest first, until the estimate is under this share.
+    shorten_to: float = 0.5
+    #: Appended to the system prompt (the user's own standing instructions).
+    extra_instructions: str = ""
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.budget_usd is not None and self.budget_usd <= 0:
+            raise ValueError(f"budget_usd must be positive or None, got {self.budget_usd}")
+        if self.provider not in PROVIDERS:
+            raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}")
+        if not 0 < self.shorten_to < self.shorten_at <= 1:
+            raise ValueError("need 0 < shorten_to < shorten_at <= 1")
+
+    @property
+    def window(self) -> int:
+        return self.context_window or context_window_for(self.model)
+
+    def with_overrides(self, *, model: str | None = None, max_turns: int | None = None) -> AgentConfig:
+        changes: dict[str, object] = {}
+        if model:
+            changes["model"] = model
+        if max_turns is not None:
+            changes["max_turns"] = max_turns
+        return dataclasses.replace(self, **changes) if changes else self  # pyright: ignore[reportArgumentType]

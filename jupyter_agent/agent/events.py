@@ -1,0 +1,147 @@
+"""What the loop tells the UI, as plain values: one event per thing that happened, in order.
+
+The loop runs on the worker thread and calls `emit(event)` for each of these; the UI thread renders them.
+Every `ToolStarted` is followed by exactly one `ToolFinished` (with an INTERRUPTED result if the run stopped
+first), and every run ends with exactly one `RunFinished`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..tools.permissions import Decision
+from ..tools.result import ToolResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage:
+    """Token counts; `input` excludes the cached part (`cache_read`) and the part written to cache (`cache_write`)."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+        )
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Everything the model read for this request: the size of the prompt."""
+        return self.input + self.cache_read + self.cache_write
+
+    @classmethod
+    def from_api(cls, usage: Any) -> Usage:
+        """From the SDK's `Usage` / `MessageDeltaUsage` (fields may be None)."""
+        return cls(
+            input=getattr(usage, "input_tokens", None) or 0,
+            output=getattr(usage, "output_tokens", None) or 0,
+            cache_read=getattr(usage, "cache_read_input_tokens", None) or 0,
+            cache_write=getattr(usage, "cache_creation_input_tokens", None) or 0,
+        )
+
+
+RunReason = Literal["end_turn", "max_turns", "budget", "interrupted", "error", "refusal"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted:
+    run_id: int
+    model: str
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDone:
+    """The current text block is complete (a tool call or the end of the answer follows)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolStarted:
+    """The model finished writing a tool call; it has not been approved or run yet."""
+
+    call_id: str
+    name: str
+    input: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolRunning:
+    """The call passed its permission check (or was approved) and really starts now."""
+
+    call_id: str
+    title: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    title: str
+    kind: str
+    result: ToolResult
+    duration: float
+    decision: Decision | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageUpdate:
+    """After each model turn: that turn, the run so far and the session so far."""
+
+    turn: Usage
+    run: Usage
+    run_cost_usd: float
+    session: Usage
+    session_cost_usd: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice:
+    """Something the user should know that is not an error: a retry, a cut answer, shortened results."""
+
+    level: Literal["info", "warning"]
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorEvent:
+    """The run cannot go on. `retryable`: running the same cell again later may work (overload, network)."""
+
+    message: str
+    retryable: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFinished:
+    reason: RunReason
+    turns: int
+    usage: Usage
+    cost_usd: float
+    duration: float
+
+
+AgentEvent = (
+    RunStarted
+    | TextDelta
+    | TextDone
+    | ToolStarted
+    | ToolRunning
+    | ToolFinished
+    | UsageUpdate
+    | Notice
+    | ErrorEvent
+    | RunFinished
+)
+Emit = Callable[[AgentEvent], None]

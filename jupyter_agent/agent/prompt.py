@@ -1,0 +1,58 @@
+"""The system prompt: where the model is (notebook, directory, kernel, mode, tools) and how the user sees it. Short.
+
+It stays identical across the turns of a session unless the mode or the tools change, so it is read from
+the prompt cache; nothing volatile (time, counters) goes in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..tools.permissions import Mode
+
+_MODE_LINES: dict[str, str] = {
+    "default": "default: read-only tools run; anything else asks the user first.",
+    "acceptEdits": "acceptEdits: file and notebook edits run without asking; running code asks first.",
+    "plan": (
+        "plan: only read-only tools run. Investigate, then present a plan as your answer; "
+        "the user switches the mode to carry it out. Do not attempt edits."
+    ),
+    "bypassPermissions": "bypassPermissions: nothing asks for approval, so be careful with anything destructive.",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptFacts:
+    """What the system prompt states about the model's surroundings."""
+
+    cwd: str
+    kernel: str
+    mode: Mode
+    tool_names: Sequence[str]
+    notebook_path: str | None = None
+    extra_instructions: str = ""
+
+
+def system_prompt(facts: PromptFacts) -> str:
+    notebook = facts.notebook_path or "none attached (work with files)"
+    tools = ", ".join(facts.tool_names) if facts.tool_names else "none"
+    lines = [
+        "You are a coding agent running inside a Jupyter kernel, working with the user on their notebook "
+        "and project files.",
+        "",
+        f"- Notebook: {notebook}",
+        f"- Working directory: {facts.cwd} (relative paths start here)",
+        f"- Kernel: {facts.kernel}; its variables are live, so inspect them rather than guess",
+        f"- Permission mode: {_MODE_LINES.get(facts.mode, facts.mode)}",
+        f"- Tools: {tools}",
+        "",
+        "The user sees each tool call as a card in the cell's output and each edit as a diff, and approves "
+        "calls that change files, cells or run code. If a call is denied, do not retry it: adjust or ask.",
+        "Read a file or cell before editing it; an edit of something changed since your read is refused "
+        "(STALE_READ), so read it again. Cells are addressed by id.",
+        "Answer in short Markdown and say what you changed.",
+    ]
+    if facts.extra_instructions.strip():
+        lines += ["", "The user's instructions:", facts.extra_instructions.strip()]
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""Assemble one assistant turn from the SDK's raw stream events, tolerating what the helper does not.
+
+Each tool input is parsed once, when its block ends; JSON that does not parse (malformed, or cut by
+`max_tokens`) becomes `ToolCall(raw_input_error=...)` and the block is kept with an empty input, so the
+conversation stays valid and the model is told to retry. A turn cut in the middle keeps its finished
+blocks and its partial text (what the user saw) and drops partial tool calls and thinking.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..tools.core import ToolCall
+from .events import TextDelta, TextDone, Usage
+
+#: How much of a malformed tool input is quoted back to the model.
+_QUOTE_CHARS = 120
+
+StreamItem = TextDelta | TextDone | ToolCall
+
+
+@dataclass
+class _Block:
+    data: dict[str, Any]
+    json_parts: list[str] = field(default_factory=list[str])
+    done: bool = False
+
+
+class TurnAssembler:
+    """Feed it every raw event of one response; read `content()`, `calls`, `stop_reason`, `usage`."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, _Block] = {}
+        self.calls: list[ToolCall] = []
+        self.stop_reason: str | None = None
+        self.usage = Usage()
+        self.message_id: str = ""
+        self.finished = False
+
+    def feed(self, event: Any) -> StreamItem | None:
+        kind = event.type
+        if kind == "content_block_delta":
+            return self._delta(event.index, event.delta)
+        if kind == "content_block_start":
+            data: dict[str, Any] = event.content_block.to_dict()
+            if data.get("type") in ("tool_use", "server_tool_use"):
+                data["input"] = {}
+            self._blocks[event.index] = _Block(data=data, done=data.get("type") == "redacted_thinking")
+            return None
+        if kind == "content_block_stop":
+            return self._stop(event.index)
+        if kind == "message_start":
+            self.message_id = event.message.id
+            self.usage = Usage.from_api(event.message.usage)
+        elif kind == "message_delta":
+            self.stop_reason = event.delta.stop_reason
+            self._merge_usage(event.usage)
+        elif kind == "message_stop":
+            self.finished = True
+        return None
+
+    def _delta(self, index: int, delta: Any) -> StreamItem | None:
+        block = self._blocks[index]
+        kind = delta.type
+        if kind == "text_delta":
+            block.data["text"] = block.data.get("text", "") + delta.text
+            return TextDelta(text=delta.text)
+        if kind == "input_json_delta":
+            block.json_parts.append(delta.partial_json)
+        elif kind == "thinking_delta":
+            block.data["thinking"] = block.data.get("thinking", "") + delta.thinking
+        elif kind == "signature_delta":
+            block.data["signature"] = delta.signature
+        return None
+
+    def _stop(self, index: int) -> StreamItem | None:
+        block = self._blocks[index]
+        block.done = True
+        kind = block.data.get("type")
+        if kind == "text":
+            return TextDone()
+        if kind not in ("tool_use", "server_tool_use"):
+            return None
+        raw = "".join(block.json_parts)
+        value, error = parse_tool_input(raw)
+        block.data["input"] = value if isinstance(value, dict) else {}
+        if kind == "server_tool_use":
+            return None
+        call = ToolCall(id=block.data["id"], name=block.data["name"], input=value, raw_input_error=error)
+        self.calls.append(call)
+        return call
+
+    def _merge_usage(self, usage: Any) -> None:
+        """message_delta usage is cumulative: its fields replace those of message_start when present."""
+        current = self.usage
+        self.usage = Usage(
+            input=usage.input_tokens if getattr(usage, "input_tokens", None) is not None else current.input,
+            output=usage.output_tokens if usage.output_tokens is not None else current.output,
+            cache_read=(
+                usage.cache_read_input_tokens
+                if getattr(usage, "cache_read_input_tokens", None) is not None
+                else current.cache_read
+            ),
+            cache_write=(
+                usage.cache_creation_input_tokens
+                if getattr(usage, "cache_creation_input_tokens", None) is not None
+                else current.cache_write
+            ),
+        )
+
+    def content(self) -> list[dict[str, Any]]:
+        """The assistant blocks to keep: finished ones, plus a partial text block (never a partial call)."""
+        kept: list[dict[str, Any]] = []
+        for index in sorted(self._blocks):
+            block = self._blocks[index]
+            kind = block.data.get("type")
+            if kind == "text":
+                if block.data.get("text"):
+                    kept.append({"type": "text", "text": block.data["text"]})
+            elif block.done:
+                kept.append(_clean(block.data))
+        return kept
+
+    @property
+    def has_partial_text(self) -> bool:
+        return any(b.data.get("type") == "text" and not b.done for b in self._blocks.values())
+
+
+def _clean(data: dict[str, Any]) -> dict[str, Any]:
+    """The block as a request param: no null fields from the response model (e.g. `citations: None`)."""
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def parse_tool_input(raw: str) -> tuple[Any, str | None]:
+    """(the parsed input, None) or ({}, what is wrong with the JSON and how to fix it)."""
+    if not raw.strip():
+        return {}, None
+    try:
+        return json.loads(raw), None
+    except json.JSONDecodeError as exc:
+        quoted = raw if len(raw) <= _QUOTE_CHARS else raw[:_QUOTE_CHARS] + "…"
+        return {}, (
+            f"the arguments were not valid JSON ({exc.msg} at character {exc.pos}): {quoted}; "
+            "send them again as one complete JSON object"
+        )
