@@ -38,6 +38,8 @@ class RunJournal:
     run_id: int
     request: str = ""
     changes: list[Change] = field(default_factory=list[Change])
+    #: Set by `%agent undo` once every change of the run was reverted.
+    undone: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, change: Change) -> None:

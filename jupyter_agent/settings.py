@@ -1,0 +1,71 @@
+"""Settings as traitlets: `%config AgentMagics.mode = "acceptEdits"` or `c.AgentMagics.model = …` in
+ipython_config.py. Environment variables fill the defaults where that is the convention (ANTHROPIC_MODEL)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from traitlets import Any as AnyTrait
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, validate
+from traitlets.config import Configurable
+
+from .tools.permissions import MODES, Rule
+
+
+class AgentSettings(Configurable):
+    """Everything a user can configure; AgentMagics inherits these, so they live under `AgentMagics.`."""
+
+    model = Unicode(
+        "", help="Model id; empty uses $ANTHROPIC_MODEL, else the package default (a current Sonnet)."
+    ).tag(config=True)
+    provider = Enum(
+        ["anthropic", "bedrock", "vertex"], "anthropic", help="Which Anthropic SDK client to use."
+    ).tag(config=True)
+    mode = Enum(
+        list(MODES), "default", help="Permission mode: default, acceptEdits, plan, bypassPermissions."
+    ).tag(config=True)
+    allow = List(Unicode(), help="Permission allow rules, e.g. ['Edit(src/**)', 'Bash(git status*)'].").tag(
+        config=True
+    )
+    ask = List(Unicode(), help="Permission ask rules: always ask for these, whatever the mode.").tag(
+        config=True
+    )
+    deny = List(Unicode(), help="Permission deny rules: never run these.").tag(config=True)
+    roots = List(
+        Unicode(), help="Directories the file tools may touch; empty means the notebook's directory."
+    ).tag(config=True)
+    max_turns = Int(40, help="Model turns per run before the agent stops.").tag(config=True)
+    max_tokens = Int(8192, help="max_tokens for each model turn.").tag(config=True)
+    budget_usd = Float(0.0, help="Stop a run when its cost passes this many USD (0 = no cap).").tag(
+        config=True
+    )
+    enable_bash = Bool(
+        False, help="Offer the Bash tool (it still asks unless a rule allows the command)."
+    ).tag(config=True)
+    mcp_servers = Dict(
+        help='MCP servers: {"name": {"command": "...", "args": [...]}} or {"name": {"url": "http://..."}}.'
+    ).tag(config=True)
+    quiet = Bool(
+        False, help="Collapse tool cards and intermediate text; only the final answer stays open."
+    ).tag(config=True)
+    pre_tool_use = List(AnyTrait(), help="Callables run before each tool call (see docs/hooks.md).").tag(
+        config=True
+    )
+    post_tool_use = List(AnyTrait(), help="Callables run after each tool call (see docs/hooks.md).").tag(
+        config=True
+    )
+    probe_timeout = Float(
+        2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
+    ).tag(config=True)
+
+    @default("model")
+    def _model_from_env(self) -> str:
+        return os.environ.get("ANTHROPIC_MODEL", "")
+
+    @validate("allow", "ask", "deny")
+    def _rules_parse(self, proposal: Any) -> list[str]:
+        value: list[str] = list(proposal["value"])
+        for text in value:
+            Rule.parse(text)  # raises with the fix in the message
+        return value

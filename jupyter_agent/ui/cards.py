@@ -1,0 +1,113 @@
+"""A compact card per tool call: icon by kind, one line, status, duration; details collapsed, errors open."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..tools.result import ToolResult
+from .diff_view import diff_counts, diff_to_html
+from .html import esc, pre
+
+Status = Literal["pending", "asking", "running", "done", "error", "denied", "interrupted"]
+
+ICONS = {"read": "🔍", "edit": "✏️", "delete": "🗑️", "execute": "▶️", "other": "🔧"}
+_STATUS_TEXT: dict[Status, str] = {
+    "pending": "…",
+    "asking": "waiting for approval",
+    "running": "running",
+    "done": "done",
+    "error": "error",
+    "denied": "denied",
+    "interrupted": "interrupted",
+}
+_STATUS_COLOR: dict[Status, str] = {
+    "pending": "var(--jp-ui-font-color3,#999)",
+    "asking": "var(--jp-warn-color0,#b26b00)",
+    "running": "var(--jp-brand-color1,#1976d2)",
+    "done": "var(--jp-success-color0,#2e7d32)",
+    "error": "var(--jp-error-color0,#c62828)",
+    "denied": "var(--jp-error-color0,#c62828)",
+    "interrupted": "var(--jp-warn-color0,#b26b00)",
+}
+_MAX_DETAIL_CHARS = 8_000
+
+
+@dataclass(kw_only=True)
+class ToolCard:
+    """The state of one call as the UI knows it; `html()` / `text()` render it."""
+
+    call_id: str
+    name: str
+    input: Any
+    kind: str = "other"
+    title: str = ""
+    status: Status = "pending"
+    duration: float | None = None
+    result: ToolResult | None = None
+    collapsed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+
+    def headline(self) -> str:
+        line = self.title or self.name
+        if self.result is not None:
+            if self.result.diff:
+                added, removed = diff_counts(self.result.diff)
+                line += f"  +{added} −{removed}"
+            elif self.result.summary and not self.result.is_error:
+                line += f" · {self.result.summary}"
+        return line
+
+    def status_text(self) -> str:
+        if self.result is not None and self.result.is_error and self.status in ("error", "denied"):
+            return self.result.error_code or "error"
+        return _STATUS_TEXT[self.status]
+
+    def text(self) -> str:
+        took = f" {self.duration:.1f}s" if self.duration is not None else ""
+        return f"{ICONS.get(self.kind, '🔧')} {self.headline()}  [{self.status_text()}{took}]"
+
+    def html(self) -> str:
+        took = f" · {self.duration:.1f}s" if self.duration is not None else ""
+        status = (
+            f'<span style="color:{_STATUS_COLOR[self.status]};font-size:11px;margin-left:8px;">'
+            f"{esc(self.status_text())}{took}</span>"
+        )
+        summary = (
+            f'<summary style="cursor:pointer;list-style-position:inside;">'
+            f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
+        )
+        is_error = self.result is not None and self.result.is_error
+        opened = " open" if is_error and not self.collapsed else ""
+        border = "var(--jp-error-color1,#e57373)" if is_error else "var(--jp-border-color2,#ddd)"
+        return (
+            f'<details class="jp-agent-card" data-status="{esc(self.status)}"{opened} '
+            f'style="border:1px solid {border};border-radius:4px;padding:3px 8px;margin:3px 0;">'
+            f"{summary}{self._details()}</details>"
+        )
+
+    def _details(self) -> str:
+        parts: list[str] = []
+        try:
+            args = json.dumps(self.input, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError):
+            args = repr(self.input)
+        parts.append(_section("arguments", pre(_cap(args))))
+        if self.result is not None:
+            if self.result.diff:
+                parts.append(_section("diff", diff_to_html(self.result.diff)))
+            parts.append(_section("result", pre(_cap(self.result.content))))
+            if self.result.images:
+                parts.append(f"<div>{len(self.result.images)} image(s) sent to the model</div>")
+        return '<div style="margin:4px 0 2px 0;">' + "".join(parts) + "</div>"
+
+
+def _section(label: str, body: str) -> str:
+    return f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">{esc(label)}</div>{body}'
+
+
+def _cap(text: str) -> str:
+    if len(text) <= _MAX_DETAIL_CHARS:
+        return text
+    return text[:_MAX_DETAIL_CHARS] + f"\n… [{len(text) - _MAX_DETAIL_CHARS} more characters]"

@@ -1,0 +1,44 @@
+"""Untrusted text to safe HTML. Model text and tool output may carry `<script>`, `onerror=` or `javascript:`;
+live outputs are trusted by JupyterLab, so nothing from them reaches the page unescaped."""
+
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+from typing import Any
+
+import mistune
+
+
+class _SafeRenderer(mistune.HTMLRenderer):
+    """Raw HTML escaped (`escape=True`), harmful URL schemes dropped by mistune, and no remote images:
+    an image URL the model writes would be fetched by the browser — a way to leak data — so it becomes a link."""
+
+    def image(self, text: str, url: str, title: str | None = None) -> str:
+        return self.link(f"image: {text or url}", url, title)
+
+    def link(self, text: str, url: str, title: str | None = None) -> str:
+        anchor = super().link(text, url, title)
+        return anchor.replace("<a ", '<a target="_blank" rel="noopener noreferrer nofollow" ', 1)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    return mistune.create_markdown(
+        escape=True, renderer=_SafeRenderer(escape=True), plugins=["strikethrough", "table", "url"]
+    )
+
+
+def markdown_to_html(text: str) -> str:
+    """Model Markdown as safe HTML."""
+    return str(_markdown()(text))
+
+
+def esc(text: object) -> str:
+    """Escape for element content and quoted attribute values."""
+    return html.escape(str(text), quote=True)
+
+
+def pre(text: str, *, style: str = "") -> str:
+    base = "margin:0;white-space:pre-wrap;word-break:break-word;font-family:var(--jp-code-font-family,monospace);font-size:12px;"
+    return f'<pre style="{base}{style}">{esc(text)}</pre>'

@@ -1,0 +1,34 @@
+"""Is a widget frontend listening? A `jslink` echo through the pump: the browser copies a value from one
+widget to another and syncs it back. nbclient/papermill never answer, so asks there become denials."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .pump import ShellPump
+
+PROBE_TIMEOUT = 2.0
+
+
+def widget_frontend_answers(pump: ShellPump, timeout: float = PROBE_TIMEOUT) -> bool:
+    import ipywidgets as w
+    from IPython.display import display
+
+    source = w.IntText(value=0, layout=w.Layout(display="none"))
+    echo = w.IntText(value=0, layout=w.Layout(display="none"))
+    link: Any = w.jslink((source, "value"), (echo, "value"))
+    box = w.HBox([source, echo], layout=w.Layout(display="none"))
+    handle: Any = display(box, display_id=True)
+    try:
+        source.value = 1
+        deadline = time.monotonic() + timeout
+        while echo.value != 1 and time.monotonic() < deadline:
+            pump.pump(0.05)
+        return echo.value == 1
+    finally:
+        link.close()
+        for widget in (source, echo, box):
+            widget.close()
+        if handle is not None:
+            handle.update({"text/plain": ""}, raw=True)

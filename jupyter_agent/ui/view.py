@@ -1,0 +1,179 @@
+"""Renders one run's events into the cell output: streamed Markdown, tool cards, notices, a footer."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..agent import events as ev
+from .cards import Status, ToolCard
+from .html import esc, markdown_to_html, pre
+from .publish import Bundle, Publisher
+
+#: At most ~15 updates of the streamed text per second, however fast the deltas come.
+MIN_UPDATE_INTERVAL = 1 / 15
+
+
+@dataclass
+class _TextBlock:
+    display_id: str
+    text: str = ""
+    shown: str = ""
+
+
+@dataclass
+class RunView:
+    publisher: Publisher
+    quiet: bool = False
+    cards: dict[str, ToolCard] = field(default_factory=dict[str, ToolCard])
+    _card_ids: dict[str, str] = field(default_factory=dict[str, str])
+    _blocks: list[_TextBlock] = field(default_factory=list[_TextBlock])
+    _open: _TextBlock | None = None
+    _last_update: float = 0.0
+    updates: int = 0
+    finished: ev.RunFinished | None = None
+
+    # -- events -----------------------------------------------------------------------------------------
+    def handle(self, event: ev.AgentEvent) -> None:
+        match event:
+            case ev.TextDelta(text=text):
+                self._text(text)
+            case ev.TextDone():
+                self._close_text()
+            case ev.ToolStarted(call_id=call_id, name=name, input=tool_input):
+                self._close_text()
+                self._card_new(ToolCard(call_id=call_id, name=name, input=tool_input, collapsed=self.quiet))
+            case ev.ToolRunning(call_id=call_id, title=title):
+                self._card_set(call_id, status="running", title=title)
+            case ev.ToolFinished() as done:
+                self._finish_card(done)
+            case ev.Notice(level=level, message=message):
+                self._close_text()
+                self._note(message, warn=level == "warning")
+            case ev.ErrorEvent(message=message):
+                self._close_text()
+                self._note(message, warn=True, error=True)
+            case ev.RunFinished() as finished:
+                self._close_text()
+                self.finished = finished
+                self._footer(finished)
+            case _:
+                pass
+
+    def set_status(self, call_id: str, status: Status, title: str = "") -> None:
+        self._card_set(call_id, status=status, title=title)
+
+    def tick(self) -> None:
+        """Called by the UI loop between events: flush text that waited for the coalescing interval."""
+        if self._open is not None and self._open.text != self._open.shown:
+            self._flush(force=False)
+
+    # -- streamed text ----------------------------------------------------------------------------------
+    def _text(self, text: str) -> None:
+        if self.publisher.stream_text(text):
+            return
+        if self._open is None:
+            self._open = _TextBlock(display_id=self.publisher.show(_md_bundle("")))
+            self._blocks.append(self._open)
+        self._open.text += text
+        self._flush(force=False)
+
+    def _flush(self, *, force: bool) -> None:
+        block = self._open
+        if block is None or block.text == block.shown:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_update < MIN_UPDATE_INTERVAL:
+            return
+        self._last_update = now
+        block.shown = block.text
+        self.updates += 1
+        self.publisher.update(block.display_id, _md_bundle(block.text), final=force)
+
+    def _close_text(self) -> None:
+        if self._open is not None:
+            self._flush(force=True)
+            self._open = None
+
+    # -- cards ------------------------------------------------------------------------------------------
+    def _card_new(self, card: ToolCard) -> None:
+        self.cards[card.call_id] = card
+        self._card_ids[card.call_id] = self.publisher.show(_card_bundle(card))
+
+    def _card_set(self, call_id: str, *, status: Status, title: str = "") -> None:
+        card = self.cards.get(call_id)
+        if card is None:
+            return
+        card.status = status
+        if title:
+            card.title = title
+        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
+
+    def _finish_card(self, done: ev.ToolFinished) -> None:
+        card = self.cards.get(done.call_id)
+        if card is None:
+            card = ToolCard(call_id=done.call_id, name=done.name, input={}, collapsed=self.quiet)
+            self._card_new(card)
+        card.kind = done.kind
+        card.title = done.title or card.title
+        card.result = done.result
+        card.duration = done.duration
+        code = done.result.error_code
+        card.status = (
+            "interrupted" if code == "INTERRUPTED" else "denied" if code == "DENIED" else
+            "error" if done.result.is_error else "done"
+        )  # fmt: skip
+        self.publisher.update(self._card_ids[done.call_id], _card_bundle(card), final=True)
+
+    # -- notes and footer -------------------------------------------------------------------------------
+    def _note(self, message: str, *, warn: bool, error: bool = False) -> None:
+        color = (
+            "var(--jp-error-color0,#c62828)"
+            if error
+            else "var(--jp-warn-color0,#b26b00)"
+            if warn
+            else "inherit"
+        )
+        icon = "⛔" if error else "⚠️" if warn else "ℹ️"
+        bundle = {
+            "text/plain": f"{icon} {message}",
+            "text/html": f'<div style="color:{color};font-size:12px;margin:3px 0;">{icon} {esc(message)}</div>',
+        }
+        self.publisher.show(bundle, final=True)
+
+    def _footer(self, done: ev.RunFinished) -> None:
+        if self.quiet:
+            self._collapse_intermediate_text()
+        u = done.usage
+        reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
+        text = (
+            f"{done.turns} turn{'s' if done.turns != 1 else ''} · {u.input:,} in / {u.output:,} out tokens"
+            f" · cache {u.cache_read:,} read / {u.cache_write:,} written · ${done.cost_usd:.4f}"
+            f" · {done.duration:.1f}s{reason}"
+        )
+        bundle = {
+            "text/plain": text,
+            "text/html": f'<div style="font-size:11px;color:var(--jp-ui-font-color3,#888);margin-top:4px;">{esc(text)}</div>',
+        }
+        self.publisher.show(bundle, final=True)
+
+    def _collapse_intermediate_text(self) -> None:
+        for block in self._blocks[:-1]:
+            html = (
+                '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
+                f"{esc(block.text.strip().splitlines()[0][:80] if block.text.strip() else '…')}</summary>"
+                f"{markdown_to_html(block.text)}</details>"
+            )
+            self.publisher.update(block.display_id, {"text/plain": block.text, "text/html": html})
+
+
+def _md_bundle(text: str) -> Bundle:
+    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{markdown_to_html(text)}</div>'}
+
+
+def _card_bundle(card: ToolCard) -> Bundle:
+    return {"text/plain": card.text(), "text/html": card.html()}
+
+
+def error_bundle(message: str) -> Bundle:
+    return {"text/plain": message, "text/html": pre(message, style="color:var(--jp-error-color0,#c62828);")}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything the project needs into .venv: Python deps, the package (editable), the labextension
+# (built from labextension/ with jlpm by the build hook) and, with --browser, Debian's chromium for E2E tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3.11}
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e ".[test]"
+# The editable install builds the labextension into jupyter_agent/labextension; link it where JupyterLab looks.
+.venv/bin/jupyter labextension develop --overwrite . >/dev/null
+
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+  SUDO=""
+  [ "$(id -u)" = "0" ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Install, lint and type-check, run the labextension's unit tests, then the Python tests (unit, kernel, E2E).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh --browser
+echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== pyright (strict on jupyter_agent/)"; .venv/bin/pyright
+echo "== labextension tests"; (cd labextension && ../.venv/bin/jlpm test)
+echo "== pytest"
+exec .venv/bin/python -m pytest "$@"

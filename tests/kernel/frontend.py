@@ -1,0 +1,194 @@
+"""A minimal Jupyter frontend for kernel tests: a real ipykernel driven over ZMQ with jupyter_client.
+
+It records iopub, emulates what JupyterLab's widget manager does that our code relies on (jslink echoes,
+button clicks as `custom` comm messages), and can answer the notebook bridge's comm like the labextension.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+
+@dataclass
+class Widget:
+    comm_id: str
+    model: str
+    state: dict[str, Any]
+
+
+@dataclass
+class Execution:
+    msg_id: str
+    outputs: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    reply: dict[str, Any] | None = None
+    done: bool = False
+
+    def text(self) -> str:
+        """Every text/plain and stream text this cell produced, updates included, in order."""
+        parts: list[str] = []
+        for msg in self.outputs:
+            content = msg["content"]
+            if msg["msg_type"] == "stream":
+                parts.append(content["text"])
+            elif msg["msg_type"] in ("display_data", "update_display_data", "execute_result"):
+                parts.append(content.get("data", {}).get("text/plain", ""))
+            elif msg["msg_type"] == "error":
+                parts.append("\n".join(content["traceback"]))
+        return "\n".join(parts)
+
+    def html(self) -> str:
+        return "\n".join(
+            m["content"].get("data", {}).get("text/html", "")
+            for m in self.outputs
+            if m["msg_type"] in ("display_data", "update_display_data", "execute_result")
+        )
+
+
+class KernelFrontend:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True) -> None:
+        self.widgets_enabled = widgets
+        self.km = KernelManager(kernel_name="python3")
+        kernel_env = {**os.environ, **(env or {})}
+        self.km.start_kernel(cwd=str(cwd), env=kernel_env)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=60)
+        self.widgets: dict[str, Widget] = {}
+        self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
+        self.executions: dict[str, Execution] = {}
+        self.iopub_log: list[dict[str, Any]] = []
+        self.comm_handlers: dict[str, Callable[[dict[str, Any]], None]] = {}
+        self.comm_targets: dict[str, Callable[[str, dict[str, Any]], None]] = {}
+
+    def close(self) -> None:
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+
+    # -- running ----------------------------------------------------------------------------------------
+    def execute(self, code: str) -> Execution:
+        msg_id = self.kc.execute(code, allow_stdin=False, stop_on_error=True)
+        execution = Execution(msg_id)
+        self.executions[msg_id] = execution
+        return execution
+
+    def run(self, code: str, timeout: float = 60) -> Execution:
+        execution = self.execute(code)
+        self.wait(lambda: execution.done, timeout, f"cell did not finish: {code[:80]!r}")
+        return execution
+
+    def wait(self, condition: Callable[[], bool], timeout: float = 30, what: str = "condition") -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                recent = [
+                    (m["msg_type"], m["content"].get("ename") or m["content"].get("execution_state") or "")
+                    for m in self.iopub_log[-8:]
+                ]
+                raise TimeoutError(f"timed out waiting for {what}; last iopub messages: {recent}")
+            self.poll(0.05)
+
+    def poll(self, timeout: float) -> None:
+        try:
+            msg = self.kc.get_iopub_msg(timeout=timeout)
+        except queue.Empty:
+            msg = None
+        while msg is not None:
+            self._on_iopub(msg)
+            try:
+                msg = self.kc.get_iopub_msg(timeout=0)
+            except queue.Empty:
+                msg = None
+        while True:
+            try:
+                reply = self.kc.get_shell_msg(timeout=0)
+            except queue.Empty:
+                break
+            parent = reply["parent_header"].get("msg_id")
+            if parent in self.executions:
+                self.executions[parent].reply = reply["content"]
+
+    def _on_iopub(self, msg: dict[str, Any]) -> None:
+        self.iopub_log.append(msg)
+        msg_type = msg["msg_type"]
+        content = msg["content"]
+        parent = msg["parent_header"].get("msg_id")
+        execution = self.executions.get(parent)
+        if execution is not None:
+            if msg_type in ("stream", "display_data", "update_display_data", "execute_result", "error"):
+                execution.outputs.append(msg)
+            elif msg_type == "status" and content["execution_state"] == "idle":
+                execution.done = True
+        if msg_type == "comm_open":
+            self._comm_open(content)
+        elif msg_type == "comm_msg":
+            self._comm_msg(content)
+
+    # -- comms, as a widget manager would handle them -----------------------------------------------------
+    def _comm_open(self, content: dict[str, Any]) -> None:
+        target = content["target_name"]
+        if target == "jupyter.widget" and self.widgets_enabled:
+            state = content["data"]["state"]
+            widget = Widget(content["comm_id"], state.get("_model_name", ""), dict(state))
+            self.widgets[widget.comm_id] = widget
+            if widget.model == "LinkModel":
+                (src, src_attr), (dst, dst_attr) = state["source"], state["target"]
+                self.links.append(
+                    ((src.removeprefix("IPY_MODEL_"), src_attr), (dst.removeprefix("IPY_MODEL_"), dst_attr))
+                )
+        elif target in self.comm_targets:
+            self.comm_targets[target](content["comm_id"], content.get("data", {}))
+
+    def _comm_msg(self, content: dict[str, Any]) -> None:
+        comm_id = content["comm_id"]
+        data = content["data"]
+        if comm_id in self.comm_handlers:
+            self.comm_handlers[comm_id](data)
+            return
+        widget = self.widgets.get(comm_id)
+        if widget is None or data.get("method") != "update":
+            return
+        widget.state.update(data["state"])
+        for (src, attr), (dst, dst_attr) in self.links:  # jslink: the browser copies the value across
+            if src == comm_id and attr in data["state"]:
+                self.send_comm(
+                    dst, {"method": "update", "state": {dst_attr: data["state"][attr]}, "buffer_paths": []}
+                )
+
+    def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
+        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        self.kc.shell_channel.send(msg)
+
+    def buttons(self, description: str) -> list[Widget]:
+        return [
+            w for w in self.widgets.values()
+            if w.model == "ButtonModel" and w.state.get("description") == description
+        ]  # fmt: skip
+
+    def click(self, description: str, timeout: float = 30) -> None:
+        """Click the newest button with this label, waiting for it to appear."""
+        self.wait(lambda: bool(self.buttons(description)), timeout, f"a {description!r} button")
+        self.send_comm(
+            self.buttons(description)[-1].comm_id, {"method": "custom", "content": {"event": "click"}}
+        )
+
+    def set_text(self, placeholder_contains: str, value: str) -> None:
+        for widget in self.widgets.values():
+            if widget.model == "TextModel" and placeholder_contains in widget.state.get("placeholder", ""):
+                self.send_comm(
+                    widget.comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []}
+                )
+                return
+        raise LookupError(f"no text widget with placeholder containing {placeholder_contains!r}")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex

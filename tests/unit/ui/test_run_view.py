@@ -1,0 +1,116 @@
+"""The run view: streamed text coalesced into one display, a card per tool call, a footer."""
+
+from __future__ import annotations
+
+from jupyter_agent.agent import events as ev
+from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.ui.publish import Bundle
+from jupyter_agent.ui.view import RunView
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.shown: list[tuple[str, Bundle]] = []
+        self.updates: list[tuple[str, Bundle]] = []
+        self.count = 0
+
+    def show(self, bundle: Bundle, *, final: bool = False) -> str:
+        self.count += 1
+        display_id = f"d{self.count}"
+        self.shown.append((display_id, bundle))
+        return display_id
+
+    def update(self, display_id: str, bundle: Bundle, *, final: bool = False) -> None:
+        self.updates.append((display_id, bundle))
+
+    def stream_text(self, text: str) -> bool:
+        return False
+
+
+def finished(reason: ev.RunReason = "end_turn") -> ev.RunFinished:
+    return ev.RunFinished(
+        reason=reason,
+        turns=2,
+        usage=ev.Usage(input=1200, output=80, cache_read=1000),
+        cost_usd=0.0123,
+        duration=3.2,
+    )
+
+
+def test_thousands_of_deltas_become_one_display_with_few_updates() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    for i in range(5000):
+        view.handle(ev.TextDelta(text=f"w{i} "))
+    view.handle(ev.TextDone())
+    text_displays = [d for d, b in publisher.shown if "jp-agent-text" in b["text/html"]]
+    assert len(text_displays) == 1
+    assert len(publisher.updates) < 20  # coalesced: bounded by the interval, not the number of deltas
+    final = publisher.updates[-1][1]["text/plain"]
+    assert final.startswith("w0 ") and final.endswith("w4999 ")
+
+
+def test_every_tool_call_gets_a_card_that_ends_with_its_status() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.TextDelta(text="Let me look."))
+    view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "utils.py"}))
+    view.handle(ev.ToolRunning(call_id="t1", title="Edit utils.py"))
+    diff = "--- a\n+++ b\n@@ -1,2 +1,4 @@\n-x\n+y\n+z\n+w\n keep\n"
+    view.handle(
+        ev.ToolFinished(
+            call_id="t1", name="Edit", title="Edit utils.py", kind="edit",
+            result=ToolResult.ok("ok", summary="Edited utils.py (+3 −1)", diff=diff), duration=0.25, decision=None,
+        )
+    )  # fmt: skip
+    view.handle(ev.ToolStarted(call_id="t2", name="Read", input={"file_path": "nope.py"}))
+    view.handle(
+        ev.ToolFinished(
+            call_id="t2", name="Read", title="Read nope.py", kind="read",
+            result=ToolResult.error("FILE_NOT_FOUND", "no such file 'nope.py'"), duration=0.01, decision=None,
+        )
+    )  # fmt: skip
+    view.handle(finished())
+    last = {display_id: bundle for display_id, bundle in publisher.updates}
+    cards = [b for b in last.values() if "jp-agent-card" in b["text/html"]]
+    assert cards[0]["text/plain"] == "✏️ Edit utils.py  +3 −1  [done 0.2s]"
+    assert cards[1]["text/plain"] == "🔍 Read nope.py  [FILE_NOT_FOUND 0.0s]"
+    assert '<details class="jp-agent-card" data-status="error" open' in cards[1]["text/html"]
+    assert "open" not in cards[0]["text/html"].split(">")[0]
+    footer = publisher.shown[-1][1]["text/plain"]
+    assert footer == "2 turns · 1,200 in / 80 out tokens · cache 1,000 read / 0 written · $0.0123 · 3.2s"
+
+
+def test_quiet_collapses_intermediate_text_but_not_the_answer() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher, quiet=True)
+    view.handle(ev.TextDelta(text="Thinking out loud"))
+    view.handle(ev.ToolStarted(call_id="t1", name="Read", input={}))
+    view.handle(
+        ev.ToolFinished(
+            call_id="t1",
+            name="Read",
+            title="Read a",
+            kind="read",
+            result=ToolResult.ok("x"),
+            duration=0,
+            decision=None,
+        )
+    )
+    view.handle(ev.TextDelta(text="Final answer"))
+    view.handle(finished())
+    last = {display_id: bundle for display_id, bundle in publisher.updates}
+    first_text = last["d1"]["text/html"]
+    assert first_text.startswith("<details>") and "Thinking out loud" in first_text
+    answer = next(b for b in last.values() if b["text/plain"] == "Final answer")
+    assert not answer["text/html"].startswith("<details")
+
+
+def test_errors_and_stops_are_shown() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.ErrorEvent(message="overloaded; try again", retryable=True))
+    view.handle(finished("interrupted"))
+    texts = [b["text/plain"] for _, b in publisher.shown]
+    assert "⛔ overloaded; try again" in texts
+    assert texts[-1].endswith("· stopped: interrupted")
