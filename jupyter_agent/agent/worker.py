@@ -81,7 +81,9 @@ class AgentWorker:
     def stop_current(self) -> None:
         """Cancel whatever is running on the worker (thread-safe; a no-op when idle).
 
-        A stop requested right after `submit` still reaches that run: callbacks run in order.
+        A stop requested right after `submit` still reaches that run, inside it: the cancellation is
+        queued behind the task's first step, so the coroutine has started and can turn it into a clean
+        ending (a task cancelled before its first step would never run its handler).
         """
         loop = self._loop
         if loop is None or loop.is_closed():
@@ -89,7 +91,7 @@ class AgentWorker:
 
         def cancel_all() -> None:
             for task in list(self._tasks):
-                task.cancel()
+                loop.call_soon(task.cancel)
 
         loop.call_soon_threadsafe(cancel_all)
 

@@ -1,0 +1,43 @@
+"""The `harness` fixture: a session on a real worker thread, talking to the scripted server through the
+real SDK over HTTP (no mocks)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_testkit import Harness, HarnessFactory
+
+from jupyter_agent.agent import AgentConfig, AgentSession, AgentWorker
+from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
+from jupyter_agent.testing.script import Script
+from jupyter_agent.tools import AnyTool, PermissionPolicy, Sandbox, ToolContext, ToolPool
+from jupyter_agent.tools.permissions import Mode
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
+    """`harness(script, tools=[...], mode="default", **AgentConfig fields)` → a started `Harness`."""
+    made: list[Harness] = []
+
+    def make(
+        script: Script, *, tools: Sequence[AnyTool] = (), mode: Mode = "default", **config: Any
+    ) -> Harness:
+        server = ScriptedServer(script).start()
+        pool = ToolPool()
+        pool.set_source("test", list(tools))
+        session = AgentSession(
+            pool=pool,
+            ctx=ToolContext(sandbox=Sandbox.at(tmp_path)),
+            config=AgentConfig(base_url=server.url, api_key=TEST_API_KEY, **config),
+            policy=PermissionPolicy(mode=mode),
+        )
+        made.append(Harness(server, session, AgentWorker(name="test-agent")))
+        return made[-1]
+
+    yield make
+    for h in made:
+        h.worker.shutdown()
+        h.server.stop()
