@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -53,11 +54,22 @@ def _received(value: Any) -> str:
     return text if len(text) <= _RECEIVED_CHARS else text[: _RECEIVED_CHARS - 1] + "…"
 
 
-def _fix(kind: str, field: str, model: type[BaseModel], expected: str) -> str:
+def _allowed_fields(model: type[BaseModel], parent: tuple[int | str, ...]) -> list[str]:
+    """Field names where an unknown one was found; a model whose fields are not pydantic fields (an MCP tool's
+    JSON schema) answers through a classmethod `allowed_fields_at(parent)`."""
+    custom = getattr(model, "allowed_fields_at", None)
+    if callable(custom):
+        return [str(name) for name in cast("Iterable[object]", custom(parent))]
+    return list(model.model_fields)
+
+
+def _fix(
+    kind: str, field: str, model: type[BaseModel], expected: str, parent: tuple[int | str, ...] = ()
+) -> str:
     if kind == "missing":
         return f"add `{field}`"
     if kind == "extra_forbidden":
-        allowed = ", ".join(model.model_fields) or "none"
+        allowed = ", ".join(_allowed_fields(model, parent)) or "none"
         return f"remove `{field}` (allowed fields: {allowed})"
     return f"set `{field}` to {expected}"
 
@@ -82,7 +94,7 @@ def issues_from(error: ValidationError, model: type[BaseModel]) -> tuple[Issue, 
         issues.append(
             Issue(
                 path=json_pointer(loc),
-                message=_fix(kind, field, model, expected),
+                message=_fix(kind, field, model, expected, loc[:-1]),
                 expected=expected,
                 received=received,
             )
