@@ -1,0 +1,28 @@
+"""Tools only an in-kernel agent has: the user's live variables (ListVariables, Inspect) and RunCode."""
+
+from __future__ import annotations
+
+from ..core import AnyTool
+from .inspect import Inspect, InspectInput
+from .main_thread import MAIN_THREAD_SERVICE, InlineMainThread, MainThread
+from .runcode import RunCode, RunCodeInput
+from .variables import ListVariables, ListVariablesInput
+
+
+def kernel_tools() -> list[AnyTool]:
+    """The kernel tools, ready for a ToolPool source; they need `ctx.namespace` (and `main_thread` for RunCode)."""
+    return [ListVariables(), Inspect(), RunCode()]
+
+
+__all__ = [
+    "MAIN_THREAD_SERVICE",
+    "InlineMainThread",
+    "Inspect",
+    "InspectInput",
+    "ListVariables",
+    "ListVariablesInput",
+    "MainThread",
+    "RunCode",
+    "RunCodeInput",
+    "kernel_tools",
+]

@@ -1,0 +1,221 @@
+"""Run a piece of code like a notebook cell, on the thread that calls it, with capture and a time limit.
+
+This is what RunCode hands to the kernel's main thread. It does not go through `shell.run_cell`: in
+ipykernel that publishes tracebacks and `Out` values straight to the frontend (into the agent's own
+cell), where the model cannot see them. Instead it uses the shell's parts — IPython syntax (`%magic`,
+`!cmd`), the display formatter, the display publisher, the pre/post_execute events (which is how the
+inline matplotlib backend shows figures) — and captures everything into one OutputLog.
+
+The time limit raises `CodeTimeout` inside the running code (`PyThreadState_SetAsyncExc`). It lands at the
+next bytecode, so pure-Python loops stop at once; a call blocked in C (a long sleep, I/O) stops when it
+returns.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import itertools
+import linecache
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from types import CodeType, TracebackType
+from typing import Any
+
+from IPython.core.displaypub import DisplayPublisher
+
+from ..result import ImageContent
+from .output_log import LogStream, OutputLog
+
+_COUNTER = itertools.count(1)
+
+
+class CodeTimeout(BaseException):
+    """Raised inside the agent's code when its time is up (a BaseException, so `except Exception` can't eat it)."""
+
+    def __str__(self) -> str:
+        return "RunCode's time limit was reached here"
+
+
+class TopLevelAwait(Exception):
+    """The code awaits at top level, which cannot run while the agent's own cell holds the event loop."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    output: str
+    images: tuple[ImageContent, ...]
+    #: "ZeroDivisionError: division by zero", or None when the code finished.
+    error: str | None = None
+    traceback: str = ""
+    timed_out: bool = False
+    interrupted: bool = False
+
+
+def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
+    """Schedule `exc` in that thread (None clears a scheduled one that has not been raised yet)."""
+    target = ctypes.py_object(exc) if exc is not None else None
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), target)
+
+
+class _Alarm:
+    """Raises CodeTimeout in the running thread after `seconds`, unless disarmed first; never afterwards."""
+
+    def __init__(self, seconds: float) -> None:
+        self.thread_id = threading.get_ident()
+        self.fired = False
+        self._armed = True
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._armed:
+                self.fired = True
+                _set_async_exc(self.thread_id, CodeTimeout)
+
+    def disarm(self) -> None:
+        with self._lock:
+            self._armed = False
+            self._timer.cancel()
+            if self.fired:  # it may still be pending: it must not go off in whoever runs next on this thread
+                _set_async_exc(self.thread_id, None)
+
+
+class _LogPublisher(DisplayPublisher):
+    """Takes the place of the shell's display publisher while the code runs: `display()` lands in the log."""
+
+    def __init__(self, log: OutputLog, shell: Any) -> None:
+        super().__init__(shell=shell)
+        self.log = log
+
+    def publish(self, data: Any, metadata: Any = None, source: Any = None, **kwargs: Any) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
+        if isinstance(data, dict):
+            self.log.display(data)  # pyright: ignore[reportUnknownArgumentType]
+
+    def clear_output(self, wait: bool = False) -> None:
+        return None
+
+
+def _user_frames(tb: TracebackType | None, filename: str) -> TracebackType | None:
+    """Drop our own frames from the top of a traceback, so it starts where the user's code does."""
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    return tb
+
+
+class CodeRun:
+    """One RunCode execution; `run()` is called on the kernel's main thread (or a stand-in for it)."""
+
+    def __init__(
+        self,
+        code: str,
+        namespace: dict[str, Any],
+        *,
+        shell: Any | None,
+        timeout: float,
+        max_chars: int,
+        max_image_bytes: int,
+    ) -> None:
+        self.code = code
+        self.namespace = namespace
+        self.shell = shell
+        self.timeout = timeout
+        self.filename = f"<agent-code-{next(_COUNTER)}>"
+        self.log = OutputLog(max_chars=max_chars, max_image_bytes=max_image_bytes)
+        self.error: BaseException | None = None
+        self.interrupted = False
+
+    def run(self) -> Outcome:
+        saved = sys.stdout, sys.stderr
+        saved_pub = self.shell.display_pub if self.shell is not None else None
+        timed_out = False
+        sys.stdout, sys.stderr = LogStream(self.log, "stdout"), LogStream(self.log, "stderr")
+        if self.shell is not None:
+            self.shell.display_pub = _LogPublisher(self.log, self.shell)
+        try:
+            alarm = _Alarm(self.timeout)
+            try:
+                self._run_guarded()
+            finally:
+                alarm.disarm()
+        except CodeTimeout as exc:
+            timed_out = True
+            self.error = exc
+        finally:
+            sys.stdout, sys.stderr = saved
+            if self.shell is not None:
+                self.shell.display_pub = saved_pub
+        return self._outcome(timed_out)
+
+    def _run_guarded(self) -> None:
+        try:
+            body, last = self._compile()
+            if self.shell is not None:
+                self.shell.events.trigger("pre_execute")
+            try:
+                exec(body, self.namespace)
+                if last is not None:
+                    self._show(eval(last, self.namespace))
+            finally:
+                if self.shell is not None:
+                    self.shell.events.trigger("post_execute")
+        except CodeTimeout:
+            raise
+        except KeyboardInterrupt as exc:
+            self.interrupted = True
+            self.error = exc
+        except BaseException as exc:  # the user's error (SystemExit included) is a result, not our crash
+            self.error = exc
+
+    def _compile(self) -> tuple[CodeType, CodeType | None]:
+        source = self.shell.transform_cell(self.code) if self.shell is not None else self.code
+        linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
+        tree = ast.parse(source, self.filename, "exec")
+        last: ast.Expression | None = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+            expr = tree.body.pop()
+            assert isinstance(expr, ast.Expr)
+            last = ast.Expression(expr.value)
+        try:
+            body = compile(tree, self.filename, "exec")
+            return body, (compile(last, self.filename, "eval") if last is not None else None)
+        except SyntaxError as exc:
+            if "await" in str(exc.msg):
+                raise TopLevelAwait(
+                    "RunCode cannot run top-level `await`: the kernel's event loop is busy running the agent's "
+                    "cell. Use synchronous calls, or ask the user to run that code in a cell"
+                ) from None
+            raise
+
+    def _show(self, value: Any) -> None:
+        """The cell's `Out`: the last expression's value, formatted as the notebook would (None shows nothing)."""
+        if value is None:
+            return
+        if self.shell is not None:
+            data, _metadata = self.shell.display_formatter.format(value)
+            self.log.display(data, label="Out:")
+        else:
+            self.log.write(f"Out: {value!r}\n")
+
+    def _outcome(self, timed_out: bool) -> Outcome:
+        images = tuple(self.log.images)
+        if self.error is None:
+            return Outcome(output=self.log.text(), images=images)
+        exc = self.error
+        tb = _user_frames(exc.__traceback__, self.filename)
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
+        if tb is None and not isinstance(exc, SyntaxError):  # refused before running: the message says it all
+            text = ""
+        return Outcome(
+            output=self.log.text(),
+            images=images,
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=text,
+            timed_out=timed_out,
+            interrupted=self.interrupted,
+        )

@@ -1,0 +1,41 @@
+"""How a tool in the agent's worker thread gets code run on the kernel's main thread.
+
+User code must run where a cell would: matplotlib, signal handlers and the kernel's Interrupt all assume
+the main thread. The agent loop runs in a worker, so tools like RunCode hand a function to the
+`main_thread` service and wait for its value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol, TypeVar, runtime_checkable
+
+T = TypeVar("T")
+
+#: The key tools look the service up under: `ctx.service(MAIN_THREAD_SERVICE)`.
+MAIN_THREAD_SERVICE = "main_thread"
+
+
+@runtime_checkable
+class MainThread(Protocol):
+    """Runs a function on the kernel's main thread for a tool running in the worker."""
+
+    async def call(self, fn: Callable[[], T], *, timeout: float | None) -> T:
+        """Run `fn` there; return its value or raise its exception.
+
+        `timeout` is how long the caller is prepared to wait (None: as long as it takes). When it passes,
+        raise `TimeoutError`; `fn` may still be running, since a thread cannot be stopped from outside.
+        """
+        ...
+
+
+class InlineMainThread:
+    """Runs `fn` in a helper thread of the calling loop: for tests and terminal use, where no UI thread pumps.
+
+    Code run this way is not on the real main thread, so signal-based features (Interrupt, matplotlib GUI
+    backends) do not apply; everything else behaves the same.
+    """
+
+    async def call(self, fn: Callable[[], T], *, timeout: float | None) -> T:
+        return await asyncio.wait_for(asyncio.to_thread(fn), timeout)

@@ -1,0 +1,100 @@
+"""Everything a piece of code printed or displayed, in order, with bounded memory.
+
+stdout, stderr and the text of rich outputs go into one log (a cell shows them interleaved, and the order
+is what explains an error); images are kept aside, up to a count and a size. A runaway print loop keeps the
+first and the last part of the text and counts what was dropped in between.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from typing import Any
+
+from ..result import ImageContent
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+MAX_IMAGES = 4
+_CARRIAGE = re.compile(r"[^\n]*\r(?!\n)")
+
+
+class OutputLog:
+    def __init__(self, *, max_chars: int, max_image_bytes: int) -> None:
+        self.half = max(max_chars, 1000)
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail = ""
+        self.dropped = 0
+        self.max_image_bytes = max_image_bytes
+        self.images: list[ImageContent] = []
+        self.image_notes = 0
+
+    def write(self, text: str) -> None:
+        room = self.half - self.head_len
+        if room > 0:
+            self.head.append(text[:room])
+            self.head_len += min(len(text), room)
+            text = text[room:]
+        if text:
+            self.tail += text
+            excess = len(self.tail) - self.half
+            if excess > 0:
+                self.dropped += excess
+                self.tail = self.tail[excess:]
+
+    def display(self, data: dict[str, Any], *, label: str = "") -> None:
+        """A display_data / execute_result bundle: its text, and its image if any."""
+        image_type = next((t for t in IMAGE_TYPES if t in data), None)
+        text = data.get("text/plain")
+        parts = [label] if label else []
+        if isinstance(text, str) and text:
+            parts.append(text)
+        elif image_type is None:
+            kinds = ", ".join(sorted(data)) or "nothing"
+            parts.append(f"[rich output with no text form: {kinds}]")
+        if image_type is not None:
+            parts.append(self._keep_image(image_type, data[image_type]))
+        line = "\n".join(parts) if any("\n" in part for part in parts) else " ".join(parts)
+        self.write(line if line.endswith("\n") else line + "\n")
+
+    def _keep_image(self, media_type: str, payload: Any) -> str:
+        raw = payload if isinstance(payload, bytes) else base64.b64decode(str(payload))
+        if len(self.images) >= MAX_IMAGES:
+            return f"[{media_type} not attached: only the first {MAX_IMAGES} images are]"
+        if len(raw) > self.max_image_bytes:
+            return (
+                f"[{media_type} of {len(raw)} bytes not attached: over the {self.max_image_bytes}-byte cap]"
+            )
+        self.images.append(ImageContent(media_type=media_type, data=base64.b64encode(raw).decode("ascii")))
+        return f"[{media_type} attached as image {len(self.images)}]"
+
+    def text(self) -> str:
+        body = "".join(self.head)
+        if self.dropped:
+            body += f"\n… [{self.dropped} characters of output cut here] …\n"
+        body += self.tail
+        return _CARRIAGE.sub("", body)
+
+
+class LogStream(io.TextIOBase):
+    """A file-like stand-in for sys.stdout / sys.stderr that writes into an OutputLog."""
+
+    def __init__(self, log: OutputLog, name: str) -> None:
+        super().__init__()
+        self.log = log
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.log.write(str(text))
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
