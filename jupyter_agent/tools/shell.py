@@ -1,0 +1,130 @@
+"""Bash: run a shell command in the notebook's directory — off unless enabled, and it asks unless a rule allows.
+
+The command runs as `/bin/bash -c command` in its own process group (run_process): on timeout the whole
+group gets SIGTERM, then SIGKILL, so `make &` or a pipeline leaves nothing behind. Output is capped, head
+and tail kept. The environment is the kernel's minus credentials (see `scrubbed_environment`): a command
+the model wrote should not be able to read the API key the agent itself uses.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Collection, Mapping
+from typing import ClassVar
+
+from pydantic import Field
+
+from .context import ToolContext
+from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
+from .process import ProcessResult, run_process
+from .result import ToolResult
+
+#: Variables with these prefixes or suffixes are not passed to commands (unless kept explicitly).
+SECRET_PREFIXES = ("ANTHROPIC_", "CLAUDE_")
+SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY", "_PASSWORD")
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper.startswith(SECRET_PREFIXES) or upper.endswith(SECRET_SUFFIXES)
+
+
+def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = ()) -> dict[str, str]:
+    """The environment without credentials: `ANTHROPIC_*`, `CLAUDE_*`, and names ending in `_API_KEY`,
+    `_TOKEN`, `_SECRET`, `_SECRET_KEY`, `_ACCESS_KEY` or `_PASSWORD` — except the names in `keep`."""
+    return {k: v for k, v in environ.items() if k in keep or not is_secret_name(k)}
+
+
+class BashInput(ToolInput):
+    command: str
+    """The command, run with /bin/bash -c in the notebook's directory."""
+    timeout: int | None = Field(default=None, ge=1, le=600_000)
+    """Milliseconds before the command and everything it started are killed; default 120000 (2 minutes),
+    max 600000 (10 minutes)."""
+    description: str | None = None
+    """What the command does in 5–10 words, shown to the user next to it (e.g. "List files in src")."""
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _body(result: ProcessResult) -> str:
+    out, err = result.stdout.rstrip("\n"), result.stderr.rstrip("\n")
+    if err:
+        out = f"{out}\n[stderr]\n{err}" if out else f"[stderr]\n{err}"
+    return out
+
+
+def process_result(result: ProcessResult, *, seconds: float) -> ToolResult:
+    """Exit 0 is a success; a non-zero exit, a signal or a timeout is an error that still carries the output."""
+    body = _body(result)
+    lines = len(body.splitlines())
+    if result.timed_out:
+        message = (
+            f"the command did not finish in {seconds:g} s and was killed, with every process it started"
+            + (f"; output before that:\n{body}" if body else "")
+        )
+        return ToolResult.error("TIMEOUT", message, summary=f"timed out after {seconds:g} s")
+    code = result.returncode
+    if code == 0:
+        return ToolResult.ok(body or "(no output)", summary=f"exit 0 · {lines} lines")
+    what = (
+        f"was killed by {_signal_name(code)}" if code is not None and code < 0 else f"exited with code {code}"
+    )
+    return ToolResult.error(
+        "EXECUTION_ERROR", f"the command {what}" + (f"\n{body}" if body else ""), summary=f"command {what}"
+    )
+
+
+class BashTool(Tool[BashInput]):
+    name: ClassVar[str] = "Bash"
+    description: ClassVar[str] = (
+        "Run a bash command in the notebook's directory and return its output (stdout, then stderr) and exit "
+        "status. Each call is a fresh shell: `cd` and variables do not carry over. The command and every "
+        "process it starts are killed at the timeout (default 2 minutes, `timeout` in milliseconds, max 10 "
+        "minutes); long output is cut in the middle. Credentials (ANTHROPIC_*, *_API_KEY, *_TOKEN, …) are "
+        "not in its environment. The user is asked before each command unless a rule allows it. Prefer "
+        "Read, Grep and Glob for reading and searching files."
+    )
+    kind: ClassVar[ToolKind] = "execute"
+    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
+        read_only=False, destructive=True, open_world=True
+    )
+    Input = BashInput
+    rule_field: ClassVar[str | None] = "command"
+    rule_kind: ClassVar[str] = "command"  # pyright: ignore[reportIncompatibleVariableOverride]
+
+    def __init__(self, *, keep_env: Collection[str] = (), shell: str = "/bin/bash") -> None:
+        self.keep_env = frozenset(keep_env)
+        self.shell = shell
+
+    async def preview(self, params: BashInput, ctx: ToolContext) -> Preview:
+        text = f"# {params.description}\n{params.command}" if params.description else params.command
+        return Preview(kind="code", text=text, language="bash")
+
+    async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
+        limits = ctx.sandbox.limits
+        wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout
+        seconds = min(wanted, limits.max_timeout)
+        result = await run_process(
+            [self.shell, "-c", params.command],
+            cwd=ctx.sandbox.cwd,
+            timeout=seconds,
+            env=scrubbed_environment(os.environ, keep=self.keep_env),
+            max_output_chars=limits.max_output_chars,
+        )
+        return process_result(result, seconds=seconds)
+
+
+def bash_tool(*, keep_env: Collection[str] = ()) -> BashTool:
+    """The Bash tool, for sessions that enable it (`enable_bash` or `--allow Bash`); not in kernel_tools().
+
+    `keep_env` names variables to pass through even though they look like credentials (e.g. GITHUB_TOKEN
+    for `gh`).
+    """
+    return BashTool(keep_env=keep_env)
