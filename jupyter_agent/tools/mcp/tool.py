@@ -1,0 +1,174 @@
+"""An MCP server's tool as one of ours: `mcp__<server>__<tool>`, its hints as annotations, its content as a result.
+
+Annotation mapping (MCP hints are untrusted claims, so the safe reading wins when one is missing):
+read_only ← readOnlyHint (default false); destructive ← destructiveHint (default true; false when read-only);
+idempotent ← idempotentHint; open_world ← openWorldHint (default true, as in the MCP spec).
+A read-only tool runs without asking; anything else asks in the default mode, like every non-read tool.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import mcp.types as mcp_types
+from mcp.shared.exceptions import MCPError
+
+from ..context import ToolContext
+from ..core import Tool, ToolAnnotations, ToolKind
+from ..errors import ToolError
+from ..result import ImageContent, ToolResult
+from ..sandbox import cap_text
+from .schema import JsonSchemaArguments, arguments_model, model_facing_schema
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_NAME = 64
+_MAX_DESCRIPTION = 4000
+_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def tool_name(server: str, tool: str) -> str:
+    """`mcp__<server>__<tool>`, made of the characters the API accepts, at most 64 (a hash keeps it unique)."""
+    name = f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+    if len(name) <= _MAX_NAME:
+        return name
+    digest = hashlib.sha1(name.encode()).hexdigest()[:8]
+    return f"{name[: _MAX_NAME - 9]}_{digest}"
+
+
+def map_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
+    if hints is None:
+        return ToolAnnotations()
+    read_only = bool(hints.read_only_hint)
+    return ToolAnnotations(
+        read_only=read_only,
+        destructive=False if read_only else hints.destructive_hint is not False,
+        idempotent=bool(hints.idempotent_hint),
+        open_world=hints.open_world_hint is not False,
+    )
+
+
+def _image(media_type: str, data: str, max_bytes: int) -> ImageContent | str:
+    if media_type not in _IMAGE_TYPES:
+        return f"[image of type {media_type} omitted: not a type the model reads]"
+    try:
+        size = len(base64.b64decode(data, validate=True))
+    except (binascii.Error, ValueError):
+        return f"[{media_type} image omitted: its data is not valid base64]"
+    if size > max_bytes:
+        return f"[{media_type} image of {size} bytes omitted: over the {max_bytes}-byte cap]"
+    return ImageContent(media_type=media_type, data=data)
+
+
+def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[list[str], list[ImageContent]]:
+    texts: list[str] = []
+    images: list[ImageContent] = []
+
+    def keep(piece: ImageContent | str) -> None:
+        if isinstance(piece, ImageContent):
+            images.append(piece)
+        else:
+            texts.append(piece)
+
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            texts.append(block.text)
+        elif isinstance(block, mcp_types.ImageContent):
+            keep(_image(block.mime_type, block.data, max_image_bytes))
+        elif isinstance(block, mcp_types.AudioContent):
+            texts.append(f"[audio ({block.mime_type}) omitted]")
+        elif isinstance(block, mcp_types.ResourceLink):
+            texts.append(f"[resource link: {block.uri} ({block.name})]")
+        else:
+            resource = block.resource
+            if isinstance(resource, mcp_types.TextResourceContents):
+                texts.append(f"[resource {resource.uri}]\n{resource.text}")
+            elif (resource.mime_type or "") in _IMAGE_TYPES:
+                keep(_image(resource.mime_type or "", resource.blob, max_image_bytes))
+            else:
+                texts.append(
+                    f"[binary resource {resource.uri} ({resource.mime_type or 'unknown type'}) omitted]"
+                )
+    if not texts and result.structured_content is not None:
+        texts.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False, default=str))
+    return texts, images
+
+
+class McpTool(Tool[JsonSchemaArguments]):
+    """One tool of a connected server; `session` gives the live client (None once the server is gone)."""
+
+    def __init__(
+        self,
+        *,
+        server: str,
+        remote: mcp_types.Tool,
+        session: Callable[[], Any | None],
+        why_gone: Callable[[], str],
+    ) -> None:
+        self.server = server
+        self.remote_name = remote.name
+        self._name = tool_name(server, remote.name)
+        text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
+        self._description = text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…"
+        self._annotations = map_annotations(remote.annotations)
+        self._schema = model_facing_schema(remote.input_schema)
+        self.Input = arguments_model(self._name, self._schema)
+        self._session = session
+        self._why_gone = why_gone
+
+    # Instance-level overrides of the class attributes every Tool has (as FunctionTool does).
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._name
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return self._description
+
+    @property
+    def kind(self) -> ToolKind:  # type: ignore[override]
+        return "read" if self._annotations.read_only else "other"
+
+    @property
+    def annotations(self) -> ToolAnnotations:  # type: ignore[override]
+        return self._annotations
+
+    def input_schema(self) -> dict[str, Any]:
+        return self._schema
+
+    async def run(self, params: JsonSchemaArguments, ctx: ToolContext) -> ToolResult:
+        client = self._session()
+        label = f"{self.remote_name} (MCP server '{self.server}')"
+        if client is None:
+            raise ToolError(
+                "NOT_AVAILABLE",
+                f"{label} cannot run: the server is not connected ({self._why_gone()}); "
+                "tell the user, it needs a restart of the agent's session",
+            )
+        limits = ctx.sandbox.limits
+        try:
+            result: mcp_types.CallToolResult = await client.call_tool(
+                self.remote_name, params.arguments(), read_timeout_seconds=limits.max_timeout
+            )
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise ToolError(
+                    "TIMEOUT", f"{label} did not answer within {limits.max_timeout:g} s"
+                ) from None
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                raise ToolError("NOT_AVAILABLE", f"{label}: the server closed the connection") from None
+            raise ToolError("EXECUTION_ERROR", f"{label} refused the call: {exc.message}") from None
+        texts, images = _blocks(result, limits.max_image_bytes)
+        text = cap_text("\n".join(texts).strip(), limits.max_output_chars)
+        if result.is_error:
+            return ToolResult.error(
+                "EXECUTION_ERROR",
+                f"{label} reported an error: {text or '(no message)'}",
+                images=tuple(images),
+            )
+        return ToolResult.ok(text or "(no output)", images=tuple(images))
