@@ -1,0 +1,174 @@
+"""The semantics of every op on a list of nbformat cell dicts — the file backend's engine.
+
+It follows the labextension's `ops.ts` rule for rule (the protocol doc is the contract): each op checks
+everything first (ids, the expected source, the payload) and only then changes the list, so a failed op
+leaves the cells as they were and the batch goes on with the next op.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from .cells import Cell, joined, new_cell_id, new_cell_json
+from .ops import (
+    Delete,
+    GetCells,
+    Insert,
+    Move,
+    NotebookError,
+    Op,
+    OpResult,
+    Replace,
+    Restore,
+    SetOutputs,
+    SetType,
+)
+
+CellJson = dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Applied:
+    results: list[OpResult]
+    #: Ids of the cells that were created or changed (what must be validated before writing).
+    changed: frozenset[str]
+    #: Whether anything changed at all (a deletion changes the notebook but leaves no changed cell).
+    modified: bool
+
+
+class _Applier:
+    def __init__(self, cells: list[CellJson], name: str) -> None:
+        self.cells = cells
+        self.name = name
+        self.changed: set[str] = set()
+        self.modified = False
+
+    def locate(self, cell_id: str) -> int:
+        for index, cell in enumerate(self.cells):
+            if cell.get("id") == cell_id:
+                return index
+        raise NotebookError(
+            "CELL_NOT_FOUND",
+            f"no cell with id '{cell_id}' in {self.name}; call NotebookRead for the current ids",
+        )
+
+    def check_expected(self, index: int, expect: str | None) -> None:
+        if expect is None:
+            return
+        current = joined(self.cells[index].get("source", ""))
+        if current != expect:
+            cell_id = self.cells[index].get("id")
+            raise NotebookError(
+                "STALE_READ",
+                f"cell '{cell_id}' in {self.name} changed since it was read; read it again before editing it",
+                current=current,
+            )
+
+    def done(self, cell_id: str, index: int) -> OpResult:
+        self.changed.add(cell_id)
+        self.modified = True
+        return OpResult(ok=True, id=cell_id, index=index)
+
+    def run(self, op: Op) -> OpResult:
+        if isinstance(op, GetCells):
+            return OpResult(ok=True, cells=tuple(Cell.from_json(c) for c in self.cells))
+        if isinstance(op, Insert):
+            index = 0 if op.after_id is None else self.locate(op.after_id) + 1
+            taken = {c.get("id") for c in self.cells}
+            cell_id = new_cell_id()
+            while cell_id in taken:
+                cell_id = new_cell_id()
+            self.cells.insert(index, new_cell_json(op.cell_type, op.source, cell_id=cell_id))
+            return self.done(cell_id, index)
+        if isinstance(op, Replace):
+            index = self.locate(op.id)
+            self.check_expected(index, op.expect)
+            if joined(self.cells[index].get("source", "")) == op.source:
+                return OpResult(ok=True, id=op.id, index=index)
+            self.cells[index]["source"] = op.source
+            return self.done(op.id, index)
+        if isinstance(op, SetType):
+            return self.set_type(op)
+        if isinstance(op, Delete):
+            index = self.locate(op.id)
+            self.check_expected(index, op.expect)
+            removed = self.cells.pop(index)
+            self.changed.discard(op.id)
+            self.modified = True
+            snapshot = copy.deepcopy(removed)
+            snapshot["source"] = joined(snapshot.get("source", ""))
+            return OpResult(ok=True, id=op.id, index=index, cell=snapshot)
+        if isinstance(op, Move):
+            return self.move(op)
+        if isinstance(op, Restore):
+            return self.restore(op)
+        return self.set_outputs(op)
+
+    def set_type(self, op: SetType) -> OpResult:
+        index = self.locate(op.id)
+        self.check_expected(index, op.expect)
+        old = self.cells[index]
+        if old.get("cell_type") == op.cell_type:
+            return OpResult(ok=True, id=op.id, index=index)
+        replacement = new_cell_json(op.cell_type, joined(old.get("source", "")), cell_id=op.id)
+        replacement["metadata"] = old.get("metadata", {})
+        if op.cell_type != "code" and "attachments" in old:
+            replacement["attachments"] = old["attachments"]
+        self.cells[index] = replacement
+        return self.done(op.id, index)
+
+    def move(self, op: Move) -> OpResult:
+        index = self.locate(op.id)
+        target = 0
+        if op.after_id is not None:
+            if op.after_id == op.id:
+                return OpResult(ok=True, id=op.id, index=index)
+            after = self.locate(op.after_id)
+            target = after + 1 if after < index else after
+        if target != index:
+            self.cells.insert(target, self.cells.pop(index))
+            return self.done(op.id, target)
+        return OpResult(ok=True, id=op.id, index=index)
+
+    def restore(self, op: Restore) -> OpResult:
+        cell_id = op.cell.get("id")
+        if not isinstance(cell_id, str) or not cell_id:
+            raise NotebookError("INVALID_OP", "the cell to restore has no 'id'")
+        if any(c.get("id") == cell_id for c in self.cells):
+            raise NotebookError(
+                "CELL_EXISTS", f"a cell with id '{cell_id}' is already in {self.name}; nothing to restore"
+            )
+        index = min(max(op.index, 0), len(self.cells))
+        self.cells.insert(index, copy.deepcopy(dict(op.cell)))
+        return self.done(cell_id, index)
+
+    def set_outputs(self, op: SetOutputs) -> OpResult:
+        index = self.locate(op.id)
+        cell = self.cells[index]
+        if cell.get("cell_type") != "code":
+            raise NotebookError(
+                "INVALID_OP",
+                f"cell '{op.id}' is a {cell.get('cell_type')} cell; only code cells have outputs",
+            )
+        cell["outputs"] = [copy.deepcopy(dict(out)) for out in op.outputs]
+        cell["execution_count"] = op.execution_count
+        return self.done(op.id, index)
+
+
+def apply_ops(cells: list[CellJson], ops: Sequence[Op], *, name: str) -> Applied:
+    """Apply `ops` to `cells` in place; `name` is how messages call the notebook (`analysis.ipynb`)."""
+    applier = _Applier(cells, name)
+    results: list[OpResult] = []
+    for op in ops:
+        try:
+            results.append(applier.run(op))
+        except NotebookError as exc:
+            results.append(OpResult.failed(exc.wire, exc.message, current=exc.current))
+    return Applied(results=results, changed=frozenset(applier.changed), modified=applier.modified)
+
+
+def cells_of(nb: Mapping[str, Any]) -> list[CellJson]:
+    return cast(list[CellJson], nb.get("cells", []))

@@ -1,0 +1,152 @@
+"""The file backend: a notebook that is not open in JupyterLab, edited on disk with nbformat's rules.
+
+Every batch reads the file afresh (the user or another program may have changed it), applies the ops in
+memory, validates what changed against nbformat's schema, and writes the whole file atomically in the
+layout nbformat writes (sorted keys, one-space indent, sources as lists of lines, trailing newline), so
+the diff in git is only the change.
+
+Cells of files older than nbformat 4.5 have no ids. They get `cell-<index>` — the stand-in `render.py`
+shows — rather than random ids, so the ids the model read stay valid until the first write stores them.
+
+Only the changed cells (and the notebook's top level) are validated: a full validation costs ~70 ms per
+1,000 cells, and cells the agent did not touch are written back exactly as they were read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from ..tools.errors import ToolError
+from ..tools.sandbox import atomic_write
+from .apply import Applied, CellJson, apply_ops
+from .base import Notebook
+from .cells import split_for_disk
+from .ops import Op, OpResult
+
+_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_locks: dict[Path, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock_for(path: Path) -> threading.Lock:
+    """One lock per file, so concurrent calls in this kernel never interleave a read-modify-write."""
+    with _locks_guard:
+        return _locks.setdefault(path, threading.Lock())
+
+
+def ensure_ids(cells: list[CellJson]) -> bool:
+    """Give every cell a valid, unique id (`cell-<index>` for missing ones); True when any was added."""
+    taken: set[str] = set()
+    added = False
+    for index, cell in enumerate(cells):
+        value = cell.get("id")
+        if isinstance(value, str) and _VALID_ID.match(value) and value not in taken:
+            taken.add(value)
+            continue
+        candidate, n = f"cell-{index}", 1
+        while candidate in taken:
+            candidate, n = f"cell-{index}-{n}", n + 1
+        cell["id"] = candidate
+        taken.add(candidate)
+        added = True
+    return added
+
+
+def parse_notebook(data: bytes, name: str) -> dict[str, Any]:
+    """The notebook as nbformat 4 JSON (older formats upgraded), ids filled in; `INVALID_ARGS` if not a notebook."""
+    try:
+        nb: Any = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ToolError(
+            "INVALID_ARGS", f"{name} is not valid notebook JSON ({exc}); open it with Read"
+        ) from None
+    if not isinstance(nb, dict):
+        raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
+    nb = cast(dict[str, Any], nb)
+    if "cells" not in nb and "worksheets" not in nb:
+        raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
+    if nb.get("nbformat") != 4:
+        import nbformat  # slow to import; old formats are rare
+
+        try:
+            upgraded = nbformat.reads(data.decode("utf-8"), as_version=4)
+        except Exception as exc:
+            raise ToolError("INVALID_ARGS", f"{name} is not a notebook nbformat can read ({exc})") from None
+        nb = json.loads(nbformat.writes(upgraded))
+    if not isinstance(nb.get("cells"), list):
+        raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
+    if ensure_ids(cast(list[CellJson], nb["cells"])) or int(nb.get("nbformat_minor", 0)) < 5:
+        nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 0)), 5)
+    return nb
+
+
+def serialize(nb: dict[str, Any]) -> bytes:
+    """The file's bytes, laid out as `nbformat.write` lays them out."""
+    text = json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False, separators=(",", ": "))
+    return (text + "\n").encode("utf-8")
+
+
+def validate_changes(nb: dict[str, Any], changed: frozenset[str]) -> str | None:
+    """nbformat's schema check on the top level and the changed cells; the problem, or None when valid."""
+    import nbformat
+    from nbformat import ValidationError
+
+    cells = cast(list[CellJson], nb["cells"])
+    ids = [c.get("id") for c in cells]
+    if len(set(ids)) != len(ids):
+        return "two cells would share an id"
+    shadow = {**nb, "cells": [c for c in cells if c.get("id") in changed]}
+    try:
+        nbformat.validate(shadow)
+    except ValidationError as exc:
+        return exc.message
+    return None
+
+
+class FileNotebook(Notebook):
+    """A notebook file that no editor has open; see the module docstring."""
+
+    live = False
+
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
+        return await asyncio.to_thread(self.apply_sync, ops)
+
+    def apply_sync(self, ops: Sequence[Op]) -> list[OpResult]:
+        with _lock_for(self.path):
+            try:
+                data = self.path.read_bytes()
+            except FileNotFoundError:
+                raise ToolError(
+                    "NOTEBOOK_NOT_FOUND",
+                    f"'{self.path}' does not exist; check the path (Glob '**/*.ipynb' lists notebooks)",
+                ) from None
+            except IsADirectoryError:
+                raise ToolError(
+                    "NOTEBOOK_NOT_FOUND", f"'{self.path}' is a directory, not a notebook"
+                ) from None
+            nb = parse_notebook(data, self.name)
+            applied = apply_ops(cast(list[CellJson], nb["cells"]), ops, name=self.name)
+            if not applied.modified:
+                return applied.results
+            problem = validate_changes(nb, applied.changed)
+            if problem is not None:
+                return _refused(applied, f"the change would make {self.name} an invalid notebook: {problem}")
+            for cell in cast(list[CellJson], nb["cells"]):
+                if cell.get("id") in applied.changed:
+                    split_for_disk(cell)
+            atomic_write(self.path, serialize(nb))
+            return applied.results
+
+
+def _refused(applied: Applied, message: str) -> list[OpResult]:
+    """Nothing was written: every op that changed something reports the schema problem instead."""
+    return [
+        OpResult.failed("INVALID_OP", message) if result.ok and result.id is not None else result
+        for result in applied.results
+    ]

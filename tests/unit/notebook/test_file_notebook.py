@@ -1,0 +1,197 @@
+"""The file backend on real files: every op, stale checks, ids, validation, and nbformat's layout on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from notebook_testkit import assert_valid, write_notebook
+
+from jupyter_agent.notebook.file_backend import FileNotebook
+from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace
+from jupyter_agent.tools.errors import ToolError
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+@pytest.fixture
+def nb_path(tmp_path: Path) -> Path:
+    return write_notebook(tmp_path / "analysis.ipynb")
+
+
+def test_cells_come_with_ids_types_sources_and_outputs(nb_path: Path) -> None:
+    cells = run(FileNotebook(nb_path).cells())
+    assert [c.id for c in cells] == ["c0", "c1", "c2", "md"]
+    assert cells[1].source == "x = 1\nprint(x)"
+    assert cells[1].execution_count == 2
+    assert cells[1].outputs[0]["text"] == ["1\n"] or cells[1].outputs[0]["text"] == "1\n"
+    assert cells[3].cell_type == "markdown" and cells[3].outputs == ()
+
+
+def test_reading_does_not_touch_the_file(nb_path: Path) -> None:
+    before = nb_path.stat().st_mtime_ns, nb_path.read_bytes()
+    run(FileNotebook(nb_path).apply([GetCells(), Replace(id="nope", source="", expect=None)]))
+    assert (nb_path.stat().st_mtime_ns, nb_path.read_bytes()) == before
+
+
+def test_insert_after_a_cell_returns_the_new_id_and_writes_a_valid_notebook(nb_path: Path) -> None:
+    book = FileNotebook(nb_path)
+    result = run(book.insert("c0", "code", "y = 2\ny"))
+    assert result.index == 1 and result.id
+    assert_valid(nb_path)
+    cells = run(book.cells())
+    assert [c.id for c in cells][:2] == ["c0", result.id]
+    assert cells[1].source == "y = 2\ny" and cells[1].execution_count is None
+
+
+def test_insert_without_after_id_goes_to_the_top(nb_path: Path) -> None:
+    result = run(FileNotebook(nb_path).insert(None, "markdown", "# Title"))
+    assert result.index == 0
+    assert run(FileNotebook(nb_path).cells())[0].source == "# Title"
+
+
+def test_the_file_is_laid_out_exactly_as_nbformat_writes_it(nb_path: Path) -> None:
+    run(FileNotebook(nb_path).replace("c1", "x = 10\nprint(x)\n", expect="x = 1\nprint(x)"))
+    text = nb_path.read_text(encoding="utf-8")
+    assert text == nbformat.writes(nbformat.read(nb_path, as_version=4)) + "\n"
+    assert json.loads(text)["cells"][1]["source"] == ["x = 10\n", "print(x)\n"]
+
+
+def test_replace_with_a_stale_expectation_is_refused_and_the_file_is_unchanged(nb_path: Path) -> None:
+    before = nb_path.read_bytes()
+    with pytest.raises(NotebookError) as caught:
+        run(FileNotebook(nb_path).replace("c1", "oops", expect="what the model read long ago"))
+    assert caught.value.code == "STALE_READ"
+    assert caught.value.current == "x = 1\nprint(x)"
+    assert nb_path.read_bytes() == before
+
+
+def test_an_unknown_cell_id_names_the_notebook_and_the_fix(nb_path: Path) -> None:
+    with pytest.raises(ToolError) as caught:
+        run(FileNotebook(nb_path).replace("zz", "x", expect=None))
+    assert caught.value.code == "CELL_NOT_FOUND"
+    assert caught.value.message == "no cell with id 'zz' in analysis.ipynb; call NotebookRead for the current ids"
+
+
+def test_delete_then_restore_gives_back_the_same_file(nb_path: Path) -> None:
+    original = nb_path.read_bytes()
+    book = FileNotebook(nb_path)
+    deleted = run(book.delete("c1", expect="x = 1\nprint(x)"))
+    assert deleted.index == 1 and deleted.cell is not None and deleted.cell["id"] == "c1"
+    assert [c.id for c in run(book.cells())] == ["c0", "c2", "md"]
+    assert_valid(nb_path)
+    run(book.restore(deleted.index or 0, deleted.cell))
+    assert nb_path.read_bytes() == original
+
+
+def test_restoring_a_cell_that_is_still_there_is_refused(nb_path: Path) -> None:
+    with pytest.raises(NotebookError) as caught:
+        run(FileNotebook(nb_path).restore(0, {"id": "c1", "cell_type": "code", "source": "", "metadata": {}}))
+    assert caught.value.wire == "CELL_EXISTS"
+
+
+@pytest.mark.parametrize(
+    ("cell", "after", "order"),
+    [
+        ("c0", "c2", ["c1", "c2", "c0", "md"]),
+        ("md", None, ["md", "c0", "c1", "c2"]),
+        ("c2", "c0", ["c0", "c2", "c1", "md"]),
+        ("c1", "c1", ["c0", "c1", "c2", "md"]),
+    ],
+    ids=["down after a later cell", "to the top", "up after an earlier cell", "after itself: no change"],
+)
+def test_move_puts_the_cell_right_after_the_named_one(
+    nb_path: Path, cell: str, after: str | None, order: list[str]
+) -> None:
+    book = FileNotebook(nb_path)
+    result = run(book.move(cell, after))
+    ids = [c.id for c in run(book.cells())]
+    assert ids == order and result.index == order.index(cell)
+    assert_valid(nb_path)
+
+
+def test_changing_a_code_cell_to_markdown_drops_its_outputs_and_keeps_its_id(nb_path: Path) -> None:
+    book = FileNotebook(nb_path)
+    run(book.set_type("c0", "markdown", expect="x = 0\nprint(x)"))
+    cell = run(book.cell("c0"))[1]
+    assert cell.cell_type == "markdown" and cell.outputs == () and cell.source == "x = 0\nprint(x)"
+    assert_valid(nb_path)
+    run(book.set_type("c0", "code", expect=None))
+    assert run(book.cell("c0"))[1].execution_count is None
+    assert_valid(nb_path)
+
+
+def test_set_outputs_writes_outputs_and_the_execution_count(nb_path: Path) -> None:
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": "a\nb\n"},
+        {"output_type": "execute_result", "execution_count": 7, "data": {"text/plain": "42"}, "metadata": {}},
+    ]
+    run(FileNotebook(nb_path).set_outputs("c2", outputs, 7))
+    assert_valid(nb_path)
+    saved = json.loads(nb_path.read_text())["cells"][2]
+    assert saved["execution_count"] == 7
+    assert saved["outputs"][0]["text"] == ["a\n", "b\n"]
+
+
+def test_outputs_that_break_the_schema_are_refused_and_nothing_is_written(nb_path: Path) -> None:
+    before = nb_path.read_bytes()
+    with pytest.raises(NotebookError) as caught:
+        run(FileNotebook(nb_path).set_outputs("c2", [{"output_type": "stream"}], 1))
+    assert caught.value.wire == "INVALID_OP"
+    assert "invalid notebook" in caught.value.message
+    assert nb_path.read_bytes() == before
+
+
+def test_outputs_on_a_markdown_cell_are_an_invalid_op(nb_path: Path) -> None:
+    with pytest.raises(NotebookError) as caught:
+        run(FileNotebook(nb_path).set_outputs("md", [], None))
+    assert caught.value.wire == "INVALID_OP"
+    assert caught.value.message == "cell 'md' is a markdown cell; only code cells have outputs"
+
+
+def test_a_failed_op_in_a_batch_leaves_the_others_applied(nb_path: Path) -> None:
+    results = run(
+        FileNotebook(nb_path).apply(
+            [
+                Insert(after_id="c2", cell_type="code", source="first"),
+                Delete(id="missing", expect=None),
+                Replace(id="c0", source="third", expect=None),
+            ]
+        )
+    )
+    assert [r.ok for r in results] == [True, False, True]
+    assert results[1].error == "CELL_NOT_FOUND"
+    sources = [c.source for c in run(FileNotebook(nb_path).cells())]
+    assert sources[0] == "third" and sources[3] == "first"
+    assert_valid(nb_path)
+
+
+def test_cells_of_an_old_notebook_get_stable_index_ids_until_the_first_write(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "old.ipynb", with_ids=False)
+    book = FileNotebook(path)
+    ids = [c.id for c in run(book.cells())]
+    assert ids == ["cell-0", "cell-1", "cell-2", "cell-3"]
+    assert [c.id for c in run(book.cells())] == ids
+    run(book.insert(None, "code", "import os"))
+    assert [c.id for c in run(book.cells())][1:] == ids
+    assert json.loads(path.read_text())["nbformat_minor"] == 5
+    assert_valid(path)
+
+
+def test_a_missing_notebook_is_notebook_not_found(tmp_path: Path) -> None:
+    with pytest.raises(ToolError) as caught:
+        run(FileNotebook(tmp_path / "nope.ipynb").cells())
+    assert caught.value.code == "NOTEBOOK_NOT_FOUND"
+
+
+def test_a_file_that_is_not_a_notebook_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "data.ipynb"
+    path.write_text('{"hello": 1}')
+    with pytest.raises(ToolError) as caught:
+        run(FileNotebook(path).cells())
+    assert caught.value.message == "data.ipynb is not a Jupyter notebook (no 'cells' list)"
