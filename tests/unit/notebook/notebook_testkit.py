@@ -49,9 +49,19 @@ def assert_valid(path: Path) -> None:
 class FakePage:
     """A JupyterLab page with the extension, serving one notebook; see the module docstring."""
 
-    def __init__(self, *, path: str = "work/analysis.ipynb", answer: bool = True, client_id: str = "page-1") -> None:
+    def __init__(
+        self,
+        *,
+        path: str = "work/analysis.ipynb",
+        answer: bool = True,
+        respond: bool = True,
+        client_id: str = "page-1",
+    ) -> None:
         self.path = path
+        #: Whether the page greets the comm (False: no JupyterLab, no extension, headless).
         self.answer = answer
+        #: Whether it answers requests (False: a page that hangs).
+        self.respond = respond
         self.client_id = client_id
         self.cells: list[dict[str, Any]] = [new_cell_json("code", "a = 1", cell_id="a1")]
         self.requests: list[dict[str, Any]] = []
@@ -73,7 +83,7 @@ class FakePage:
     def send(self, data: dict[str, Any] | None = None) -> None:
         request = dict(data or {})
         self.requests.append(request)
-        if self.answer:
+        if self.respond:
             self._inbox.put(lambda: self._respond(request))
 
     def on_msg(self, callback: Callable[[dict[str, Any]], None] | None) -> None:

@@ -75,7 +75,10 @@ def test_an_unknown_cell_id_names_the_notebook_and_the_fix(nb_path: Path) -> Non
     with pytest.raises(ToolError) as caught:
         run(FileNotebook(nb_path).replace("zz", "x", expect=None))
     assert caught.value.code == "CELL_NOT_FOUND"
-    assert caught.value.message == "no cell with id 'zz' in analysis.ipynb; call NotebookRead for the current ids"
+    assert (
+        caught.value.message
+        == "no cell with id 'zz' in analysis.ipynb; call NotebookRead for the current ids"
+    )
 
 
 def test_delete_then_restore_gives_back_the_same_file(nb_path: Path) -> None:

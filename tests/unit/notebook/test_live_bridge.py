@@ -1,0 +1,196 @@
+"""The live backend's Python side, against an in-process stand-in for the labextension (`FakePage`).
+
+The real extension is TypeScript in a browser; `FakePage` speaks its protocol and answers on another
+thread, as the kernel's main thread does. tests/kernel/test_live_notebook_bridge.py runs the same bridge
+in a real ipykernel with a jupyter_client frontend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from notebook_testkit import FakePage, write_notebook
+
+from jupyter_agent.notebook.bridge import LiveBridge
+from jupyter_agent.notebook.file_backend import FileNotebook
+from jupyter_agent.notebook.live_backend import LiveNotebook
+from jupyter_agent.notebook.ops import GetCells, Insert, NotebookError, Replace
+from jupyter_agent.notebook.provider import NotebookProvider
+from jupyter_agent.tools.errors import ToolError
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+@pytest.fixture
+def page() -> Iterator[FakePage]:
+    page = FakePage()
+    yield page
+    page.stop()
+
+
+@pytest.fixture
+def kernel_nb(tmp_path: Path) -> Path:
+    """This kernel's notebook on disk, as Jupyter Server names it (absolute, under the server root)."""
+    (tmp_path / "work").mkdir()
+    return write_notebook(tmp_path / "work" / "analysis.ipynb")
+
+
+def provider_for(page: FakePage, kernel_nb: Path | None, **timeouts: float) -> NotebookProvider:
+    bridge = LiveBridge(open_comm=lambda: page, notebook_path=str(kernel_nb or ""), **timeouts)
+    return NotebookProvider(default_path=kernel_nb, bridge=bridge)
+
+
+def test_the_comm_is_opened_with_the_kernels_notebook_path_and_protocol(
+    page: FakePage, kernel_nb: Path
+) -> None:
+    run(provider_for(page, kernel_nb).open(None))
+    assert page.opened == [{"notebook_path": str(kernel_nb), "protocol": 1}]
+
+
+def test_when_the_page_greets_the_kernels_notebook_is_live(page: FakePage, kernel_nb: Path) -> None:
+    book = run(provider_for(page, kernel_nb).open(None))
+    assert isinstance(book, LiveNotebook)
+    assert book.path == kernel_nb.resolve()
+
+
+def test_live_edits_change_the_page_and_never_the_file(page: FakePage, kernel_nb: Path) -> None:
+    on_disk = kernel_nb.read_bytes()
+
+    async def scenario() -> list[str]:
+        book = await provider_for(page, kernel_nb).open(str(kernel_nb))
+        inserted = await book.insert("a1", "markdown", "# added")
+        await book.replace("a1", "a = 2", expect="a = 1")
+        return [c.source for c in await book.cells()] + [inserted.id or ""]
+
+    sources = run(scenario())
+    assert sources[:2] == ["a = 2", "# added"]
+    assert [c["source"] for c in page.cells] == ["a = 2", "# added"]
+    assert kernel_nb.read_bytes() == on_disk
+
+
+def test_a_batch_is_one_request_with_one_result_per_op(page: FakePage, kernel_nb: Path) -> None:
+    ops = [Insert(after_id=None, cell_type="code", source=f"n = {i}") for i in range(50)] + [GetCells()]
+    results = run(run_batch(provider_for(page, kernel_nb), ops))
+    assert len(page.requests) == 1 and len(results) == 51
+    assert len(results[-1].cells) == 51
+
+
+async def run_batch(provider: NotebookProvider, ops: list[Insert | GetCells]):  # type: ignore[no-untyped-def]
+    return await (await provider.open(None)).apply(ops)
+
+
+def test_requests_are_addressed_to_the_page_that_greeted(page: FakePage, kernel_nb: Path) -> None:
+    run(run_batch(provider_for(page, kernel_nb), [GetCells()]))
+    assert page.requests[0]["client_id"] == "page-1"
+    assert page.requests[0]["type"] == "request" and page.requests[0]["ops"] == [{"op": "get_cells"}]
+
+
+def test_the_user_typing_meanwhile_makes_the_edit_stale_in_the_page(page: FakePage, kernel_nb: Path) -> None:
+    async def scenario() -> None:
+        book = await provider_for(page, kernel_nb).open(None)
+        page.cells[0]["source"] = "a = 1  # the user typed this"
+        await book.replace("a1", "a = 3", expect="a = 1")
+
+    with pytest.raises(NotebookError) as caught:
+        run(scenario())
+    assert caught.value.code == "STALE_READ" and caught.value.current == "a = 1  # the user typed this"
+    assert page.cells[0]["source"] == "a = 1  # the user typed this"
+
+
+def test_another_notebook_is_edited_as_a_file_even_when_this_one_is_live(
+    page: FakePage, kernel_nb: Path, tmp_path: Path
+) -> None:
+    other = write_notebook(tmp_path / "other.ipynb")
+    book = run(provider_for(page, kernel_nb).open(str(other)))
+    assert isinstance(book, FileNotebook) and book.path == other.resolve()
+
+
+def test_without_a_greeting_the_notebook_is_a_file_and_the_probe_is_not_repeated(kernel_nb: Path) -> None:
+    silent = FakePage(answer=False)
+    try:
+        provider = provider_for(silent, kernel_nb, hello_timeout=0.05)
+        first = run(provider.open(None))
+        second = run(provider.open(None))
+    finally:
+        silent.stop()
+    assert isinstance(first, FileNotebook) and isinstance(second, FileNotebook)
+    assert len(silent.opened) == 1
+
+
+def test_a_page_that_stops_answering_is_a_timeout_that_says_what_to_check(kernel_nb: Path) -> None:
+    hung = FakePage(respond=False)
+    try:
+        provider = provider_for(hung, kernel_nb, request_timeout=0.05)
+        with pytest.raises(ToolError) as caught:
+            run(run_batch(provider, [GetCells()]))
+    finally:
+        hung.stop()
+    assert caught.value.code == "TIMEOUT"
+    assert caught.value.message == (
+        "the notebook did not answer; is JupyterLab with the jupyter-agent extension open? It did not answer "
+        "within 0.05 s, so the change may or may not have been made; call NotebookRead to see the notebook as "
+        "it is now"
+    )
+
+
+def test_after_the_panel_closes_the_next_call_probes_again(page: FakePage, kernel_nb: Path) -> None:
+    provider = provider_for(page, kernel_nb, hello_timeout=1.0)
+    assert isinstance(run(provider.open(None)), LiveNotebook)
+    page.close_panel()
+    page.stop()  # the close is delivered before the thread ends
+    page.answer = False
+    provider.bridge.hello_timeout = 0.05  # type: ignore[union-attr]
+    assert isinstance(run(provider.open(None)), FileNotebook)
+    assert len(page.opened) == 2
+
+
+def test_a_renamed_notebook_is_still_live_under_its_new_name(page: FakePage, kernel_nb: Path) -> None:
+    async def scenario() -> Path:
+        provider = provider_for(page, kernel_nb)
+        await provider.open(None)
+        page.rename("work/renamed.ipynb")
+        await (await provider.open(None)).cells()  # the rename arrives before this answer
+        return (await provider.open(None)).path
+
+    assert run(scenario()) == kernel_nb.resolve().parent / "renamed.ipynb"
+
+
+def test_a_page_speaking_another_protocol_is_not_used(kernel_nb: Path) -> None:
+    class OldPage(FakePage):
+        def open(self, data=None):  # type: ignore[no-untyped-def]
+            self.opened.append(dict(data or {}))
+            self._inbox.put(
+                lambda: self._deliver({"type": "hello", "path": "work/analysis.ipynb", "protocol": 9})
+            )
+
+    old = OldPage()
+    try:
+        with pytest.raises(ToolError) as caught:
+            run(provider_for(old, kernel_nb).open(None))
+    finally:
+        old.stop()
+    assert caught.value.code == "NOT_AVAILABLE" and "protocol 9" in caught.value.message
+
+
+def test_a_kernel_that_does_not_know_its_notebook_asks_for_a_path() -> None:
+    provider = NotebookProvider(default_path=None)
+    with pytest.raises(ToolError) as caught:
+        run(provider.open(None))
+    assert caught.value.code == "NOTEBOOK_NOT_FOUND"
+    assert caught.value.message.endswith("pass notebook_path")
+
+
+def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel_nb: Path) -> None:
+    async def scenario() -> None:
+        book = await provider_for(page, kernel_nb).open(None)
+        await book.apply([Replace(id="a1", source="a = 5", expect=None)])
+        await book.replace("gone", "x", expect=None)
+
+    with pytest.raises(NotebookError) as caught:
+        run(scenario())
+    assert caught.value.code == "CELL_NOT_FOUND"
