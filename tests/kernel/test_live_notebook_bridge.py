@@ -1,0 +1,112 @@
+"""The notebook bridge in a real ipykernel: a worker thread edits the live notebook while a cell is busy.
+
+The cell starts a worker that uses the live backend, and pumps shell messages on the main thread with
+`ShellPump` (as `%%agent` does) until the worker is done; the jupyter_client frontend answers the comm like
+the labextension would. This proves the round trip works while the main thread is blocked in a cell.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from frontend import KernelFrontend
+from notebook_page import NotebookPage
+
+pytestmark = pytest.mark.kernel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WORKER_CELL = """
+import asyncio, json, threading
+from pathlib import Path
+from jupyter_agent.notebook.bridge import LiveBridge
+from jupyter_agent.notebook.ops import NotebookError
+from jupyter_agent.notebook.provider import NotebookProvider
+from jupyter_agent.ui.pump import ShellPump
+
+bridge = LiveBridge(notebook_path=str(Path("analysis.ipynb").resolve()), hello_timeout={hello_timeout})
+provider = NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge)
+outcome = {{}}
+
+async def scenario():
+    book = await provider.open(None)
+    outcome["live"] = book.live
+    inserted = await book.insert("a1", "code", "b = 2")
+    outcome["inserted"] = inserted.id
+    try:
+        await book.replace("a1", "a = 9", expect="what the agent read long ago")
+    except NotebookError as exc:
+        outcome["stale"] = [exc.code, exc.current]
+    outcome["cells"] = [[c.id, c.source] for c in await book.cells()]
+    outcome["worker_thread"] = threading.current_thread().name
+
+def worker():
+    try:
+        asyncio.run(scenario())
+    except BaseException as exc:
+        outcome["error"] = repr(exc)
+
+thread = threading.Thread(target=worker, name="agent-worker")
+thread.start()
+pump = ShellPump.for_kernel(get_ipython().kernel)
+while thread.is_alive():
+    pump.pump(0.05)
+pump.finish()
+print("OUTCOME " + json.dumps(outcome))
+"""
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Iterator[KernelFrontend]:
+    env = {"PYTHONPATH": str(ROOT), "JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb")}
+    frontend = KernelFrontend(tmp_path, env=env)
+    yield frontend
+    frontend.close()
+
+
+def outcome_of(text: str) -> dict[str, Any]:
+    line = next(line for line in text.splitlines() if line.startswith("OUTCOME "))
+    return json.loads(line.removeprefix("OUTCOME "))
+
+
+def write_disk_copy(tmp_path: Path) -> bytes:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cell = new_code_cell("a = 1")
+    cell.id = "a1"
+    data = (nbformat.writes(new_notebook(cells=[cell])) + "\n").encode()
+    (tmp_path / "analysis.ipynb").write_bytes(data)
+    return data
+
+
+def test_a_worker_edits_the_live_notebook_while_the_cell_is_busy(
+    kernel: KernelFrontend, tmp_path: Path
+) -> None:
+    on_disk = write_disk_copy(tmp_path)
+    page = NotebookPage(kernel)
+    cell = kernel.run(WORKER_CELL.format(hello_timeout=5.0), timeout=60)
+    outcome = outcome_of(cell.text())
+    assert "error" not in outcome, outcome
+    assert outcome["live"] is True
+    assert outcome["stale"] == ["STALE_READ", "a = 1"]
+    assert outcome["cells"] == [["a1", "a = 1"], [outcome["inserted"], "b = 2"]]
+    assert [c["source"] for c in page.cells] == ["a = 1", "b = 2"]
+    assert page.requests == 3 and len(page.comm_ids) == 1
+    assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk  # the open notebook's file is never written
+
+
+def test_without_a_page_the_notebook_is_edited_as_a_file(kernel: KernelFrontend, tmp_path: Path) -> None:
+    write_disk_copy(tmp_path)
+    cell = kernel.run(WORKER_CELL.format(hello_timeout=0.5), timeout=60)
+    outcome = outcome_of(cell.text())
+    assert "error" not in outcome, outcome
+    assert outcome["live"] is False
+    assert outcome["stale"] == ["STALE_READ", "a = 1"]
+    assert [source for _, source in outcome["cells"]] == ["a = 1", "b = 2"]
+    saved = json.loads((tmp_path / "analysis.ipynb").read_text())
+    assert [c["source"] for c in saved["cells"]] == [["a = 1"], ["b = 2"]]
