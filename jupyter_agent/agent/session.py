@@ -122,6 +122,10 @@ class AgentSession:
         self.conversation.reset()
         self.ctx.reads.clear()
 
+    async def aclose(self) -> None:
+        """Close the SDK client's connections (on the loop that used them) before that loop goes away."""
+        await self.client.close()
+
     # what the magics show
 
     @property

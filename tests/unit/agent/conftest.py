@@ -39,5 +39,7 @@ def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
 
     yield make
     for h in made:
+        if h.worker.running:
+            h.worker.submit(h.session.aclose()).result(5)
         h.worker.shutdown()
         h.server.stop()
