@@ -23,17 +23,13 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall
-from ..tools.dispatch import Dispatched, Dispatcher
-from ..tools.result import ToolResult
-from ..tools.sandbox import cap_text
-from ..tools.scheduler import run_scheduled
-from .client import IncompleteStream, ModelClient, describe_api_error, is_stream_cut
+from ..tools.dispatch import Dispatcher
+from .client import ModelClient
 from .config import AgentConfig
-from .conversation import Conversation, interrupted_result
+from .conversation import Conversation
 from .events import (
     AgentEvent,
     Emit,
@@ -43,19 +39,18 @@ from .events import (
     RunReason,
     RunStarted,
     TextDone,
-    ToolFinished,
-    ToolRunning,
-    ToolStarted,
     Usage,
     UsageUpdate,
 )
 from .pricing import turn_cost, unknown_price_note
-from .stream import TurnAssembler
+from .toolrun import ToolRunner
+from .turn import RunFailed, TurnStreamer, request_params
 
 log = logging.getLogger(__name__)
 
 INTERRUPT_NOTE = "[The user interrupted this run.]"
-_EPHEMERAL = {"type": "ephemeral"}
+
+__all__ = ["INTERRUPT_NOTE", "AgentRun", "RunFailed", "Tally"]
 
 
 @dataclass(kw_only=True)
@@ -68,23 +63,6 @@ class Tally:
     def add(self, usage: Usage, cost: float) -> None:
         self.usage = self.usage + usage
         self.cost_usd += cost
-
-
-class RunFailed(Exception):
-    """The run cannot continue; the message says why and what to do."""
-
-    def __init__(self, message: str, *, retryable: bool) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retryable = retryable
-
-
-@dataclass(kw_only=True)
-class _ToolBatch:
-    """The calls being run, and those that finished (by position), for a cancellation to complete."""
-
-    calls: Sequence[ToolCall]
-    done: dict[int, Dispatched]
 
 
 class AgentRun:
@@ -106,9 +84,6 @@ class AgentRun:
     ) -> None:
         self.run_id = run_id
         self.conversation = conversation
-        self.client = client
-        self.dispatcher = dispatcher
-        self.ctx = ctx
         self.config = config
         self.system = system
         self._emit = emit
@@ -116,10 +91,12 @@ class AgentRun:
         self.mode = mode
         self.tally = Tally()
         self.turns = 0
-        self._assembler: TurnAssembler | None = None
-        self._batch: _ToolBatch | None = None
-        self._tools = [tool.to_param() for tool in dispatcher.tools().values()]
-        self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tools)
+        self.tools = ToolRunner(
+            dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
+        )
+        self.streamer = TurnStreamer(client=client, config=config, emit=self.emit, tools=self.tools)
+        self._tool_params = [tool.to_param() for tool in dispatcher.tools().values()]
+        self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tool_params)
 
     def emit(self, event: AgentEvent) -> None:
         """The UI's sink must not be able to break the loop."""
@@ -171,36 +148,29 @@ class AgentRun:
 
     async def _loop(self) -> RunReason:
         while True:
-            if self.turns >= self.config.max_turns:
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message=f"stopped after {self.turns} model turns (max_turns); run again to let it continue",
-                    )
-                )
-                return "max_turns"
-            budget = self.config.budget_usd
-            if budget is not None and self.tally.cost_usd >= budget:
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message=f"stopped: this run cost ${self.tally.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
-                    )
-                )
-                return "budget"
+            limit = self._limit_reached()
+            if limit is not None:
+                return limit
             self.turns += 1
-            turn = await self._stream_turn()
-            self._assembler = None
+            self._fit_context()
+            params = request_params(
+                config=self.config,
+                system=self.system,
+                tools=self._tool_params,
+                conversation=self.conversation,
+            )
+            turn = await self.streamer.stream(params)
+            self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
             stop = turn.stop_reason
             if turn.calls:
                 if stop == "max_tokens":
                     self._explain_cut_calls(turn.calls)
                 if stop in ("tool_use", "max_tokens", "pause_turn"):
-                    results = await self._run_tools(turn.calls)
-                    self.conversation.add_tool_results(results)
+                    self.conversation.add_tool_results(await self.tools.run(turn.calls))
                     continue
-                self._skip_calls(turn.calls, f"not run: the model's turn ended with '{stop}'")
+                skipped = self.tools.skip(turn.calls, f"not run: the model's turn ended with '{stop}'")
+                self.conversation.add_tool_results(skipped)
             if stop == "pause_turn":
                 self.emit(Notice(level="info", message="the model paused a long turn; continuing it"))
                 continue
@@ -226,79 +196,25 @@ class AgentRun:
                 )
             return "end_turn"
 
-    # one model turn
-
-    def _params(self) -> dict[str, Any]:
-        cache = self.config.prompt_caching
-        system: dict[str, Any] = {"type": "text", "text": self.system}
-        if cache:
-            system["cache_control"] = _EPHEMERAL
-        params: dict[str, Any] = {
-            "model": self.config.model,
-            "max_tokens": self.config.max_tokens,
-            "system": [system],
-            "messages": self.conversation.request_messages(cache=cache),
-        }
-        if self._tools:
-            tools = list(self._tools)
-            if cache:
-                tools[-1] = {**tools[-1], "cache_control": _EPHEMERAL}
-            params["tools"] = tools
-        return params
-
-    async def _stream_turn(self) -> TurnAssembler:
-        self._fit_context()
-        params = self._params()
-        for attempt in (1, 2):
-            assembler = TurnAssembler()
-            self._assembler = assembler
-            opened = False
-            try:
-                async with self.client.stream(self.config, params) as events:
-                    opened = True
-                    async for event in events:
-                        item = assembler.feed(event)
-                        if item is None:
-                            continue
-                        if isinstance(item, ToolCall):
-                            self.emit(ToolStarted(call_id=item.id, name=item.name, input=item.input))
-                        else:
-                            self.emit(item)
-                if not assembler.finished:
-                    raise IncompleteStream("the stream ended before message_stop")
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not (opened and is_stream_cut(exc)):
-                    described = describe_api_error(exc, self.config)
-                    if described is None:
-                        raise
-                    raise RunFailed(described[0], retryable=described[1]) from exc
-                self._discard_attempt(assembler)
-                if attempt == 2:
-                    raise RunFailed(
-                        f"the connection to the model dropped twice in the middle of an answer ({exc}); "
-                        "the conversation is intact, run the cell again to retry",
-                        retryable=True,
-                    ) from exc
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message="the answer's stream was cut; sending the same request again",
-                    )
+    def _limit_reached(self) -> RunReason | None:
+        if self.turns >= self.config.max_turns:
+            self.emit(
+                Notice(
+                    level="warning",
+                    message=f"stopped after {self.turns} model turns (max_turns); run again to let it continue",
                 )
-                continue
-            self._account(assembler.usage)
-            return assembler
-        raise AssertionError("unreachable")
-
-    def _discard_attempt(self, assembler: TurnAssembler) -> None:
-        """A cut attempt is thrown away: close its text and the cards of its calls, none of which ran."""
-        self._assembler = None
-        if assembler.has_partial_text:
-            self.emit(TextDone())
-        for call in assembler.calls:
-            self._finish_card(call, interrupted_result("not run: the stream was cut before the turn ended"))
+            )
+            return "max_turns"
+        budget = self.config.budget_usd
+        if budget is not None and self.tally.cost_usd >= budget:
+            self.emit(
+                Notice(
+                    level="warning",
+                    message=f"stopped: this run cost ${self.tally.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
+                )
+            )
+            return "budget"
+        return None
 
     def _account(self, turn: Usage) -> None:
         cost = turn_cost(self.config.model, turn)
@@ -315,9 +231,8 @@ class AgentRun:
             )
         )
 
-    # the context budget
-
     def _fit_context(self) -> None:
+        """Near the context window, shorten older tool results (oldest first) and say so."""
         window = self.config.window
         estimate = self.conversation.estimated_prompt_tokens(self._fixed_chars)
         if estimate <= window * self.config.shorten_at:
@@ -332,41 +247,6 @@ class AgentRun:
                     "within the model's context window",
                 )
             )
-
-    # tools
-
-    async def _run_tools(self, calls: Sequence[ToolCall]) -> list[tuple[str, ToolResult]]:
-        batch = _ToolBatch(calls=calls, done={})
-        self._batch = batch
-
-        async def one(call: ToolCall) -> Dispatched:
-            def running(title: str) -> None:
-                self.emit(ToolRunning(call_id=call.id, title=title))
-
-            dispatched = await self.dispatcher.dispatch(call, self.ctx, on_running=running)
-            dispatched = dataclasses.replace(dispatched, result=self._capped(dispatched.result))
-            self.emit(
-                ToolFinished(
-                    call_id=call.id,
-                    name=call.name,
-                    title=dispatched.title,
-                    kind=dispatched.kind,
-                    result=dispatched.result,
-                    duration=dispatched.duration,
-                    decision=dispatched.decision,
-                )
-            )
-            return dispatched
-
-        finished = await run_scheduled(calls, one, self.dispatcher.is_read_only, batch.done)
-        self._batch = None
-        return [(call.id, d.result) for call, d in zip(calls, finished, strict=True)]
-
-    def _capped(self, result: ToolResult) -> ToolResult:
-        limit = self.config.max_tool_result_chars
-        if len(result.content) <= limit:
-            return result
-        return dataclasses.replace(result, content=cap_text(result.content, limit))
 
     def _explain_cut_calls(self, calls: Sequence[ToolCall]) -> None:
         cut = [c for c in calls if c.raw_input_error is not None]
@@ -385,63 +265,20 @@ class AgentRun:
                 )
             )
 
-    def _skip_calls(self, calls: Sequence[ToolCall], message: str) -> None:
-        results = [(c.id, interrupted_result(message)) for c in calls]
-        for call, (_, result) in zip(calls, results, strict=True):
-            self._finish_card(call, result)
-        self.conversation.add_tool_results(results)
-
-    def _finish_card(self, call: ToolCall, result: ToolResult) -> None:
-        self.emit(
-            ToolFinished(
-                call_id=call.id,
-                name=call.name,
-                title=call.name,
-                kind="other",
-                result=result,
-                duration=0.0,
-                decision=None,
-            )
-        )
-
-    # endings
-
     def _finish_interrupted(self) -> None:
         """Keep what was said, answer every call that did not finish, and tell the model it was stopped."""
-        assembler, self._assembler = self._assembler, None
-        batch, self._batch = self._batch, None
-        if assembler is not None:
-            if assembler.has_partial_text:
+        turn, self.streamer.current = self.streamer.current, None
+        if turn is not None:
+            if turn.has_partial_text:
                 self.emit(TextDone())
-            self.conversation.add_assistant(assembler.content())
-            for call in assembler.calls:
-                self._finish_card(call, interrupted_result())
-            self.conversation.add_tool_results([(c.id, interrupted_result()) for c in assembler.calls])
-        elif batch is not None:
-            results: list[tuple[str, ToolResult]] = []
-            for index, call in enumerate(batch.calls):
-                done = batch.done.get(index)
-                if done is None:
-                    result = interrupted_result()
-                    self._finish_card(call, result)
-                else:
-                    result = done.result
-                results.append((call.id, result))
-            self.conversation.add_tool_results(results)
+            self.conversation.add_assistant(turn.content())
+            self.conversation.add_tool_results(self.tools.skip(turn.calls))
+        elif self.tools.active:
+            self.conversation.add_tool_results(self.tools.abandon())
         self.conversation.add_user_text(INTERRUPT_NOTE)
 
     def _abandon_turn(self) -> None:
         """After an error: a turn that was being streamed is not kept; running calls are answered."""
-        self._assembler = None
-        batch, self._batch = self._batch, None
-        if batch is not None:
-            results = [
-                (
-                    c.id,
-                    batch.done[i].result
-                    if i in batch.done
-                    else interrupted_result("not run: the run failed"),
-                )
-                for i, c in enumerate(batch.calls)
-            ]
-            self.conversation.add_tool_results(results)
+        self.streamer.current = None
+        if self.tools.active:
+            self.conversation.add_tool_results(self.tools.abandon("not run: the run failed"))

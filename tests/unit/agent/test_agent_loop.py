@@ -18,7 +18,7 @@ from jupyter_agent.agent import (
     ToolStarted,
     UsageUpdate,
 )
-from jupyter_agent.testing import Fault, Text, ToolUse, Turn, Usage
+from jupyter_agent.testing import Fault, Text, Thinking, ToolUse, Turn, Usage
 from jupyter_agent.tools import ApprovalRequest, Approve, FunctionTool, tool
 
 
@@ -56,6 +56,19 @@ def test_a_tool_call_runs_and_its_result_goes_back_to_the_model(harness: Harness
         "RunFinished",
     ]
     assert "".join(e.text for e in h.of(TextDelta)) == "Adding.It is 5."
+
+
+def test_thinking_blocks_go_back_with_their_signature(harness: HarnessFactory) -> None:
+    h = harness(
+        [Turn(blocks=[Thinking("Need the sum."), ToolUse(name="add", input={"a": 1, "b": 1})]), _answer("2")],
+        tools=[add],
+    )
+    h.run("1+1")
+    assert h.server.requests[1]["messages"][1]["content"][0] == {
+        "type": "thinking",
+        "thinking": "Need the sum.",
+        "signature": "scripted-signature",
+    }
 
 
 def test_the_conversation_continues_across_runs(harness: HarnessFactory) -> None:

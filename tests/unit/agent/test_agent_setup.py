@@ -16,6 +16,7 @@ from jupyter_agent.agent.client import ModelClient
 from jupyter_agent.agent.config import DEFAULT_MODEL, context_window_for
 from jupyter_agent.agent.pricing import canonical_model, turn_cost, unknown_price_note
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
+from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -141,6 +142,26 @@ def test_each_provider_uses_the_sdks_own_client(config: AgentConfig, client_clas
     assert type(sdk).__name__ == client_class
     assert sdk.max_retries == config.max_retries
     assert client.sdk(config) is sdk  # reused while the configuration is the same
+
+
+def test_count_tokens_asks_the_api() -> None:
+    with ScriptedServer([]) as server:
+        config = AgentConfig(base_url=server.url, api_key=TEST_API_KEY)
+        client = ModelClient()
+
+        async def count() -> int:
+            try:
+                return await client.count_tokens(
+                    config,
+                    {"model": config.model, "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+                )
+            finally:
+                await client.close()
+
+        assert asyncio.run(count()) > 0
+        [recorded] = server.recorded
+        assert recorded.path == "/v1/messages/count_tokens"
+        assert "max_tokens" not in recorded.body
 
 
 def test_importing_the_package_does_not_import_the_sdk() -> None:

@@ -1,0 +1,110 @@
+"""Run the tool calls of one model turn and report each card: started → running → finished.
+
+Calls go through the dispatcher (validation, hooks, permission, approval) and the scheduler (read-only
+calls together, the others one at a time). The runner remembers which calls finished, so a run that is
+cancelled half-way can answer the rest as INTERRUPTED and keep the results that exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from ..tools.context import ToolContext
+from ..tools.core import ToolCall
+from ..tools.dispatch import Dispatched, Dispatcher
+from ..tools.result import ToolResult
+from ..tools.sandbox import cap_text
+from ..tools.scheduler import run_scheduled
+from .conversation import interrupted_result
+from .events import AgentEvent, ToolFinished, ToolRunning
+
+Results = list[tuple[str, ToolResult]]
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        *,
+        dispatcher: Dispatcher,
+        ctx: ToolContext,
+        emit: Callable[[AgentEvent], None],
+        max_result_chars: int,
+    ) -> None:
+        self.dispatcher = dispatcher
+        self.ctx = ctx
+        self.emit = emit
+        self.max_result_chars = max_result_chars
+        self._calls: Sequence[ToolCall] = ()
+        self._done: dict[int, Dispatched] = {}
+
+    @property
+    def active(self) -> bool:
+        """True between the start of `run` and its end: a cancellation must answer these calls."""
+        return bool(self._calls)
+
+    async def run(self, calls: Sequence[ToolCall]) -> Results:
+        self._calls, self._done = calls, {}
+        finished = await run_scheduled(calls, self._one, self.dispatcher.is_read_only, self._done)
+        self._calls = ()
+        return [(call.id, d.result) for call, d in zip(calls, finished, strict=True)]
+
+    async def _one(self, call: ToolCall) -> Dispatched:
+        def running(title: str) -> None:
+            self.emit(ToolRunning(call_id=call.id, title=title))
+
+        dispatched = await self.dispatcher.dispatch(call, self.ctx, on_running=running)
+        dispatched = dataclasses.replace(dispatched, result=self._capped(dispatched.result))
+        self.emit(
+            ToolFinished(
+                call_id=call.id,
+                name=call.name,
+                title=dispatched.title,
+                kind=dispatched.kind,
+                result=dispatched.result,
+                duration=dispatched.duration,
+                decision=dispatched.decision,
+            )
+        )
+        return dispatched
+
+    def _capped(self, result: ToolResult) -> ToolResult:
+        if len(result.content) <= self.max_result_chars:
+            return result
+        return dataclasses.replace(result, content=cap_text(result.content, self.max_result_chars))
+
+    def abandon(self, message: str | None = None) -> Results:
+        """The results so far, with every unfinished call answered (and its card closed) as not run."""
+        results: Results = []
+        for index, call in enumerate(self._calls):
+            done = self._done.get(index)
+            if done is None:
+                result = interrupted_result() if message is None else interrupted_result(message)
+                self.finish_card(call, result)
+            else:
+                result = done.result
+            results.append((call.id, result))
+        self._calls = ()
+        return results
+
+    def skip(self, calls: Sequence[ToolCall], message: str | None = None) -> Results:
+        """Answer calls that will not run (the turn was cut, the run stopped), closing their cards."""
+        results: Results = []
+        for call in calls:
+            result = interrupted_result() if message is None else interrupted_result(message)
+            self.finish_card(call, result)
+            results.append((call.id, result))
+        return results
+
+    def finish_card(self, call: ToolCall, result: ToolResult) -> None:
+        self.emit(
+            ToolFinished(
+                call_id=call.id,
+                name=call.name,
+                title=call.name,
+                kind="other",
+                result=result,
+                duration=0.0,
+                decision=None,
+            )
+        )

@@ -1,0 +1,136 @@
+"""Stream one model turn: build the request (with its cache breakpoints), stream it, retry a cut once.
+
+The SDK retries opening a request (429, 5xx, 529, connection errors). A stream that breaks after it
+started — the connection drops, or the server sends an `error` event — is sent again once, from the
+same request; the partial attempt is thrown away (its text block is closed and its tool cards finished
+as not run, for the UI). A second break raises `RunFailed` with a retryable message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from ..tools.core import ToolCall
+from .client import IncompleteStream, ModelClient, describe_api_error, is_stream_cut
+from .config import AgentConfig
+from .conversation import Conversation, interrupted_result
+from .events import AgentEvent, Notice, TextDone, ToolStarted
+from .stream import TurnAssembler
+from .toolrun import ToolRunner
+
+_EPHEMERAL = {"type": "ephemeral"}
+
+
+class RunFailed(Exception):
+    """The run cannot continue; the message says why and what to do."""
+
+    def __init__(self, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+
+
+def request_params(
+    *, config: AgentConfig, system: str, tools: list[dict[str, Any]], conversation: Conversation
+) -> dict[str, Any]:
+    """The Messages API request. With caching: breakpoints on the system prompt, the last tool
+    definition (together they cache the whole fixed prefix) and the conversation tail — 3 of the 4 allowed."""
+    cache = config.prompt_caching
+    system_block: dict[str, Any] = {"type": "text", "text": system}
+    if cache:
+        system_block["cache_control"] = _EPHEMERAL
+    params: dict[str, Any] = {
+        "model": config.model,
+        "max_tokens": config.max_tokens,
+        "system": [system_block],
+        "messages": conversation.request_messages(cache=cache),
+    }
+    if tools:
+        sent = list(tools)
+        if cache:
+            sent[-1] = {**sent[-1], "cache_control": _EPHEMERAL}
+        params["tools"] = sent
+    return params
+
+
+class TurnStreamer:
+    """Streams turns for one run; `current` is the turn being streamed (for a cancellation to keep)."""
+
+    def __init__(
+        self,
+        *,
+        client: ModelClient,
+        config: AgentConfig,
+        emit: Callable[[AgentEvent], None],
+        tools: ToolRunner,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.emit = emit
+        self.tools = tools
+        self.current: TurnAssembler | None = None
+
+    async def stream(self, params: dict[str, Any]) -> TurnAssembler:
+        for attempt in (1, 2):
+            assembler = TurnAssembler()
+            self.current = assembler
+            try:
+                await self._stream_into(assembler, params)
+            except asyncio.CancelledError:
+                raise
+            except _CutStream as cut:
+                self._discard(assembler)
+                if attempt == 2:
+                    raise RunFailed(
+                        f"the connection to the model dropped twice in the middle of an answer ({cut.__cause__}); "
+                        "the conversation is intact, run the cell again to retry",
+                        retryable=True,
+                    ) from cut.__cause__
+                self.emit(
+                    Notice(
+                        level="warning", message="the answer's stream was cut; sending the same request again"
+                    )
+                )
+                continue
+            self.current = None
+            return assembler
+        raise AssertionError("unreachable")
+
+    async def _stream_into(self, assembler: TurnAssembler, params: dict[str, Any]) -> None:
+        opened = False
+        try:
+            async with self.client.stream(self.config, params) as events:
+                opened = True
+                async for event in events:
+                    item = assembler.feed(event)
+                    if isinstance(item, ToolCall):
+                        self.emit(ToolStarted(call_id=item.id, name=item.name, input=item.input))
+                    elif item is not None:
+                        self.emit(item)
+            if not assembler.finished:
+                raise IncompleteStream("the stream ended before message_stop")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if opened and is_stream_cut(exc):
+                raise _CutStream() from exc
+            described = describe_api_error(exc, self.config)
+            if described is None:
+                raise
+            raise RunFailed(described[0], retryable=described[1]) from exc
+
+    def _discard(self, assembler: TurnAssembler) -> None:
+        """A cut attempt is thrown away: close its text and the cards of its calls, none of which ran."""
+        self.current = None
+        if assembler.has_partial_text:
+            self.emit(TextDone())
+        for call in assembler.calls:
+            self.tools.finish_card(
+                call, interrupted_result("not run: the stream was cut before the turn ended")
+            )
+
+
+class _CutStream(Exception):
+    """Internal: the stream broke after it started (the cause is chained)."""
