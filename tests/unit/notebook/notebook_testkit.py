@@ -118,3 +118,51 @@ class FakePage:
         applied = apply_ops(self.cells, ops, name=self.path.rsplit("/", 1)[-1])
         results = [r.to_wire(path=self.path) for r in applied.results]
         self._deliver({"type": "response", "request_id": request["request_id"], "results": results})
+
+
+class World:
+    """A session's context over one notebook, on the file backend or live through a `FakePage`.
+
+    `type_into` is the user editing a cell (in the page, or in the file on disk); `sources` what the
+    notebook holds now, wherever it lives.
+    """
+
+    def __init__(self, tmp_path: Path, backend: str) -> None:
+        from jupyter_agent.notebook.bridge import LiveBridge
+        from jupyter_agent.notebook.provider import NotebookProvider
+        from jupyter_agent.tools import Sandbox, ToolContext
+
+        self.backend = backend
+        self.path = write_notebook(tmp_path / "analysis.ipynb")
+        self.disk = self.path.read_bytes()
+        self.page: FakePage | None = None
+        bridge = None
+        if backend == "live":
+            self.page = FakePage(path="analysis.ipynb")
+            self.page.cells = [dict(c) for c in nbformat.read(self.path, as_version=4).cells]
+            for cell in self.page.cells:
+                cell["source"] = (
+                    "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                )
+            page = self.page
+            bridge = LiveBridge(open_comm=lambda: page, notebook_path=str(self.path))
+        provider = NotebookProvider(default_path=self.path, bridge=bridge)
+        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services={"notebooks": provider})
+
+    def sources(self) -> dict[str, str]:
+        if self.page is not None:
+            return {c["id"]: c["source"] for c in self.page.cells}
+        nb = nbformat.read(self.path, as_version=4)
+        return {c.id: c.source for c in nb.cells}
+
+    def type_into(self, cell_id: str, text: str) -> None:
+        if self.page is not None:
+            next(c for c in self.page.cells if c["id"] == cell_id)["source"] = text
+            return
+        nb = nbformat.read(self.path, as_version=4)
+        next(c for c in nb.cells if c.id == cell_id).source = text
+        nbformat.write(nb, self.path)
+
+    def close(self) -> None:
+        if self.page is not None:
+            self.page.stop()

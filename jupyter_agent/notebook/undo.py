@@ -1,0 +1,52 @@
+"""Undoing a NotebookEdit (`%agent undo`): apply the journaled inverse ops, guarded like any edit.
+
+`CellChange.inverse` is `{"ops": [wire ops], "live": bool}`: inserting is undone by deleting the new cell
+(expecting the source the agent wrote), replacing by putting the old source (and type) back (expecting the
+agent's source), deleting by restoring the cell's JSON at its index. A cell the user changed since is
+skipped, never overwritten. The notebook is opened fresh, so an undo reaches the live page when it is open.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+from ..tools.context import ToolContext
+from ..tools.errors import ToolError
+from ..tools.journal import CellChange
+from .ops import op_from_wire
+from .provider import NOTEBOOKS_SERVICE, NotebookProvider
+
+_DONE = {
+    "insert": "removed cell {id} from {name} (the agent had inserted it)",
+    "replace": "restored cell {id} in {name}",
+    "delete": "restored cell {id} in {name} (the agent had deleted it)",
+}
+_SKIPPED = {
+    "STALE_READ": "it changed after the agent edited it; undoing would lose those changes — edit it by hand "
+    "or ask the agent",
+    "CELL_NOT_FOUND": "it is no longer in the notebook",
+    "CELL_EXISTS": "it is already back in the notebook",
+}
+
+
+async def undo_cell_change(change: CellChange, ctx: ToolContext) -> str:
+    """One line saying what happened; it starts with "skipped" when the change was kept."""
+    name = Path(change.notebook).name
+    skipped = f"skipped cell {change.cell_id} in {name}: {{}}"
+    provider: Any = ctx.service(NOTEBOOKS_SERVICE) or NotebookProvider(default_path=None)
+    try:
+        ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
+        book = await cast(NotebookProvider, provider).open(change.notebook)
+        results = await book.apply(ops)
+    except ToolError as exc:
+        return skipped.format(exc.message)
+    except ValueError as exc:
+        return skipped.format(f"its undo record is not usable ({exc})")
+    failed = next((r for r in results if not r.ok), None)
+    if failed is not None:
+        return skipped.format(_SKIPPED.get(failed.error or "", failed.message))
+    ctx.reads.forget(f"{book.path}#{change.cell_id}")
+    return _DONE.get(change.op, "undid {op} of cell {id} in {name}").format(
+        id=change.cell_id, name=name, op=change.op
+    )

@@ -1,0 +1,88 @@
+"""What the notebook tools share: finding the notebook (sandboxed), read-ledger keys, and error texts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...notebook.base import Notebook
+from ...notebook.cells import Cell
+from ...notebook.provider import NOTEBOOKS_SERVICE, NotebookProvider, kernel_notebook_path
+from ..context import ToolContext
+from ..core import ToolAnnotations
+from ..errors import ToolError
+
+READS = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
+EDITS = ToolAnnotations(read_only=False, destructive=True, idempotent=False)
+
+
+def provider_of(ctx: ToolContext) -> NotebookProvider:
+    """The session's `notebooks` service; outside a kernel, a file-only provider for the env's notebook."""
+    provider: Any = ctx.service(NOTEBOOKS_SERVICE)
+    if provider is None:
+        provider = NotebookProvider(default_path=kernel_notebook_path())
+        ctx.services[NOTEBOOKS_SERVICE] = provider
+    return provider
+
+
+def default_path_shown(ctx: ToolContext) -> str | None:
+    """This kernel's notebook as rules and cards show it (`analysis.ipynb`), None when unknown."""
+    path = provider_of(ctx).default_path
+    return ctx.sandbox.display_path(path) if path is not None else None
+
+
+async def open_notebook(ctx: ToolContext, notebook_path: str | None) -> Notebook:
+    """The notebook the model named (confined to the sandbox), or this kernel's notebook for None."""
+    provider = provider_of(ctx)
+    if notebook_path is None:
+        book = await provider.open(None)
+        ctx.sandbox.confine(str(book.path))
+        return book
+    real = ctx.sandbox.confine(notebook_path)
+    if real.suffix.lower() != ".ipynb":
+        raise ToolError(
+            "INVALID_ARGS",
+            f"'{ctx.sandbox.display_path(real)}' is not a notebook (.ipynb); use Read, Edit or Write for other files",
+        )
+    return await provider.open(str(real))
+
+
+def shown(ctx: ToolContext, book: Notebook) -> str:
+    return ctx.sandbox.display_path(book.path)
+
+
+def ledger_key(book: Notebook, cell_id: str) -> str:
+    """`<real path>#<cell id>`: the key Read uses for notebook cells too, so either read counts."""
+    return f"{book.path}#{cell_id}"
+
+
+def find(cells: list[Cell], cell_id: str, book: Notebook) -> tuple[int, Cell]:
+    for index, cell in enumerate(cells):
+        if cell.id == cell_id:
+            return index, cell
+    raise book.not_found(cell_id)
+
+
+def reread(cell_id: str) -> str:
+    return f"call NotebookRead with cell_id='{cell_id}'"
+
+
+def require_fresh(ctx: ToolContext, book: Notebook, cell: Cell) -> None:
+    """`STALE_READ` unless the model read this cell and nobody changed it since."""
+    ctx.reads.require_fresh(
+        ledger_key(book, cell.id),
+        cell.source,
+        what=f"cell '{cell.id}' of {book.name}",
+        reread=reread(cell.id),
+    )
+
+
+def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
+    """The backend's atomic check failed: the cell changed between our read and the edit (the user typing)."""
+    return ToolError(
+        "STALE_READ",
+        f"cell '{cell_id}' of {book.name} changed while the edit was waiting (the user is editing it?); "
+        f"nothing was changed — {reread(cell_id)} and redo the change on its current source",
+    )
+
+
+LIVE_NOTE = "It shows live in JupyterLab; the file on disk changes when the user saves."

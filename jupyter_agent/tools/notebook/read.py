@@ -1,0 +1,85 @@
+"""NotebookRead: the cells of this kernel's notebook (or another one) with ids, as the model edits them by id.
+
+The live notebook is read from the page (unsaved changes included). Every cell whose full source is
+returned is recorded in the read ledger, which NotebookEdit checks before it changes or deletes a cell.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..context import ToolContext
+from ..core import Tool, ToolInput, ToolKind
+from ..result import ToolResult
+from ..sandbox import cap_text
+from .common import READS, default_path_shown, find, ledger_key, open_notebook, shown
+from .view import ImageBudget, render_full, render_notebook_view
+
+DESCRIPTION = """\
+Read a Jupyter notebook's cells: ids, types, execution counts, sources and outputs (cut to a budget; \
+images as image blocks; errors whole).
+- Without notebook_path it reads the notebook this kernel belongs to — the one the user is working in, \
+live from JupyterLab when it is open there (unsaved changes included).
+- Cells are addressed by id (e.g. "3f2a9c1b"), never by position; NotebookEdit and RunCell take these ids.
+- A large notebook comes back as an outline (ids and first lines); call NotebookRead with cell_id for a \
+full cell.
+- Read a cell before NotebookEdit replaces or deletes it."""
+
+
+class NotebookReadInput(ToolInput):
+    notebook_path: str | None = None
+    """The notebook to read, absolute or relative to the notebook's directory. Omit it for this kernel's notebook."""
+    cell_id: str | None = None
+    """Read only this cell (full source and more of its outputs)."""
+
+
+class NotebookRead(Tool[NotebookReadInput]):
+    name: ClassVar[str] = "NotebookRead"
+    description: ClassVar[str] = DESCRIPTION
+    kind: ClassVar[ToolKind] = "read"
+    annotations = READS
+    Input = NotebookReadInput
+    rule_field = "notebook_path"
+    rule_kind = "path"
+
+    def rule_subject(self, params: NotebookReadInput, ctx: ToolContext) -> str | None:
+        if params.notebook_path is None:
+            return default_path_shown(ctx)
+        return super().rule_subject(params, ctx)
+
+    async def run(self, params: NotebookReadInput, ctx: ToolContext) -> ToolResult:
+        book = await open_notebook(ctx, params.notebook_path)
+        cells = await book.cells()
+        name = shown(ctx, book)
+        where = "open in JupyterLab" if book.live else "on disk"
+        images = ImageBudget(max_bytes=ctx.sandbox.limits.max_image_bytes)
+        data = {"path": str(book.path), "cells": len(cells), "live": book.live}
+        if params.cell_id is not None:
+            index, cell = find(cells, params.cell_id, book)
+            text = render_full(
+                cell, index, text_chars=ctx.sandbox.limits.max_output_chars // 2, images=images
+            )
+            ctx.reads.record(ledger_key(book, cell.id), cell.source)
+            return ToolResult.ok(
+                f"Cell {index + 1} of {len(cells)} in '{name}' ({where}):\n{text}",
+                summary=f"Read cell {cell.id} of {name}",
+                images=tuple(images.images),
+                data=data,
+            )
+        header = f"Notebook '{name}' ({where}, {len(cells)} cells)"
+        if not cells:
+            return ToolResult.ok(f"{header} has no cells.", summary=f"Read {name} (no cells)", data=data)
+        body, whole = render_notebook_view(cells, images=images)
+        if whole:
+            for cell in cells:
+                ctx.reads.record(ledger_key(book, cell.id), cell.source)
+            text = f"{header}:\n{body}"
+            summary = f"Read {name} ({len(cells)} cells)"
+        else:
+            text = (
+                f"{header} is too large to show whole; here is an outline (position, id, type, first line). "
+                f"Call NotebookRead with cell_id for a full cell.\n"
+                + cap_text(body, ctx.sandbox.limits.max_output_chars)
+            )
+            summary = f"Read {name} (outline of {len(cells)} cells)"
+        return ToolResult.ok(text, summary=summary, images=tuple(images.images), data=data)

@@ -1,0 +1,126 @@
+"""How NotebookRead shows cells: whole when the notebook fits a budget, else an outline of ids and first lines.
+
+Cells are rendered by `notebook.render` (the format Read uses for .ipynb files too); outputs are cut here
+because the rules differ by kind: text keeps its head and tail, errors are shown whole (the traceback's
+end is the point), and images are attached as image blocks up to a count and a size.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...notebook.cells import Cell, joined
+from ...notebook.render import render_cell, render_output
+from ..result import ImageContent
+from ..sandbox import cap_text
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+#: Images attached to one NotebookRead result; a plot costs the model about as much as 1,500 words.
+MAX_IMAGES = 4
+#: Output text per cell in the whole-notebook view (a single cell gets the tool's full output cap).
+CELL_OUTPUT_CHARS = 2000
+#: One error's traceback, shown whole up to this (a RecursionError's can be megabytes).
+ERROR_CHARS = 20_000
+#: The whole-notebook view stops being useful past these; the outline takes over.
+FULL_VIEW_CHARS = 40_000
+FULL_VIEW_CELLS = 100
+
+
+@dataclass
+class ImageBudget:
+    max_bytes: int
+    max_count: int = MAX_IMAGES
+    images: list[ImageContent] = field(default_factory=list[ImageContent])
+
+    def take(self, bundle: Mapping[str, Any]) -> str | None:
+        """Attach the bundle's image if there is room; a note saying what happened, or None without an image."""
+        mime = next((m for m in IMAGE_TYPES if m in bundle), None)
+        if mime is None:
+            return None
+        data = joined(bundle[mime]).replace("\n", "")
+        try:
+            size = len(base64.b64decode(data, validate=False))
+        except (binascii.Error, ValueError):
+            return f"[{mime} could not be decoded]"
+        if len(self.images) >= self.max_count:
+            return (
+                f"[{mime} not attached: only {self.max_count} images per NotebookRead; read its cell by id]"
+            )
+        if size > self.max_bytes:
+            return f"[{mime} of {size} bytes not attached: over the {self.max_bytes}-byte cap]"
+        self.images.append(ImageContent(media_type=mime, data=data))
+        return f"[{mime} attached as image {len(self.images)}]"
+
+
+def render_outputs(outputs: Sequence[Mapping[str, Any]], *, text_chars: int, images: ImageBudget) -> str:
+    """Text outputs (and image notes) in order, cut to `text_chars` head and tail; then errors, whole."""
+    texts: list[str] = []
+    errors: list[str] = []
+    for output in outputs:
+        shown = render_output(output).rstrip("\n")
+        if output.get("output_type") == "error":
+            errors.append(cap_text(shown, ERROR_CHARS))
+            continue
+        data = output.get("data")
+        note = images.take(data) if isinstance(data, Mapping) else None
+        texts.append(f"{shown}\n{note}" if note else shown)
+    body = cap_text("\n".join(texts), text_chars) if texts else ""
+    return "\n".join(part for part in (body, *errors) if part)
+
+
+def render_full(cell: Cell, index: int, *, text_chars: int, images: ImageBudget) -> str:
+    """`<cell id=…>source</cell>` then `<outputs>…</outputs>`, as Read shows notebook cells."""
+    head = render_cell({**cell.to_json(), "outputs": []}, index)
+    if not cell.outputs:
+        return head
+    return (
+        f"{head}\n<outputs>\n{render_outputs(cell.outputs, text_chars=text_chars, images=images)}\n</outputs>"
+    )
+
+
+def _error_name(cell: Cell) -> str | None:
+    for output in cell.outputs:
+        if output.get("output_type") == "error":
+            return str(output.get("ename", "Error"))
+    return None
+
+
+def outline_line(cell: Cell, index: int) -> str:
+    """`  4  3f2a9c1b  code [12]  df = load(path)  (6 lines, 2 outputs, error: KeyError)`."""
+    count = (
+        f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
+        if cell.cell_type == "code"
+        else ""
+    )
+    first = cell.first_line
+    first = first if len(first) <= 80 else first[:79] + "…"
+    lines = len(cell.source.splitlines())
+    facts = [f"{lines} line{'s' if lines != 1 else ''}"]
+    if cell.outputs:
+        facts.append(f"{len(cell.outputs)} output{'s' if len(cell.outputs) != 1 else ''}")
+    error = _error_name(cell)
+    if error:
+        facts.append(f"error: {error}")
+    return f"{index + 1:>4}  {cell.id}  {cell.cell_type}{count}  {first}  ({', '.join(facts)})"
+
+
+def render_notebook_view(cells: Sequence[Cell], *, images: ImageBudget) -> tuple[str, bool]:
+    """The whole notebook when it fits, else the outline; and whether it was whole (sources shown in full)."""
+    if len(cells) <= FULL_VIEW_CELLS:
+        pieces: list[str] = []
+        used = 0
+        trial = ImageBudget(max_bytes=images.max_bytes, max_count=images.max_count)
+        for index, cell in enumerate(cells):
+            piece = render_full(cell, index, text_chars=CELL_OUTPUT_CHARS, images=trial)
+            used += len(piece) + 1
+            if used > FULL_VIEW_CHARS:
+                break
+            pieces.append(piece)
+        else:
+            images.images.extend(trial.images)
+            return "\n".join(pieces), True
+    return "\n".join(outline_line(cell, index) for index, cell in enumerate(cells)), False

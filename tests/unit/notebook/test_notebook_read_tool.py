@@ -1,0 +1,144 @@
+"""NotebookRead: what the model sees (pinned), output budgets, images, the outline of large notebooks, and
+which cells count as read."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from notebook_testkit import World
+
+from jupyter_agent.notebook.provider import NotebookProvider
+from jupyter_agent.tools import Sandbox, ToolContext, ToolError, ToolResult
+from jupyter_agent.tools.notebook import NotebookRead
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
+
+
+@pytest.fixture(params=["file", "live"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    world = World(tmp_path, request.param)
+    yield world
+    world.close()
+
+
+def read(ctx: ToolContext, **params: str) -> ToolResult:
+    tool = NotebookRead()
+    return asyncio.run(tool.run(tool.Input(**params), ctx))
+
+
+def ctx_for(tmp_path: Path, nb: nbformat.NotebookNode) -> ToolContext:
+    path = tmp_path / "big.ipynb"
+    nbformat.write(nb, path)
+    return ToolContext(
+        sandbox=Sandbox.at(tmp_path), services={"notebooks": NotebookProvider(default_path=path)}
+    )
+
+
+def test_a_small_notebook_is_shown_whole(world: World) -> None:
+    where = "open in JupyterLab" if world.page else "on disk"
+    cells = "".join(
+        f'<cell id="c{i}" index="{i + 1}" type="code" execution_count="{i + 1}">\nx = {i}\nprint(x)\n</cell>\n'
+        f"<outputs>\n{i}\n</outputs>\n"
+        for i in range(3)
+    )
+    result = read(world.ctx)
+    assert result.content == (
+        f"Notebook 'analysis.ipynb' ({where}, 4 cells):\n{cells}"
+        '<cell id="md" index="4" type="markdown">\n# Notes\nsome text\n</cell>'
+    )
+    assert result.summary == "Read analysis.ipynb (4 cells)"
+
+
+def test_every_cell_shown_whole_counts_as_read(world: World) -> None:
+    read(world.ctx)
+    for cell_id in ("c0", "c1", "c2", "md"):
+        assert world.ctx.reads.has_read(f"{world.path.resolve()}#{cell_id}")
+
+
+def test_one_cell_by_id(world: World) -> None:
+    where = "open in JupyterLab" if world.page else "on disk"
+    result = read(world.ctx, cell_id="c1")
+    assert result.content == (
+        f"Cell 2 of 4 in 'analysis.ipynb' ({where}):\n"
+        '<cell id="c1" index="2" type="code" execution_count="2">\nx = 1\nprint(x)\n</cell>\n<outputs>\n1\n</outputs>'
+    )
+    assert world.ctx.reads.has_read(f"{world.path.resolve()}#c1")
+    assert not world.ctx.reads.has_read(f"{world.path.resolve()}#c0")
+
+
+def test_an_unknown_cell_id_is_cell_not_found(world: World) -> None:
+    with pytest.raises(ToolError) as caught:
+        read(world.ctx, cell_id="nope")
+    assert (
+        caught.value.message
+        == "no cell with id 'nope' in analysis.ipynb; call NotebookRead for the current ids"
+    )
+
+
+def test_long_text_output_keeps_head_and_tail_but_errors_stay_whole(tmp_path: Path) -> None:
+    cell = new_code_cell("run()", execution_count=1)
+    cell.outputs = [
+        new_output("stream", name="stdout", text="".join(f"line {i}\n" for i in range(2000))),
+        new_output("error", ename="KeyError", evalue="'March'", traceback=[f"frame {i}" for i in range(400)]),
+    ]
+    result = read(ctx_for(tmp_path, new_notebook(cells=[cell])))
+    assert "line 0\n" in result.content and "line 1999" in result.content
+    assert "line 1000\n" not in result.content and "characters (" in result.content
+    assert all(f"frame {i}\n" in result.content for i in range(399))
+
+
+def test_images_are_attached_up_to_the_cap(tmp_path: Path) -> None:
+    cells = []
+    for i in range(6):
+        cell = new_code_cell(f"plot({i})", execution_count=i + 1)
+        cell.outputs = [new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"})]
+        cells.append(cell)
+    result = read(ctx_for(tmp_path, new_notebook(cells=cells)))
+    assert len(result.images) == 4 and result.images[0].media_type == "image/png"
+    assert "[image/png attached as image 4]" in result.content
+    assert "[image/png not attached: only 4 images per NotebookRead; read its cell by id]" in result.content
+
+
+def test_a_large_notebook_comes_back_as_an_outline(tmp_path: Path) -> None:
+    cells = [new_markdown_cell("# Big analysis")]
+    for i in range(150):
+        cell = new_code_cell(f"step_{i}()\nmore()", execution_count=i + 1)
+        cell.outputs = [new_output("stream", name="stdout", text="ok\n")]
+        cells.append(cell)
+    cells[-1].outputs.append(
+        new_output("error", ename="ValueError", evalue="bad", traceback=["ValueError: bad"])
+    )
+    nb = new_notebook(cells=cells)
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"id{i:03d}"
+    ctx = ctx_for(tmp_path, nb)
+    result = read(ctx)
+    lines = result.content.splitlines()
+    assert lines[0] == (
+        "Notebook 'big.ipynb' (on disk, 151 cells) is too large to show whole; here is an outline (position, "
+        "id, type, first line). Call NotebookRead with cell_id for a full cell."
+    )
+    assert lines[1] == "   1  id000  markdown  # Big analysis  (1 line)"
+    assert lines[2] == "   2  id001  code [1]  step_0()  (2 lines, 1 output)"
+    assert lines[-1] == " 151  id150  code [150]  step_149()  (2 lines, 2 outputs, error: ValueError)"
+    assert result.summary == "Read big.ipynb (outline of 151 cells)"
+    assert not ctx.reads.has_read(f"{(tmp_path / 'big.ipynb').resolve()}#id001")
+
+
+def test_without_a_known_notebook_the_model_is_asked_for_a_path(tmp_path: Path) -> None:
+    ctx = ToolContext(
+        sandbox=Sandbox.at(tmp_path), services={"notebooks": NotebookProvider(default_path=None)}
+    )
+    with pytest.raises(ToolError) as caught:
+        read(ctx)
+    assert caught.value.code == "NOTEBOOK_NOT_FOUND"
+    assert caught.value.message == (
+        "this kernel does not know its notebook (it was not started by Jupyter Server, which sets "
+        "JPY_SESSION_NAME); pass notebook_path"
+    )
