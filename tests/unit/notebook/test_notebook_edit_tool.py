@@ -134,7 +134,7 @@ def test_insert_at_the_top_needs_no_read_and_names_the_new_cell(world: World) ->
         f"Inserted code cell '{new_id}' at the top in analysis.ipynb (position 1)."
     )
     assert done.result.summary == f"Inserted code cell {new_id}"
-    assert list(world.sources())[0] == new_id
+    assert next(iter(world.sources())) == new_id
 
 
 def test_insert_after_a_cell(world: World) -> None:
