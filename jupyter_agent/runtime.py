@@ -145,7 +145,7 @@ class KernelAgent:
 
     def _tick(self, view: RunView) -> None:
         view.tick()
-        self._pending = [p for p in self._pending if not (p.answered or p.cancel_if_abandoned())]
+        self._pending = [p for p in self._pending if not p.settle()]
 
     def _on_ask(self, ask: AskApproval, view: RunView, pump: ShellPump | None) -> None:
         from .ui.approval import WidgetApproval, ask_on_stdin, headless_refusal, resolve

@@ -59,6 +59,9 @@ class WidgetApproval:
     display_id: str = ""
     box: Any = None
     answered: bool = False
+    #: Set by a click; shown by `settle()` on the UI loop's next tick, when output goes to the running cell
+    #: again (a click is handled with the comm message as the parent).
+    record: str | None = None
     _widgets: list[Any] = field(default_factory=list[Any])
 
     def show(self) -> None:
@@ -112,16 +115,20 @@ class WidgetApproval:
         reply = self.ask.reply
         if reply.set_running_or_notify_cancel():
             reply.set_result(answer)
-        self.on_answer(self.ask.request, answer)
-        self._collapse(record_text(self.ask.request, answer))
+        self.record = record_text(self.ask.request, answer)
 
-    def cancel_if_abandoned(self) -> bool:
-        """The agent stopped waiting (interrupt): collapse the question. True when it did."""
+    def settle(self) -> bool:
+        """On the UI thread's tick: show the decision (or an abandoned question) as one line. True when done."""
         if not self.answered and self.ask.reply.cancelled():
             self.answered = True
-            self._collapse(record_text(self.ask.request, None))
-            return True
-        return False
+            self.record = record_text(self.ask.request, None)
+        if self.record is None:
+            return False
+        self._collapse(self.record)
+        self.on_answer(
+            self.ask.request, self.ask.reply.result() if not self.ask.reply.cancelled() else Reject()
+        )
+        return True
 
     def _collapse(self, text: str) -> None:
         from IPython.display import update_display

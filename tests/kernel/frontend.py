@@ -30,7 +30,12 @@ class Execution:
     msg_id: str
     outputs: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     reply: dict[str, Any] | None = None
-    done: bool = False
+    idle: bool = False
+
+    @property
+    def done(self) -> bool:
+        """Idle on iopub and the execute_reply received: everything this cell will say has arrived."""
+        return self.idle and self.reply is not None
 
     def text(self) -> str:
         """Every text/plain and stream text this cell produced, updates included, in order."""
@@ -126,7 +131,7 @@ class KernelFrontend:
             if msg_type in ("stream", "display_data", "update_display_data", "execute_result", "error"):
                 execution.outputs.append(msg)
             elif msg_type == "status" and content["execution_state"] == "idle":
-                execution.done = True
+                execution.idle = True
         if msg_type == "comm_open":
             self._comm_open(content)
         elif msg_type == "comm_msg":

@@ -1,0 +1,165 @@
+"""JupyterLab and Debian's Chromium for end-to-end tests: a real server, a real browser, our real extension."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from jupyter_agent.testing import Script, ScriptedServer, Turn
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ScriptBox:
+    """One model server for the whole session; each test swaps in its own script."""
+
+    script: Script = field(default_factory=list[Turn])
+    offset: int = 0
+
+    def set(self, script: Script, server: ScriptedServer) -> None:
+        self.script = script
+        self.offset = len(server.requests)
+
+    def __call__(self, body: dict[str, Any], index: int) -> Turn:
+        script = self.script
+        local = index - self.offset
+        if callable(script):
+            return script(body, local)
+        return script[local]
+
+
+@dataclass
+class Lab:
+    url: str
+    token: str
+    root: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def api(self, method: str, path: str) -> Any:
+        request = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        for session in self.api("GET", "/api/sessions"):
+            self.api("DELETE", f"/api/sessions/{session['id']}")
+
+
+def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
+    root = tmp / "work"
+    root.mkdir()
+    port = free_port()
+    token = "e2e-token"
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
+        "JUPYTER_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "IPYTHONDIR": str(tmp / "ipython"),
+        "PYTHONPATH": str(ROOT),
+        "ANTHROPIC_BASE_URL": server_url,
+        "ANTHROPIC_API_KEY": api_key,
+    }
+    log = tmp / "lab.log"
+    jupyter = str(Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "jupyter")
+    if not Path(jupyter).exists():
+        jupyter = "jupyter"
+    process = subprocess.Popen(
+        [
+            jupyter, "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.token={token}",
+            "--allow-root", "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}",
+        ],
+        cwd=root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    lab = Lab(url=f"http://127.0.0.1:{port}", token=token, root=root, process=process, log=log)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            lab.api("GET", "/api/status")
+            return lab
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
+            time.sleep(0.3)
+
+
+def write_notebook(lab: Lab, name: str, cells: list[str | tuple[str, str]]) -> Path:
+    notebook = new_notebook()
+    for cell in cells:
+        if isinstance(cell, tuple):
+            notebook.cells.append(new_markdown_cell(cell[1]))
+        else:
+            notebook.cells.append(new_code_cell(cell))
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = lab.root / name
+    nbformat.write(notebook, path)
+    return path
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def open_notebook(page: Any, lab: Lab, name: str) -> None:
+    page.goto(f"{lab.url}/lab/tree/{name}?token={lab.token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return k && k.status === 'idle'; }",
+        timeout=60_000,
+    )
+
+
+def run_cell(page: Any, index: int) -> None:
+    """Select a cell and Shift+Enter, the way a person runs it."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def cell_output(page: Any, index: int) -> Any:
+    return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
+
+
+def wait_cell_done(page: Any, index: int, timeout: float = 60_000) -> None:
+    prompt = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputArea-prompt")
+    page.wait_for_function(
+        "(el) => /\\[\\d+\\]/.test(el.textContent)", arg=prompt.element_handle(), timeout=timeout
+    )
