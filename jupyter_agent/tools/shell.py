@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Collection, Mapping
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -97,7 +97,7 @@ class BashTool(Tool[BashInput]):
     )
     Input = BashInput
     rule_field: ClassVar[str | None] = "command"
-    rule_kind: ClassVar[str] = "command"  # pyright: ignore[reportIncompatibleVariableOverride]
+    rule_kind: ClassVar[Literal["path", "command", "text"]] = "command"
 
     def __init__(self, *, keep_env: Collection[str] = (), shell: str = "/bin/bash") -> None:
         self.keep_env = frozenset(keep_env)

@@ -120,11 +120,32 @@ def _ndarray(p: Portrait, array: Any, np: Any) -> None:
 
 
 def _callable(p: Portrait, value: Any) -> None:
-    p.add("signature", lambda: f"{getattr(value, '__name__', '')}{inspect.signature(value)}")
+    p.add("signature", lambda: f"{getattr(value, '__name__', '')}{_signature(value)}")
     p.add("defined in", lambda: _where(value))
     p.add("docstring", lambda: _cut(inspect.getdoc(value) or "", _DOC_CHARS), block=True)
     if isinstance(value, type):
         p.add("public attributes", lambda: _attributes(value))
+
+
+class _Annotation:
+    """A string annotation (`from __future__ import annotations`) shown as written, not quoted."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _signature(value: Any) -> inspect.Signature:
+    """The signature without evaluating string annotations (that would run code) and without quotes."""
+
+    def plain(annotation: Any) -> Any:
+        return _Annotation(annotation) if isinstance(annotation, str) else annotation
+
+    signature = inspect.signature(value)
+    parameters = [p.replace(annotation=plain(p.annotation)) for p in signature.parameters.values()]
+    return signature.replace(parameters=parameters, return_annotation=plain(signature.return_annotation))
 
 
 def _where(value: Any) -> str:

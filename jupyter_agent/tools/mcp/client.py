@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,6 +188,10 @@ async def connect_mcp_servers(
     the first lines of its stderr, and the other servers work as usual.
     """
     connections = McpConnections()
+    # jsonschema (argument validation) takes seconds to import: do it while the servers start.
+    warm_up = (
+        asyncio.create_task(asyncio.to_thread(importlib.import_module, "jsonschema")) if servers else None
+    )
     started: list[_Server] = []
     for name, raw in servers.items():
         try:
@@ -198,6 +203,8 @@ async def connect_mcp_servers(
         server.start()
         started.append(server)
     await asyncio.gather(*(server.wait_ready(startup_timeout) for server in started))
+    if warm_up is not None:
+        await warm_up
     for server in started:
         if server.error is not None:
             connections.errors[server.name] = server.error

@@ -3,7 +3,9 @@
 Turning arbitrary JSON schema into a pydantic model is lossy ($ref, oneOf, patterns, formats), so the input
 model is a passthrough: it keeps the arguments as they came and validates them against the server's own
 schema. Failures become pydantic errors with real locations, so the dispatcher's INVALID_ARGS message names
-the field by JSON pointer like it does for built-in tools.
+the field by JSON pointer like it does for built-in tools. `jsonschema` interprets the schema (no code is
+generated from what a server sent, unlike fastjsonschema); it is imported on first use because its format
+checkers take seconds to import.
 
 The schema the model sees is the server's, with `additionalProperties: false` on object schemas that list
 their properties and don't say otherwise (root included), matching what every built-in tool sends.
@@ -12,12 +14,13 @@ their properties and don't say otherwise (root included), matching what every bu
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from jsonschema import exceptions as jsonschema_errors
-from jsonschema import validators
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 _NOT_SCHEMAS = ("enum", "const", "default", "examples", "required")
 _TYPE_ERRORS = {
@@ -83,7 +86,7 @@ def model_facing_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _line_errors(error: jsonschema_errors.ValidationError) -> list[InitErrorDetails]:
+def _line_errors(error: SchemaError) -> list[InitErrorDetails]:
     loc = tuple(error.absolute_path)
     instance: Any = error.instance
     wanted: Any = error.validator_value
@@ -121,6 +124,8 @@ class JsonSchemaArguments(BaseModel):
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Self:  # pyright: ignore[reportIncompatibleMethodOverride]
+        from jsonschema import validators  # imported late: it takes seconds (see connect_mcp_servers)
+
         validator_class = validators.validator_for(cls.json_schema, default=validators.Draft202012Validator)
         errors = sorted(
             validator_class(cls.json_schema).iter_errors(obj), key=lambda e: list(e.absolute_path)

@@ -1,0 +1,196 @@
+"""Bash through a real Dispatcher and real /bin/bash: exit codes, output caps, timeouts that leave nothing
+running, credentials kept out of the environment, and permission rules on the command."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agent.tools import (
+    Approval,
+    ApprovalRequest,
+    Dispatcher,
+    Limits,
+    PermissionPolicy,
+    Reject,
+    Rule,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+    ToolResult,
+)
+from jupyter_agent.tools.shell import bash_tool, scrubbed_environment
+
+
+def run(
+    args: dict[str, Any],
+    tmp_path: Path,
+    *,
+    policy: PermissionPolicy | None = None,
+    limits: Limits | None = None,
+    keep_env: tuple[str, ...] = (),
+) -> ToolResult:
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool(keep_env=keep_env)])
+    dispatcher = Dispatcher(pool=pool, policy=policy or PermissionPolicy(mode="bypassPermissions"))
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path, limits=limits))
+    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input=args), ctx)).result
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Live (not zombie) processes whose process group is `pgid`, read from /proc."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_output_and_exit_zero(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_text("a,b\n")
+    result = run({"command": "ls && echo warning >&2", "description": "List files"}, tmp_path)
+    assert not result.is_error
+    assert result.content == "data.csv\n[stderr]\nwarning"
+    assert result.summary == "exit 0 · 3 lines"
+
+
+def test_a_non_zero_exit_is_an_error_with_the_code_and_the_output(tmp_path: Path) -> None:
+    result = run({"command": "echo partial; echo 'no such table' >&2; exit 3"}, tmp_path)
+    assert result.error_code == "EXECUTION_ERROR"
+    assert (
+        result.content == "EXECUTION_ERROR: the command exited with code 3\npartial\n[stderr]\nno such table"
+    )
+
+
+def test_a_timeout_kills_the_command_and_every_process_it_started(tmp_path: Path) -> None:
+    command = "echo $$; sleep 100 & sleep 100 & (sleep 100; echo never) & wait"
+    result = run({"command": command, "timeout": 300}, tmp_path)
+    assert result.error_code == "TIMEOUT"
+    assert result.content.startswith(
+        "TIMEOUT: the command did not finish in 0.3 s and was killed, with every process it started; "
+        "output before that:\n"
+    )
+    group = int(result.content.splitlines()[-1])  # bash's pid leads its own process group
+    assert processes_in_group(group) == []
+
+
+def test_output_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
+    result = run({"command": "seq 1 100000"}, tmp_path, limits=Limits(max_output_chars=2000))
+    assert result.content.startswith("1\n2\n3\n")
+    assert result.content.endswith("99999\n100000")
+    assert "cut" in result.content
+    assert len(result.content) < 4000
+
+
+def test_credentials_are_not_in_the_commands_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
+    monkeypatch.setenv("MY_SETTING", "visible")
+    result = run({"command": "env"}, tmp_path)
+    assert "sk-ant-secret" not in result.content and "ghp-secret" not in result.content
+    assert "MY_SETTING=visible" in result.content
+
+
+def test_a_credential_can_be_passed_through_on_purpose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-needed")
+    result = run({"command": 'echo "$GITHUB_TOKEN"'}, tmp_path, keep_env=("GITHUB_TOKEN",))
+    assert result.content == "ghp-needed"
+
+
+def test_which_names_count_as_credentials() -> None:
+    environ = {
+        "ANTHROPIC_API_KEY": "1",
+        "ANTHROPIC_BASE_URL": "2",
+        "OPENAI_API_KEY": "3",
+        "AWS_SECRET_ACCESS_KEY": "4",
+        "JUPYTER_TOKEN": "5",
+        "DB_PASSWORD": "6",
+        "PATH": "/bin",
+        "HOME": "/root",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    assert sorted(scrubbed_environment(environ)) == ["HOME", "PATH", "TOKENIZERS_PARALLELISM"]
+
+
+def test_it_runs_in_the_sandbox_directory(tmp_path: Path) -> None:
+    assert run({"command": "pwd"}, tmp_path).content == os.path.realpath(tmp_path)
+
+
+def test_a_prefix_rule_allows_matching_commands_and_others_still_ask(tmp_path: Path) -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def refuse(request: ApprovalRequest) -> Approval:
+        asked.append(request)
+        return Reject(message="not now")
+
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool()])
+    policy = PermissionPolicy(mode="default", allow=[Rule.parse("Bash(echo hello*)")])
+    dispatcher = Dispatcher(pool=pool, policy=policy, approver=refuse)
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+
+    def call(command: str) -> ToolResult:
+        return asyncio.run(
+            dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx)
+        ).result
+
+    assert call("echo hello world").content == "hello world"
+    assert asked == []
+    assert call("echo hello; rm -rf x").content == "DENIED: Bash: not now"
+    assert call("rm -rf build").error_code == "DENIED"
+    assert [(r.title, r.preview.kind, r.preview.text) for r in asked] == [
+        ("Bash echo hello; rm -rf x", "code", "echo hello; rm -rf x"),
+        ("Bash rm -rf build", "code", "rm -rf build"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            {"command": "ls", "timeout": 900_000},
+            "- /timeout: expected less than or equal to 600000, got 900000. Fix: set `timeout` to less than or equal "
+            "to 600000",
+            id="a timeout over ten minutes is refused",
+        ),
+        pytest.param(
+            {"cmd": "ls"},
+            "- /command: expected a value (required). Fix: add `command`",
+            id="the command is required",
+        ),
+    ],
+)
+def test_bad_arguments_name_the_fix(args: dict[str, Any], message: str, tmp_path: Path) -> None:
+    result = run(args, tmp_path)
+    assert result.error_code == "INVALID_ARGS"
+    assert message in result.content.splitlines()
+
+
+def test_bash_is_not_among_the_kernel_tools() -> None:
+    from jupyter_agent.tools.kernel import kernel_tools
+
+    assert "Bash" not in {tool.name for tool in kernel_tools()}
+    tool = bash_tool()
+    assert (tool.kind, tool.rule_field, tool.rule_kind, tool.read_only) == (
+        "execute",
+        "command",
+        "command",
+        False,
+    )

@@ -1,0 +1,222 @@
+"""ListVariables and Inspect on a real namespace with real pandas/numpy objects — and objects whose repr hangs."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from jupyter_agent.tools import (
+    Dispatcher,
+    PermissionPolicy,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+    ToolResult,
+)
+from jupyter_agent.tools.kernel import Inspect, ListVariables, kernel_tools
+
+#: Released at teardown so the threads parked in a hanging __repr__ can finish.
+RELEASE = threading.Event()
+
+
+@pytest.fixture(autouse=True)
+def _release_hanging_reprs() -> Iterator[None]:
+    RELEASE.clear()
+    yield
+    RELEASE.set()
+
+
+class HangingRepr:
+    def __repr__(self) -> str:
+        RELEASE.wait()
+        return "HangingRepr()"
+
+
+class HangingFrame(pd.DataFrame):
+    """A DataFrame subclass whose repr never finishes."""
+
+    @property
+    def _constructor(self) -> type[HangingFrame]:
+        return HangingFrame
+
+    def __repr__(self) -> str:
+        RELEASE.wait()
+        return "never"
+
+
+def scale(values: list[float], factor: float = 2.0) -> list[float]:
+    """Multiply every value by factor."""
+    return [v * factor for v in values]
+
+
+def run(
+    name: str, args: dict[str, Any], namespace: dict[str, Any] | None, tmp_path: Path, **tools: Any
+) -> ToolResult:
+    chosen: list[Any] = [
+        tools.get("listing", ListVariables()),
+        tools.get("inspect", Inspect(repr_seconds=0.3)),
+    ]
+    pool = ToolPool()
+    pool.set_source("builtin", chosen)
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"))
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace=namespace)
+    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
+
+
+def test_listing_shows_types_shapes_dtypes_sizes_and_short_values(tmp_path: Path) -> None:
+    import os
+
+    namespace: dict[str, Any] = {
+        "df": pd.DataFrame({"a": [1, 2, 3], "b": [1.0, 2.0, 3.0]}),
+        "arr": np.zeros((3, 4), dtype=np.float32),
+        "n": 42,
+        "name": "sales",
+        "rows": [1, 2, 3],
+        "_private": 1,
+        "os": os,
+        "scale": scale,
+        "In": [],
+        "get_ipython": lambda: None,
+    }
+    result = run("ListVariables", {}, namespace, tmp_path)
+    assert not result.is_error
+    assert result.content == (
+        "5 variables in the kernel (1 functions/classes hidden; pass include_functions=true to list them):\n"
+        "name  type       shape/len  dtype    size    value\n"
+        "arr   ndarray    (3, 4)     float32  48 B\n"
+        "df    DataFrame  (3, 2)     mixed    180 B\n"
+        "n     int                            28 B    42\n"
+        "name  str        5                   54 B    'sales'\n"
+        "rows  list       3                   ~172 B"
+    )
+
+
+def test_functions_and_classes_are_listed_when_asked(tmp_path: Path) -> None:
+    result = run(
+        "ListVariables", {"include_functions": True}, {"scale": scale, "Frame": HangingFrame}, tmp_path
+    )
+    assert result.content == "2 variables in the kernel:\nname   type\nFrame  type\nscale  function"
+
+
+def test_listing_never_waits_on_an_object_that_hangs(tmp_path: Path) -> None:
+    class HangingShape:
+        @property
+        def shape(self) -> tuple[int, ...]:
+            RELEASE.wait()
+            return (1,)
+
+    listing = ListVariables(per_value_seconds=0.2, total_seconds=1.0)
+    result = run("ListVariables", {}, {"stuck": HangingShape(), "n": 1}, tmp_path, listing=listing)
+    assert "stuck  HangingShape" in result.content
+    assert "facts did not finish in 0.2 s" in result.content
+    assert "n      int" in result.content
+
+
+def test_without_a_kernel_namespace_the_tools_say_they_are_not_available(tmp_path: Path) -> None:
+    result = run("ListVariables", {}, None, tmp_path)
+    assert result.error_code == "NOT_AVAILABLE"
+    assert "not running inside a kernel" in result.content
+
+
+def test_inspect_dataframe_shows_shape_dtypes_and_head(tmp_path: Path) -> None:
+    df = pd.DataFrame({"city": ["Oslo", "Lima"], "sales": [10, 20]})
+    result = run("Inspect", {"name": "df"}, {"df": df}, tmp_path)
+    assert not result.is_error
+    text = result.content
+    assert text.startswith("df: pandas.DataFrame\nshape: 2 rows × 2 columns\nmemory: ")
+    assert "columns (dtype):\n  city: " in text
+    assert "  sales: int64" in text
+    assert "head(5):\n     city  sales\n  0  Oslo     10\n  1  Lima     20" in text
+
+
+def test_inspect_array_gives_numeric_stats(tmp_path: Path) -> None:
+    arr = np.array([[1.0, np.nan], [3.0, 5.0]])
+    result = run("Inspect", {"name": "arr"}, {"arr": arr}, tmp_path)
+    assert "shape: (2, 2)\ndtype: float64\nmemory: 32 B\nstats: min 1, max 5, mean 3, 1 NaN" in result.content
+
+
+def test_inspect_function_gives_signature_and_docstring(tmp_path: Path) -> None:
+    result = run("Inspect", {"name": "scale"}, {"scale": scale}, tmp_path)
+    assert result.content.startswith(
+        "scale: function\nsignature: scale(values: list[float], factor: float = 2.0) -> list[float]\n"
+    )
+    assert "docstring:\n  Multiply every value by factor." in result.content
+
+
+def test_a_repr_that_hangs_is_abandoned_after_the_cap(tmp_path: Path) -> None:
+    result = run("Inspect", {"name": "h"}, {"h": HangingRepr()}, tmp_path)
+    assert not result.is_error
+    assert result.content == (
+        "h: test_kernel_variables.HangingRepr\n"
+        "repr: (repr did not finish in 0.3 s; the object's own code (__repr__, a property) may hang or be very "
+        "slow, so it was not waited for)"
+    )
+
+
+def test_a_dataframe_whose_cells_hang_still_shows_shape_and_dtypes(tmp_path: Path) -> None:
+    df = pd.DataFrame({"obj": [HangingRepr(), 1], "x": [1, 2]})
+    result = run("Inspect", {"name": "df"}, {"df": df}, tmp_path)
+    assert "shape: 2 rows × 2 columns" in result.content
+    assert "  obj: object\n  x: int64" in result.content
+    assert "head(5): (head(5) did not finish in 0.3 s;" in result.content
+
+
+def test_a_dataframe_subclass_whose_repr_hangs_is_described_without_it(tmp_path: Path) -> None:
+    frame = HangingFrame({"a": [1, 2]})
+    result = run("Inspect", {"name": "frame"}, {"frame": frame}, tmp_path)
+    assert result.content.startswith("frame: test_kernel_variables.HangingFrame\nshape: 2 rows × 1 columns")
+
+
+def test_attribute_and_constant_subscript_paths_are_followed(tmp_path: Path) -> None:
+    namespace: dict[str, Any] = {"df": pd.DataFrame({"a": [1, 2]}), "config": {"paths": ["x", "y"]}}
+    assert run("Inspect", {"name": "df['a']"}, namespace, tmp_path).content.startswith(
+        "df['a']: pandas.Series\nlength: 2\ndtype: int64"
+    )
+    assert run("Inspect", {"name": "config['paths'][-1]"}, namespace, tmp_path).content.startswith(
+        "config['paths'][-1]: str\nlength: 1\nrepr:\n  'y'"
+    )
+    assert run("Inspect", {"name": "df.columns"}, namespace, tmp_path).content.startswith(
+        "df.columns: pandas."
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        pytest.param(
+            "dff",
+            "INVALID_ARGS: there is no variable 'dff' in the kernel; similar names: df (ListVariables lists them)",
+            id="an unknown name suggests close ones",
+        ),
+        pytest.param(
+            "df.colums",
+            "INVALID_ARGS: 'df' (DataFrame) has no attribute 'colums'; did you mean columns, cumsum?",
+            id="a misspelt attribute suggests close ones",
+        ),
+        pytest.param(
+            "df.head()",
+            "INVALID_ARGS: Inspect cannot look up 'df.head()': use a variable name with attributes and constant "
+            "subscripts, e.g. df, df.columns, data['key'], items[0]; calls and expressions are not evaluated "
+            "(use RunCode for that)",
+            id="a call is refused, never evaluated",
+        ),
+    ],
+)
+def test_bad_paths_name_the_fix(path: str, message: str, tmp_path: Path) -> None:
+    result = run("Inspect", {"name": path}, {"df": pd.DataFrame({"a": [1]})}, tmp_path)
+    assert result.content == message
+
+
+def test_kernel_tools_are_the_three_in_kernel_tools() -> None:
+    tools = {tool.name: tool for tool in kernel_tools()}
+    assert sorted(tools) == ["Inspect", "ListVariables", "RunCode"]
+    assert tools["ListVariables"].read_only and tools["Inspect"].read_only
+    assert tools["RunCode"].kind == "execute" and not tools["RunCode"].read_only
