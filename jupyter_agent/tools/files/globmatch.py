@@ -1,0 +1,117 @@
+"""Glob patterns as the model writes them: `**` crosses directories, `*` and `?` stay in one, `{a,b}` and `[…]`.
+
+Patterns are matched against `/`-separated paths relative to the search directory (so `*.py` is the
+top level only, `**/*.py` is every depth, as in a shell with globstar). Braces are expanded first, so
+they may contain `/`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_SPECIAL = frozenset("*?[{")
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`a.{py,pyi}` → [`a.py`, `a.pyi`]; nested braces work; an unmatched `{` is literal."""
+    depth, open_at = 0, -1
+    for index, char in enumerate(pattern):
+        if char == "\\":
+            continue
+        if char == "{":
+            if depth == 0:
+                open_at = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                head, body, tail = pattern[:open_at], pattern[open_at + 1 : index], pattern[index + 1 :]
+                options = _split_top_level(body)
+                if len(options) == 1:
+                    return [head + "{" + body + "}" + rest for rest in expand_braces(tail)]
+                return [head + option + rest for option in options for rest in expand_braces(tail)]
+    return [pattern]
+
+
+def _split_top_level(body: str) -> list[str]:
+    parts: list[str] = []
+    depth, start = 0, 0
+    for index, char in enumerate(body):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(body[start:index])
+            start = index + 1
+    parts.append(body[start:])
+    expanded: list[str] = []
+    for part in parts:
+        expanded += expand_braces(part)
+    return expanded
+
+
+def _segment(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\" and i + 1 < len(segment):
+            i += 1
+            out.append(re.escape(segment[i]))
+        elif char == "[" and (close := segment.find("]", i + 2)) != -1:
+            body = segment[i + 1 : close]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = close
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def _translate(pattern: str) -> str:
+    segments = [s for s in pattern.split("/") if s not in ("", ".")]
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_segment(segment) + ("" if last else "/"))
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A regex that `fullmatch`es the relative paths `pattern` selects."""
+    return re.compile("|".join(f"(?:{_translate(p)})" for p in expand_braces(pattern)), re.DOTALL)
+
+
+def has_magic(segment: str) -> bool:
+    return any(char in _SPECIAL for char in segment)
+
+
+def split_literal_prefix(pattern: str) -> tuple[str, str]:
+    """(`src/data`, `**/*.csv`) from `src/data/**/*.csv`: the leading plain directories, then the rest."""
+    segments = pattern.split("/")
+    cut = 0
+    while cut < len(segments) - 1 and not has_magic(segments[cut]):
+        cut += 1
+    prefix = "/".join(segments[:cut])
+    if pattern.startswith("/") and not prefix:
+        prefix = "/"
+    return prefix, "/".join(segments[cut:])
+
+
+def mentions_hidden(pattern: str) -> bool:
+    """True when a segment starts with a dot (`.github/**`): the search must then include hidden files."""
+    return any(
+        s.startswith(".") and s not in (".", "..") for p in expand_braces(pattern) for s in p.split("/")
+    )

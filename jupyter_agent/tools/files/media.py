@@ -1,0 +1,96 @@
+"""Files that are not text: images the model can look at, and binary formats it should open in the kernel instead."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from ..errors import ToolError
+from ..result import ImageContent
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+
+#: Formats a notebook user loads with a library; the hint names the call so the model can do it in a cell.
+_LOADERS: dict[str, str] = {
+    ".parquet": "pandas.read_parquet",
+    ".feather": "pandas.read_feather",
+    ".arrow": "pyarrow.ipc.open_file",
+    ".xlsx": "pandas.read_excel",
+    ".xls": "pandas.read_excel",
+    ".npy": "numpy.load",
+    ".npz": "numpy.load",
+    ".pkl": "pandas.read_pickle",
+    ".pickle": "pandas.read_pickle",
+    ".h5": "pandas.read_hdf or h5py.File",
+    ".hdf5": "pandas.read_hdf or h5py.File",
+    ".sqlite": "sqlite3.connect",
+    ".db": "sqlite3.connect",
+    ".pdf": "a PDF library such as pypdf",
+}
+_BINARY_SUFFIXES = frozenset(
+    {*_LOADERS, ".zip", ".gz", ".bz2", ".xz", ".7z", ".tar", ".exe", ".dll", ".so", ".dylib", ".bin", ".pyc"}
+    | {".o", ".a", ".class", ".jar", ".whl", ".mp3", ".mp4", ".wav", ".avi", ".mov", ".mkv", ".ico", ".bmp"}
+    | {".tif", ".tiff", ".woff", ".woff2", ".ttf", ".otf", ".docx", ".pptx", ".odt", ".ods"}
+)
+
+
+def is_image(path: Path) -> bool:
+    return path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def known_binary(path: Path) -> bool:
+    """Formats that are binary whatever their first bytes look like (a PDF starts with readable text)."""
+    return path.suffix.lower() in _BINARY_SUFFIXES
+
+
+def binary_error(path: Path, shown: str) -> ToolError:
+    loader = _LOADERS.get(path.suffix.lower())
+    how = (
+        f"load it in the kernel with {loader} and look at it there"
+        if loader
+        else ("inspect it from Python in the kernel instead (or Grep to search it)")
+    )
+    return ToolError("BINARY_FILE", f"'{shown}' is a binary file and can't be shown as text; {how}")
+
+
+def sniff_image(head: bytes) -> str | None:
+    """The media type the bytes really are (the API rejects a PNG labelled as JPEG), or None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    if size < 1024**3:
+        return f"{size / 1024**2:.1f} MB"
+    return f"{size / 1024**3:.1f} GB"
+
+
+def image_content(path: Path, shown: str, max_bytes: int) -> tuple[ImageContent, bytes]:
+    """The image as a base64 block and its bytes; `FILE_TOO_LARGE` / `BINARY_FILE` when it can't be sent."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ToolError(
+            "FILE_TOO_LARGE",
+            f"'{shown}' is {human_size(size)}, over the {human_size(max_bytes)} limit for images; "
+            "save a smaller copy (e.g. resized with PIL) and Read that",
+        )
+    data = path.read_bytes()
+    media_type = sniff_image(data[:16])
+    if media_type is None:
+        raise ToolError(
+            "BINARY_FILE",
+            f"'{shown}' has an image extension but is not a PNG, JPEG, GIF or WebP image; "
+            "check the file in the kernel (e.g. with PIL.Image.open)",
+        )
+    return ImageContent(media_type=media_type, data=base64.b64encode(data).decode("ascii")), data
