@@ -1,0 +1,59 @@
+"""A file change planned before it is made: the approval shows its diff, the run writes it, the journal keeps it.
+
+Write and Edit compute the new bytes in `plan` (no side effects), so `preview` and `run` share one code
+path and a call that would fail (stale, no match) fails before anyone is asked to approve it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..context import ToolContext
+from ..core import Preview
+from ..journal import FileChange
+from ..sandbox import atomic_write
+from .access import Target, remember
+from .diff import Diff, unified_diff
+from .text import decode, display, is_binary
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannedChange:
+    where: Target
+    #: None when the file does not exist yet.
+    before: bytes | None
+    after: bytes
+    diff: Diff
+
+    @property
+    def creates(self) -> bool:
+        return self.before is None
+
+    @property
+    def unchanged(self) -> bool:
+        return self.before == self.after
+
+    def preview(self) -> Preview:
+        text = self.diff.text or f"(no changes to {self.where.shown})\n"
+        return Preview(kind="diff", text=text, language="diff")
+
+
+def shown_text(data: bytes | None) -> str:
+    """What a diff shows of a file's bytes: its decoded text, or nothing for a missing or binary file."""
+    if data is None or is_binary(data):
+        return ""
+    return display(decode(data).text)
+
+
+def plan(where: Target, before: bytes | None, after: bytes) -> PlannedChange:
+    diff = unified_diff(shown_text(before), shown_text(after), where.shown)
+    return PlannedChange(where=where, before=before, after=after, diff=diff)
+
+
+def commit(ctx: ToolContext, change: PlannedChange, *, tool: str) -> None:
+    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote)."""
+    atomic_write(change.where.real, change.after)
+    ctx.journal.record(
+        FileChange(path=change.where.real, before=change.before, after=change.after, tool=tool)
+    )
+    remember(ctx, change.where, change.after)

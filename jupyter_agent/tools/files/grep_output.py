@@ -1,0 +1,97 @@
+"""Grep's result text: the shapes Claude Code's Grep prints, cut by head_limit and a character budget."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ..result import ToolResult
+from .hits import Hit, Hits, OutputMode
+
+
+class _Shown(Protocol):
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def head_limit(self) -> int | None: ...
+    @property
+    def line_numbers(self) -> bool: ...
+    def context_lines(self) -> tuple[int, int]: ...
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def content_lines(lines: list[Hit], *, numbers: bool, separated: bool) -> list[str]:
+    """`path:12:text` for matches, `path-13-text` for context, `--` between separate blocks (as rg prints)."""
+    out: list[str] = []
+    previous: Hit | None = None
+    for hit in lines:
+        if (
+            separated
+            and previous is not None
+            and (hit.path != previous.path or hit.number != previous.number + 1)
+        ):
+            out.append("--")
+        mark = ":" if hit.match else "-"
+        out.append(
+            f"{hit.path}{mark}{hit.number}{mark}{hit.text}" if numbers else f"{hit.path}{mark}{hit.text}"
+        )
+        previous = hit
+    return out
+
+
+def _take(entries: list[str], head_limit: int | None, max_chars: int) -> tuple[list[str], bool]:
+    """The entries that fit: at most head_limit, and (always at least one) under max_chars; True if the budget cut."""
+    wanted = entries[:head_limit] if head_limit is not None else entries
+    taken: list[str] = []
+    used = 0
+    for entry in wanted:
+        if taken and used + len(entry) + 1 > max_chars:
+            return taken, True
+        taken.append(entry)
+        used += len(entry) + 1
+    return taken, False
+
+
+def render(hits: Hits, mode: OutputMode, params: _Shown, shown: str, max_chars: int) -> ToolResult:
+    if mode == "files_with_matches":
+        entries = hits.files
+    elif mode == "count":
+        entries = [f"{path}:{count}" for path, count in hits.counts]
+    else:
+        before, after = params.context_lines()
+        entries = content_lines(hits.lines, numbers=params.line_numbers, separated=bool(before or after))
+    notes = [hits.warnings] if hits.warnings else []
+    if hits.cut:
+        notes.append(
+            "[ripgrep printed more than we keep, so these results are incomplete; narrow the search.]"
+        )
+    if not entries:
+        text = "\n\n".join([f"No matches for {params.pattern!r} in '{shown}'.", *notes])
+        return ToolResult.ok(text, summary="No matches")
+    taken, over_budget = _take(entries, params.head_limit, max_chars)
+    body = "\n".join(taken)
+    if len(taken) < len(entries):
+        why = (
+            f"output kept under {max_chars} characters; narrow the search with path, glob or type, or set head_limit"
+            if over_budget
+            else f"head_limit={params.head_limit}"
+        )
+        notes.insert(0, f"[Showing {len(taken)} of {len(entries)} {_noun(mode)} ({why}).]")
+    if mode == "files_with_matches":
+        summary = f"Found {_plural(len(hits.files), 'file')}"
+        body = f"{summary}\n{body}"
+    elif mode == "count":
+        total = sum(count for _, count in hits.counts)
+        summary = f"Found {_plural(total, 'matching line')} in {_plural(len(hits.counts), 'file')}"
+        notes.append(summary + ".")
+    else:
+        matches = sum(1 for hit in hits.lines if hit.match)
+        files = len({hit.path for hit in hits.lines})
+        summary = f"Found {_plural(matches, 'matching line')} in {_plural(files, 'file')}"
+    return ToolResult.ok("\n\n".join([body, *notes]), summary=summary)
+
+
+def _noun(mode: OutputMode) -> str:
+    return {"files_with_matches": "files", "count": "files", "content": "lines"}[mode]

@@ -1,0 +1,95 @@
+"""Read of an `.ipynb` file: its cells with ids, types and outputs (offset/limit count cells).
+
+A notebook is mostly outputs (plots as base64), so it may be much bigger than a text file Read takes
+whole; the renderer cuts outputs, so the cap here is generous. Each shown cell is recorded in the read
+ledger under `<real path>#<cell id>` with its source, for NotebookEdit's read-before-write check.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ...notebook.render import cell_id, language_of, render_notebook, source_of
+from ..context import ToolContext
+from ..errors import ToolError
+from ..result import ToolResult
+from .access import Target, remember
+from .media import human_size
+
+if TYPE_CHECKING:
+    from .read import ReadInput
+
+NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
+OUTPUT_CHARS = 2000
+TOTAL_CHARS = 100_000
+
+
+def _parse(data: bytes) -> dict[str, Any] | None:
+    """The notebook as nbformat v4 JSON (older formats upgraded by nbformat), or None when it is not a notebook.
+
+    Version 4 is read as plain JSON: importing and validating with nbformat costs seconds, and the renderer
+    tolerates missing keys.
+    """
+    try:
+        parsed: Any = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    notebook: dict[str, Any] = parsed
+    version = notebook.get("nbformat", 4)
+    if isinstance(notebook.get("cells"), list) and (not isinstance(version, int) or version >= 4):
+        return notebook
+    if "worksheets" not in notebook:
+        return None
+    import nbformat  # only for notebooks older than format 4
+
+    try:
+        upgraded: Any = nbformat.reads(data.decode("utf-8"), as_version=4)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return upgraded
+
+
+def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolResult | None:
+    """The rendered cells, or None when the file is not notebook JSON (Read then shows it as text)."""
+    size = where.real.stat().st_size
+    if size > NOTEBOOK_MAX_BYTES:
+        raise ToolError(
+            "FILE_TOO_LARGE",
+            f"'{where.shown}' is {human_size(size)}, over the {human_size(NOTEBOOK_MAX_BYTES)} limit for "
+            "notebooks; clear its outputs or read one cell's source with Grep",
+        )
+    data = where.real.read_bytes()
+    nb = _parse(data)
+    if nb is None:
+        return None
+    start = max(params.offset or 1, 1) - 1
+    budget = min(TOTAL_CHARS, max(ctx.sandbox.limits.max_file_bytes, OUTPUT_CHARS))
+    shown = render_notebook(
+        nb, start=start, count=params.limit, output_chars=OUTPUT_CHARS, total_chars=budget
+    )
+    remember(ctx, where, data)
+    cells: list[dict[str, Any]] = nb.get("cells", [])
+    for index in range(shown.first, shown.last + 1):
+        ctx.reads.record(f"{where.key}#{cell_id(cells[index], index)}", source_of(cells[index]))
+    header = f"Notebook '{where.shown}' ({language_of(nb)}, {shown.total} cells)"
+    if shown.total == 0:
+        return ToolResult.ok(f"{header} has no cells.", summary=f"Read {where.shown} (no cells)")
+    if shown.last < shown.first:
+        return ToolResult.ok(
+            f"{header}: offset {start + 1} is past the last cell. Use an offset from 1 to {shown.total}.",
+            summary=f"Read {where.shown} (offset past the end)",
+        )
+    text = f"{header}:\n{shown.text}"
+    if shown.last + 1 < shown.total:
+        text += (
+            f"\n\n[Showing cells {shown.first + 1}–{shown.last + 1} of {shown.total}. "
+            f"Use offset={shown.last + 2} to read on.]"
+        )
+    return ToolResult.ok(
+        text,
+        summary=f"Read {where.shown} (cells {shown.first + 1}–{shown.last + 1} of {shown.total})",
+        data={"path": str(where.real), "cells": shown.total},
+    )
