@@ -1,0 +1,23 @@
+/**
+ * JupyterLab plugin: lets the jupyter_agent kernel extension read and edit the live
+ * notebook over the `jupyter_agent.notebook` comm (docs/notebook-protocol.md).
+ */
+import type { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { NotebookBridge } from './bridge';
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-agent:plugin',
+  description: 'Applies the jupyter_agent kernel extension’s cell operations to the live notebook.',
+  autoStart: true,
+  requires: [INotebookTracker],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker): void => {
+    const bridge = new NotebookBridge(tracker, app.serviceManager.contents);
+    // Panels restored before this plugin activated, then every new one.
+    tracker.forEach(panel => bridge.watch(panel));
+    tracker.widgetAdded.connect((_, panel) => bridge.watch(panel));
+  }
+};
+
+export default plugin;
