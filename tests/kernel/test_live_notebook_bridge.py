@@ -110,3 +110,73 @@ def test_without_a_page_the_notebook_is_edited_as_a_file(kernel: KernelFrontend,
     assert [source for _, source in outcome["cells"]] == ["a = 1", "b = 2"]
     saved = json.loads((tmp_path / "analysis.ipynb").read_text())
     assert [c["source"] for c in saved["cells"]] == [["a = 1"], ["b = 2"]]
+
+
+RUN_CELL = """
+import asyncio, json, threading
+from pathlib import Path
+from jupyter_agent.notebook.bridge import LiveBridge
+from jupyter_agent.notebook.provider import NotebookProvider
+from jupyter_agent.tools import Sandbox, ToolContext
+from jupyter_agent.tools.notebook import RunCell
+from jupyter_agent.ui.channel import CallOnMain, UIChannel
+from jupyter_agent.ui.pump import ShellPump
+
+channel = UIChannel()
+bridge = LiveBridge(notebook_path=str(Path("analysis.ipynb").resolve()))
+ctx = ToolContext(
+    sandbox=Sandbox.at("."),
+    namespace=get_ipython().user_ns,
+    services={
+        "notebooks": NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge),
+        "main_thread": channel,
+        "shell": get_ipython(),
+    },
+)
+outcome = {}
+
+def worker():
+    try:
+        result = asyncio.run(RunCell().run(RunCell.Input(cell_id="a1"), ctx))
+        outcome["content"] = result.content
+        outcome["images"] = len(result.images)
+    except BaseException as exc:
+        outcome["error"] = repr(exc)
+
+thread = threading.Thread(target=worker, name="agent-worker")
+thread.start()
+pump = ShellPump.for_kernel(get_ipython().kernel)
+while thread.is_alive():
+    for item in channel.drain():
+        if isinstance(item, CallOnMain):
+            outcome["ran_on"] = threading.current_thread().name
+            item.reply.set_result(item.fn())
+    pump.pump(0.02)
+pump.finish()
+print("OUTCOME " + json.dumps(outcome))
+"""
+
+
+def test_run_cell_runs_on_the_main_thread_and_writes_outputs_into_the_live_cell(
+    kernel: KernelFrontend,
+) -> None:
+    page = NotebookPage(kernel)
+    page.cells[0]["source"] = (
+        "from IPython.display import HTML, display\n"
+        "print('hello')\n"
+        "display(HTML('<b>bold</b>'))\n"
+        "answer = 6 * 7\n"
+        "answer"
+    )
+    cell = kernel.run(RUN_CELL, timeout=60)
+    outcome = outcome_of(cell.text())
+    assert "error" not in outcome, outcome
+    assert outcome["ran_on"] == "MainThread"
+    assert outcome["content"].startswith("hello\n")
+    assert "Out: 42" in outcome["content"]
+    outputs = page.cells[0]["outputs"]
+    assert [o["output_type"] for o in outputs] == ["stream", "display_data", "execute_result"]
+    assert outputs[1]["data"]["text/html"] == "<b>bold</b>"
+    assert outputs[2]["data"]["text/plain"] == "42"
+    assert outputs[2]["execution_count"] == page.cells[0]["execution_count"] is not None
+    assert kernel.run("print(answer)").text().strip() == "42"

@@ -5,11 +5,20 @@ from __future__ import annotations
 from ..core import AnyTool
 from .edit import NotebookEdit, NotebookEditInput
 from .read import NotebookRead, NotebookReadInput
+from .run import RunCell, RunCellInput
 
 
 def notebook_tools() -> list[AnyTool]:
     """The notebook tools, for a ToolPool source; they find notebooks through the `notebooks` service."""
-    return [NotebookRead(), NotebookEdit()]
+    return [NotebookRead(), NotebookEdit(), RunCell()]
 
 
-__all__ = ["NotebookEdit", "NotebookEditInput", "NotebookRead", "NotebookReadInput", "notebook_tools"]
+__all__ = [
+    "NotebookEdit",
+    "NotebookEditInput",
+    "NotebookRead",
+    "NotebookReadInput",
+    "RunCell",
+    "RunCellInput",
+    "notebook_tools",
+]

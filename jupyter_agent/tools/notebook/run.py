@@ -1,0 +1,127 @@
+"""RunCell: run a code cell of this kernel's notebook in this kernel, like Shift+Enter, and show the outputs.
+
+The cell's current source runs on the kernel's main thread with RunCode's capture (`CodeRun`); the outputs
+and the execution count are written back into the cell (live: into the page; else into the file), and the
+model gets them capped. The execution count is the running `%%agent` cell's own: the kernel's counter is
+not advanced, so the numbers in the notebook stay consistent with JupyterLab's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+from ...notebook.base import Notebook
+from ...notebook.cells import Cell
+from ..context import ToolContext
+from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..errors import ToolError
+from ..kernel.execution import CodeRun
+from ..kernel.main_thread import MAIN_THREAD_SERVICE, MainThread
+from ..kernel.runcode import STOP_GRACE_SECONDS, outcome_result
+from ..kernel.variables import user_namespace
+from ..result import ToolResult
+from ..sandbox import cap_text
+from .cell_outputs import CellOutputs
+from .common import ledger_key, open_notebook, require_fresh, shown
+
+DESCRIPTION = """\
+Run one code cell of the user's notebook (this kernel's notebook) in this kernel, as if the user pressed \
+Shift+Enter: it runs the cell's current source in the user's namespace, its outputs are written into the \
+cell, and you get them back (printed text, displayed values and images, the traceback if it raised).
+- cell_id is the id NotebookRead shows. Only code cells run.
+- The user is asked before it runs unless a rule allows it. To run code that is not in a cell, use RunCode."""
+
+
+class RunCellInput(ToolInput):
+    cell_id: str
+    """The id of the code cell to run (from NotebookRead)."""
+
+
+class RunCell(Tool[RunCellInput]):
+    name: ClassVar[str] = "RunCell"
+    description: ClassVar[str] = DESCRIPTION
+    kind: ClassVar[ToolKind] = "execute"
+    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(read_only=False, destructive=True)
+    Input = RunCellInput
+
+    def title(self, params: RunCellInput, ctx: ToolContext) -> str:
+        return f"RunCell {params.cell_id}"
+
+    async def preview(self, params: RunCellInput, ctx: ToolContext) -> Preview:
+        book = await open_notebook(ctx, None)
+        _, cell = await book.cell(params.cell_id)
+        return Preview(kind="code", text=cell.source, language="python")
+
+    async def run(self, params: RunCellInput, ctx: ToolContext) -> ToolResult:
+        main: Any = ctx.service(MAIN_THREAD_SERVICE)
+        if not isinstance(main, MainThread):
+            raise ToolError(
+                "NOT_AVAILABLE",
+                "RunCell needs the kernel's main thread to run code on, and this session does not provide one "
+                "(it is not running inside a Jupyter kernel); use the other tools instead",
+            )
+        namespace = user_namespace(ctx, self.name)
+        book = await open_notebook(ctx, None)
+        _, cell = await book.cell(params.cell_id)
+        if cell.cell_type != "code":
+            raise ToolError(
+                "INVALID_ARGS",
+                f"cell '{cell.id}' is a {cell.cell_type} cell; only code cells run (RunCode runs code that is "
+                "not in a cell)",
+            )
+        unread = cap_text(_unread_note(ctx, book, cell), ctx.sandbox.limits.max_output_chars // 4)
+        shell = ctx.service("shell")
+        count: int | None = getattr(shell, "execution_count", None)
+        limits = ctx.sandbox.limits
+        seconds = limits.max_timeout
+        job = CodeRun(
+            cell.source,
+            namespace,
+            shell=shell,
+            timeout=seconds,
+            max_chars=limits.max_output_chars // 2,
+            max_image_bytes=limits.max_image_bytes,
+        )
+        log = CellOutputs(
+            max_chars=limits.max_output_chars // 2,
+            max_image_bytes=limits.max_image_bytes,
+            execution_count=count,
+        )
+        job.log = log  # RunCode's capture, also keeping nbformat outputs for the cell
+        try:
+            outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
+        except TimeoutError:
+            raise ToolError(
+                "TIMEOUT",
+                f"cell '{cell.id}' did not finish in {seconds:g} s and could not be stopped: it is blocked in a "
+                "call Python cannot interrupt and is still running in the kernel; ask the user to press "
+                "Interrupt (■)",
+            ) from None
+        written = await _write_back(book, cell.id, log.with_error(outcome), count)
+        result = outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)
+        footer = f"\n[cell '{cell.id}' of {shown(ctx, book)} ran as [{count if count is not None else ' '}]; {written}]"
+        return dataclasses.replace(
+            result,
+            content=result.content + footer + unread,
+            summary=f"Ran cell {cell.id}: {result.summary}",
+            data={**result.data, "cell_id": cell.id, "execution_count": count},
+        )
+
+
+def _unread_note(ctx: ToolContext, book: Notebook, cell: Cell) -> str:
+    """The source that runs, when the model has not seen it as it is (the user may have changed it)."""
+    try:
+        require_fresh(ctx, book, cell)
+        return ""
+    except ToolError:
+        ctx.reads.record(ledger_key(book, cell.id), cell.source)
+        return f"\nThe source that ran, which you had not read as it is now:\n{cell.source}"
+
+
+async def _write_back(book: Notebook, cell_id: str, outputs: list[dict[str, Any]], count: int | None) -> str:
+    try:
+        await book.set_outputs(cell_id, outputs, count)
+    except ToolError as exc:
+        return f"its outputs could not be written into the cell: {exc.message}"
+    return "its outputs are now in the notebook"
