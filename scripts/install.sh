@@ -15,9 +15,9 @@ fi
 # The editable install builds the labextension into jupyter_agent/labextension; link it where JupyterLab looks.
 .venv/bin/jupyter labextension develop --overwrite . >/dev/null
 
-if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+if [ "${1:-}" = "--browser" ] && { [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "color emoji"; }; then
   SUDO=""
   [ "$(id -u)" = "0" ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver fonts-noto-color-emoji >/dev/null
 fi

@@ -50,13 +50,16 @@ class ToolCard:
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def headline(self) -> str:
+        """`Edit utils.py  +3 −1`, `Grep "TODO" 12 files`: the title, or the tool's own summary when it says more."""
         line = self.title or self.name
-        if self.result is not None:
-            if self.result.diff:
-                added, removed = diff_counts(self.result.diff)
-                line += f"  +{added} −{removed}"
-            elif self.result.summary and not self.result.is_error:
-                line += f" · {self.result.summary}"
+        if self.result is None:
+            return line
+        if self.result.diff:
+            added, removed = diff_counts(self.result.diff)
+            return f"{line}  +{added} −{removed}"
+        summary = self.result.summary
+        if summary and not self.result.is_error:
+            return summary if summary.split(" ", 1)[0] in (self.name, line.split(" ", 1)[0]) else f"{line} · {summary}"
         return line
 
     def status_text(self) -> str:

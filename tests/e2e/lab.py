@@ -145,6 +145,9 @@ def open_notebook(page: Any, lab: Lab, name: str) -> None:
         " return k && k.status === 'idle'; }",
         timeout=60_000,
     )
+    news = page.locator(".jp-Notification-Toast button:has-text('No')")
+    if news.count():
+        news.first.click()
 
 
 def run_cell(page: Any, index: int) -> None:
