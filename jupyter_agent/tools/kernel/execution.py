@@ -129,8 +129,12 @@ class CodeRun:
         self.log = OutputLog(max_chars=max_chars, max_image_bytes=max_image_bytes)
         self.error: BaseException | None = None
         self.interrupted = False
+        #: Set when run() ends, also when it re-raises the user's KeyboardInterrupt.
+        self.outcome: Outcome | None = None
 
     def run(self) -> Outcome:
+        """Run the code; a KeyboardInterrupt (the user's Interrupt) is re-raised after capture, so the kernel's
+        UI thread stops the agent, and the caller finds what ran before it in `self.outcome`."""
         saved = sys.stdout, sys.stderr
         saved_pub = self.shell.display_pub if self.shell is not None else None
         timed_out = False
@@ -150,7 +154,10 @@ class CodeRun:
             sys.stdout, sys.stderr = saved
             if self.shell is not None:
                 self.shell.display_pub = saved_pub
-        return self._outcome(timed_out)
+        self.outcome = self._outcome(timed_out)
+        if self.interrupted and isinstance(self.error, KeyboardInterrupt):
+            raise self.error
+        return self.outcome
 
     def _run_guarded(self) -> None:
         try:

@@ -8,6 +8,7 @@ the main thread. The agent loop runs in a worker, so tools like RunCode hand a f
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
@@ -38,4 +39,8 @@ class InlineMainThread:
     """
 
     async def call(self, fn: Callable[[], T], *, timeout: float | None) -> T:
-        return await asyncio.wait_for(asyncio.to_thread(fn), timeout)
+        # A plain executor future, not asyncio.to_thread's task: a KeyboardInterrupt from `fn` must reach the
+        # caller as an exception to handle, and asyncio re-raises one that escapes a task out of the loop.
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, contextvars.copy_context().run, fn)
+        return await asyncio.wait_for(future, timeout)

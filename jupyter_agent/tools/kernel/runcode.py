@@ -109,6 +109,8 @@ class RunCode(Tool[RunCodeInput]):
         )
         try:
             outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
+        except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; report what ran
+            outcome = job.outcome or Outcome(output="", images=(), error="KeyboardInterrupt", interrupted=True)
         except TimeoutError:
             raise ToolError(
                 "TIMEOUT",

@@ -164,6 +164,14 @@ def test_except_exception_in_user_code_cannot_swallow_the_timeout(tmp_path: Path
     assert run(code, tmp_path, timeout_ms=200).error_code == "TIMEOUT"
 
 
+def test_an_interrupt_reaches_the_main_thread_and_the_model_gets_what_ran_before(tmp_path: Path) -> None:
+    result = run("print('loading')\nraise KeyboardInterrupt", tmp_path)
+    assert result.error_code == "INTERRUPTED"
+    assert result.content == (
+        "INTERRUPTED: the user interrupted the code (KeyboardInterrupt)\nOutput before the interrupt:\nloading"
+    )
+
+
 def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
     limits = Limits(max_output_chars=2000)
     result = run("for i in range(5000):\n    print(f'line {i}')", tmp_path, limits=limits)
