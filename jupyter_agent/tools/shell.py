@@ -40,8 +40,7 @@ class BashInput(ToolInput):
     command: str
     """The command, run with /bin/bash -c in the notebook's directory."""
     timeout: int | None = Field(default=None, ge=1, le=600_000)
-    """Milliseconds before the command and everything it started are killed; default 120000 (2 minutes),
-    max 600000 (10 minutes)."""
+    """Milliseconds before the command and everything it started are killed; default 120000 (2 minutes), max 600000 (10 minutes)."""
     description: str | None = None
     """What the command does in 5–10 words, shown to the user next to it (e.g. "List files in src")."""
 

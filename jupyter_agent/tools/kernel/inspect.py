@@ -26,8 +26,7 @@ _MAX_CHARS = 12_000
 
 class InspectInput(ToolInput):
     name: str
-    """A variable in the user's namespace, optionally with attributes and constant subscripts: `df`,
-    `df.columns`, `config['paths']`, `model.layers[0]`. Nothing is called."""
+    """A variable in the user's namespace, optionally with attributes and constant subscripts: `df`, `df.columns`, `config['paths']`, `model.layers[0]`. Nothing is called."""
 
 
 def _step_constant(node: ast.expr) -> Any:

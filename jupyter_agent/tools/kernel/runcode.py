@@ -25,8 +25,7 @@ STOP_GRACE_SECONDS = 5.0
 
 class RunCodeInput(ToolInput):
     code: str
-    """Python code to run in the user's kernel, like a notebook cell: it sees and changes the user's variables,
-    IPython syntax (%magic, !command) works, and the value of a last expression is shown."""
+    """Python code to run in the user's kernel, like a notebook cell: it sees and changes the user's variables, IPython syntax (%magic, !command) works, and the value of a last expression is shown."""
     timeout: int | None = Field(default=None, ge=1, le=600_000)
     """Milliseconds before the code is stopped; default 120000 (2 minutes), max 600000 (10 minutes)."""
 
@@ -110,7 +109,9 @@ class RunCode(Tool[RunCodeInput]):
         try:
             outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
         except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; report what ran
-            outcome = job.outcome or Outcome(output="", images=(), error="KeyboardInterrupt", interrupted=True)
+            outcome = job.outcome or Outcome(
+                output="", images=(), error="KeyboardInterrupt", interrupted=True
+            )
         except TimeoutError:
             raise ToolError(
                 "TIMEOUT",

@@ -194,3 +194,45 @@ def test_bash_is_not_among_the_kernel_tools() -> None:
         "command",
         False,
     )
+
+
+BASH_DEFINITION = {
+    "name": "Bash",
+    "description": "Run a bash command in the notebook's directory and return its output (stdout, "
+    "then stderr) and exit status. Each call is a fresh shell: `cd` and variables do "
+    "not carry over. The command and every process it starts are killed at the timeout "
+    "(default 2 minutes, `timeout` in milliseconds, max 10 minutes); long output is "
+    "cut in the middle. Credentials (ANTHROPIC_*, *_API_KEY, *_TOKEN, …) are not in "
+    "its environment. The user is asked before each command unless a rule allows it. "
+    "Prefer Read, Grep and Glob for reading and searching files.",
+    "input_schema": {
+        "additionalProperties": False,
+        "properties": {
+            "command": {
+                "description": "The command, run with /bin/bash -c in the notebook's directory.",
+                "type": "string",
+            },
+            "timeout": {
+                "anyOf": [{"maximum": 600000, "minimum": 1, "type": "integer"}, {"type": "null"}],
+                "default": None,
+                "description": "Milliseconds before the command and "
+                "everything it started are killed; "
+                "default 120000 (2 minutes), max "
+                "600000 (10 minutes).",
+            },
+            "description": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "default": None,
+                "description": "What the command does in 5–10 "
+                "words, shown to the user next to "
+                'it (e.g. "List files in src").',
+            },
+        },
+        "required": ["command"],
+        "type": "object",
+    },
+}
+
+
+def test_the_bash_definition_the_model_sees_is_pinned() -> None:
+    assert bash_tool().to_param() == BASH_DEFINITION
