@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from .cells import Cell, joined, new_cell_id, new_cell_json
+from .cells import VALID_ID, Cell, joined, new_cell_id, new_cell_json
 from .ops import (
     Delete,
     GetCells,
@@ -67,6 +67,21 @@ class _Applier:
                 current=current,
             )
 
+    def new_id(self, wanted: str | None) -> str:
+        taken = {c.get("id") for c in self.cells}
+        if wanted is not None:
+            if not VALID_ID.match(wanted):
+                raise NotebookError(
+                    "INVALID_OP", f"'{wanted}' is not a valid cell id (1–64 of a-z A-Z 0-9 - _)"
+                )
+            if wanted in taken:
+                raise NotebookError("CELL_EXISTS", f"a cell with id '{wanted}' is already in {self.name}")
+            return wanted
+        cell_id = new_cell_id()
+        while cell_id in taken:
+            cell_id = new_cell_id()
+        return cell_id
+
     def done(self, cell_id: str, index: int) -> OpResult:
         self.changed.add(cell_id)
         self.modified = True
@@ -77,10 +92,7 @@ class _Applier:
             return OpResult(ok=True, cells=tuple(Cell.from_json(c) for c in self.cells))
         if isinstance(op, Insert):
             index = 0 if op.after_id is None else self.locate(op.after_id) + 1
-            taken = {c.get("id") for c in self.cells}
-            cell_id = new_cell_id()
-            while cell_id in taken:
-                cell_id = new_cell_id()
+            cell_id = self.new_id(op.id)
             self.cells.insert(index, new_cell_json(op.cell_type, op.source, cell_id=cell_id))
             return self.done(cell_id, index)
         if isinstance(op, Replace):

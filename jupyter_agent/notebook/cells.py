@@ -7,6 +7,7 @@ JupyterLab saved.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from typing import Any, Literal, cast
 
 CellType = Literal["code", "markdown", "raw"]
 CELL_TYPES: tuple[CellType, ...] = ("code", "markdown", "raw")
+#: nbformat 4.5's rule for cell ids.
+VALID_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 #: Besides `text/*`, the mime types nbformat stores as lists of lines (JSON payloads stay as they are).
 _SPLIT_MIMES = frozenset({"application/javascript", "image/svg+xml"})

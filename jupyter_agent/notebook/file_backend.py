@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,10 +25,9 @@ from ..tools.errors import ToolError
 from ..tools.sandbox import atomic_write
 from .apply import Applied, CellJson, apply_ops
 from .base import Notebook
-from .cells import split_for_disk
+from .cells import VALID_ID, split_for_disk
 from .ops import Op, OpResult
 
-_VALID_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -46,7 +44,7 @@ def ensure_ids(cells: list[CellJson]) -> bool:
     added = False
     for index, cell in enumerate(cells):
         value = cell.get("id")
-        if isinstance(value, str) and _VALID_ID.match(value) and value not in taken:
+        if isinstance(value, str) and VALID_ID.match(value) and value not in taken:
             taken.add(value)
             continue
         candidate, n = f"cell-{index}", 1

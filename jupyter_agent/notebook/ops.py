@@ -42,6 +42,8 @@ class Insert:
     after_id: str | None
     cell_type: CellType
     source: str
+    #: The new cell's id, so later ops of the same batch can address it (None: the backend picks one).
+    id: str | None = None
     op: Literal["insert"] = "insert"
 
 
@@ -104,7 +106,8 @@ def op_to_wire(op: Op) -> dict[str, Any]:
     if isinstance(op, GetCells):
         return {"op": op.op}
     if isinstance(op, Insert):
-        return {"op": op.op, "after_id": op.after_id, "cell_type": op.cell_type, "source": op.source}
+        data = {"op": op.op, "after_id": op.after_id, "cell_type": op.cell_type, "source": op.source}
+        return data if op.id is None else {**data, "id": op.id}
     if isinstance(op, Replace):
         return {"op": op.op, "id": op.id, "source": op.source, "expect": op.expect}
     if isinstance(op, SetType):
@@ -151,6 +154,7 @@ def op_from_wire(data: Mapping[str, Any]) -> Op:
             after_id=_optional_text(data, "after_id"),
             cell_type=_cell_type(data),
             source=_text(data, "source"),
+            id=_optional_text(data, "id"),
         )
     if name == "replace":
         return Replace(

@@ -198,3 +198,19 @@ def test_a_file_that_is_not_a_notebook_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ToolError) as caught:
         run(FileNotebook(path).cells())
     assert caught.value.message == "data.ipynb is not a Jupyter notebook (no 'cells' list)"
+
+
+def test_an_insert_may_name_the_new_cells_id_so_the_batch_can_address_it(nb_path: Path) -> None:
+    results = run(
+        FileNotebook(nb_path).apply(
+            [
+                Insert(after_id=None, cell_type="code", source="a", id="setup"),
+                Replace(id="setup", source="import os", expect="a"),
+                Insert(after_id=None, cell_type="code", source="b", id="setup"),
+            ]
+        )
+    )
+    assert [r.ok for r in results] == [True, True, False]
+    assert results[2].error == "CELL_EXISTS"
+    assert run(FileNotebook(nb_path).cell("setup"))[1].source == "import os"
+    assert_valid(nb_path)

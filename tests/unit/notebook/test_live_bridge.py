@@ -194,3 +194,26 @@ def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel
     with pytest.raises(NotebookError) as caught:
         run(scenario())
     assert caught.value.code == "CELL_NOT_FOUND"
+
+
+def test_the_pages_cell_not_found_reaches_the_model_in_the_same_words_as_the_files(kernel_nb: Path) -> None:
+    class TypeScriptWording(FakePage):
+        def _respond(self, request):  # type: ignore[no-untyped-def]
+            message = "no cell with id 'gone' in work/analysis.ipynb; read the notebook again for current ids"
+            results = [{"ok": False, "error": "CELL_NOT_FOUND", "message": message}]
+            self._deliver({"type": "response", "request_id": request["request_id"], "results": results})
+
+    page = TypeScriptWording()
+    try:
+        with pytest.raises(NotebookError) as caught:
+            run(_delete_gone(provider_for(page, kernel_nb)))
+    finally:
+        page.stop()
+    assert (
+        caught.value.message
+        == "no cell with id 'gone' in analysis.ipynb; call NotebookRead for the current ids"
+    )
+
+
+async def _delete_gone(provider: NotebookProvider) -> None:
+    await (await provider.open(None)).delete("gone", expect=None)
