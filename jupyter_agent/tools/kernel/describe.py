@@ -7,6 +7,7 @@ if the user never imported them, no value can be one of theirs, and we never imp
 
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 from dataclasses import dataclass
@@ -59,10 +60,11 @@ def short_value(value: object) -> str:
 def _container_size(value: Any) -> int:
     """getsizeof of the container plus its elements, extrapolated from a sample of the first ones."""
     total = sys.getsizeof(value)
-    items = list(value.items())[:_SAMPLE] if isinstance(value, dict) else list(value)[:_SAMPLE]
+    is_dict = isinstance(value, dict)
+    items = list(itertools.islice(value.items() if is_dict else value, _SAMPLE))
     if not items:
         return total
-    flat = [part for item in items for part in (item if isinstance(value, dict) else (item,))]
+    flat = [part for item in items for part in (item if is_dict else (item,))]
     sampled = sum(sys.getsizeof(part) for part in flat)
     return total + int(sampled * len(value) / len(items))
 
@@ -91,10 +93,10 @@ def _facts(name: str, value: Any) -> VariableFacts:
     kind = type(value)
     if kind in _SCALARS:
         shape = str(len(value)) if kind in (str, bytes) else ""
+        size = format_size(sys.getsizeof(value))
         return VariableFacts(
-            name=name, type_name=kind.__name__, shape=shape, size=format_size(sys.getsizeof(value)),
-            value=short_value(value),
-        )  # fmt: skip
+            name=name, type_name=kind.__name__, shape=shape, size=size, value=short_value(value)
+        )
     if kind in _CONTAINERS:
         return VariableFacts(
             name=name,

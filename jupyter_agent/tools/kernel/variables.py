@@ -75,11 +75,11 @@ class ListVariables(Tool[ListVariablesInput]):
         self, namespace: dict[str, Any], shell_names: dict[str, Any], include_functions: bool
     ) -> ToolResult:
         shown: list[tuple[str, Any]] = []
-        callables = modules_or_private = 0
+        callables = 0
         for name, value in namespace.items():
             if is_hidden(name, value) or (name in shell_names and shell_names[name] is value):
-                modules_or_private += 1
-            elif not include_functions and is_callable_kind(value):
+                continue
+            if not include_functions and is_callable_kind(value):
                 callables += 1
             else:
                 shown.append((name, value))
@@ -95,4 +95,4 @@ class ListVariables(Tool[ListVariablesInput]):
         text = header + ":\n" + _table(rows)
         if len(shown) > _MAX_ROWS:
             text += f"\n… and {len(shown) - _MAX_ROWS} more (not listed)"
-        return ToolResult.ok(text, summary=header, data={"hidden": modules_or_private})
+        return ToolResult.ok(text, summary=header)

@@ -121,20 +121,23 @@ class _Server:
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
         except TimeoutError:
+            await self.close()  # first, so that stderr is complete when the message quotes it
             self.error = self._failure(f"it did not finish starting within {timeout:g} s")
-            await self.close()
 
     async def close(self) -> None:
+        """Let the owner task leave the client (or cancel it if it is still starting) and wait for it."""
         self._stop.set()
         task = self.task
         if task is None or task.done():
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), _CLOSE_SECONDS)
-        except TimeoutError:
+        if not self._ready.is_set():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        _, pending = await asyncio.wait({task}, timeout=_CLOSE_SECONDS)
+        if pending:
+            task.cancel()
+            await asyncio.wait({task}, timeout=_CLOSE_SECONDS)
+        if task.done() and not task.cancelled():
+            task.exception()  # already described in self.error / self.lost; mark it as seen
 
     def tools(self) -> list[AnyTool]:
         if self.client is None:

@@ -203,3 +203,20 @@ def test_streamable_http_round_trip_with_headers(tmp_path: Path, http_echo_url: 
             assert result.content == "echo: over http"
 
     asyncio.run(scenario())
+
+
+def test_a_server_that_never_answers_is_given_up_on_and_stopped(tmp_path: Path) -> None:
+    silent = "import os, sys, time; print(os.getpid(), file=sys.stderr, flush=True); time.sleep(60)"
+
+    async def scenario() -> None:
+        servers = {"silent": {"command": sys.executable, "args": ["-c", silent]}}
+        connections = await connect_mcp_servers(servers, startup_timeout=0.5)
+        await connections.aclose()
+        message = connections.errors["silent"]
+        assert message.startswith(
+            "MCP server 'silent' did not start: it did not finish starting within 0.5 s\n"
+        )
+        pid = int(message.splitlines()[-1])
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+    asyncio.run(scenario())
