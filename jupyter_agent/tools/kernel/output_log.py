@@ -74,7 +74,7 @@ class OutputLog:
         if self.dropped:
             body += f"\n… [{self.dropped} characters of output cut here] …\n"
         body += self.tail
-        return _CARRIAGE.sub("", body)
+        return _CARRIAGE.sub("", body.replace("\r\n", "\n"))
 
 
 class LogStream(io.TextIOBase):

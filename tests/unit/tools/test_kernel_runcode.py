@@ -81,6 +81,11 @@ def test_output_comes_in_order_with_the_last_value_and_variables_stay(tmp_path: 
     assert namespace["total"] == 42
 
 
+def test_progress_bars_keep_only_their_last_state(tmp_path: Path) -> None:
+    code = "import sys\nfor p in (10, 50, 100):\n    sys.stderr.write(f'\\rloading {p}%')\nprint()\nprint('a\\r\\nb')"
+    assert run(code, tmp_path).content == "loading 100%\na\nb"
+
+
 def test_a_trailing_semicolon_hides_the_value_like_in_a_cell(tmp_path: Path) -> None:
     assert run("x = 1\nx;", tmp_path).content == "(no output)"
 
