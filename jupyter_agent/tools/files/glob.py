@@ -58,6 +58,7 @@ class GlobTool(Tool[GlobInput]):
                 "INVALID_ARGS", f"path '{base.shown}' is a file; pass the directory to search as path"
             )
         prefix, rest = split_literal_prefix(params.pattern)
+        rest = rest or "*"  # `src/` lists the directory
         where = target(ctx, os.path.join(str(base.real), os.path.expanduser(prefix))) if prefix else base
         rg = self.locate_rg()
         found: list[str] = []

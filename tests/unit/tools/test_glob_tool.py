@@ -142,3 +142,8 @@ def test_glob_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> No
     harness = Harness(tmp_path)
     assert tool.read_only and tool.kind == "read"
     assert tool.title(GlobInput(pattern="**/*.py", path="src"), harness.ctx) == "Glob **/*.py in src"
+
+
+def test_a_pattern_ending_in_a_slash_lists_that_directory(tmp_path: Path) -> None:
+    make_tree(tmp_path)
+    assert Harness(tmp_path).ok("Glob", pattern="src/").content == "src/app.py"
