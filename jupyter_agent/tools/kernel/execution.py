@@ -120,8 +120,11 @@ class CodeRun:
         timeout: float,
         max_chars: int,
         max_image_bytes: int,
+        reraise_interrupt: bool = False,
     ) -> None:
         self.code = code
+        #: Re-raise the user's KeyboardInterrupt after capture (the caller must then catch it, see run()).
+        self.reraise_interrupt = reraise_interrupt
         self.namespace = namespace
         self.shell = shell
         self.timeout = timeout
@@ -133,8 +136,9 @@ class CodeRun:
         self.outcome: Outcome | None = None
 
     def run(self) -> Outcome:
-        """Run the code; a KeyboardInterrupt (the user's Interrupt) is re-raised after capture, so the kernel's
-        UI thread stops the agent, and the caller finds what ran before it in `self.outcome`."""
+        """Run the code and say what happened. With `reraise_interrupt`, the user's KeyboardInterrupt is raised
+        again after capture, so that the kernel's UI thread sees it and stops the agent; the awaiting tool then
+        gets KeyboardInterrupt from the main-thread service and finds what ran before it in `self.outcome`."""
         saved = sys.stdout, sys.stderr
         saved_pub = self.shell.display_pub if self.shell is not None else None
         timed_out = False
@@ -155,7 +159,7 @@ class CodeRun:
             if self.shell is not None:
                 self.shell.display_pub = saved_pub
         self.outcome = self._outcome(timed_out)
-        if self.interrupted and isinstance(self.error, KeyboardInterrupt):
+        if self.reraise_interrupt and self.interrupted and isinstance(self.error, KeyboardInterrupt):
             raise self.error
         return self.outcome
 

@@ -105,6 +105,7 @@ class RunCode(Tool[RunCodeInput]):
             timeout=seconds,
             max_chars=limits.max_output_chars // 2,
             max_image_bytes=limits.max_image_bytes,
+            reraise_interrupt=True,
         )
         try:
             outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
