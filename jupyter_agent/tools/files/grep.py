@@ -96,7 +96,7 @@ class GrepTool(Tool[GrepInput]):
             hits = await _ripgrep(rg, params, ctx, where)
         else:
             hits = await asyncio.to_thread(_fallback, params, ctx, where)
-        _sort(hits, params, ctx.sandbox.cwd)
+        await asyncio.to_thread(_sort, hits, params, ctx.sandbox.cwd)  # stats files: keep it off the loop
         result = render(hits, params.output_mode, params, where.shown, ctx.sandbox.limits.max_output_chars)
         if rg is None:
             return ToolResult.ok(
