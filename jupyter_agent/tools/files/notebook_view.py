@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ...notebook.render import cell_id, language_of, render_notebook, source_of
 from ..context import ToolContext
 from ..errors import ToolError
 from ..result import ToolResult
@@ -61,6 +60,9 @@ def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolRes
             f"'{where.shown}' is {human_size(size)}, over the {human_size(NOTEBOOK_MAX_BYTES)} limit for "
             "notebooks; clear its outputs or read one cell's source with Grep",
         )
+    # Imported here: the notebook package imports tool modules, and may one day import this package.
+    from ...notebook.render import cell_id, language_of, render_notebook, source_of
+
     data = where.real.read_bytes()
     nb = _parse(data)
     if nb is None:
