@@ -1,0 +1,132 @@
+"""The notebook tools' definitions exactly as the model receives them (name, description, input schema). Pinned."""
+
+from __future__ import annotations
+
+from jupyter_agent.tools.notebook import notebook_tools
+
+EXPECTED = [
+    {
+        "name": "NotebookRead",
+        "description": "Read a Jupyter notebook's cells: ids, types, execution counts, sources and "
+        "outputs (cut to a budget; images as image blocks; errors whole).\n"
+        "- Without notebook_path it reads the notebook this kernel belongs to — the one "
+        "the user is working in, live from JupyterLab when it is open there (unsaved "
+        "changes included).\n"
+        '- Cells are addressed by id (e.g. "3f2a9c1b"), never by position; NotebookEdit '
+        "and RunCell take these ids.\n"
+        "- A large notebook comes back as an outline (ids and first lines); call "
+        "NotebookRead with cell_id for a full cell.\n"
+        "- Read a cell before NotebookEdit replaces or deletes it.",
+        "input_schema": {
+            "additionalProperties": False,
+            "properties": {
+                "notebook_path": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The notebook to read, absolute "
+                    "or relative to the notebook's "
+                    "directory. Omit it for this "
+                    "kernel's notebook.",
+                },
+                "cell_id": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "Read only this cell (full source and more of its outputs).",
+                },
+            },
+            "type": "object",
+        },
+    },
+    {
+        "name": "NotebookEdit",
+        "description": "Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).\n"
+        '- edit_mode "replace" (default): new_source replaces the cell\'s source; '
+        "cell_type, if given, also changes its type.\n"
+        '- edit_mode "insert": a new cell with new_source goes after cell_id (at the top '
+        "when cell_id is omitted); cell_type is required. The result gives the new cell's "
+        "id.\n"
+        '- edit_mode "delete": removes the cell (new_source is ignored; pass "").\n'
+        "- Without notebook_path it edits this kernel's notebook; when that is open in "
+        "JupyterLab the change shows there at once and the user can undo it (the file is "
+        "saved by the user).\n"
+        "- Read a cell with NotebookRead before replacing or deleting it; a cell the user "
+        "changed since is refused (STALE_READ): read it again and redo the change.\n"
+        "- Editing a cell does not run it; use RunCell for that.",
+        "input_schema": {
+            "additionalProperties": False,
+            "properties": {
+                "notebook_path": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The notebook to edit, absolute "
+                    "or relative to the notebook's "
+                    "directory. Omit it for this "
+                    "kernel's notebook.",
+                },
+                "cell_id": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The cell to replace or delete; for "
+                    "insert, the cell to insert after "
+                    "(omit to insert at the top).",
+                },
+                "new_source": {
+                    "description": "The cell's new source (ignored for delete).",
+                    "type": "string",
+                },
+                "cell_type": {
+                    "anyOf": [{"enum": ["code", "markdown"], "type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The cell's type: required for "
+                    "insert; for replace, changes the "
+                    "type when it differs.",
+                },
+                "edit_mode": {
+                    "default": "replace",
+                    "description": "replace (default), insert, or delete.",
+                    "enum": ["replace", "insert", "delete"],
+                    "type": "string",
+                },
+            },
+            "required": ["new_source"],
+            "type": "object",
+        },
+    },
+    {
+        "name": "RunCell",
+        "description": "Run one code cell of the user's notebook (this kernel's notebook) in this "
+        "kernel, as if the user pressed Shift+Enter: it runs the cell's current source in "
+        "the user's namespace, its outputs are written into the cell, and you get them "
+        "back (printed text, displayed values and images, the traceback if it raised).\n"
+        "- cell_id is the id NotebookRead shows. Only code cells run.\n"
+        "- The user is asked before it runs unless a rule allows it. To run code that is "
+        "not in a cell, use RunCode.",
+        "input_schema": {
+            "additionalProperties": False,
+            "properties": {
+                "cell_id": {
+                    "description": "The id of the code cell to run (from NotebookRead).",
+                    "type": "string",
+                }
+            },
+            "required": ["cell_id"],
+            "type": "object",
+        },
+    },
+]
+
+
+def test_the_notebook_tool_definitions_are_pinned() -> None:
+    assert [tool.to_param() for tool in notebook_tools()] == EXPECTED
+
+
+def test_kinds_and_annotations() -> None:
+    read, edit, run = notebook_tools()
+    assert (read.kind, read.read_only) == ("read", True)
+    assert (edit.kind, edit.read_only, edit.rule_field, edit.rule_kind) == (
+        "edit",
+        False,
+        "notebook_path",
+        "path",
+    )
+    assert (run.kind, run.read_only) == ("execute", False)
