@@ -90,21 +90,37 @@ def serialize(nb: dict[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
-def validate_changes(nb: dict[str, Any], changed: frozenset[str]) -> str | None:
-    """nbformat's schema check on the top level and the changed cells; the problem, or None when valid."""
+def _schema_problem(nb: dict[str, Any]) -> str | None:
     import nbformat
     from nbformat import ValidationError
 
+    try:
+        nbformat.validate(nb)
+    except ValidationError as exc:
+        return exc.message
+    return None
+
+
+def validate_changes(nb: dict[str, Any], changed: frozenset[str]) -> str | None:
+    """nbformat's schema check on the top level and the changed cells; the problem, or None when valid.
+
+    A file whose own metadata was already invalid is not the agent's doing: then only its cells are judged.
+    """
     cells = cast(list[CellJson], nb["cells"])
     ids = [c.get("id") for c in cells]
     if len(set(ids)) != len(ids):
         return "two cells would share an id"
-    shadow = {**nb, "cells": [c for c in cells if c.get("id") in changed]}
-    try:
-        nbformat.validate(shadow)
-    except ValidationError as exc:
-        return exc.message
-    return None
+    touched = [c for c in cells if c.get("id") in changed]
+    problem = _schema_problem({**nb, "cells": touched})
+    if problem is not None and _schema_problem({**nb, "cells": []}) is not None:
+        bare = {
+            "cells": touched,
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": nb.get("nbformat_minor", 5),
+        }
+        return _schema_problem(bare)
+    return problem
 
 
 class FileNotebook(Notebook):

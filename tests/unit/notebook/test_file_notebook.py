@@ -214,3 +214,14 @@ def test_an_insert_may_name_the_new_cells_id_so_the_batch_can_address_it(nb_path
     assert results[2].error == "CELL_EXISTS"
     assert run(FileNotebook(nb_path).cell("setup"))[1].source == "import os"
     assert_valid(nb_path)
+
+
+def test_a_file_with_invalid_metadata_of_its_own_can_still_be_edited(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "odd.ipynb")
+    data = json.loads(path.read_text())
+    data["metadata"]["kernelspec"] = {"name": "python3"}  # no display_name: invalid before the agent came
+    path.write_text(json.dumps(data))
+    run(FileNotebook(path).replace("c0", "x = 'fine'", expect=None))
+    assert run(FileNotebook(path).cell("c0"))[1].source == "x = 'fine'"
+    with pytest.raises(NotebookError):  # but what the agent writes is still checked
+        run(FileNotebook(path).set_outputs("c0", [{"output_type": "bogus"}], None))
