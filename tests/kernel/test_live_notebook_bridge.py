@@ -180,3 +180,37 @@ def test_run_cell_runs_on_the_main_thread_and_writes_outputs_into_the_live_cell(
     assert outputs[2]["data"]["text/plain"] == "42"
     assert outputs[2]["execution_count"] == page.cells[0]["execution_count"] is not None
     assert kernel.run("print(answer)").text().strip() == "42"
+
+
+def test_an_agent_run_reads_and_edits_the_live_notebook_after_approval(
+    agent_kernel: Any, tmp_path: Path
+) -> None:
+    from jupyter_agent.testing import Text, ToolUse, Turn
+
+    on_disk = write_disk_copy(tmp_path)
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "a = 2"})]),
+        Turn(blocks=[Text("Changed a to 2.")]),
+    ]
+    frontend, server = agent_kernel(script)
+    page = NotebookPage(frontend)
+    cell = frontend.execute("%%agent\nset a to 2")
+    frontend.click("Allow once")
+    frontend.wait(lambda: cell.done, 60, "the agent cell")
+    assert [c["source"] for c in page.cells] == ["a = 2"]
+    results = [
+        block
+        for request in server.requests[1:]
+        for block in request["messages"][-1]["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    texts = [
+        "".join(part["text"] for part in block["content"] if part["type"] == "text") for block in results
+    ]
+    assert texts[0].startswith("Notebook 'analysis.ipynb' (open in JupyterLab, 1 cell):")
+    assert texts[1] == (
+        "Edited cell 'a1' in analysis.ipynb (+1 −1). It shows live in JupyterLab; the file on disk changes when "
+        "the user saves."
+    )
+    assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk

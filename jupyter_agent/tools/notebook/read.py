@@ -66,7 +66,8 @@ class NotebookRead(Tool[NotebookReadInput]):
                 images=tuple(images.images),
                 data=data,
             )
-        header = f"Notebook '{name}' ({where}, {len(cells)} cells)"
+        count = f"{len(cells)} cell{'s' if len(cells) != 1 else ''}"
+        header = f"Notebook '{name}' ({where}, {count})"
         if not cells:
             return ToolResult.ok(f"{header} has no cells.", summary=f"Read {name} (no cells)", data=data)
         body, whole = render_notebook_view(cells, images=images)
@@ -74,7 +75,7 @@ class NotebookRead(Tool[NotebookReadInput]):
             for cell in cells:
                 ctx.reads.record(ledger_key(book, cell.id), cell.source)
             text = f"{header}:\n{body}"
-            summary = f"Read {name} ({len(cells)} cells)"
+            summary = f"Read {name} ({count})"
         else:
             text = (
                 f"{header} is too large to show whole; here is an outline (position, id, type, first line). "
