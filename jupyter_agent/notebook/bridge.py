@@ -144,6 +144,8 @@ class LiveBridge:
         if hello.client_id is not None:
             message["client_id"] = hello.client_id  # several pages may show this notebook: one answers
         with self._lock:
+            if conn.closed:  # closed since the check above: no reply will come
+                raise ToolError("NOT_AVAILABLE", NOT_ANSWERING)
             conn.pending[request_id] = reply
         try:
             conn.comm.send(message)
