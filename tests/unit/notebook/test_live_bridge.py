@@ -217,3 +217,21 @@ def test_the_pages_cell_not_found_reaches_the_model_in_the_same_words_as_the_fil
 
 async def _delete_gone(provider: NotebookProvider) -> None:
     await (await provider.open(None)).delete("gone", expect=None)
+
+
+def test_a_panel_closed_while_a_request_waits_fails_it_at_once(kernel_nb: Path) -> None:
+    hung = FakePage(respond=False)
+
+    async def scenario() -> None:
+        provider = provider_for(hung, kernel_nb, request_timeout=30)
+        book = await provider.open(None)
+        asyncio.get_running_loop().call_later(0.05, hung.close_panel)
+        await book.cells()
+
+    try:
+        with pytest.raises(ToolError) as caught:
+            run(scenario())
+    finally:
+        hung.stop()
+    assert caught.value.code == "NOT_AVAILABLE"
+    assert caught.value.message.startswith("the notebook was closed in JupyterLab before it answered")
