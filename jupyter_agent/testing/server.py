@@ -195,6 +195,7 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked SSE, as the real API
     server_version = "ScriptedAnthropic/1"
+    disable_nagle_algorithm = True  # small SSE writes must not wait ~40 ms for a delayed ACK
 
     @property
     def owner(self) -> ScriptedServer:
