@@ -46,7 +46,10 @@ def confine(path: Path, roots: tuple[Path, ...]) -> Path:
 
     The *real* path is returned so that the caller opens exactly what was checked.
     """
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except ValueError as exc:  # e.g. an embedded NUL byte
+        raise ToolError("INVALID_ARGS", f"the path {str(path)[:80]!r} is not a valid path ({exc})") from None
     for root in roots:
         if _within(real, Path(os.path.realpath(root))):
             return real

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolInput
+from ..errors import ToolError
 from ..result import ToolResult
 from .access import WRITES, read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
@@ -41,6 +42,13 @@ def encode_like(before: bytes | None, content: str) -> bytes:
 def plan_write(params: WriteInput, ctx: ToolContext) -> PlannedChange:
     where = target(ctx, params.file_path)
     before = read_existing(where)
+    if before is not None and where.real.suffix.lower() == ".ipynb":
+        # The notebook may be open in JupyterLab: replacing its file would fight the editor's copy.
+        raise ToolError(
+            "INVALID_ARGS",
+            f"'{where.shown}' is an existing Jupyter notebook; change its cells with NotebookEdit "
+            "(NotebookRead shows the cell ids) instead of rewriting the file",
+        )
     if before is not None:
         require_fresh(ctx, where, before)
     return plan(where, before, encode_like(before, params.content))
