@@ -55,7 +55,8 @@ class UIChannel:
         """The `main_thread` service: run `fn` on the kernel's main thread (user code, matplotlib, signals)."""
         reply: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.queue.put(CallOnMain(fn, reply, timeout))
-        return await asyncio.wrap_future(reply)
+        waiting = asyncio.wrap_future(reply)
+        return await (asyncio.wait_for(waiting, timeout) if timeout is not None else waiting)
 
     def drain(self) -> list[Posted]:
         items: list[Posted] = []

@@ -16,7 +16,7 @@ from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
-from ..kernel.execution import CodeRun
+from ..kernel.execution import CodeRun, Outcome
 from ..kernel.main_thread import MAIN_THREAD_SERVICE, MainThread
 from ..kernel.runcode import STOP_GRACE_SECONDS, outcome_result
 from ..kernel.variables import user_namespace
@@ -82,6 +82,7 @@ class RunCell(Tool[RunCellInput]):
             timeout=seconds,
             max_chars=limits.max_output_chars // 2,
             max_image_bytes=limits.max_image_bytes,
+            reraise_interrupt=True,
         )
         log = CellOutputs(
             max_chars=limits.max_output_chars // 2,
@@ -91,6 +92,10 @@ class RunCell(Tool[RunCellInput]):
         job.log = log  # RunCode's capture, also keeping nbformat outputs for the cell
         try:
             outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
+        except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; keep what ran
+            outcome = job.outcome or Outcome(
+                output="", images=(), error="KeyboardInterrupt", interrupted=True
+            )
         except TimeoutError:
             raise ToolError(
                 "TIMEOUT",
