@@ -86,8 +86,8 @@ def _connect_mcp(agent: KernelAgent, session: AgentSession) -> None:
     connections = agent.worker.submit(connect_mcp_servers(servers)).result(timeout=60)
     session.pool.set_source("mcp", connections.tools)
     agent.mcp = connections
-    for name, error in connections.errors.items():
-        print(f"jupyter_agent: MCP server {name!r} is not available: {error}")
+    for error in connections.errors.values():
+        print(f"jupyter_agent: {error}")
 
 
 def apply_settings(

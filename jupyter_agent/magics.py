@@ -173,3 +173,7 @@ def unload(ipython: Any) -> None:
     from .runtime import untrack_user_tools
 
     untrack_user_tools(ipython)
+    for magics in [c for c in ipython.configurables if isinstance(c, AgentMagics)]:
+        if magics._agent is not None:
+            magics._agent.close()
+        ipython.configurables.remove(magics)

@@ -198,6 +198,19 @@ class KernelAgent:
         if handle is not None:
             handle.update({"text/plain": ""}, raw=True)
 
+    def close(self) -> None:
+        """On unload: close MCP connections on the loop that opened them, then stop the worker."""
+        if self._worker is None:
+            return
+        if self.mcp is not None:
+            try:
+                self._worker.submit(self.mcp.aclose()).result(timeout=10)
+            except Exception as exc:
+                print(f"jupyter_agent: closing MCP servers failed: {exc}")
+            self.mcp = None
+        self._worker.shutdown()
+        self._worker = None
+
     # -- subcommands ------------------------------------------------------------------------------------
     def reset(self) -> None:
         if self._session is not None:
