@@ -58,9 +58,10 @@ class ToolCard:
             added, removed = diff_counts(self.result.diff)
             return f"{line}  +{added} −{removed}"
         summary = self.result.summary
-        if summary and not self.result.is_error:
-            return summary if summary.split(" ", 1)[0] in (self.name, line.split(" ", 1)[0]) else f"{line} · {summary}"
-        return line
+        if not summary or self.result.is_error:
+            return line
+        subject = line.removeprefix(self.name).strip()
+        return summary if subject and subject in summary else f"{line} · {summary}"
 
     def status_text(self) -> str:
         if self.result is not None and self.result.is_error and self.status in ("error", "denied"):

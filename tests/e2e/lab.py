@@ -77,6 +77,16 @@ class Lab:
             self.api("DELETE", f"/api/sessions/{session['id']}")
 
 
+def settings_dir(tmp: Path) -> Path:
+    """User settings for the test server: no news toast over the notebook."""
+    folder = tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"
+    folder.mkdir(parents=True)
+    (folder / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}'
+    )
+    return tmp / "lab-settings"
+
+
 def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
     root = tmp / "work"
     root.mkdir()
@@ -88,6 +98,7 @@ def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
         "JUPYTER_DATA_DIR": str(tmp / "data"),
         "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "IPYTHONDIR": str(tmp / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings_dir(tmp)),
         "PYTHONPATH": str(ROOT),
         "ANTHROPIC_BASE_URL": server_url,
         "ANTHROPIC_API_KEY": api_key,
@@ -145,9 +156,6 @@ def open_notebook(page: Any, lab: Lab, name: str) -> None:
         " return k && k.status === 'idle'; }",
         timeout=60_000,
     )
-    news = page.locator(".jp-Notification-Toast button:has-text('No')")
-    if news.count():
-        news.first.click()
 
 
 def run_cell(page: Any, index: int) -> None:
@@ -161,8 +169,55 @@ def cell_output(page: Any, index: int) -> Any:
     return page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
 
 
+def agent_output(page: Any) -> Any:
+    """The output of the `%%agent` cell, wherever the agent's own edits moved it."""
+    return page.locator(".jp-Notebook .jp-Cell:has(.jp-InputArea-editor:has-text('%%agent'))").last.locator(
+        ".jp-OutputArea"
+    )
+
+
 def wait_cell_done(page: Any, index: int, timeout: float = 60_000) -> None:
     prompt = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-InputArea-prompt")
     page.wait_for_function(
         "(el) => /\\[\\d+\\]/.test(el.textContent)", arg=prompt.element_handle(), timeout=timeout
+    )
+
+
+def panel_js(path: str, body: str, *, missing: str = "throw new Error('no panel for ' + {path!r});") -> str:
+    """JS run against the notebook panel open at `path` (server-relative), as `panel`."""
+    return (
+        "() => { const app = window.jupyterapp;"
+        f" const panel = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === {path!r});"
+        f" if (!panel) {{ {missing.format(path=path)} }} {body} }}"
+    )
+
+
+def live_sources(page: Any, path: str) -> list[str]:
+    return page.evaluate(
+        panel_js(path, "return panel.content.model.sharedModel.cells.map(c => c.getSource());")
+    )
+
+
+def run_cell_of(page: Any, path: str, index: int) -> None:
+    """Run one cell of a given notebook (activating its tab), without waiting for it to finish."""
+    page.evaluate(panel_js(path, "app.shell.activateById(panel.id); return true;"))
+    page.wait_for_function(panel_js(path, "return app.shell.currentWidget === panel;"), timeout=10_000)
+    page.evaluate(
+        panel_js(
+            path,
+            f"panel.content.activeCellIndex = {index}; app.commands.execute('notebook:run-cell'); return true;",
+        )
+    )
+
+
+def open_another(page: Any, lab: Lab, name: str) -> None:
+    page.evaluate(f"() => {{ window.jupyterapp.commands.execute('docmanager:open', {{path: {name!r}}}); }}")
+    page.wait_for_function(
+        panel_js(
+            name,
+            "const k = panel.sessionContext.session && panel.sessionContext.session.kernel;"
+            " return !!k && k.status === 'idle';",
+            missing="return false;",
+        ),
+        timeout=60_000,
     )

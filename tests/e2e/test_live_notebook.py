@@ -1,0 +1,156 @@
+"""The agent edits the notebook that is open in JupyterLab: live, undoable, never the file on disk, never the
+user's fresh typing, never another notebook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nbformat
+from lab import (
+    Lab,
+    ScriptBox,
+    agent_output,
+    live_sources,
+    open_another,
+    open_notebook,
+    run_cell,
+    run_cell_of,
+    wait_cell_done,
+    wait_for,
+)
+from nbformat.v4 import new_code_cell, new_notebook
+
+from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
+
+
+def notebook_with_ids(lab: Lab, name: str, cells: list[tuple[str, str]]) -> bytes:
+    notebook = new_notebook()
+    for cell_id, source in cells:
+        cell = new_code_cell(source)
+        cell.id = cell_id
+        notebook.cells.append(cell)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, lab.root / name)
+    return (lab.root / name).read_bytes()
+
+
+def test_an_inserted_cell_appears_live_undo_removes_it_and_the_file_is_untouched(
+    page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox]
+) -> None:
+    server, box = model_server
+    on_disk = notebook_with_ids(
+        lab, "live.ipynb", [("load", "%load_ext jupyter_agent"), ("ask", "%%agent\nadd a cell")]
+    )
+    box.set(
+        [
+            Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+            Turn(
+                blocks=[
+                    ToolUse(
+                        name="NotebookEdit",
+                        input={
+                            "edit_mode": "insert",
+                            "cell_type": "code",
+                            "new_source": "answer = 42  # by the agent",
+                        },
+                    )
+                ]
+            ),
+            Turn(blocks=[Text("Inserted a cell at the top.")]),
+        ],
+        server,
+    )
+    open_notebook(page, lab, "live.ipynb")
+    run_cell(page, 0)
+    wait_cell_done(page, 0)
+    run_cell(page, 1)
+    output = agent_output(page)
+    output.locator("button.jupyter-button:has-text('Allow once')").click(timeout=60_000)
+    output.locator("text=Inserted a cell at the top.").wait_for(timeout=60_000)
+    sources = live_sources(page, "live.ipynb")
+    assert sources[0] == "answer = 42  # by the agent"
+    assert page.locator(".jp-Notebook .jp-Cell.jp-agent-touched").count() == 1
+    assert (lab.root / "live.ipynb").read_bytes() == on_disk  # not written until the user saves
+    page.keyboard.press("Escape")
+    page.locator(".jp-Notebook").first.focus()
+    page.keyboard.press("Escape")
+    page.keyboard.press("z")  # JupyterLab's notebook-level undo (command mode)
+    wait_for(lambda: live_sources(page, "live.ipynb")[0] == "%load_ext jupyter_agent", 10, "the undo")
+    assert (lab.root / "live.ipynb").read_bytes() == on_disk
+
+
+def test_typing_into_the_cell_while_the_agent_waits_makes_its_edit_stale(
+    page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox]
+) -> None:
+    server, box = model_server
+    notebook_with_ids(
+        lab,
+        "stale.ipynb",
+        [("load", "%load_ext jupyter_agent"), ("ask", "%%agent\nchange it"), ("target", "a = 1")],
+    )
+    box.set(
+        [
+            Turn(blocks=[ToolUse(name="NotebookRead", input={"cell_id": "target"})]),
+            Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "target", "new_source": "a = 2"})]),
+            Turn(blocks=[Text("The cell changed under me; I left it alone.")]),
+        ],
+        server,
+    )
+    open_notebook(page, lab, "stale.ipynb")
+    run_cell(page, 0)
+    wait_cell_done(page, 0)
+    run_cell(page, 1)
+    output = agent_output(page)
+    allow = output.locator("button.jupyter-button:has-text('Allow once')")
+    allow.wait_for(timeout=60_000)
+    target = page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-InputArea-editor")
+    target.click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # mine")
+    wait_for(
+        lambda: live_sources(page, "stale.ipynb")[2] == "a = 1  # mine", 10, "the typing to reach the model"
+    )
+    allow.click()
+    output.locator("text=The cell changed under me").wait_for(timeout=60_000)
+    assert live_sources(page, "stale.ipynb")[2] == "a = 1  # mine"
+    assert "STALE_READ" in output.inner_text()
+    tool_result = server.requests[-1]["messages"][-1]["content"][0]
+    assert tool_result["is_error"] is True and "STALE_READ" in tool_result["content"][0]["text"]
+
+
+def test_each_kernel_edits_only_its_own_notebook(
+    page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox]
+) -> None:
+    server, box = model_server
+
+    def insert(text: str) -> list[Turn]:
+        return [
+            Turn(blocks=[ToolUse(name="NotebookEdit", input={"edit_mode": "insert", "cell_type": "markdown", "new_source": text})]),
+            Turn(blocks=[Text("done")]),
+        ]  # fmt: skip
+
+    for name in ("first.ipynb", "second.ipynb"):
+        notebook_with_ids(
+            lab, name, [("load", "%load_ext jupyter_agent"), ("ask", "%%agent --mode acceptEdits\ninsert")]
+        )
+    open_notebook(page, lab, "first.ipynb")
+    open_another(page, lab, "second.ipynb")
+    for name in ("first.ipynb", "second.ipynb"):
+        run_cell_of(page, name, 0)
+        wait_for(lambda name=name: "jupyter_agent" in live_sources(page, name)[0], 5, "load")
+    page.wait_for_timeout(1500)
+    box.set(insert("written by the first notebook's agent"), server)
+    run_cell_of(page, "first.ipynb", 1)
+    wait_for(
+        lambda: live_sources(page, "first.ipynb")[0].startswith("written by the first"), 60, "first insert"
+    )
+    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "first run to end")
+    page.wait_for_timeout(1000)
+    box.set(insert("written by the second notebook's agent"), server)
+    run_cell_of(page, "second.ipynb", 1)
+    wait_for(
+        lambda: live_sources(page, "second.ipynb")[0].startswith("written by the second"), 60, "second insert"
+    )
+    first, second = live_sources(page, "first.ipynb"), live_sources(page, "second.ipynb")
+    assert [s for s in first if s.startswith("written")] == ["written by the first notebook's agent"]
+    assert [s for s in second if s.startswith("written")] == ["written by the second notebook's agent"]
