@@ -71,7 +71,10 @@ def bench_streaming(cwd: Path) -> None:
 
 
 def bench_approvals(cwd: Path, calls: int = 10) -> None:
-    script = [Turn(blocks=[ToolUse(name="Write", input={"file_path": f"f{i}.txt", "content": "x"})]) for i in range(calls)]
+    script = [
+        Turn(blocks=[ToolUse(name="Write", input={"file_path": f"f{i}.txt", "content": "x"})])
+        for i in range(calls)
+    ]
     script.append(Turn(blocks=[Text("done")]))
     with ScriptedServer(script) as server:
         fe = kernel(server, cwd)
@@ -83,7 +86,9 @@ def bench_approvals(cwd: Path, calls: int = 10) -> None:
                 fe.wait(lambda i=i: len(fe.buttons("Allow once")) > i, 60, "approval")
                 seen = len(fe.iopub_log)
                 sent = time.perf_counter()
-                fe.send_comm(fe.buttons("Allow once")[i].comm_id, {"method": "custom", "content": {"event": "click"}})
+                fe.send_comm(
+                    fe.buttons("Allow once")[i].comm_id, {"method": "custom", "content": {"event": "click"}}
+                )
 
                 def resumed(seen: int = seen) -> bool:
                     return any(
@@ -98,7 +103,9 @@ def bench_approvals(cwd: Path, calls: int = 10) -> None:
         finally:
             fe.close()
     ms = sorted(x * 1000 for x in latencies)
-    print(f"approval click → agent resumes: median {statistics.median(ms):.1f} ms (min {ms[0]:.1f}, max {ms[-1]:.1f}, n={len(ms)})")
+    print(
+        f"approval click → agent resumes: median {statistics.median(ms):.1f} ms (min {ms[0]:.1f}, max {ms[-1]:.1f}, n={len(ms)})"
+    )
 
 
 if __name__ == "__main__":
