@@ -96,6 +96,41 @@ class Tool(Generic[InputT]):
 AnyTool = Tool[Any]
 
 
+class InstanceTool(Tool[InputT]):
+    """A tool whose identity is set per instance (functions made tools, MCP server tools), not per class."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        input_model: type[InputT],
+        kind: ToolKind,
+        annotations: ToolAnnotations,
+    ) -> None:
+        self._name = name
+        self._description = description
+        self.Input = input_model
+        self._kind: ToolKind = kind
+        self._annotations = annotations
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._name
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        return self._description
+
+    @property
+    def kind(self) -> ToolKind:  # type: ignore[override]
+        return self._kind
+
+    @property
+    def annotations(self) -> ToolAnnotations:  # type: ignore[override]
+        return self._annotations
+
+
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
     """JSON schema from the pydantic model, minus the noise (titles) the model doesn't need."""
     schema = model.model_json_schema(by_alias=True)

@@ -12,7 +12,7 @@ from typing import Any, cast, get_type_hints, overload
 from pydantic import BaseModel, Field, create_model
 
 from .context import ToolContext
-from .core import Tool, ToolAnnotations, ToolInput, ToolKind
+from .core import InstanceTool, ToolAnnotations, ToolInput, ToolKind
 from .result import ToolResult
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -77,7 +77,7 @@ def _is_context(name: str, annotation: Any) -> bool:
     )
 
 
-class FunctionTool(Tool[BaseModel]):
+class FunctionTool(InstanceTool[BaseModel]):
     """A tool made from a function; instances, not subclasses, since each wraps its own function."""
 
     def __init__(
@@ -91,30 +91,11 @@ class FunctionTool(Tool[BaseModel]):
         annotations: ToolAnnotations,
         context_param: str | None,
     ) -> None:
+        super().__init__(
+            name=name, description=description, input_model=input_model, kind=kind, annotations=annotations
+        )
         self.func = func
-        self._name = name
-        self._description = description
-        self.Input = input_model
-        self._kind: ToolKind = kind
-        self._annotations = annotations
         self.context_param = context_param
-
-    # Instance-level overrides of the class attributes every Tool has.
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self._name
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        return self._description
-
-    @property
-    def kind(self) -> ToolKind:  # type: ignore[override]
-        return self._kind
-
-    @property
-    def annotations(self) -> ToolAnnotations:  # type: ignore[override]
-        return self._annotations
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The decorated function still works as a function."""

@@ -12,6 +12,9 @@ import contextvars
 from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
+from ..context import ToolContext
+from ..errors import ToolError
+
 T = TypeVar("T")
 
 #: The key tools look the service up under: `ctx.service(MAIN_THREAD_SERVICE)`.
@@ -44,3 +47,15 @@ class InlineMainThread:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(None, contextvars.copy_context().run, fn)
         return await asyncio.wait_for(future, timeout)
+
+
+def main_thread_of(ctx: ToolContext, tool: str) -> MainThread:
+    """The `main_thread` service, or NOT_AVAILABLE naming the tool that needed it."""
+    main: object = ctx.service(MAIN_THREAD_SERVICE)
+    if not isinstance(main, MainThread):
+        raise ToolError(
+            "NOT_AVAILABLE",
+            f"{tool} needs the kernel's main thread to run code on, and this session does not provide one "
+            "(it is not running inside a Jupyter kernel); use the other tools instead",
+        )
+    return main

@@ -6,7 +6,7 @@ so what it defines stays there for the user and for later calls. It asks first b
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -16,7 +16,7 @@ from ..errors import ToolError
 from ..result import ToolResult
 from ..sandbox import cap_text
 from .execution import CodeRun, Outcome
-from .main_thread import MAIN_THREAD_SERVICE, MainThread
+from .main_thread import main_thread_of
 from .variables import user_namespace
 
 #: How long to keep waiting after the timeout for the stop exception to take effect.
@@ -87,13 +87,7 @@ class RunCode(Tool[RunCodeInput]):
         return Preview(kind="code", text=params.code, language="python")
 
     async def run(self, params: RunCodeInput, ctx: ToolContext) -> ToolResult:
-        main: Any = ctx.service(MAIN_THREAD_SERVICE)
-        if not isinstance(main, MainThread):
-            raise ToolError(
-                "NOT_AVAILABLE",
-                "RunCode needs the kernel's main thread to run code on, and this session does not provide one "
-                "(it is not running inside a Jupyter kernel); use the other tools instead",
-            )
+        main = main_thread_of(ctx, self.name)
         namespace = user_namespace(ctx, self.name)
         limits = ctx.sandbox.limits
         wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout

@@ -20,7 +20,7 @@ import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
 
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolKind
+from ..core import InstanceTool, ToolAnnotations
 from ..errors import ToolError
 from ..result import ImageContent, ToolResult
 from ..sandbox import cap_text
@@ -99,7 +99,7 @@ def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[lis
     return texts, images
 
 
-class McpTool(Tool[JsonSchemaArguments]):
+class McpTool(InstanceTool[JsonSchemaArguments]):
     """One tool of a connected server; `session` gives the live client (None once the server is gone)."""
 
     def __init__(
@@ -110,33 +110,21 @@ class McpTool(Tool[JsonSchemaArguments]):
         session: Callable[[], Any | None],
         why_gone: Callable[[], str],
     ) -> None:
+        name = tool_name(server, remote.name)
+        text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
+        annotations = map_annotations(remote.annotations)
+        self._schema = model_facing_schema(remote.input_schema)
+        super().__init__(
+            name=name,
+            description=text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…",
+            input_model=arguments_model(name, self._schema),
+            kind="read" if annotations.read_only else "other",
+            annotations=annotations,
+        )
         self.server = server
         self.remote_name = remote.name
-        self._name = tool_name(server, remote.name)
-        text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
-        self._description = text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…"
-        self._annotations = map_annotations(remote.annotations)
-        self._schema = model_facing_schema(remote.input_schema)
-        self.Input = arguments_model(self._name, self._schema)
         self._session = session
         self._why_gone = why_gone
-
-    # Instance-level overrides of the class attributes every Tool has (as FunctionTool does).
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self._name
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        return self._description
-
-    @property
-    def kind(self) -> ToolKind:  # type: ignore[override]
-        return "read" if self._annotations.read_only else "other"
-
-    @property
-    def annotations(self) -> ToolAnnotations:  # type: ignore[override]
-        return self._annotations
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema

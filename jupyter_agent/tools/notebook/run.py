@@ -17,7 +17,7 @@ from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
 from ..kernel.execution import CodeRun, Outcome
-from ..kernel.main_thread import MAIN_THREAD_SERVICE, MainThread
+from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import STOP_GRACE_SECONDS, outcome_result
 from ..kernel.variables import user_namespace
 from ..result import ToolResult
@@ -54,13 +54,7 @@ class RunCell(Tool[RunCellInput]):
         return Preview(kind="code", text=cell.source, language="python")
 
     async def run(self, params: RunCellInput, ctx: ToolContext) -> ToolResult:
-        main: Any = ctx.service(MAIN_THREAD_SERVICE)
-        if not isinstance(main, MainThread):
-            raise ToolError(
-                "NOT_AVAILABLE",
-                "RunCell needs the kernel's main thread to run code on, and this session does not provide one "
-                "(it is not running inside a Jupyter kernel); use the other tools instead",
-            )
+        main = main_thread_of(ctx, self.name)
         namespace = user_namespace(ctx, self.name)
         book = await open_notebook(ctx, None)
         _, cell = await book.cell(params.cell_id)
