@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.tools import (  # noqa: E402
+from jupyter_agent.tools import (
     Dispatcher,
     PermissionPolicy,
     Sandbox,
@@ -63,8 +63,12 @@ async def main() -> None:
         eight_reads = min([await timed(dispatcher, ctx, "slow_read", 8) for _ in range(3)])
         eight_writes = await timed(dispatcher, ctx, "slow_write", 8)
     print(f"one read-only call:        {one * 1000:7.1f} ms")
-    print(f"8 read-only calls:         {eight_reads * 1000:7.1f} ms  ratio to one call {eight_reads / one:.2f} (target < 2)")
-    print(f"8 edits (one at a time):   {eight_writes * 1000:7.1f} ms  ratio to one call {eight_writes / one:.2f}")
+    print(
+        f"8 read-only calls:         {eight_reads * 1000:7.1f} ms  ratio to one call {eight_reads / one:.2f} (target < 2)"
+    )
+    print(
+        f"8 edits (one at a time):   {eight_writes * 1000:7.1f} ms  ratio to one call {eight_writes / one:.2f}"
+    )
 
 
 if __name__ == "__main__":
