@@ -133,6 +133,14 @@ class LiveBridge:
 
     async def request(self, ops: list[dict[str, Any]]) -> list[Mapping[str, Any]]:
         """Send one request and return the raw results, one per op; `NOT_AVAILABLE`/`TIMEOUT` otherwise."""
+        return cast(list[Mapping[str, Any]], (await self._exchange(ops))["results"])
+
+    async def open_notebooks(self) -> list[str]:
+        """Server-relative paths of every notebook open in the page (an empty request asks for just that)."""
+        paths = (await self._exchange([])).get("open_notebooks")
+        return [str(p) for p in cast(list[Any], paths)] if isinstance(paths, list) else []
+
+    async def _exchange(self, ops: list[dict[str, Any]]) -> Mapping[str, Any]:
         hello = await self.hello()
         with self._lock:
             conn = self._conn
@@ -165,7 +173,7 @@ class LiveBridge:
                 "EXECUTION_ERROR",
                 f"the notebook refused the request: {data.get('message') or data.get('error') or 'bad reply'}",
             )
-        return cast(list[Mapping[str, Any]], results)
+        return data
 
     def forget(self) -> None:
         """Drop a "not live" decision so the next call probes again (e.g. at the start of a run)."""

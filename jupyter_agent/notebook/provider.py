@@ -75,7 +75,21 @@ class NotebookProvider:
                     "restart the kernel",
                 )
             return LiveNotebook(target, self.bridge)
+        if hello is not None:
+            await self._refuse_if_open_elsewhere(target)
         return FileNotebook(target)
+
+    async def _refuse_if_open_elsewhere(self, target: Path) -> None:
+        """A notebook open in the editor (with another kernel) is never written on disk behind its back."""
+        assert self.bridge is not None
+        for shown in await self.bridge.open_notebooks():
+            relative = Path(shown.strip("/"))
+            if self._server_root is not None and _real(self._server_root / relative) == target:
+                raise ToolError(
+                    "NOT_AVAILABLE",
+                    f"'{target.name}' is open in JupyterLab with another kernel; the agent does not write the file "
+                    "of an open notebook. Ask the user to run %%agent in that notebook, or to close it first",
+                )
 
     def reset(self) -> None:
         """Forget a "no live page" decision (call at the start of a run): the page may have appeared since."""

@@ -103,7 +103,8 @@ class CommSession {
     this.send({
       type: 'response',
       request_id: request.request_id,
-      results: this.apply(request.ops)
+      results: this.apply(request.ops),
+      open_notebooks: this.bridge.openNotebooks()
     } satisfies IResponseMessage);
   }
 
@@ -199,6 +200,13 @@ export class NotebookBridge {
   /** Server-relative path, without a drive prefix such as "RTC:". */
   localPath(path: string): string {
     return this.contents.localPath(path);
+  }
+
+  /** Every notebook open in this page (server-relative): the kernel never writes their files on disk. */
+  openNotebooks(): string[] {
+    return this.tracker
+      .filter(panel => !panel.isDisposed)
+      .map(panel => this.localPath(panel.context.path));
   }
 
   touchedFor(panel: NotebookPanel): TouchedCells {

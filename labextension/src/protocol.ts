@@ -172,6 +172,8 @@ export interface IResponseMessage {
   type: 'response';
   request_id: string | null;
   results: OpResult[];
+  /** Every notebook open in this browser page, server-relative (an empty request asks only for this). */
+  open_notebooks?: string[];
   /** Set only when the request itself was malformed (then results is empty). */
   error?: 'INVALID_REQUEST';
   message?: string;

@@ -154,3 +154,19 @@ def test_each_kernel_edits_only_its_own_notebook(
     first, second = live_sources(page, "first.ipynb"), live_sources(page, "second.ipynb")
     assert [s for s in first if s.startswith("written")] == ["written by the first notebook's agent"]
     assert [s for s in second if s.startswith("written")] == ["written by the second notebook's agent"]
+
+    # The first agent aims at the second notebook by path: it is open, so its file is not written behind it.
+    on_disk = (lab.root / "second.ipynb").read_bytes()
+    page.wait_for_timeout(1000)
+    reach = [
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"notebook_path": "second.ipynb", "edit_mode": "insert", "cell_type": "markdown", "new_source": "sneaky"})]),
+        Turn(blocks=[Text("refused, as expected")]),
+    ]  # fmt: skip
+    box.set(reach, server)
+    run_cell_of(page, "first.ipynb", 2)
+    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "the cross-notebook attempt")
+    refusal = server.requests[-1]["messages"][-1]["content"][0]
+    assert refusal["is_error"] is True
+    assert "is open in JupyterLab with another kernel" in refusal["content"][0]["text"]
+    assert (lab.root / "second.ipynb").read_bytes() == on_disk
+    assert "sneaky" not in live_sources(page, "second.ipynb")

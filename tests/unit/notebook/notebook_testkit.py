@@ -63,6 +63,8 @@ class FakePage:
         #: Whether it answers requests (False: a page that hangs).
         self.respond = respond
         self.client_id = client_id
+        #: Other notebooks open in the page (with their own kernels), reported in every response.
+        self.also_open: list[str] = []
         self.cells: list[dict[str, Any]] = [new_cell_json("code", "a = 1", cell_id="a1")]
         self.requests: list[dict[str, Any]] = []
         self.opened: list[dict[str, Any]] = []
@@ -117,7 +119,14 @@ class FakePage:
         ops = [op_from_wire(raw) for raw in request["ops"]]
         applied = apply_ops(self.cells, ops, name=self.path.rsplit("/", 1)[-1])
         results = [r.to_wire(path=self.path) for r in applied.results]
-        self._deliver({"type": "response", "request_id": request["request_id"], "results": results})
+        self._deliver(
+            {
+                "type": "response",
+                "request_id": request["request_id"],
+                "results": results,
+                "open_notebooks": [self.path, *self.also_open],
+            }
+        )
 
 
 class World:
