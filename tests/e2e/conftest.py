@@ -46,8 +46,9 @@ def lab(
         lab.process.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Package scope: Playwright's sync API runs an event loop on the main thread until this ends."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian chromium is not installed (scripts/install.sh --browser installs it)")
     from playwright.sync_api import sync_playwright
