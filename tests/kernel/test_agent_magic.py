@@ -159,3 +159,33 @@ def test_a_tool_defined_in_a_cell_is_registered_and_replaced_when_rerun(agent_ke
     assert result_text(tool_results(server.requests[1])[0]) == "HI!!"
     sent = [t for t in server.requests[0]["tools"] if t["name"] == "shout"]
     assert sent[0]["description"] == "Shout it louder."
+
+
+def test_history_lists_each_runs_changes_and_undo_reverts_the_last_run_then_the_one_before(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    script = [
+        Turn(blocks=[ToolUse(name="Read", input={"file_path": "a.txt"})]),
+        Turn(
+            blocks=[
+                ToolUse(name="Edit", input={"file_path": "a.txt", "old_string": "one", "new_string": "two"})
+            ]
+        ),
+        Turn(blocks=[Text("edited")]),
+        Turn(blocks=[ToolUse(name="Write", input={"file_path": "b.txt", "content": "new\n"})]),
+        Turn(blocks=[Text("created")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    frontend.run("%%agent --mode acceptEdits\nedit a", timeout=60)
+    frontend.run("%%agent --mode acceptEdits\ncreate b", timeout=60)
+    assert (tmp_path / "a.txt").read_text() == "two\n" and (tmp_path / "b.txt").exists()
+    history = frontend.run("%agent history").text()
+    assert "run 1: edit a\n    Edit: changed a.txt" in history
+    assert "run 2: create b\n    Write: created b.txt" in history
+    assert "removed b.txt" in frontend.run("%agent undo").text()
+    assert not (tmp_path / "b.txt").exists() and (tmp_path / "a.txt").read_text() == "two\n"
+    assert "restored a.txt" in frontend.run("%agent undo").text()
+    assert (tmp_path / "a.txt").read_text() == "one\n"
+    assert "nothing to undo" in frontend.run("%agent undo").text()
+    assert "(undone)" in frontend.run("%agent history").text()
