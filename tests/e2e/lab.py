@@ -19,6 +19,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from jupyter_agent.testing import Script, ScriptedServer, Turn
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Screenshots of every e2e test end up here (CI keeps them as artifacts).
+ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

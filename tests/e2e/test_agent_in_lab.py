@@ -7,8 +7,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import ARTIFACTS
-from lab import Lab, ScriptBox, cell_output, open_notebook, run_cell, wait_cell_done, write_notebook
+from lab import (
+    ARTIFACTS,
+    Lab,
+    ScriptBox,
+    cell_output,
+    open_notebook,
+    run_cell,
+    wait_cell_done,
+    write_notebook,
+)
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 

@@ -195,5 +195,9 @@ class KernelFrontend:
         raise LookupError(f"no text widget with placeholder containing {placeholder_contains!r}")
 
 
+#: The `agent_kernel` fixture (conftest.py): `agent_kernel(script, widgets=True)` → (frontend, model server).
+AgentKernel = Callable[..., tuple["KernelFrontend", Any]]
+
+
 def new_id() -> str:
     return uuid.uuid4().hex

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import AgentKernel
+from frontend import AgentKernel
 
 from jupyter_agent.testing import TEST_API_KEY, Text, ToolUse, Turn
 
