@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Coroutine
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -73,23 +74,30 @@ class KernelAgent:
 
     def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
-        from .ui.mainloop import MainLoop
+        future = self.worker.submit(coro)
+        if self._wait(future, view=None, pump=self._pump()):
+            raise KeyboardInterrupt
+        return future.result()
+
+    def _pump(self) -> ShellPump | None:
         from .ui.pump import ShellPump
 
-        future = self.worker.submit(coro)
-        pump = ShellPump.for_kernel(self.kernel) if self.kernel is not None else None
+        return ShellPump.for_kernel(self.kernel) if self.kernel is not None else None
+
+    def _wait(self, future: Future[Any], *, view: RunView | None, pump: ShellPump | None) -> bool:
+        """Serve the worker until `future` resolves; True when the user interrupted."""
+        from .ui.mainloop import MainLoop
+
         loop = MainLoop(
             channel=self.channel,
-            on_event=lambda _e: None,
-            on_ask=_refuse_question,
-            on_tick=lambda: None,
+            on_event=view.handle if view is not None else lambda _event: None,
+            on_ask=(lambda ask: self._on_ask(ask, view, pump)) if view is not None else _refuse_question,
+            on_tick=(lambda: self._tick(view)) if view is not None else lambda: None,
             request_stop=self.worker.stop_current,
             pump=pump,
         )
         loop.wait(future)
-        if loop.interrupted:
-            raise KeyboardInterrupt
-        return future.result()
+        return loop.interrupted
 
     # -- a run ------------------------------------------------------------------------------------------
     def run_cell(
@@ -105,8 +113,6 @@ class KernelAgent:
         quiet: bool = False,
     ) -> None:
         from .agent_factory import apply_settings, collect_granted_rules
-        from .ui.mainloop import MainLoop
-        from .ui.pump import ShellPump
         from .ui.view import RunView
 
         if new:
@@ -115,7 +121,7 @@ class KernelAgent:
         run_allow, run_deny = allow or [], deny or []
         apply_settings(self, session, mode=mode, allow=run_allow, deny=run_deny)
         view = RunView(publisher=self.publisher, quiet=quiet)
-        pump = ShellPump.for_kernel(self.kernel) if self.kernel is not None else None
+        pump = self._pump()
         self._frontend = None
         stop = self._show_stop_button()
         future = self.worker.submit(
@@ -127,20 +133,12 @@ class KernelAgent:
                 model=model,
             )
         )
-        loop = MainLoop(
-            channel=self.channel,
-            on_event=view.handle,
-            on_ask=lambda ask: self._on_ask(ask, view, pump),
-            on_tick=lambda: self._tick(view),
-            request_stop=self.worker.stop_current,
-            pump=pump,
-        )
         try:
-            loop.wait(future)
+            interrupted = self._wait(future, view=view, pump=pump)
         finally:
             self._hide_stop_button(stop)
             collect_granted_rules(self, session, run_allow)
-        if loop.interrupted:
+        if interrupted:
             raise KeyboardInterrupt
 
     def _tick(self, view: RunView) -> None:
