@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .tools.context import ToolContext
 from .tools.core import AnyTool
 from .tools.hooks import Hooks, PostHook, PreHook
-from .tools.permissions import Mode, PermissionPolicy, Rule, parse_rules
+from .tools.permissions import Mode, PermissionPolicy, parse_rules
 from .tools.registry import ToolPool
 from .tools.sandbox import Sandbox
 
@@ -136,16 +136,24 @@ def collect_granted_rules(agent: KernelAgent, session: AgentSession, run_allow: 
         agent.settings.allow = [*agent.settings.allow, *granted]
 
 
-def status_text(agent: KernelAgent) -> str:
+def current_session(agent: KernelAgent) -> AgentSession:
+    """The session with the settings as they are now (`%agent model …` may have changed them since the last run)."""
     session = agent.session
+    if not session.running:
+        apply_settings(agent, session, mode=None, allow=[], deny=[])
+    return session
+
+
+def status_text(agent: KernelAgent) -> str:
+    session = current_session(agent)
     status = session.status
     u = status.usage
-    rules = session.policy
+    settings = agent.settings
     return "\n".join(
         [
             f"model:    {status.model} ({status.provider})",
-            f"mode:     {agent.settings.mode}",
-            f"rules:    allow {_rules(rules.allow, agent.settings.allow)} · ask {list(agent.settings.ask) or '—'} · deny {list(agent.settings.deny) or '—'}",
+            f"mode:     {settings.mode}",
+            f"rules:    allow {_listed(settings.allow)} · ask {_listed(settings.ask)} · deny {_listed(settings.deny)}",
             f"runs:     {status.runs}{' (running)' if status.running else ''} · {status.messages} messages"
             f" · ~{status.estimated_tokens:,} of {status.context_window:,} context tokens",
             f"tokens:   {u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
@@ -155,12 +163,12 @@ def status_text(agent: KernelAgent) -> str:
     )
 
 
-def _rules(_policy_rules: list[Rule], configured: list[str]) -> str:
-    return str(list(configured)) if configured else "—"
+def _listed(rules: list[str]) -> str:
+    return str(list(rules)) if rules else "—"
 
 
 def tools_text(agent: KernelAgent) -> str:
-    pool = agent.session.pool
+    pool = current_session(agent).pool
     active = pool.active()
     lines = []
     for name, tool in active.items():
@@ -199,6 +207,3 @@ def undo_last_run(agent: KernelAgent) -> str:
         if journal.changes and not journal.undone:
             return agent.run_blocking(undo_run(journal, session.ctx))
     return "nothing to undo"
-
-
-__all__ = ["Rule", "apply_settings", "build_session", "collect_granted_rules"]
