@@ -17,7 +17,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
     // Panels restored before this plugin activated, then every new one.
     tracker.forEach(panel => bridge.watch(panel));
     tracker.widgetAdded.connect((_, panel) => bridge.watch(panel));
+    addUndoKeys(app);
   }
 };
+
+/**
+ * Ctrl/Cmd+Z in command mode undoes the last cell operation — an agent's whole batch is one — as `Z`
+ * does; Ctrl/Cmd+Shift+Z redoes. In edit mode the keys stay with the cell editor's own text undo.
+ */
+function addUndoKeys(app: JupyterFrontEnd): void {
+  const selector = '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus';
+  app.commands.addKeyBinding({ command: 'notebook:undo-cell-action', keys: ['Accel Z'], selector });
+  app.commands.addKeyBinding({ command: 'notebook:redo-cell-action', keys: ['Accel Shift Z'], selector });
+}
 
 export default plugin;
