@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .tools.function_tool import tool
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+
+    from .tools.function_tool import tool
+
+__getattr__ = lazy_exports(__name__, {"tool": ".tools.function_tool"})
 
 __version__ = "0.1.0"
 __all__ = [

@@ -11,7 +11,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .tools.function_tool import FunctionTool, on_tool_defined
+from .tools.registration import on_tool_defined
 from .ui.channel import AskApproval, UIChannel
 from .ui.publish import DisplayPublisher, Publisher, TerminalPublisher
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .settings import AgentSettings
+    from .tools.function_tool import FunctionTool
     from .ui.approval import WidgetApproval
     from .ui.pump import ShellPump
     from .ui.view import RunView

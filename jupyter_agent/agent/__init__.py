@@ -3,25 +3,56 @@
 Importing this package does not import `anthropic`; the SDK is loaded when the first run builds its client.
 """
 
-from .config import DEFAULT_MODEL, AgentConfig, Provider
-from .conversation import Conversation
-from .events import (
-    AgentEvent,
-    Emit,
-    ErrorEvent,
-    Notice,
-    RunFinished,
-    RunStarted,
-    TextDelta,
-    TextDone,
-    ToolFinished,
-    ToolRunning,
-    ToolStarted,
-    Usage,
-    UsageUpdate,
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .config import DEFAULT_MODEL, AgentConfig, Provider
+    from .conversation import Conversation
+    from .events import (
+        AgentEvent,
+        Emit,
+        ErrorEvent,
+        Notice,
+        RunFinished,
+        RunStarted,
+        TextDelta,
+        TextDone,
+        ToolFinished,
+        ToolRunning,
+        ToolStarted,
+        Usage,
+        UsageUpdate,
+    )
+    from .session import AgentSession, SessionStatus
+    from .worker import AgentWorker
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "DEFAULT_MODEL": ".config",
+        "AgentConfig": ".config",
+        "Provider": ".config",
+        "Conversation": ".conversation",
+        "AgentEvent": ".events",
+        "Emit": ".events",
+        "ErrorEvent": ".events",
+        "Notice": ".events",
+        "RunFinished": ".events",
+        "RunStarted": ".events",
+        "TextDelta": ".events",
+        "TextDone": ".events",
+        "ToolFinished": ".events",
+        "ToolRunning": ".events",
+        "ToolStarted": ".events",
+        "Usage": ".events",
+        "UsageUpdate": ".events",
+        "AgentSession": ".session",
+        "SessionStatus": ".session",
+        "AgentWorker": ".worker",
+    },
 )
-from .session import AgentSession, SessionStatus
-from .worker import AgentWorker
 
 __all__ = [
     "DEFAULT_MODEL",

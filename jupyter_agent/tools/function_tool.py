@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, create_model
 
 from .context import ToolContext
 from .core import InstanceTool, ToolAnnotations, ToolInput, ToolKind
+from .registration import announce
 from .result import ToolResult
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -206,17 +207,7 @@ def tool(
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         made = function_tool(f, **options)
-        for listener in list(_REGISTRATION_LISTENERS):
-            listener(made)
+        announce(made)
         return made
 
     return wrap(func) if func is not None else wrap
-
-
-#: Called with each tool made by `@tool`; the kernel's agent subscribes to register user tools.
-_REGISTRATION_LISTENERS: list[Callable[[FunctionTool], None]] = []
-
-
-def on_tool_defined(listener: Callable[[FunctionTool], None]) -> Callable[[], None]:
-    _REGISTRATION_LISTENERS.append(listener)
-    return lambda: _REGISTRATION_LISTENERS.remove(listener) if listener in _REGISTRATION_LISTENERS else None

@@ -11,10 +11,11 @@ import concurrent.futures
 import queue
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from ..agent.events import AgentEvent
-from ..tools.dispatch import Approval, ApprovalRequest
+if TYPE_CHECKING:
+    from ..agent.events import AgentEvent
+    from ..tools.dispatch import Approval, ApprovalRequest
 
 T = TypeVar("T")
 
@@ -32,7 +33,7 @@ class CallOnMain:
     timeout: float | None
 
 
-Posted = AgentEvent | AskApproval | CallOnMain
+Posted: TypeAlias = "AgentEvent | AskApproval | CallOnMain"
 
 
 class UIChannel:
