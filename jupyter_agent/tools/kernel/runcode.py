@@ -16,7 +16,7 @@ from ..errors import ToolError
 from ..result import ToolResult
 from ..sandbox import cap_text
 from .execution import CodeRun, Outcome
-from .main_thread import main_thread_of
+from .main_thread import MainThread, main_thread_of
 from .variables import user_namespace
 
 #: How long to keep waiting after the timeout for the stop exception to take effect.
@@ -33,6 +33,22 @@ class RunCodeInput(ToolInput):
 def _lines(text: str) -> str:
     count = len(text.splitlines())
     return f"{count} line{'s' if count != 1 else ''}"
+
+
+async def run_on_main(main: MainThread, job: CodeRun, *, seconds: float, what: str) -> Outcome:
+    """Run `job` on the kernel's main thread. The user's Interrupt keeps what ran before it; code stuck where
+    Python cannot interrupt it is TIMEOUT, naming `what` ("the code", "cell 'ab12'")."""
+    try:
+        return await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
+    except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; report what ran
+        return job.outcome or Outcome(output="", images=(), error="KeyboardInterrupt", interrupted=True)
+    except TimeoutError:
+        raise ToolError(
+            "TIMEOUT",
+            f"{what} did not finish in {seconds:g} s and could not be stopped: it is blocked in a call "
+            "Python cannot interrupt (a long sleep, I/O, a C extension) and is still running in the kernel; "
+            "ask the user to press Interrupt (■)",
+        ) from None
 
 
 def outcome_result(outcome: Outcome, *, seconds: float, max_chars: int) -> ToolResult:
@@ -101,17 +117,5 @@ class RunCode(Tool[RunCodeInput]):
             max_image_bytes=limits.max_image_bytes,
             reraise_interrupt=True,
         )
-        try:
-            outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
-        except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; report what ran
-            outcome = job.outcome or Outcome(
-                output="", images=(), error="KeyboardInterrupt", interrupted=True
-            )
-        except TimeoutError:
-            raise ToolError(
-                "TIMEOUT",
-                f"the code did not finish in {seconds:g} s and could not be stopped: it is blocked in a call "
-                "Python cannot interrupt (a long sleep, I/O, a C extension) and is still running in the kernel; "
-                "ask the user to press Interrupt (■)",
-            ) from None
+        outcome = await run_on_main(main, job, seconds=seconds, what="the code")
         return outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)

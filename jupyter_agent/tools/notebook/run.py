@@ -16,9 +16,9 @@ from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
-from ..kernel.execution import CodeRun, Outcome
+from ..kernel.execution import CodeRun
 from ..kernel.main_thread import main_thread_of
-from ..kernel.runcode import STOP_GRACE_SECONDS, outcome_result
+from ..kernel.runcode import outcome_result, run_on_main
 from ..kernel.variables import user_namespace
 from ..result import ToolResult
 from ..sandbox import cap_text
@@ -84,19 +84,7 @@ class RunCell(Tool[RunCellInput]):
             execution_count=count,
         )
         job.log = log  # RunCode's capture, also keeping nbformat outputs for the cell
-        try:
-            outcome = await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
-        except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; keep what ran
-            outcome = job.outcome or Outcome(
-                output="", images=(), error="KeyboardInterrupt", interrupted=True
-            )
-        except TimeoutError:
-            raise ToolError(
-                "TIMEOUT",
-                f"cell '{cell.id}' did not finish in {seconds:g} s and could not be stopped: it is blocked in a "
-                "call Python cannot interrupt and is still running in the kernel; ask the user to press "
-                "Interrupt (■)",
-            ) from None
+        outcome = await run_on_main(main, job, seconds=seconds, what=f"cell '{cell.id}'")
         written = await _write_back(book, cell.id, log.with_error(outcome), count)
         result = outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)
         footer = f"\n[cell '{cell.id}' of {shown(ctx, book)} ran as [{count if count is not None else ' '}]; {written}]"
