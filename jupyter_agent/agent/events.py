@@ -75,6 +75,8 @@ class ToolStarted:
     call_id: str
     name: str
     input: Any
+    #: The tool's kind (read / edit / delete / execute / other), so the card shows its icon from the start.
+    kind: str = "other"
 
 
 @dataclass(frozen=True, kw_only=True)

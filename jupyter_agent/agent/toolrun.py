@@ -43,6 +43,10 @@ class ToolRunner:
         """True between the start of `run` and its end: a cancellation must answer these calls."""
         return bool(self._calls)
 
+    def kind_of(self, name: str) -> str:
+        tool = self.dispatcher.tools().get(name)
+        return tool.kind if tool is not None else "other"
+
     async def run(self, calls: Sequence[ToolCall]) -> Results:
         self._calls, self._done = calls, {}
         finished = await run_scheduled(calls, self._one, self.dispatcher.is_read_only, self._done)

@@ -106,7 +106,14 @@ class TurnStreamer:
                 async for event in events:
                     item = assembler.feed(event)
                     if isinstance(item, ToolCall):
-                        self.emit(ToolStarted(call_id=item.id, name=item.name, input=item.input))
+                        self.emit(
+                            ToolStarted(
+                                call_id=item.id,
+                                name=item.name,
+                                input=item.input,
+                                kind=self.tools.kind_of(item.name),
+                            )
+                        )
                     elif item is not None:
                         self.emit(item)
             if not assembler.finished:

@@ -40,9 +40,11 @@ class RunView:
                 self._text(text)
             case ev.TextDone():
                 self._close_text()
-            case ev.ToolStarted(call_id=call_id, name=name, input=tool_input):
+            case ev.ToolStarted(call_id=call_id, name=name, input=tool_input, kind=kind):
                 self._close_text()
-                self._card_new(ToolCard(call_id=call_id, name=name, input=tool_input, collapsed=self.quiet))
+                self._card_new(
+                    ToolCard(call_id=call_id, name=name, input=tool_input, kind=kind, collapsed=self.quiet)
+                )
             case ev.ToolRunning(call_id=call_id, title=title):
                 self._card_set(call_id, status="running", title=title)
             case ev.ToolFinished() as done:

@@ -114,3 +114,11 @@ def test_errors_and_stops_are_shown() -> None:
     texts = [b["text/plain"] for _, b in publisher.shown]
     assert "⛔ overloaded; try again" in texts
     assert texts[-1].endswith("· stopped: interrupted")
+
+
+def test_a_card_shows_its_kind_icon_before_the_call_finishes() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "a.py"}, kind="edit"))
+    view.set_status("t1", "asking", "Edit a.py")
+    assert publisher.updates[-1][1]["text/plain"] == "✏️ Edit a.py  [waiting for approval]"
