@@ -83,7 +83,9 @@ class WidgetApproval:
         message = w.Text(
             placeholder="Tell the agent why, or what to do instead…", layout=w.Layout(width="60%")
         )
-        send = w.Button(description="Deny with message", button_style="warning")
+        send = w.Button(
+            description="Deny with message", button_style="warning", layout=w.Layout(width="auto")
+        )
 
         def answer_with(choice: Callable[[], Approval]) -> Callable[[Any], None]:
             return lambda _widget: self._answer(choice())
