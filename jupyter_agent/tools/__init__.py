@@ -6,7 +6,17 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .context import ToolContext
-    from .core import AnyTool, Preview, Tool, ToolAnnotations, ToolCall, ToolInput, ToolKind, schema_for
+    from .core import (
+        AnyTool,
+        InstanceTool,
+        Preview,
+        Tool,
+        ToolAnnotations,
+        ToolCall,
+        ToolInput,
+        ToolKind,
+        schema_for,
+    )
     from .dispatch import (
         Approval,
         ApprovalRequest,
@@ -33,6 +43,7 @@ __getattr__ = lazy_exports(
     {
         "ToolContext": ".context",
         "AnyTool": ".core",
+        "InstanceTool": ".core",
         "Preview": ".core",
         "Tool": ".core",
         "ToolAnnotations": ".core",
@@ -103,6 +114,7 @@ __all__ = [
     "HookCall",
     "Hooks",
     "ImageContent",
+    "InstanceTool",
     "Issue",
     "Limits",
     "Mode",
