@@ -25,8 +25,17 @@ class Limits:
     max_glob_results: int = 100
 
 
+def _refuse_nul(text: str) -> None:
+    """No OS path holds a NUL byte; `expanduser` and `realpath` would raise a bare ValueError on one."""
+    if "\0" in text:
+        raise ToolError(
+            "INVALID_ARGS", f"the path {text[:80]!r} contains a NUL byte, which no file path can hold"
+        )
+
+
 def resolve_path(path: str, cwd: Path) -> Path:
     """Make the model's path absolute and normal: strip a leading `@`, expand `~`, anchor at `cwd`."""
+    _refuse_nul(path)
     text = path.strip()
     if text.startswith("@"):
         text = text[1:]
@@ -46,10 +55,8 @@ def confine(path: Path, roots: tuple[Path, ...]) -> Path:
 
     The *real* path is returned so that the caller opens exactly what was checked.
     """
-    try:
-        real = Path(os.path.realpath(path))
-    except ValueError as exc:  # e.g. an embedded NUL byte
-        raise ToolError("INVALID_ARGS", f"the path {str(path)[:80]!r} is not a valid path ({exc})") from None
+    _refuse_nul(str(path))
+    real = Path(os.path.realpath(path))
     for root in roots:
         if _within(real, Path(os.path.realpath(root))):
             return real
