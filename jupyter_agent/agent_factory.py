@@ -32,18 +32,17 @@ def builtin_tools() -> list[AnyTool]:
 def build_session(agent: KernelAgent) -> AgentSession:
     from .agent.config import DEFAULT_MODEL, AgentConfig, Provider
     from .agent.session import AgentSession
-    from .notebook.provider import NotebookProvider
-    from .runtime import notebook_path
+    from .notebook.provider import NotebookProvider, kernel_notebook_path
 
     settings = agent.settings
-    nb_path = notebook_path(agent.shell)
+    nb_path = kernel_notebook_path(agent.shell.user_ns if agent.shell is not None else None)
     cwd = nb_path.parent if nb_path is not None else Path.cwd()
     sandbox = Sandbox.at(cwd, roots=tuple(settings.roots))
     ctx = ToolContext(sandbox=sandbox, namespace=agent.shell.user_ns if agent.shell is not None else None)
     ctx.services.update(
         shell=agent.shell,
         main_thread=agent.channel,
-        notebooks=NotebookProvider(default_path=nb_path, kernel=agent.kernel, main_thread=agent.channel),
+        notebooks=NotebookProvider(default_path=nb_path, kernel=agent.kernel),
     )
     pool = ToolPool()
     pool.set_source("builtin", builtin_tools())
@@ -114,10 +113,12 @@ def apply_settings(
         session.pool.set_source("bash", [bash_tool()])
     else:
         session.pool.set_source("bash", [])
-    roots = tuple(settings.roots)
     sandbox = session.ctx.sandbox
-    if roots and roots != tuple(str(r) for r in sandbox.roots):
-        session.ctx.sandbox = Sandbox.at(sandbox.cwd, roots=roots, limits=sandbox.limits)
+    wanted = Sandbox.at(sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits)
+    if (
+        wanted.roots != sandbox.roots
+    ):  # `%config AgentMagics.roots = …` since the last run, including back to []
+        session.ctx.sandbox = wanted
     session.config = replace(
         session.config,
         model=settings.model or session.config.model,

@@ -5,10 +5,8 @@ The cell's main thread renders and waits (pumping widget clicks); the agent loop
 
 from __future__ import annotations
 
-import os
 from collections.abc import Coroutine
 from concurrent.futures import Future
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .tools.registration import on_tool_defined
@@ -26,17 +24,6 @@ if TYPE_CHECKING:
 
 _UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
-
-
-def notebook_path(shell: Any) -> Path | None:
-    """The notebook this kernel belongs to: jupyter_server tells the kernel through JPY_SESSION_NAME."""
-    name = os.environ.get("JPY_SESSION_NAME") or (
-        shell.user_ns.get("__session__") if shell is not None else None
-    )
-    if not name or not str(name).endswith(".ipynb"):
-        return None
-    path = Path(str(name))
-    return path if path.is_absolute() else Path.cwd() / path
 
 
 class KernelAgent:
@@ -147,6 +134,7 @@ class KernelAgent:
         self._pending = [p for p in self._pending if not p.settle()]
 
     def _on_ask(self, ask: AskApproval, view: RunView, pump: ShellPump | None) -> None:
+        from .tools.dispatch import Approval, ApprovalRequest, Approve
         from .ui.approval import WidgetApproval, ask_on_stdin, headless_refusal, resolve
 
         request = ask.request
@@ -157,11 +145,11 @@ class KernelAgent:
         if pump is None or not self._frontend_answers(pump):
             resolve(ask.reply, headless_refusal(request))
             return
-        approval = WidgetApproval(
-            ask=ask,
-            publisher=self.publisher,
-            on_answer=lambda req, ans: view.set_status(req.tool_use_id, "running"),
-        )
+
+        def answered(request: ApprovalRequest, answer: Approval) -> None:
+            view.set_status(request.tool_use_id, "running" if isinstance(answer, Approve) else "denied")
+
+        approval = WidgetApproval(ask=ask, on_answer=answered)
         approval.show()
         self._pending.append(approval)
 

@@ -9,6 +9,7 @@ edited as a file. Tools confine paths with the sandbox before they get here.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,10 @@ def _real(path: str | Path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))
 
 
-def kernel_notebook_path() -> Path | None:
-    """This kernel's notebook from `JPY_SESSION_NAME`, which Jupyter Server sets for the kernels it starts."""
-    name = os.environ.get("JPY_SESSION_NAME", "")
+def kernel_notebook_path(user_ns: Mapping[str, Any] | None = None) -> Path | None:
+    """This kernel's notebook from `JPY_SESSION_NAME`, which Jupyter Server sets for the kernels it starts
+    (ipykernel also copies it into the namespace as `__session__`)."""
+    name = os.environ.get("JPY_SESSION_NAME") or str((user_ns or {}).get("__session__") or "")
     return _real(name) if name.endswith(".ipynb") else None
 
 
@@ -40,7 +42,6 @@ class NotebookProvider:
         *,
         default_path: Path | None,
         kernel: Any = None,
-        main_thread: Any = None,
         bridge: LiveBridge | None = None,
     ) -> None:
         self.default_path = _real(default_path) if default_path is not None else None
@@ -48,8 +49,6 @@ class NotebookProvider:
             bridge = LiveBridge(notebook_path=str(self.default_path or ""))
         #: None outside a kernel (terminal IPython, plain Python): every notebook is a file then.
         self.bridge = bridge
-        #: Kept for callers that pass it; comm messages are sent from the worker (ipykernel allows that).
-        self.main_thread = main_thread
         self._server_root: Path | None = None
 
     async def open(self, path: str | Path | None = None) -> Notebook:
