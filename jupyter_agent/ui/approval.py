@@ -16,7 +16,6 @@ from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from .channel import AskApproval
 from .diff_view import diff_to_html
 from .html import esc, pre
-from .publish import Publisher
 
 
 def preview_html(preview: Preview) -> str:
@@ -54,7 +53,6 @@ class WidgetApproval:
     """One pending question as ipywidgets; clicks arrive through the pump while the cell is busy."""
 
     ask: AskApproval
-    publisher: Publisher
     on_answer: Callable[[ApprovalRequest, Approval], None]
     display_id: str = ""
     box: Any = None
@@ -114,9 +112,7 @@ class WidgetApproval:
         if self.answered:
             return
         self.answered = True
-        reply = self.ask.reply
-        if reply.set_running_or_notify_cancel():
-            reply.set_result(answer)
+        resolve(self.ask.reply, answer)
         self.record = record_text(self.ask.request, answer)
 
     def settle(self) -> bool:
