@@ -8,7 +8,7 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...notebook.provider import NOTEBOOKS_SERVICE, NotebookProvider, kernel_notebook_path
 from ..context import ToolContext
-from ..core import ToolAnnotations
+from ..core import InputT, Tool, ToolAnnotations
 from ..errors import ToolError
 
 READS = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
@@ -28,6 +28,19 @@ def default_path_shown(ctx: ToolContext) -> str | None:
     """This kernel's notebook as rules and cards show it (`analysis.ipynb`), None when unknown."""
     path = provider_of(ctx).default_path
     return ctx.sandbox.display_path(path) if path is not None else None
+
+
+class NotebookPathTool(Tool[InputT]):
+    """A tool with an optional `notebook_path`: rules like `NotebookEdit(reports/**)` match it, and a missing
+    path means this kernel's notebook."""
+
+    rule_field = "notebook_path"
+    rule_kind = "path"
+
+    def rule_subject(self, params: InputT, ctx: ToolContext) -> str | None:
+        if getattr(params, "notebook_path", None) is None:
+            return default_path_shown(ctx)
+        return super().rule_subject(params, ctx)
 
 
 async def open_notebook(ctx: ToolContext, notebook_path: str | None) -> Notebook:

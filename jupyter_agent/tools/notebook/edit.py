@@ -15,7 +15,7 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell, CellType
 from ...notebook.ops import Delete, Op, OpResult, Replace, SetType, op_to_wire, raise_for
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolInput, ToolKind
+from ..core import Preview, ToolInput, ToolKind
 from ..errors import ToolError
 from ..files.diff import Diff, unified_diff
 from ..journal import CellChange
@@ -23,7 +23,7 @@ from ..result import ToolResult
 from .common import (
     EDITS,
     LIVE_NOTE,
-    default_path_shown,
+    NotebookPathTool,
     find,
     ledger_key,
     open_notebook,
@@ -214,19 +214,12 @@ def _journal(
     )
 
 
-class NotebookEdit(Tool[NotebookEditInput]):
+class NotebookEdit(NotebookPathTool[NotebookEditInput]):
     name: ClassVar[str] = "NotebookEdit"
     description: ClassVar[str] = DESCRIPTION
     kind: ClassVar[ToolKind] = "edit"
     annotations = EDITS
     Input = NotebookEditInput
-    rule_field = "notebook_path"
-    rule_kind = "path"
-
-    def rule_subject(self, params: NotebookEditInput, ctx: ToolContext) -> str | None:
-        if params.notebook_path is None:
-            return default_path_shown(ctx)
-        return super().rule_subject(params, ctx)
 
     def title(self, params: NotebookEditInput, ctx: ToolContext) -> str:
         subject = self.rule_subject(params, ctx) or "notebook"

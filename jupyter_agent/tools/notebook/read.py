@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..context import ToolContext
-from ..core import Tool, ToolInput, ToolKind
+from ..core import ToolInput, ToolKind
 from ..result import ToolResult
 from ..sandbox import cap_text
-from .common import READS, default_path_shown, find, ledger_key, open_notebook, shown
+from .common import READS, NotebookPathTool, find, ledger_key, open_notebook, shown
 from .view import ImageBudget, render_full, render_notebook_view
 
 DESCRIPTION = """\
@@ -33,19 +33,12 @@ class NotebookReadInput(ToolInput):
     """Read only this cell (full source and more of its outputs)."""
 
 
-class NotebookRead(Tool[NotebookReadInput]):
+class NotebookRead(NotebookPathTool[NotebookReadInput]):
     name: ClassVar[str] = "NotebookRead"
     description: ClassVar[str] = DESCRIPTION
     kind: ClassVar[ToolKind] = "read"
     annotations = READS
     Input = NotebookReadInput
-    rule_field = "notebook_path"
-    rule_kind = "path"
-
-    def rule_subject(self, params: NotebookReadInput, ctx: ToolContext) -> str | None:
-        if params.notebook_path is None:
-            return default_path_shown(ctx)
-        return super().rule_subject(params, ctx)
 
     async def run(self, params: NotebookReadInput, ctx: ToolContext) -> ToolResult:
         book = await open_notebook(ctx, params.notebook_path)
