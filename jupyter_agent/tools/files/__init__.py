@@ -1,4 +1,4 @@
-"""The built-in file and search tools — Read, Write, Edit, Glob, Grep — with Claude Code's names and inputs."""
+"""The built-in file and search tools — Read, Write, Edit, MultiEdit, Glob, Grep — with Claude Code's names and inputs."""
 
 from __future__ import annotations
 
@@ -7,17 +7,19 @@ from .diff import Diff, unified_diff
 from .edit import EditInput, EditTool
 from .glob import GlobInput, GlobTool
 from .grep import GrepInput, GrepTool
+from .multiedit import MultiEditInput, MultiEditTool
 from .read import ReadInput, ReadTool
 from .ripgrep import RgLocator, find_rg
 from .write import WriteInput, WriteTool
 
 
 def file_tools(*, locate_rg: RgLocator = find_rg) -> list[AnyTool]:
-    """Fresh instances of the five tools; `locate_rg` decides which ripgrep Grep and Glob run (None: fallback)."""
+    """Fresh instances of the file tools; `locate_rg` decides which ripgrep Grep and Glob run (None: fallback)."""
     return [
         ReadTool(),
         WriteTool(),
         EditTool(),
+        MultiEditTool(),
         GlobTool(locate_rg=locate_rg),
         GrepTool(locate_rg=locate_rg),
     ]
@@ -31,6 +33,8 @@ __all__ = [
     "GlobTool",
     "GrepInput",
     "GrepTool",
+    "MultiEditInput",
+    "MultiEditTool",
     "ReadInput",
     "ReadTool",
     "RgLocator",

@@ -43,18 +43,8 @@ class EditInput(ToolInput):
 
 
 def plan_edit(params: EditInput, ctx: ToolContext) -> tuple[PlannedChange, Replaced | None]:
-    if params.old_string == params.new_string:
-        raise ToolError(
-            "NO_CHANGE",
-            "old_string and new_string are identical, so the edit would change nothing; "
-            "pass the replacement text as new_string",
-        )
-    where = target(ctx, params.file_path)
-    if where.real.suffix.lower() == ".ipynb":
-        raise ToolError(
-            "INVALID_ARGS",
-            f"'{where.shown}' is a Jupyter notebook; change its cells with NotebookEdit (Read shows the cell ids)",
-        )
+    require_change(params.old_string, params.new_string)
+    where = text_target(ctx, params.file_path)
     before = read_existing(where)
     if before is None:
         if params.old_string:
@@ -69,7 +59,7 @@ def plan_edit(params: EditInput, ctx: ToolContext) -> tuple[PlannedChange, Repla
                 "only creates a new file. Pass the text to replace as old_string, or use Write to replace it all",
             )
         return plan(where, before, params.new_string.encode("utf-8")), None
-    _check_editable(where, before)
+    check_editable(where, before)
     doc = decode(before)
     replaced = replace(
         doc.text, params.old_string, params.new_string, replace_all=params.replace_all, shown=where.shown
@@ -77,7 +67,28 @@ def plan_edit(params: EditInput, ctx: ToolContext) -> tuple[PlannedChange, Repla
     return plan(where, before, doc.encode(replaced.text)), replaced
 
 
-def _check_editable(where: Target, before: bytes) -> None:
+def require_change(old_string: str, new_string: str) -> None:
+    if old_string == new_string:
+        raise ToolError(
+            "NO_CHANGE",
+            "old_string and new_string are identical, so the edit would change nothing; "
+            "pass the replacement text as new_string",
+        )
+
+
+def text_target(ctx: ToolContext, file_path: str) -> Target:
+    """The confined file an edit tool changes; notebooks are refused (their cells have ids, not lines)."""
+    where = target(ctx, file_path)
+    if where.real.suffix.lower() == ".ipynb":
+        raise ToolError(
+            "INVALID_ARGS",
+            f"'{where.shown}' is a Jupyter notebook; change its cells with NotebookEdit (Read shows the cell ids)",
+        )
+    return where
+
+
+def check_editable(where: Target, before: bytes) -> None:
+    """`FILE_TOO_LARGE` / `BINARY_FILE` for files the string-replacing tools cannot change in memory."""
     if len(before) > EDIT_MAX_BYTES:
         raise ToolError(
             "FILE_TOO_LARGE",
