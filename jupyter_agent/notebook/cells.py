@@ -102,13 +102,17 @@ def _split_bundle(bundle: dict[str, Any]) -> None:
             bundle[mime] = _split_text(value)
 
 
-def split_for_disk(cell: dict[str, Any]) -> dict[str, Any]:
-    """The cell with multiline strings split into lines, the way nbformat writes files (in place, returned)."""
+def split_for_disk(cell: dict[str, Any], *, outputs: bool = True) -> dict[str, Any]:
+    """The cell with multiline strings split into lines, the way nbformat writes files (in place, returned).
+
+    `outputs=False` leaves the outputs as they are: outputs read from a file keep that file's choice (Colab
+    stores some as one string).
+    """
     cell["source"] = _split_text(cell.get("source", ""))
     for attachment in cast(dict[str, Any], cell.get("attachments") or {}).values():
         if isinstance(attachment, dict):
             _split_bundle(cast(dict[str, Any], attachment))
-    for output in cast(list[dict[str, Any]], cell.get("outputs") or []):
+    for output in cast(list[dict[str, Any]], (cell.get("outputs") if outputs else None) or []):
         kind = output.get("output_type")
         if kind in ("execute_result", "display_data") and isinstance(output.get("data"), dict):
             _split_bundle(output["data"])

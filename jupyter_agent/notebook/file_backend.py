@@ -2,11 +2,13 @@
 
 Every batch reads the file afresh (the user or another program may have changed it), applies the ops in
 memory, validates what changed against nbformat's schema, and writes the whole file atomically in the
-layout nbformat writes (sorted keys, one-space indent, sources as lists of lines, trailing newline), so
-the diff in git is only the change.
+layout it was read in (`layout.py`: indent, key order, line ends, final newline, byte order mark; sources
+as lists of lines), so the diff in git is only the change.
 
-Cells of files older than nbformat 4.5 have no ids. They get `cell-<index>` — the stand-in `render.py`
-shows — rather than random ids, so the ids the model read stay valid until the first write stores them.
+Cells of files older than nbformat 4.5 have no ids. They get `cell-<index>` rather than random ids (also
+when nbformat upgrades a v2/v3 file, which invents random ones), so the ids the model read stay valid
+until the first write stores them. Read shows a notebook file through `parse_notebook` too, so both tools
+give a cell the same id — duplicate and invalid ids included.
 
 Only the changed cells (and the notebook's top level) are validated: a full validation costs ~70 ms per
 1,000 cells, and cells the agent did not touch are written back exactly as they were read.
@@ -26,6 +28,7 @@ from ..tools.sandbox import atomic_write
 from .apply import Applied, CellJson, apply_ops
 from .base import Notebook
 from .cells import VALID_ID, split_for_disk
+from .layout import Layout, detect_layout, order_like
 from .ops import Op, OpResult
 
 _locks: dict[Path, threading.Lock] = {}
@@ -50,7 +53,13 @@ def ensure_ids(cells: list[CellJson]) -> bool:
         candidate, n = f"cell-{index}", 1
         while candidate in taken:
             candidate, n = f"cell-{index}-{n}", n + 1
-        cell["id"] = candidate
+        if value is None:  # a new key goes first, so the diff is one added line (no comma moves)
+            rest = [(k, v) for k, v in cell.items()]
+            cell.clear()
+            cell["id"] = candidate
+            cell.update(rest)
+        else:
+            cell["id"] = candidate
         taken.add(candidate)
         added = True
     return added
@@ -58,6 +67,11 @@ def ensure_ids(cells: list[CellJson]) -> bool:
 
 def parse_notebook(data: bytes, name: str) -> dict[str, Any]:
     """The notebook as nbformat 4 JSON (older formats upgraded), ids filled in; `INVALID_ARGS` if not a notebook."""
+    return load_notebook(data, name)[0]
+
+
+def load_notebook(data: bytes, name: str) -> tuple[dict[str, Any], Layout]:
+    """`parse_notebook`, and the layout of the file to write it back in."""
     try:
         nb: Any = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -69,25 +83,33 @@ def parse_notebook(data: bytes, name: str) -> dict[str, Any]:
     nb = cast(dict[str, Any], nb)
     if "cells" not in nb and "worksheets" not in nb:
         raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
+    layout = detect_layout(data, nb)
     if nb.get("nbformat") != 4:
-        import nbformat  # slow to import; old formats are rare
-
-        try:
-            upgraded = nbformat.reads(data.decode("utf-8"), as_version=4)
-        except Exception as exc:
-            raise ToolError("INVALID_ARGS", f"{name} is not a notebook nbformat can read ({exc})") from None
-        nb = json.loads(nbformat.writes(upgraded))
+        nb = _upgraded(data, name)
     if not isinstance(nb.get("cells"), list):
         raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
     if ensure_ids(cast(list[CellJson], nb["cells"])) or int(nb.get("nbformat_minor", 0)) < 5:
         nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 0)), 5)
+    return nb, layout
+
+
+def _upgraded(data: bytes, name: str) -> dict[str, Any]:
+    """A v2/v3 notebook as v4 JSON, without the random ids nbformat's upgrade invents (see the module docstring)."""
+    import nbformat  # slow to import; old formats are rare
+
+    try:
+        upgraded = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
+    except Exception as exc:
+        raise ToolError("INVALID_ARGS", f"{name} is not a notebook nbformat can read ({exc})") from None
+    nb: dict[str, Any] = json.loads(nbformat.writes(upgraded))
+    for cell in cast(list[CellJson], nb.get("cells") or []):
+        cell.pop("id", None)
     return nb
 
 
-def serialize(nb: dict[str, Any]) -> bytes:
-    """The file's bytes, laid out as `nbformat.write` lays them out."""
-    text = json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False, separators=(",", ": "))
-    return (text + "\n").encode("utf-8")
+def serialize(nb: dict[str, Any], layout: Layout | None = None) -> bytes:
+    """The file's bytes in `layout`; by default laid out as `nbformat.write` lays them out."""
+    return (layout or Layout()).dump(nb)
 
 
 def _schema_problem(nb: dict[str, Any]) -> str | None:
@@ -144,18 +166,34 @@ class FileNotebook(Notebook):
                 raise ToolError(
                     "NOTEBOOK_NOT_FOUND", f"'{self.path}' is a directory, not a notebook"
                 ) from None
-            nb = parse_notebook(data, self.name)
+            nb, layout = load_notebook(data, self.name)
+            # Held (not copied) so that an op replacing a cell's outputs is told apart by identity.
+            read_outputs = {c.get("id"): c.get("outputs") for c in cast(list[CellJson], nb["cells"])}
             applied = apply_ops(cast(list[CellJson], nb["cells"]), ops, name=self.name)
             if not applied.modified:
                 return applied.results
             problem = validate_changes(nb, applied.changed)
             if problem is not None:
                 return _refused(applied, f"the change would make {self.name} an invalid notebook: {problem}")
-            for cell in cast(list[CellJson], nb["cells"]):
+            cells = cast(list[CellJson], nb["cells"])
+            kept = [cell for cell in cells if cell.get("id") not in applied.changed]
+            for cell in cells:
                 if cell.get("id") in applied.changed:
-                    split_for_disk(cell)
-            atomic_write(self.path, serialize(nb))
+                    new_outputs = cell.get("outputs") is not read_outputs.get(cell.get("id"))
+                    split_for_disk(cell, outputs=new_outputs)
+                    if not layout.sort_keys:
+                        _order_like_neighbours(cell, kept)
+            atomic_write(self.path, serialize(nb, layout))
             return applied.results
+
+
+def _order_like_neighbours(cell: CellJson, kept: list[CellJson]) -> None:
+    """A new or changed cell takes the key order of an untouched cell of its type (or any untouched cell)."""
+    template = next(
+        (c for c in kept if c.get("cell_type") == cell.get("cell_type")), kept[0] if kept else None
+    )
+    if template is not None:
+        order_like(cell, template)
 
 
 def _refused(applied: Applied, message: str) -> list[OpResult]:

@@ -7,7 +7,6 @@ ledger under `<real path>#<cell id>` with its source, for NotebookEdit's read-be
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from ..context import ToolContext
@@ -24,31 +23,18 @@ OUTPUT_CHARS = 2000
 TOTAL_CHARS = 100_000
 
 
-def _parse(data: bytes) -> dict[str, Any] | None:
-    """The notebook as nbformat v4 JSON (older formats upgraded by nbformat), or None when it is not a notebook.
+def _parse(data: bytes, name: str) -> dict[str, Any] | None:
+    """The notebook as nbformat v4 JSON with the ids NotebookRead and NotebookEdit use, or None when the file is
+    not a notebook (Read then shows it as text).
 
-    Version 4 is read as plain JSON: importing and validating with nbformat costs seconds, and the renderer
-    tolerates missing keys.
+    The file backend's parser, so a duplicate, invalid or missing id reads the same in both tools.
     """
-    try:
-        parsed: Any = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(parsed, dict):
-        return None
-    notebook: dict[str, Any] = parsed
-    version = notebook.get("nbformat", 4)
-    if isinstance(notebook.get("cells"), list) and (not isinstance(version, int) or version >= 4):
-        return notebook
-    if "worksheets" not in notebook:
-        return None
-    import nbformat  # only for notebooks older than format 4
+    from ...notebook.file_backend import parse_notebook
 
     try:
-        upgraded: Any = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except (ValueError, KeyError, TypeError, AttributeError):
+        return parse_notebook(data, name)
+    except ToolError:
         return None
-    return upgraded
 
 
 def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolResult | None:
@@ -64,7 +50,7 @@ def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolRes
     from ...notebook.render import cell_id, language_of, render_notebook, source_of
 
     data = where.real.read_bytes()
-    nb = _parse(data)
+    nb = _parse(data, where.shown)
     if nb is None:
         return None
     start = max(params.offset or 1, 1) - 1
