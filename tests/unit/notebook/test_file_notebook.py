@@ -225,3 +225,24 @@ def test_a_file_with_invalid_metadata_of_its_own_can_still_be_edited(tmp_path: P
     assert run(FileNotebook(path).cell("c0"))[1].source == "x = 'fine'"
     with pytest.raises(NotebookError):  # but what the agent writes is still checked
         run(FileNotebook(path).set_outputs("c0", [{"output_type": "bogus"}], None))
+
+
+def test_a_second_cell_with_a_duplicate_id_is_addressable_and_edits_land_on_the_right_one(
+    tmp_path: Path,
+) -> None:
+    """Copy-pasted JSON can repeat an id; the copy gets its own id so the model can address each cell."""
+    path = write_notebook(tmp_path / "dup.ipynb")
+    data = json.loads(path.read_text())
+    data["cells"][1]["id"] = "c0"
+    path.write_text(json.dumps(data))
+    book = FileNotebook(path)
+    cells = run(book.cells())
+    ids = [c.id for c in cells]
+    assert len(set(ids)) == len(ids)
+    assert ids[0] == "c0" and ids[1] != "c0"
+    second = ids[1]
+    run(book.replace(second, "x = 'second'", expect="x = 1\nprint(x)"))
+    sources = {c.id: c.source for c in run(FileNotebook(path).cells())}
+    assert sources["c0"] == "x = 0\nprint(x)"
+    assert sources[second] == "x = 'second'"
+    assert_valid(path)

@@ -268,3 +268,23 @@ def test_a_keystroke_between_the_check_and_the_change_is_caught_by_the_backend(w
         "changed — call NotebookRead with cell_id='c2' and redo the change on its current source"
     )
     assert world.sources()["c2"] == "x = 2  # just typed"
+
+
+def test_an_edit_of_a_cell_read_as_empty_is_refused_after_the_user_types_in_it(world: World) -> None:
+    """An empty source is still an expectation ('' is not 'no check'), down to the backend's last check."""
+    from jupyter_agent.tools.errors import ToolError
+    from jupyter_agent.tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
+
+    world.type_into("c1", "")
+    read(world, "c1")
+
+    async def scenario() -> None:
+        edit = await plan_edit(NotebookEditInput(cell_id="c1", new_source="x = 5"), world.ctx)
+        world.type_into("c1", "df = load()  # just typed")
+        await apply_edit(edit, world.ctx, tool="NotebookEdit")
+
+    with pytest.raises(ToolError) as caught:
+        asyncio.run(scenario())
+    assert caught.value.code == "STALE_READ"
+    assert world.sources()["c1"] == "df = load()  # just typed"
+    assert world.ctx.journal.changes == []

@@ -196,3 +196,45 @@ def test_edit_is_an_edit_kind_tool_matched_by_path_rules() -> None:
     for tool in (EditTool(), WriteTool()):
         assert (tool.kind, tool.read_only, tool.annotations.destructive) == ("edit", False, True)
         assert (tool.rule_field, tool.rule_kind) == ("file_path", "path")
+
+
+def test_a_same_size_user_change_to_a_big_file_is_refused_as_stale(tmp_path: Path) -> None:
+    """A file over the whole-read cap is tracked by size and modification time, not content: a user change
+    that keeps the size must still be caught, or the edit would overwrite it."""
+    import os
+
+    from jupyter_agent.tools import Limits
+
+    log = tmp_path / "big.log"
+    log.write_text("status = ok\n" + "x" * 300 + "\n")
+    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness.ok("Read", file_path="big.log", offset=1, limit=1)
+    before = log.stat()
+    log.write_text("status = no\n" + "x" * 300 + "\n")  # the user's change, same size
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    assert log.stat().st_size == before.st_size
+    result = harness.call("Edit", file_path="big.log", old_string="status = ok", new_string="status = done")
+    assert result.error_code == "STALE_READ"
+    assert log.read_text().startswith("status = no\n")
+
+
+def test_a_big_file_read_in_part_can_still_be_edited_when_nobody_changed_it(tmp_path: Path) -> None:
+    from jupyter_agent.tools import Limits
+
+    log = tmp_path / "big.log"
+    log.write_text("status = ok\n" + "x" * 300 + "\n")
+    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness.ok("Read", file_path="big.log", offset=1, limit=1)
+    harness.ok("Edit", file_path="big.log", old_string="status = ok", new_string="status = done")
+    assert log.read_text().startswith("status = done\n")
+
+
+def test_replace_all_does_not_count_overlapping_matches(tmp_path: Path) -> None:
+    (tmp_path / "cmp.py").write_text("if a ==== b:\n    pass\n")
+    harness = Harness(tmp_path)
+    harness.read("cmp.py")
+    refused = harness.call("Edit", file_path="cmp.py", old_string="==", new_string="!=")
+    assert refused.error_code == "TEXT_MULTIPLE_MATCHES"
+    assert refused.content.startswith("TEXT_MULTIPLE_MATCHES: old_string appears 2 times in 'cmp.py'")
+    harness.ok("Edit", file_path="cmp.py", old_string="==", new_string="!=", replace_all=True)
+    assert (tmp_path / "cmp.py").read_text() == "if a !=!= b:\n    pass\n"

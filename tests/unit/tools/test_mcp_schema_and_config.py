@@ -160,3 +160,17 @@ def test_stdio_and_http_settings_parse_with_environment_expansion() -> None:
 def test_bad_settings_say_what_is_wrong(raw: object, message: str) -> None:
     with pytest.raises(ConfigError, match=re.escape(message)):
         parse_server(raw, {})
+
+
+def test_field_names_with_slash_or_tilde_are_escaped_in_the_json_pointer() -> None:
+    """RFC 6901: `~` becomes `~0` first, then `/` becomes `~1`; the other order would report `a/b` as `a~01b`."""
+    model = arguments_model(
+        "t",
+        model_facing_schema(
+            {"type": "object", "properties": {"a/b": {"type": "integer"}, "a~b": {"type": "integer"}}}
+        ),
+    )
+    result = validate("t", model, {"a/b": "x", "a~b": "y"})
+    assert isinstance(result, ToolResult)
+    lines = result.content.splitlines()[1:]
+    assert [line.split(":")[0] for line in lines] == ["- /a~1b", "- /a~0b"]
