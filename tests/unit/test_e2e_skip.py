@@ -40,7 +40,7 @@ def test_without_chromium_the_e2e_tests_are_skipped_with_one_line_saying_why(tmp
     skipped = [line for line in done.stdout.splitlines() if line.startswith("SKIPPED")]
     assert len(skipped) == 1, done.stdout
     assert f"e2e tests skipped: no Chromium at {missing}" in skipped[0]
-    assert re.search(r" \d+ passed, \d+ skipped in ", done.stdout), done.stdout
+    assert re.search(r"^\d+ passed, \d+ skipped in ", done.stdout, re.MULTILINE), done.stdout
 
 
 def test_on_ci_a_missing_chromium_is_an_error_not_a_silent_skip(tmp_path: Path) -> None:
