@@ -137,6 +137,13 @@ def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
     return None if data.get(key) is None else _text(data, key)
 
 
+def _position(data: Mapping[str, Any], key: str) -> str | None:
+    """`after_id` must be spelled out: a forgotten one silently meaning "at the top" would misplace a cell."""
+    if key not in data:
+        raise ValueError(f"'{key}' must be a cell id or null (null: at the top), got nothing")
+    return _optional_text(data, key)
+
+
 def _cell_type(data: Mapping[str, Any]) -> CellType:
     value = data.get("cell_type")
     if value not in CELL_TYPES:
@@ -151,7 +158,7 @@ def op_from_wire(data: Mapping[str, Any]) -> Op:
         return GetCells()
     if name == "insert":
         return Insert(
-            after_id=_optional_text(data, "after_id"),
+            after_id=_position(data, "after_id"),
             cell_type=_cell_type(data),
             source=_text(data, "source"),
             id=_optional_text(data, "id"),
@@ -167,7 +174,7 @@ def op_from_wire(data: Mapping[str, Any]) -> Op:
     if name == "delete":
         return Delete(id=_text(data, "id"), expect=_optional_text(data, "expect"))
     if name == "move":
-        return Move(id=_text(data, "id"), after_id=_optional_text(data, "after_id"))
+        return Move(id=_text(data, "id"), after_id=_position(data, "after_id"))
     if name == "restore":
         index, cell = data.get("index"), data.get("cell")
         if not isinstance(index, int) or not isinstance(cell, dict):
