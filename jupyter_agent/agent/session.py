@@ -10,6 +10,7 @@ from ..tools.hooks import Hooks
 from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
+from ..tools.workflow import POLICY_SERVICE, todo_list
 from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Conversation
@@ -83,6 +84,7 @@ class AgentSession:
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
+            self.ctx.services[POLICY_SERVICE] = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(model=model, max_turns=max_turns)
             dispatcher = Dispatcher(pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver)
@@ -116,11 +118,13 @@ class AgentSession:
         )
 
     def reset(self) -> None:
-        """Forget the conversation and what was read (the next edit needs a fresh read); keep usage and history."""
+        """Forget the conversation, what was read (the next edit needs a fresh read) and the todo list;
+        keep usage and history."""
         if self._running:
             raise RuntimeError("cannot reset while a run is in progress; stop it first")
         self.conversation.reset()
         self.ctx.reads.clear()
+        todo_list(self.ctx).clear()
 
     async def aclose(self) -> None:
         """Close the SDK client's connections (on the loop that used them) before that loop goes away."""
