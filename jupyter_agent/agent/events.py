@@ -77,6 +77,8 @@ class ToolStarted:
     input: Any
     #: The tool's kind (read / edit / delete / execute / other), so the card shows its icon from the start.
     kind: str = "other"
+    #: The id of the Task call whose sub-agent made this call ("" for the run's own calls): nest it there.
+    parent_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,6 +87,7 @@ class ToolRunning:
 
     call_id: str
     title: str
+    parent_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +99,7 @@ class ToolFinished:
     result: ToolResult
     duration: float
     decision: Decision | None
+    parent_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

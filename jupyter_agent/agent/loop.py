@@ -55,14 +55,18 @@ __all__ = ["INTERRUPT_NOTE", "AgentRun", "RunFailed", "Tally"]
 
 @dataclass(kw_only=True)
 class Tally:
-    """Usage and cost that add up over turns (a run's, or a session's)."""
+    """Usage and cost that add up over turns (a run's, or a session's); `parent` adds them up too, so a
+    sub-agent's turns count in its run and the run's in its session."""
 
     usage: Usage = dataclasses.field(default_factory=Usage)
     cost_usd: float = 0.0
+    parent: Tally | None = None
 
     def add(self, usage: Usage, cost: float) -> None:
         self.usage = self.usage + usage
         self.cost_usd += cost
+        if self.parent is not None:
+            self.parent.add(usage, cost)
 
 
 class AgentRun:
@@ -89,7 +93,7 @@ class AgentRun:
         self._emit = emit
         self.session = session
         self.mode = mode
-        self.tally = Tally()
+        self.tally = Tally(parent=session)
         self.turns = 0
         self.tools = ToolRunner(
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
@@ -219,7 +223,6 @@ class AgentRun:
     def _account(self, turn: Usage) -> None:
         cost = turn_cost(self.config.model, turn)
         self.tally.add(turn, cost)
-        self.session.add(turn, cost)
         self.conversation.note_prompt_size(turn.prompt_tokens)
         self.emit(
             UsageUpdate(

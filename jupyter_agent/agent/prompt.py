@@ -22,6 +22,13 @@ _MODE_LINES: dict[str, str] = {
 }
 
 
+_SUBAGENT_OPENING = (
+    "You are a sub-agent of a coding agent running inside a Jupyter kernel. The main agent gave you one task "
+    "(the user message). Work on it with your tools, then end with a complete, self-contained report: your "
+    "final message is all the main agent sees of your work. You cannot ask the user anything."
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class PromptFacts:
     """What the system prompt states about the model's surroundings."""
@@ -32,19 +39,32 @@ class PromptFacts:
     tool_names: Sequence[str]
     notebook_path: str | None = None
     extra_instructions: str = ""
+    #: Set for a sub-agent started by the Task tool: it works for the main agent, not the user.
+    subagent: bool = False
 
 
 def system_prompt(facts: PromptFacts) -> str:
     notebook = facts.notebook_path or "none attached (work with files)"
     tools = ", ".join(facts.tool_names) if facts.tool_names else "none"
+    mode_line = _MODE_LINES.get(facts.mode, facts.mode)
+    if facts.mode == "plan" and "ExitPlanMode" in facts.tool_names:
+        mode_line = (
+            "plan: only read-only tools run. Investigate, then present your plan with ExitPlanMode; the user "
+            "approves it (the mode switches) or asks you to keep planning. Do not attempt edits."
+        )
+    opening = (
+        _SUBAGENT_OPENING
+        if facts.subagent
+        else "You are a coding agent running inside a Jupyter kernel, working with the user on their notebook "
+        "and project files."
+    )
     lines = [
-        "You are a coding agent running inside a Jupyter kernel, working with the user on their notebook "
-        "and project files.",
+        opening,
         "",
         f"- Notebook: {notebook}",
         f"- Working directory: {facts.cwd} (relative paths start here)",
         f"- Kernel: {facts.kernel}; its variables are live, so inspect them rather than guess",
-        f"- Permission mode: {_MODE_LINES.get(facts.mode, facts.mode)}",
+        f"- Permission mode: {mode_line}",
         f"- Tools: {tools}",
         "",
         "The user sees each tool call as a card in the cell's output and each edit as a diff, and approves "

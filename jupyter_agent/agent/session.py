@@ -17,6 +17,7 @@ from .conversation import Conversation
 from .events import Emit, RunFinished, Usage
 from .loop import AgentRun, Tally
 from .prompt import PromptFacts, system_prompt
+from .subagent import SUBAGENTS_SERVICE, Subagents
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,8 +101,12 @@ class AgentSession:
                 session=self._tally,
                 mode=self.policy.mode,
             )
+            self.ctx.services[SUBAGENTS_SERVICE] = Subagents(
+                run, kernel=self.kernel, notebook_path=self.notebook_path
+            )
             return await run.run(request)
         finally:
+            self.ctx.services.pop(SUBAGENTS_SERVICE, None)
             self._running = False
 
     def system_prompt(self, dispatcher: Dispatcher | None = None) -> str:

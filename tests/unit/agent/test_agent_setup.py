@@ -57,6 +57,22 @@ def test_plan_mode_tells_the_model_to_present_a_plan() -> None:
     )
 
 
+def test_plan_mode_with_exit_plan_mode_tells_the_model_to_present_the_plan_with_it() -> None:
+    facts = _facts(mode="plan", tool_names=("Read", "ExitPlanMode"))
+    line = next(x for x in system_prompt(facts).splitlines() if "Permission mode" in x)
+    assert line == (
+        "- Permission mode: plan: only read-only tools run. Investigate, then present your plan with "
+        "ExitPlanMode; the user approves it (the mode switches) or asks you to keep planning. Do not attempt edits."
+    )
+
+
+def test_a_subagent_is_told_its_final_message_is_its_report_to_the_main_agent() -> None:
+    prompt = system_prompt(_facts(subagent=True))
+    assert prompt.startswith("You are a sub-agent of a coding agent running inside a Jupyter kernel.")
+    assert "your final message is all the main agent sees of your work" in prompt
+    assert system_prompt(_facts()).startswith("You are a coding agent running inside a Jupyter kernel")
+
+
 def test_the_users_instructions_end_the_prompt() -> None:
     prompt = system_prompt(_facts(notebook_path=None, extra_instructions="Use polars."))
     assert "- Notebook: none attached (work with files)" in prompt

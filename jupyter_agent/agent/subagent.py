@@ -1,0 +1,183 @@
+"""Task: a sub-agent with its own conversation, run through the same client and Dispatcher machinery.
+
+A sub-agent gets a narrowed pool — `Explore` (the default): the read-only tools; `general-purpose`: the
+parent's tools — never the tools that steer the parent's own work with the user (Task itself, TodoWrite,
+AskUserQuestion, ExitPlanMode), so it cannot start Tasks. Its calls go through a Dispatcher with the
+parent's policy, hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
+reach the UI with the Task call's id as `parent_id` (to nest them under the Task card), its usage adds up
+in the parent run's tally, and its final text is the Task's result. The Task tool itself changes nothing,
+so it is read-only for the scheduler: several Task calls of one turn run concurrently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from pydantic import Field
+
+from ..tools.context import ToolContext
+from ..tools.core import AnyTool, Tool, ToolAnnotations, ToolInput
+from ..tools.dispatch import Dispatcher
+from ..tools.ledger import ReadLedger
+from ..tools.registry import ToolPool
+from ..tools.result import ToolResult
+from .conversation import Conversation
+from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
+from .prompt import PromptFacts, system_prompt
+
+if TYPE_CHECKING:
+    from .loop import AgentRun
+
+SUBAGENTS_SERVICE = "subagents"
+SubagentType = Literal["Explore", "general-purpose"]
+#: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
+PARENT_ONLY = frozenset({"Task", "TodoWrite", "AskUserQuestion", "ExitPlanMode"})
+
+DESCRIPTION = """\
+Start a sub-agent for a self-contained piece of work; it works on its own with its own conversation and \
+returns one final report. Use it to search or analyse broadly without filling your own context (several \
+files, many matches), or to run independent investigations at the same time: several Task calls in one \
+message run concurrently.
+- subagent_type "Explore" (the default): read-only tools (Read, Glob, Grep, NotebookRead, …), for finding \
+and understanding things. "general-purpose": your tools and permissions, for work that changes things.
+- The sub-agent sees none of this conversation: the prompt must say everything it needs (the goal, paths, \
+what you know) and exactly what to report back.
+- Its report is for you, not the user: summarise what matters in your answer."""
+
+
+class TaskInput(ToolInput):
+    description: str = Field(min_length=1)
+    """A short (3–5 word) description of the task, shown to the user."""
+    prompt: str = Field(min_length=1)
+    """The task for the sub-agent: everything it needs to know, and what to report back."""
+    subagent_type: SubagentType = "Explore"
+    """Explore (read-only tools, the default) or general-purpose (your tools and permissions)."""
+
+
+def subagent_tools(tools: dict[str, AnyTool], kind: SubagentType) -> list[AnyTool]:
+    """The narrowed pool: never the parent-only tools; for Explore only read-only ones."""
+    return [
+        tool
+        for name, tool in tools.items()
+        if name not in PARENT_ONLY and (kind == "general-purpose" or tool.read_only)
+    ]
+
+
+class Subagents:
+    """Starts sub-agents for one parent run (the session installs it as the `subagents` service)."""
+
+    def __init__(self, parent: AgentRun, *, kernel: str, notebook_path: str | None) -> None:
+        self.parent = parent
+        self.kernel = kernel
+        self.notebook_path = notebook_path
+
+    async def run(self, call_id: str, params: TaskInput, ctx: ToolContext) -> ToolResult:
+        from .loop import AgentRun
+
+        parent = self.parent
+        dispatcher = parent.tools.dispatcher
+        pool = ToolPool()
+        pool.set_source("subagent", subagent_tools(dispatcher.tools(), params.subagent_type))
+        sub_dispatcher = Dispatcher(
+            pool=pool, policy=dispatcher.policy, hooks=dispatcher.hooks, approver=dispatcher.approver
+        )
+        services = {k: v for k, v in ctx.services.items() if k != SUBAGENTS_SERVICE}
+        # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
+        sub_ctx = dataclasses.replace(ctx, reads=ReadLedger(), services=services, tool_use_id="")
+        facts = PromptFacts(
+            cwd=str(ctx.sandbox.cwd),
+            kernel=self.kernel,
+            mode=dispatcher.policy.mode,
+            tool_names=tuple(sub_dispatcher.tools()),
+            notebook_path=self.notebook_path,
+            subagent=True,
+        )
+        run = AgentRun(
+            run_id=parent.run_id,
+            conversation=Conversation(),
+            client=parent.streamer.client,
+            dispatcher=sub_dispatcher,
+            ctx=sub_ctx,
+            config=parent.config,
+            system=system_prompt(facts),
+            emit=_Relay(parent, call_id, params.description).emit,
+            session=parent.tally,
+            mode=dispatcher.policy.mode,
+        )
+        # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
+        # not cancel-proof the parent's task; the parent's cancellation is passed on below.
+        task = asyncio.create_task(run.run(params.prompt))
+        finished = await task
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise asyncio.CancelledError
+        report = _final_text(run.conversation)
+        if finished.reason == "end_turn" and report:
+            return ToolResult.ok(report, summary=f"{params.description}: {finished.turns} turn(s)")
+        why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
+            finished.reason, finished.reason
+        )
+        partial = f" Its last words:\n{report}" if report else ""
+        return ToolResult.error(
+            "EXECUTION_ERROR",
+            f"the sub-agent for '{params.description}' stopped before it finished ({why}).{partial}",
+        )
+
+
+def _final_text(conversation: Conversation) -> str:
+    for message in reversed(conversation.messages):
+        if message["role"] == "assistant":
+            content = message["content"]
+            if isinstance(content, str):
+                return content.strip()
+            return "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
+    return ""
+
+
+class _Relay:
+    """Passes a sub-agent's events to the parent's UI: tool events tagged with the Task's id, usage as the
+    parent run's totals, notices prefixed; its streamed text stays inside (the report is the result)."""
+
+    def __init__(self, parent: AgentRun, call_id: str, description: str) -> None:
+        self.parent = parent
+        self.call_id = call_id
+        self.description = description
+
+    def emit(self, event: AgentEvent) -> None:
+        parent = self.parent
+        if isinstance(event, ToolStarted | ToolRunning | ToolFinished):
+            parent.emit(dataclasses.replace(event, parent_id=self.call_id))
+        elif isinstance(event, UsageUpdate):
+            parent.emit(
+                dataclasses.replace(
+                    event,
+                    run=parent.tally.usage,
+                    run_cost_usd=parent.tally.cost_usd,
+                    session=parent.session.usage,
+                    session_cost_usd=parent.session.cost_usd,
+                )
+            )
+        elif isinstance(event, Notice):
+            parent.emit(dataclasses.replace(event, message=f"Task '{self.description}': {event.message}"))
+
+
+class TaskTool(Tool[TaskInput]):
+    name: ClassVar[str] = "Task"
+    description: ClassVar[str] = DESCRIPTION
+    kind = "other"
+    #: The call itself changes nothing; each call its sub-agent makes is checked on its own.
+    annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=False)
+    Input = TaskInput
+
+    def title(self, params: TaskInput, ctx: ToolContext) -> str:
+        return f"Task {params.description} ({params.subagent_type})"
+
+    async def run(self, params: TaskInput, ctx: ToolContext) -> ToolResult:
+        subagents = ctx.service(SUBAGENTS_SERVICE)
+        if not isinstance(subagents, Subagents):
+            return ToolResult.error(
+                "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"
+            )
+        return await subagents.run(ctx.tool_use_id, params, ctx)

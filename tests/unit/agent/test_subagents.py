@@ -1,0 +1,183 @@
+"""Task: sub-agents with their own conversation through the same client, with narrowed tools, run concurrently."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+
+from jupyter_agent.agent import ToolFinished, ToolStarted
+from jupyter_agent.agent.subagent import TaskTool
+from jupyter_agent.testing import Text, ToolUse, Turn, Usage
+from jupyter_agent.tools.files import file_tools
+from jupyter_agent.tools.workflow import workflow_tools
+
+PARENT_TOOLS = [*file_tools(), *workflow_tools(), TaskTool()]
+
+
+def _is_subagent(body: dict[str, Any]) -> bool:
+    return body["system"][0]["text"].startswith("You are a sub-agent")
+
+
+def _task_prompt(body: dict[str, Any]) -> str:
+    first = body["messages"][0]["content"]
+    return first if isinstance(first, str) else first[0]["text"]
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {t["name"] for t in body.get("tools", [])}
+
+
+def test_an_explore_subagent_gets_only_read_only_tools_and_its_report_is_the_result(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    (tmp_path / "loader.py").write_text("MONTHS = ['Jan', 'Feb']\n")
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            if len(body["messages"]) == 1:
+                return Turn(
+                    blocks=[ToolUse(name="Read", input={"file_path": "loader.py"}, id="toolu_sub_read")]
+                )
+            return Turn(blocks=[Text("March is missing from MONTHS in loader.py line 1.")])
+        if index == 0:
+            task = {"description": "Find the March bug", "prompt": "Find why March is missing."}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("Found it.")])
+
+    h = harness(script, tools=PARENT_TOOLS, mode="default")
+    finished = h.run("why is March missing?")
+    assert finished.reason == "end_turn"
+    subagent_requests = [b for b in h.server.requests if _is_subagent(b)]
+    assert len(subagent_requests) == 2
+    for body in subagent_requests:
+        assert _tool_names(body) == {"Read", "Glob", "Grep"}
+        assert _task_prompt(body) == "Find why March is missing."
+        assert_valid_request(body)
+    parent_last = h.server.requests[-1]
+    assert not _is_subagent(parent_last)
+    (block,) = tool_results(parent_last)
+    assert block["tool_use_id"] == "toolu_task"
+    assert result_text(block) == "March is missing from MONTHS in loader.py line 1."
+    # the sub-agent's call is shown nested under the Task card; the Task card itself is top-level
+    started = {e.call_id: e for e in h.of(ToolStarted)}
+    assert started["toolu_sub_read"].parent_id == "toolu_task"
+    assert started["toolu_task"].parent_id == ""
+    finished_cards = {e.call_id: e for e in h.of(ToolFinished)}
+    assert finished_cards["toolu_sub_read"].parent_id == "toolu_task"
+    assert not finished_cards["toolu_sub_read"].result.is_error
+
+
+def test_a_general_purpose_subagent_gets_the_parents_tools_and_permissions_but_cannot_start_tasks(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            if len(body["messages"]) == 1:
+                write = {"file_path": "out.txt", "content": "x"}
+                return Turn(blocks=[ToolUse(name="Write", input=write, id="toolu_sub_write")])
+            return Turn(blocks=[Text("I could not write out.txt: it was denied.")])
+        if index == 0:
+            task = {
+                "description": "Write out",
+                "prompt": "Write out.txt.",
+                "subagent_type": "general-purpose",
+            }
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("ok")])
+
+    h = harness(script, tools=PARENT_TOOLS, mode="default")
+    h.run("write out.txt")  # the default approver refuses: no one is there to approve
+    body = next(b for b in h.server.requests if _is_subagent(b))
+    assert _tool_names(body) == {"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep"}
+    denied = next(e for e in h.of(ToolFinished) if e.call_id == "toolu_sub_write")
+    assert denied.result.error_code == "DENIED"
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_two_task_calls_of_one_turn_run_at_the_same_time_and_their_usage_counts_in_the_run(
+    harness: HarnessFactory,
+) -> None:
+    # Each sub-agent's first request waits at the barrier until the other's arrived: run one after the
+    # other, the first would wait alone and the barrier would break.
+    both_asking = threading.Barrier(2, timeout=20)
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        usage = Usage(input_tokens=100, output_tokens=10)
+        if _is_subagent(body):
+            both_asking.wait()
+            return Turn(blocks=[Text(f"report for {_task_prompt(body)}")], usage=usage)
+        if index == 0:
+            calls = [
+                ToolUse(name="Task", input={"description": f"Look {n}", "prompt": n}, id=f"toolu_{n}")
+                for n in ("A", "B")
+            ]
+            return Turn(blocks=calls, usage=usage)
+        return Turn(blocks=[Text("both done")], usage=usage)
+
+    h = harness(script, tools=PARENT_TOOLS)
+    finished = h.run("look at A and B")
+    assert finished.reason == "end_turn"
+    assert not both_asking.broken
+    results = {b["tool_use_id"]: result_text(b) for b in tool_results(h.server.requests[-1])}
+    assert results == {"toolu_A": "report for A", "toolu_B": "report for B"}
+    # two parent turns and one turn of each sub-agent
+    assert finished.usage.input == 400 and finished.usage.output == 40
+    assert h.session.usage.input == 400
+
+
+def test_stop_while_a_subagent_works_interrupts_the_run_and_the_next_run_works(
+    harness: HarnessFactory,
+) -> None:
+    subagent_asked = threading.Event()
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            subagent_asked.set()
+            return Turn(blocks=[Text("a long report " * 50)], delay=0.05, chunk_size=4)
+        if index == 0:
+            task = {"description": "Slow look", "prompt": "look slowly"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("ok")])
+
+    h = harness(script, tools=PARENT_TOOLS)
+    future = h.start("look")
+    assert subagent_asked.wait(10)
+    h.worker.stop_current()
+    assert future.result(timeout=10).reason == "interrupted"
+    card = next(e for e in h.of(ToolFinished) if e.call_id == "toolu_task")
+    assert card.result.error_code == "INTERRUPTED"
+    assert h.run("again").reason == "end_turn"
+    last = h.server.requests[-1]
+    assert not _is_subagent(last)
+    assert_valid_request(last)
+
+
+def test_the_task_definition_the_model_sees_is_pinned() -> None:
+    param = TaskTool().to_param()
+    assert param["input_schema"] == {
+        "additionalProperties": False,
+        "properties": {
+            "description": {
+                "description": "A short (3–5 word) description of the task, shown to the user.",
+                "minLength": 1,
+                "type": "string",
+            },
+            "prompt": {
+                "description": "The task for the sub-agent: everything it needs to know, and what to report back.",
+                "minLength": 1,
+                "type": "string",
+            },
+            "subagent_type": {
+                "default": "Explore",
+                "description": "Explore (read-only tools, the default) or general-purpose (your tools and permissions).",
+                "enum": ["Explore", "general-purpose"],
+                "type": "string",
+            },
+        },
+        "required": ["description", "prompt"],
+        "type": "object",
+    }
+    assert param["description"].startswith("Start a sub-agent for a self-contained piece of work")
