@@ -1,46 +1,49 @@
-"""The agent of one kernel: settings → session and tools; how a `%%agent` cell runs it on the UI thread.
+"""The agent of one kernel: it owns the worker thread and the session, starts a run and waits for it.
 
-The cell's main thread renders and waits (pumping widget clicks); the agent loop runs on a worker thread.
+How the session is built and configured lives in `host/`; how a run is shown and its questions answered
+lives in `ui/presenter.py`. This module only ties them together on the kernel's main thread.
 """
 
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .host.options import RunOptions
 from .tools.registration import on_tool_defined
-from .ui.channel import AskApproval, UIChannel
-from .ui.publish import DisplayPublisher, Publisher, TerminalPublisher
+from .ui.channel import UIChannel
 
 if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
+    from .host.build import HostServices
     from .settings import AgentSettings
+    from .tools.core import AnyTool
     from .tools.function_tool import FunctionTool
-    from .ui.approval import WidgetApproval
-    from .ui.pump import ShellPump
-    from .ui.view import RunView
+    from .tools.mcp import McpConnections
+    from .tools.permissions import Rule
 
 _UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
 
 
 class KernelAgent:
+    """The agent of one IPython kernel (or terminal): one session and one worker thread, kept across cells.
+
+    `%%agent` calls `run_cell`; the `%agent` subcommands (`host/commands.py`) read and reset it. The
+    session is built on first use, from the settings and what this kernel offers (`HostServices`).
+    """
+
     def __init__(self, *, shell: Any, settings: AgentSettings) -> None:
         self.shell = shell
         self.settings = settings
+        self.kernel: Any = getattr(shell, "kernel", None)
         self.channel = UIChannel()
-        self.user_tools: dict[str, FunctionTool] = {}
+        self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
         self._worker: AgentWorker | None = None
-        self.kernel: Any = getattr(shell, "kernel", None)
-        self.publisher: Publisher = DisplayPublisher() if self.kernel is not None else TerminalPublisher()
-        self._pending: list[WidgetApproval] = []
-        self.mcp: Any = None
-        self._frontend: bool | None = None
+        self._mcp: McpConnections | None = None
 
-    # -- building ---------------------------------------------------------------------------------------
     @property
     def worker(self) -> AgentWorker:
         if self._worker is None:
@@ -52,182 +55,110 @@ class KernelAgent:
     @property
     def session(self) -> AgentSession:
         if self._session is None:
-            from .agent_factory import build_session
+            from .host.build import build_session
 
-            self._session = build_session(self)
+            built = build_session(self.settings, self._services())
+            self._session, self._mcp = built.session, built.mcp
         return self._session
 
-    def print_line(self, text: str) -> None:
-        print(text)
+    def _services(self) -> HostServices:
+        from .host.build import HostServices
 
-    def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
-        future = self.worker.submit(coro)
-        if self._wait(future, view=None, pump=self._pump()):
-            raise KeyboardInterrupt
-        return future.result()
-
-    def _pump(self) -> ShellPump | None:
-        from .ui.pump import ShellPump
-
-        return ShellPump.for_kernel(self.kernel) if self.kernel is not None else None
-
-    def _wait(self, future: Future[Any], *, view: RunView | None, pump: ShellPump | None) -> bool:
-        """Serve the worker until `future` resolves; True when the user interrupted."""
-        from .ui.mainloop import MainLoop
-
-        loop = MainLoop(
-            channel=self.channel,
-            on_event=view.handle if view is not None else lambda _event: None,
-            on_ask=(lambda ask: self._on_ask(ask, view, pump)) if view is not None else _refuse_question,
-            on_tick=(lambda: self._tick(view)) if view is not None else lambda: None,
-            request_stop=self.worker.stop_current,
-            pump=pump,
+        return HostServices(
+            shell=self.shell,
+            kernel=self.kernel,
+            main_thread=self.channel,
+            user_tools=self.user_tools,
+            submit=self.worker.submit,
         )
-        loop.wait(future)
-        return loop.interrupted
+
+    def current_session(self) -> AgentSession:
+        """The session with the settings as they are now (`%agent model …` may have changed them)."""
+        from .host.configure import configure
+
+        session = self.session
+        if not session.running:
+            configure(session, self.settings)
+        return session
 
     # -- a run ------------------------------------------------------------------------------------------
-    def run_cell(
-        self,
-        request: str,
-        *,
-        new: bool = False,
-        model: str | None = None,
-        mode: str | None = None,
-        max_turns: int | None = None,
-        allow: list[str] | None = None,
-        deny: list[str] | None = None,
-        quiet: bool = False,
-    ) -> None:
-        from .agent_factory import apply_settings, collect_granted_rules
-        from .ui.view import RunView
+    def run_cell(self, request: str, options: RunOptions | None = None) -> None:
+        """One `%%agent` cell: configure, start the run on the worker, show it until it ends."""
+        from .host.configure import configure
+        from .ui.presenter import RunPresenter
 
-        if new:
+        options = options or RunOptions()
+        if options.new:
             self.reset()
         session = self.session
-        run_allow, run_deny = allow or [], deny or []
-        apply_settings(self, session, mode=mode, allow=run_allow, deny=run_deny)
-        view = RunView(publisher=self.publisher, quiet=quiet)
-        pump = self._pump()
-        self._frontend = None
-        stop = self._show_stop_button()
+        configure(session, self.settings, options)
+        presenter = RunPresenter(
+            kernel=self.kernel,
+            channel=self.channel,
+            worker=self.worker,
+            quiet=options.quiet or self.settings.quiet,
+            probe_timeout=self.settings.probe_timeout,
+        )
+        granted: list[Rule] = []
         future = self.worker.submit(
-            session.run(
-                request,
-                emit=self.channel.emit,
-                approver=self.channel.ask,
-                max_turns=max_turns,
-                model=model,
-            )
+            session.run(request, emit=self.channel.emit, approver=self.channel.ask, on_grant=granted.append)
         )
         try:
-            interrupted = self._wait(future, view=view, pump=pump)
+            interrupted = presenter.wait(future)
         finally:
-            self._hide_stop_button(stop)
-            collect_granted_rules(self, session, run_allow)
+            self._keep_granted(granted)
         if interrupted:
             raise KeyboardInterrupt
 
-    def _tick(self, view: RunView) -> None:
-        view.tick()
-        self._pending = [p for p in self._pending if not p.settle()]
+    def _keep_granted(self, granted: list[Rule]) -> None:
+        """ "Always allow" answers last beyond this run: they become allow rules in the settings."""
+        known = list(self.settings.allow)
+        new = [text for text in dict.fromkeys(str(rule) for rule in granted) if text not in known]
+        if new:
+            self.settings.allow = [*known, *new]
 
-    def _on_ask(self, ask: AskApproval, view: RunView, pump: ShellPump | None) -> None:
-        from .tools.dispatch import Approval, ApprovalRequest, Approve
-        from .ui.approval import WidgetApproval, ask_on_stdin, headless_refusal, resolve
+    def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
+        from .ui.presenter import wait_quietly
 
-        request = ask.request
-        view.set_status(request.tool_use_id, "asking", request.title)
-        if self.kernel is None:  # terminal IPython
-            resolve(ask.reply, ask_on_stdin(request))
-            return
-        if pump is None or not self._frontend_answers(pump):
-            resolve(ask.reply, headless_refusal(request))
-            return
+        future = self.worker.submit(coro)
+        if wait_quietly(kernel=self.kernel, channel=self.channel, worker=self.worker, future=future):
+            raise KeyboardInterrupt
+        return future.result()
 
-        def answered(request: ApprovalRequest, answer: Approval) -> None:
-            view.set_status(request.tool_use_id, "running" if isinstance(answer, Approve) else "denied")
-
-        approval = WidgetApproval(ask=ask, on_answer=answered)
-        approval.show()
-        self._pending.append(approval)
-
-    def _frontend_answers(self, pump: ShellPump) -> bool:
-        if self._frontend is None:
-            from .ui.probe import widget_frontend_answers
-
-            self._frontend = widget_frontend_answers(pump, self.settings.probe_timeout)
-        return self._frontend
-
-    def _show_stop_button(self) -> Any:
-        if self.kernel is None:
-            return None
-        import ipywidgets as w
-        from IPython.display import display
-
-        button = w.Button(description="Stop", icon="stop", tooltip="Stop the agent (same as Interrupt)")
-        button.layout.width = "auto"
-
-        def stop(_button: Any) -> None:
-            self.worker.stop_current()
-
-        button.on_click(stop)
-        button.add_class("jp-agent-stop")
-        handle = display(button, display_id=True)
-        return button, handle
-
-    def _hide_stop_button(self, stop: Any) -> None:
-        if stop is None:
-            return
-        button, handle = stop
-        button.close()
-        if handle is not None:
-            handle.update({"text/plain": ""}, raw=True)
-
-    def close(self) -> None:
-        """On unload: close MCP connections on the loop that opened them, then stop the worker."""
-        if self._worker is None:
-            return
-        if self.mcp is not None:
-            try:
-                self._worker.submit(self.mcp.aclose()).result(timeout=10)
-            except Exception as exc:
-                print(f"jupyter_agent: closing MCP servers failed: {exc}")
-            self.mcp = None
-        self._worker.shutdown()
-        self._worker = None
-
-    # -- subcommands ------------------------------------------------------------------------------------
+    # -- what the subcommands do ------------------------------------------------------------------------
     def reset(self) -> None:
         if self._session is not None:
             self._session.reset()
 
-    def show_status(self) -> None:
-        from .agent_factory import status_text
+    def undo(self) -> str:
+        """Revert the newest run with changes not yet undone; say what was done."""
+        from .agent.undo import undo_run
 
-        print(status_text(self))
-
-    def show_history(self) -> None:
-        from .agent_factory import history_text
-
-        print(history_text(self))
-
-    def show_tools(self) -> None:
-        from .agent_factory import tools_text
-
-        print(tools_text(self))
-
-    def undo(self) -> None:
-        from .agent_factory import undo_last_run
-
-        print(undo_last_run(self))
+        session = self.session
+        for journal in reversed(session.history):
+            if journal.changes and not journal.undone:
+                return self.run_blocking(undo_run(journal, session.ctx))
+        return "nothing to undo"
 
     # -- user tools -------------------------------------------------------------------------------------
     def register_user_tool(self, made: FunctionTool) -> None:
         self.user_tools[made.name] = made
         if self._session is not None:
             self._session.pool.add("user", made)
+
+    def close(self) -> None:
+        """On unload: close MCP connections on the loop that opened them, then stop the worker."""
+        if self._worker is None:
+            return
+        if self._mcp is not None:
+            try:
+                self._worker.submit(self._mcp.aclose()).result(timeout=10)
+            except Exception as exc:
+                print(f"jupyter_agent: closing MCP servers failed: {exc}")
+            self._mcp = None
+        self._worker.shutdown()
+        self._worker = None
 
 
 def track_user_tools(shell: Any, magics: Any) -> None:
@@ -245,8 +176,3 @@ def untrack_user_tools(shell: Any) -> None:
     if unsubscribe is not None:
         unsubscribe()
         delattr(shell, _UNSUBSCRIBE_KEY)
-
-
-def _refuse_question(ask: AskApproval) -> None:
-    """Undo never asks; a stray question from an earlier run is cancelled."""
-    ask.reply.cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..tools.context import ToolContext
-from ..tools.dispatch import Approver, Dispatcher
+from ..tools.dispatch import Approver, Dispatcher, OnGrant
 from ..tools.hooks import Hooks
 from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
@@ -74,10 +74,14 @@ class AgentSession:
         *,
         emit: Emit,
         approver: Approver,
+        on_grant: OnGrant | None = None,
         max_turns: int | None = None,
         model: str | None = None,
     ) -> RunFinished:
-        """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread."""
+        """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
+
+        `on_grant` hears each rule an "Always allow" answer adds to this session's policy (on the worker thread).
+        """
         if self._running:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
         self._running = True
@@ -88,7 +92,9 @@ class AgentSession:
             self.ctx.services[POLICY_SERVICE] = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(model=model, max_turns=max_turns)
-            dispatcher = Dispatcher(pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver)
+            dispatcher = Dispatcher(
+                pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver, on_grant=on_grant
+            )
             run = AgentRun(
                 run_id=self._run_id,
                 conversation=self.conversation,

@@ -16,18 +16,20 @@ from .core import AnyTool, Preview, ToolCall
 from .errors import ToolError
 from .hooks import HookCall, Hooks, Rewrite
 from .permissions import Allow, Ask, CallFacts, Decision, Deny, PermissionPolicy, Rule
+from .question import Question
 from .registry import ToolPool
 from .result import Issue, ToolResult
 from .validation import invalid_args, validate
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalRequest:
-    """What the person is asked: which tool, one line, the effect's preview, why, and the rule 'always' would add."""
+class ApprovalRequest(Question["Approval"]):
+    """What the person is asked: which tool, one line, the effect's preview, why, and the rule 'always' would add.
 
-    tool_use_id: str
+    `tool_use_id` and `title` (the one line) come from `Question`.
+    """
+
     tool: str
-    title: str
     input: dict[str, Any]
     preview: Preview
     reason: str
@@ -47,6 +49,8 @@ class Reject:
 
 Approval = Approve | Reject
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+#: Told of each rule an "Always allow" answer added, so the host can keep it beyond this session's policy.
+OnGrant = Callable[[Rule], None]
 
 
 async def refuse_all(request: ApprovalRequest) -> Approval:
@@ -76,11 +80,13 @@ class Dispatcher:
         policy: PermissionPolicy | None = None,
         hooks: Hooks | None = None,
         approver: Approver = refuse_all,
+        on_grant: OnGrant | None = None,
     ) -> None:
         self.pool = pool
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.approver = approver
+        self.on_grant = on_grant
 
     def tools(self) -> dict[str, AnyTool]:
         return self.pool.active()
@@ -170,6 +176,8 @@ class Dispatcher:
                 return ToolResult.error("DENIED", f"{tool.name}: {text}"), title, Deny(message=text)
             if answer.always:
                 self.policy.add_allow(rule)
+                if self.on_grant is not None:
+                    self.on_grant(rule)
             decision = Allow(reason="approved by the user")
         if on_running is not None:
             on_running(title)

@@ -6,16 +6,17 @@ record of the decision once answered.
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
-from .channel import AskApproval
+from ..tools.question import Question
+from .cards import Status
+from .channel import Ask
 from .diff_view import diff_to_html
 from .html import esc, pre
+from .questions import WidgetQuestion
 
 
 def preview_html(preview: Preview) -> str:
@@ -48,24 +49,13 @@ def headless_refusal(request: ApprovalRequest) -> Reject:
     )
 
 
-@dataclass
-class WidgetApproval:
-    """One pending question as ipywidgets; clicks arrive through the pump while the cell is busy."""
+class WidgetApproval(WidgetQuestion[Approval]):
+    """Allow once / Always allow / Deny / Deny with a message, above the effect's preview."""
 
-    ask: AskApproval
-    on_answer: Callable[[ApprovalRequest, Approval], None]
-    display_id: str = ""
-    box: Any = None
-    answered: bool = False
-    #: Set by a click; shown by `settle()` on the UI loop's next tick, when output goes to the running cell
-    #: again (a click is handled with the comm message as the parent).
-    record: str | None = None
-    _widgets: list[Any] = field(default_factory=list[Any])
-
-    def show(self) -> None:
+    def build(self) -> Any:
         import ipywidgets as w
 
-        request = self.ask.request
+        request = _approval(self.ask.request)
         head = w.HTML(
             value=(
                 f'<div style="font-weight:600;">Allow <code>{esc(request.title)}</code>?</div>'
@@ -86,7 +76,7 @@ class WidgetApproval:
         )
 
         def answer_with(choice: Callable[[], Approval]) -> Callable[[Any], None]:
-            return lambda _widget: self._answer(choice())
+            return lambda _widget: self.answer(choice())
 
         allow.on_click(answer_with(Approve))
         always.on_click(answer_with(lambda: Approve(always=True)))
@@ -99,45 +89,33 @@ class WidgetApproval:
             layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
         )
         box.add_class("jp-agent-approval")
-        self.box = box
-        self._widgets = [head, body, allow, always, deny, message, send, buttons, box]
-        import uuid
+        self.widgets = [head, body, allow, always, deny, message, send, buttons, box]
+        return box
 
-        from IPython.display import display
+    def record_text(self, answer: Approval | None) -> str:
+        return record_text(_approval(self.ask.request), answer)
 
-        self.display_id = uuid.uuid4().hex
-        display(box, display_id=self.display_id)
 
-    def _answer(self, answer: Approval) -> None:
-        if self.answered:
-            return
-        self.answered = True
-        resolve(self.ask.reply, answer)
-        self.record = record_text(self.ask.request, answer)
+class ApprovalUI:
+    """How a tool approval is asked: widgets, stdin, or a refusal that names the rule (`QuestionUI[Approval]`)."""
 
-    def settle(self) -> bool:
-        """On the UI thread's tick: show the decision (or an abandoned question) as one line. True when done."""
-        if not self.answered and self.ask.reply.cancelled():
-            self.answered = True
-            self.record = record_text(self.ask.request, None)
-        if self.record is None:
-            return False
-        self._collapse(self.record)
-        self.on_answer(
-            self.ask.request, self.ask.reply.result() if not self.ask.reply.cancelled() else Reject()
-        )
-        return True
+    def widget(self, ask: Ask[Approval]) -> WidgetQuestion[Approval]:
+        return WidgetApproval(ask=ask)
 
-    def _collapse(self, text: str) -> None:
-        from IPython.display import update_display
+    def on_stdin(self, request: Question[Approval]) -> Approval:
+        return ask_on_stdin(_approval(request))
 
-        bundle = {
-            "text/plain": text,
-            "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',
-        }
-        update_display(bundle, raw=True, display_id=self.display_id)
-        for widget in self._widgets:
-            widget.close()
+    def unanswered(self, request: Question[Approval]) -> Approval:
+        return headless_refusal(_approval(request))
+
+    def card_status(self, answer: Approval | None) -> Status:
+        return "running" if isinstance(answer, Approve) else "denied"
+
+
+def _approval(request: Question[Approval]) -> ApprovalRequest:
+    if not isinstance(request, ApprovalRequest):
+        raise TypeError(f"ApprovalUI asked a {type(request).__name__}, not an ApprovalRequest")
+    return request
 
 
 def ask_on_stdin(request: ApprovalRequest) -> Approval:
@@ -151,8 +129,3 @@ def ask_on_stdin(request: ApprovalRequest) -> Approval:
     if answer.lower() in ("", "n", "no"):
         return Reject()
     return Reject(message=answer)
-
-
-def resolve(reply: concurrent.futures.Future[Approval], answer: Approval) -> None:
-    if reply.set_running_or_notify_cancel():
-        reply.set_result(answer)

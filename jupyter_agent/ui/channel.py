@@ -1,6 +1,6 @@
-"""Worker → UI thread: events to render, approvals to ask, code to run on the main thread.
+"""Worker → UI thread: events to render, questions to ask, code to run on the main thread.
 
-The agent loop (worker thread) never touches widgets or displays; it posts here and, for approvals and
+The agent loop (worker thread) never touches widgets or displays; it posts here and, for questions and
 main-thread calls, awaits a concurrent future the UI thread resolves.
 """
 
@@ -11,19 +11,27 @@ import concurrent.futures
 import queue
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
-    from ..tools.dispatch import Approval, ApprovalRequest
+    from ..tools.question import Question
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 @dataclass(frozen=True)
-class AskApproval:
-    request: ApprovalRequest
-    reply: concurrent.futures.Future[Approval]
+class Ask(Generic[A]):
+    """A question waiting on the UI thread; resolving `reply` answers the worker (cancelled: it gave up)."""
+
+    request: Question[A]
+    reply: concurrent.futures.Future[A]
+
+    def answer(self, answer: A) -> None:
+        """Answer once; a question the worker already gave up on (interrupt) stays unanswered."""
+        if self.reply.set_running_or_notify_cancel():
+            self.reply.set_result(answer)
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,7 @@ class CallOnMain:
     timeout: float | None
 
 
-Posted: TypeAlias = "AgentEvent | AskApproval | CallOnMain"
+Posted: TypeAlias = "AgentEvent | Ask[Any] | CallOnMain"
 
 
 class UIChannel:
@@ -43,10 +51,10 @@ class UIChannel:
     def emit(self, event: AgentEvent) -> None:
         self.queue.put(event)
 
-    async def ask(self, request: ApprovalRequest) -> Approval:
-        """The Dispatcher's approver: the UI thread shows the question and resolves the future."""
-        reply: concurrent.futures.Future[Approval] = concurrent.futures.Future()
-        self.queue.put(AskApproval(request, reply))
+    async def ask(self, request: Question[A]) -> A:
+        """Ask the person (the Dispatcher's approver, or any tool's question); the UI thread answers."""
+        reply: concurrent.futures.Future[A] = concurrent.futures.Future()
+        self.queue.put(Ask(request, reply))
         try:
             return await asyncio.wrap_future(reply)
         finally:

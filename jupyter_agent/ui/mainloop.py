@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..agent.events import AgentEvent
-from .channel import AskApproval, CallOnMain, UIChannel
+from .channel import Ask, CallOnMain, UIChannel
 from .pump import ShellPump
 
 #: How often the wait wakes to render worker events; clicks wake it at once through the socket.
@@ -22,13 +21,29 @@ TICK = 0.03
 STOP_GRACE = 15.0
 
 
+class Presenter(Protocol):
+    """What the wait shows: the run's events, the worker's questions, and a tick between them."""
+
+    def on_event(self, event: AgentEvent) -> None: ...
+    def on_question(self, ask: Ask[Any]) -> None: ...
+    def on_tick(self) -> None: ...
+
+
+class Stoppable(Protocol):
+    def stop_current(self) -> None: ...
+
+
 @dataclass
 class MainLoop:
+    """The main thread's loop while the worker runs: drain the channel, pump the shell socket, honour Interrupt.
+
+    Main-thread calls (`CallOnMain`) are run here; everything else goes to the presenter. One instance
+    serves one wait; `interrupted` tells the caller whether the user stopped the run.
+    """
+
     channel: UIChannel
-    on_event: Callable[[AgentEvent], None]
-    on_ask: Callable[[AskApproval], None]
-    on_tick: Callable[[], None]
-    request_stop: Callable[[], None]
+    presenter: Presenter
+    worker: Stoppable
     pump: ShellPump | None = None
     interrupted: bool = False
     _stop_deadline: float | None = field(default=None, repr=False)
@@ -50,7 +65,7 @@ class MainLoop:
                         break
                     self.interrupted = True
                     self._stop_deadline = time.monotonic() + STOP_GRACE
-                    self.request_stop()
+                    self.worker.stop_current()
         finally:
             if self.pump is not None:
                 self.pump.finish()
@@ -64,13 +79,13 @@ class MainLoop:
 
     def _serve(self) -> None:
         for item in self.channel.drain():
-            if isinstance(item, AskApproval):
-                self.on_ask(item)
+            if isinstance(item, Ask):
+                self.presenter.on_question(item)
             elif isinstance(item, CallOnMain):
                 _call_on_main(item)
             else:
-                self.on_event(item)
-        self.on_tick()
+                self.presenter.on_event(item)
+        self.presenter.on_tick()
 
 
 def _call_on_main(item: CallOnMain) -> None:

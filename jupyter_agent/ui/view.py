@@ -23,6 +23,12 @@ class _TextBlock:
 
 @dataclass
 class RunView:
+    """One run's output in the cell: streamed Markdown blocks, a card per tool call, notices and a footer.
+
+    It owns every card's status: events from the worker and the presenter's question notes both change a
+    card only through `_card_set` / `_finish_card` here.
+    """
+
     publisher: Publisher
     quiet: bool = False
     cards: dict[str, ToolCard] = field(default_factory=dict[str, ToolCard])
@@ -62,8 +68,13 @@ class RunView:
             case _:
                 pass
 
-    def set_status(self, call_id: str, status: Status, title: str = "") -> None:
-        self._card_set(call_id, status=status, title=title)
+    def question_asked(self, call_id: str, title: str) -> None:
+        """The call waits for the person's answer."""
+        self._card_set(call_id, status="asking", title=title)
+
+    def question_answered(self, call_id: str, status: Status) -> None:
+        """Answered: the call runs on, or was denied (shown at once, before the worker reports it)."""
+        self._card_set(call_id, status=status)
 
     def tick(self) -> None:
         """Called by the UI loop between events: flush text that waited for the coalescing interval."""

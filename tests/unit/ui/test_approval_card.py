@@ -15,10 +15,10 @@ from test_safe_html import assert_inert
 from traitlets.config import Config
 
 from jupyter_agent.tools.core import Preview
-from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve
+from jupyter_agent.tools.dispatch import ApprovalRequest, Approve
 from jupyter_agent.tools.permissions import Rule
 from jupyter_agent.ui.approval import WidgetApproval
-from jupyter_agent.ui.channel import AskApproval
+from jupyter_agent.ui.channel import Ask
 
 ATTACK = '<img src=x onerror="window.pwned=1">'
 
@@ -45,24 +45,21 @@ def hostile_request() -> ApprovalRequest:
 
 
 def test_model_written_text_in_the_approval_card_is_inert(shell: InteractiveShell) -> None:
-    answers: list[Approval] = []
-    card = WidgetApproval(
-        ask=AskApproval(request=hostile_request(), reply=concurrent.futures.Future()),
-        on_answer=lambda _request, answer: answers.append(answer),
-    )
+    card = WidgetApproval(ask=Ask(request=hostile_request(), reply=concurrent.futures.Future()))
     with capture_output():
         card.show()
-    html_parts: list[str] = [w.value for w in card._widgets if type(w).__name__ == "HTML"]
+    html_parts: list[str] = [w.value for w in card.widgets if type(w).__name__ == "HTML"]
     assert len(html_parts) == 2
     for html in html_parts:
         assert_inert(html)
     assert "mcp__srv__run &lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;" in html_parts[0]
     assert "&lt;img" in html_parts[1]
 
-    card._answer(Approve())
+    card.answer(Approve())
     with capture_output() as captured:
         assert card.settle()
-    assert answers == [Approve()]
+    assert card.outcome == Approve()
+    assert card.ask.reply.result() == Approve()
     collapsed: list[dict[str, Any]] = [out.data for out in captured.outputs]
     assert len(collapsed) == 1
     assert collapsed[0]["text/plain"] == f"✅ mcp__srv__run {ATTACK}: allowed once"

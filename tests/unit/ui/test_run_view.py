@@ -120,5 +120,5 @@ def test_a_card_shows_its_kind_icon_before_the_call_finishes() -> None:
     publisher = Recorder()
     view = RunView(publisher=publisher)
     view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "a.py"}, kind="edit"))
-    view.set_status("t1", "asking", "Edit a.py")
+    view.question_asked("t1", "Edit a.py")
     assert publisher.updates[-1][1]["text/plain"] == "✏️ Edit a.py  [waiting for approval]"

@@ -1,0 +1,55 @@
+"""Settings (and one run's options) → the session's config, rules, hooks, tools and roots: the one mapping.
+
+Settings may change between runs (`%config`, `%agent mode`), so the host calls `configure` before every
+run and before `%agent status` / `%agent tools`; nothing else writes these parts of a session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..tools.builtin import OPT_IN_TOOLS
+from ..tools.hooks import PostHook, PreHook
+from ..tools.permissions import Mode, parse_rules
+from ..tools.sandbox import Sandbox
+from .options import RunOptions
+
+if TYPE_CHECKING:
+    from ..agent.session import AgentSession
+    from ..settings import AgentSettings
+
+NO_OPTIONS = RunOptions()
+
+
+def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:
+    """How the model is called: settings first, then this run's `--model` / `--max-turns`."""
+    return AgentConfig(
+        model=options.model or settings.model or DEFAULT_MODEL,
+        provider=cast("Provider", settings.provider),
+        max_turns=options.max_turns or settings.max_turns,
+        max_tokens=settings.max_tokens,
+        budget_usd=settings.budget_usd or None,
+    )
+
+
+def configure(session: AgentSession, settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> None:
+    """Bring `session` up to date with the settings, plus this run's options."""
+    policy = session.policy
+    policy.mode = options.mode or cast("Mode", settings.mode)
+    policy.allow = parse_rules([*settings.allow, *options.allow])
+    policy.ask = parse_rules(list(settings.ask))
+    policy.deny = parse_rules([*settings.deny, *options.deny])
+    session.hooks.pre_tool_use = [cast(PreHook, h) for h in settings.pre_tool_use]
+    session.hooks.post_tool_use = [cast(PostHook, h) for h in settings.post_tool_use]
+    session.pool.denied = [str(r) for r in policy.deny if r.pattern is None]
+    for opt_in in OPT_IN_TOOLS:
+        wanted = opt_in.wanted(bool(getattr(settings, opt_in.setting)), policy.allow)
+        session.pool.set_source(opt_in.source, opt_in.make() if wanted else [])
+    sandbox = session.ctx.sandbox
+    roots = Sandbox.at(sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits)
+    if (
+        roots.roots != sandbox.roots
+    ):  # `%config AgentMagics.roots = …` since the last run, including back to []
+        session.ctx.sandbox = roots
+    session.config = agent_config(settings, options)

@@ -1,0 +1,50 @@
+"""The tools the package ships: those every session offers, and those a session opts into.
+
+A new built-in tool is added to `builtin_tools()`; one that should only appear on request (it runs
+commands, reaches the network) is an `OptInTool` row in `OPT_IN_TOOLS`: it joins the pool when its
+setting is true or an allow rule names it (`--allow Bash`, `%agent allow Bash(git status*)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from .core import AnyTool
+from .permissions import Rule
+
+
+def builtin_tools() -> list[AnyTool]:
+    """Every session's tools: files, notebooks, the kernel."""
+    from .files import file_tools
+    from .kernel import kernel_tools
+    from .notebook import notebook_tools
+
+    return [*file_tools(), *notebook_tools(), *kernel_tools()]
+
+
+def _bash() -> list[AnyTool]:
+    from .shell import bash_tool
+
+    return [bash_tool()]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OptInTool:
+    """A tool offered only when asked for; `source` is its name in the tool pool (`%agent tools` shows it)."""
+
+    name: str
+    #: The boolean setting (an `AgentSettings` trait) that turns it on for every run.
+    setting: str
+    make: Callable[[], list[AnyTool]]
+
+    @property
+    def source(self) -> str:
+        return self.name.lower()
+
+    def wanted(self, enabled: bool, allow: Iterable[Rule]) -> bool:
+        """On when its setting says so or an allow rule names the tool."""
+        return enabled or any(rule.tool == self.name for rule in allow)
+
+
+OPT_IN_TOOLS: tuple[OptInTool, ...] = (OptInTool(name="Bash", setting="enable_bash", make=_bash),)

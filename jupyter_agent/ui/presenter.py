@@ -1,0 +1,159 @@
+"""The UI side of one run: the run view, the worker's questions, the Stop button — and the wait itself.
+
+The host submits the run to the worker and hands the future to `RunPresenter.wait`; everything the person
+sees or answers during the run is decided here: where output goes (cell displays or a terminal), how a
+question is asked (widgets when a frontend answers, stdin in terminal IPython, a refusal when headless).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from typing import Any
+
+from ..agent.events import AgentEvent
+from ..tools.dispatch import ApprovalRequest
+from ..tools.question import Question
+from .approval import ApprovalUI
+from .channel import Ask, UIChannel
+from .mainloop import MainLoop, Stoppable
+from .publish import DisplayPublisher, TerminalPublisher
+from .pump import ShellPump
+from .questions import QuestionUI, WidgetQuestion
+from .view import RunView
+
+#: How each kind of question is put to the person. A new kind of in-cell question is one row here.
+QUESTION_UIS: dict[type[Question[Any]], QuestionUI[Any]] = {ApprovalRequest: ApprovalUI()}
+
+
+def question_ui(request: Question[Any]) -> QuestionUI[Any] | None:
+    for kind in type(request).__mro__:
+        ui = QUESTION_UIS.get(kind)
+        if ui is not None:
+            return ui
+    return None
+
+
+def _pump_for(kernel: Any) -> ShellPump | None:
+    return ShellPump.for_kernel(kernel) if kernel is not None else None
+
+
+class RunPresenter:
+    """Shows one `%%agent` run in the cell and answers the worker's questions; `wait` blocks until it ends.
+
+    The only writer of a tool card's status is the run view; the presenter tells it when a question about a
+    call is asked and answered.
+    """
+
+    def __init__(
+        self, *, kernel: Any, channel: UIChannel, worker: Stoppable, quiet: bool, probe_timeout: float
+    ) -> None:
+        self.terminal = kernel is None
+        self.channel = channel
+        self.worker = worker
+        self.view = RunView(
+            publisher=TerminalPublisher() if self.terminal else DisplayPublisher(), quiet=quiet
+        )
+        self.pump = _pump_for(kernel)
+        self.probe_timeout = probe_timeout
+        self._frontend: bool | None = None
+        self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any]]] = []
+
+    def wait(self, future: Future[Any]) -> bool:
+        """Serve the run until `future` resolves; True when the user interrupted."""
+        stop = None if self.terminal else _StopButton(self.worker)
+        try:
+            loop = MainLoop(channel=self.channel, presenter=self, worker=self.worker, pump=self.pump)
+            loop.wait(future)
+            return loop.interrupted
+        finally:
+            if stop is not None:
+                stop.hide()
+
+    # -- Presenter --------------------------------------------------------------------------------------
+    def on_event(self, event: AgentEvent) -> None:
+        self.view.handle(event)
+
+    def on_tick(self) -> None:
+        self.view.tick()
+        still: list[tuple[WidgetQuestion[Any], QuestionUI[Any]]] = []
+        for pending, ui in self._pending:
+            if pending.settle():
+                self._answered(pending.ask, ui, pending.outcome)
+            else:
+                still.append((pending, ui))
+        self._pending = still
+
+    def on_question(self, ask: Ask[Any]) -> None:
+        request = ask.request
+        ui = question_ui(request)
+        if ui is None:
+            ask.reply.set_exception(
+                LookupError(f"no UI shows a {type(request).__name__}; add one to QUESTION_UIS")
+            )
+            return
+        if request.tool_use_id:
+            self.view.question_asked(request.tool_use_id, request.title)
+        if self.terminal:
+            ask.answer(ui.on_stdin(request))
+            return
+        if self.pump is None or not self._frontend_answers(self.pump):
+            ask.answer(ui.unanswered(request))
+            return
+        widget = ui.widget(ask)
+        widget.show()
+        self._pending.append((widget, ui))
+
+    def _answered(self, ask: Ask[Any], ui: QuestionUI[Any], answer: Any) -> None:
+        if ask.request.tool_use_id:
+            self.view.question_answered(ask.request.tool_use_id, ui.card_status(answer))
+
+    def _frontend_answers(self, pump: ShellPump) -> bool:
+        if self._frontend is None:
+            from .probe import widget_frontend_answers
+
+            self._frontend = widget_frontend_answers(pump, self.probe_timeout)
+        return self._frontend
+
+
+class QuietPresenter:
+    """For host work that runs on the worker without a view (undo): shows nothing and asks nothing."""
+
+    def on_event(self, event: AgentEvent) -> None:
+        pass
+
+    def on_question(self, ask: Ask[Any]) -> None:
+        ask.reply.cancel()  # a stray question from an earlier run is cancelled
+
+    def on_tick(self) -> None:
+        pass
+
+
+def wait_quietly(*, kernel: Any, channel: UIChannel, worker: Stoppable, future: Future[Any]) -> bool:
+    """Wait for `future` while comm replies keep flowing (live notebook undo); True when interrupted."""
+    loop = MainLoop(channel=channel, presenter=QuietPresenter(), worker=worker, pump=_pump_for(kernel))
+    loop.wait(future)
+    return loop.interrupted
+
+
+class _StopButton:
+    """The Stop button under the running cell: the same clean stop as Interrupt."""
+
+    def __init__(self, worker: Stoppable) -> None:
+        import ipywidgets as w
+        from IPython.display import display
+
+        button = w.Button(description="Stop", icon="stop", tooltip="Stop the agent (same as Interrupt)")
+        button.layout.width = "auto"
+
+        def stop(_button: Any) -> None:
+            worker.stop_current()
+
+        button.on_click(stop)
+        button.add_class("jp-agent-stop")
+        self.button = button
+        self.handle: Any = display(button, display_id=True)
+
+    def hide(self) -> None:
+        self.button.close()
+        if self.handle is not None:
+            self.handle.update({"text/plain": ""}, raw=True)
