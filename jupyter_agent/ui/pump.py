@@ -1,17 +1,39 @@
 """Handle widget clicks and comm replies while a cell blocks the kernel's main thread.
 
-The one module that touches ipykernel internals (see shared notes `kernel-waits.md`). In ipykernel 7 the
-shell-channel thread forwards every shell message to the main thread over an inproc PAIR socket. While a
-`%%agent` cell runs we read that socket ourselves: comm messages (widget clicks, the notebook bridge's
-replies) are dispatched at once; everything else (queued `execute_request`s of Run All, completions) is
-kept and re-queued in arrival order when the wait ends, so later cells still run in order.
+The one module that touches ipykernel internals. In ipykernel 7 the shell-channel thread forwards every
+shell message to the main thread over an inproc PAIR socket (`_shell_channel_to_main`). The kernel's own
+reader of that socket is a ZMQStream on the main thread's event loop: for each message it calls its
+receive callback, which starts a task that starts `shell_main`, which takes the main shell's
+`asyncio.Lock` (first come, first served) and dispatches. While a `%%agent` cell runs we read that socket
+ourselves: comm messages (widget clicks, the notebook bridge's replies) are dispatched at once; everything
+else (queued `execute_request`s of Run All, completions) is held and handed back when the wait ends.
+
+Why the queued cells keep notebook order:
+
+1. While we pump, the main thread is inside the cell, so the event loop, and with it the kernel's reader,
+   does not run. A message is therefore either (a) taken by the reader before the cell started blocking —
+   earlier than everything we hold — or (b) read by us, or (c) still in the socket when we stop. `finish`
+   reads (c) too, so everything that arrived by then is either (a) or in our hands, in arrival order; what
+   arrives later is read by the reader after the cell.
+2. `finish` hands the held messages to the reader's own receive callback, in arrival order, exactly as the
+   reader would have. Every message thus takes the same path, with the same number of event-loop steps to
+   the lock. asyncio runs ready steps first in, first out, so tasks started earlier reach the lock
+   earlier (a message of kind (a) is started, and often advanced, before ours), and the lock serves its
+   waiters in the order they asked. So the cells run in the order they arrived.
+
+Re-queueing with a fresh `shell_main` task instead breaks this: it reaches the lock one step sooner than
+a message the reader took just before the cell blocked, so the cell right after the agent cell ran last.
+
+Each pumped comm message gets ipykernel's busy/idle status pair (ipywidgets waits for that idle), after
+which we publish `busy` again for the running cell: frontends show the last status they received as the
+kernel's state, and the kernel is busy until the cell ends.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +42,6 @@ log = logging.getLogger(__name__)
 #: ipykernel versions whose internals this module was written and tested against.
 SUPPORTED = ((7, 0), (7, 4))
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
-_REQUEUED: set[asyncio.Future[Any]] = set()
 
 
 def _version_tuple(text: str) -> tuple[int, int]:
@@ -50,9 +71,13 @@ def unsupported_reason(kernel: Any) -> str | None:
     if kernel is None:
         return "no ipykernel kernel is running (terminal IPython?)"
     try:
-        kernel.shell_channel_thread.manager._shell_channel_to_main.to_socket  # noqa: B018
+        pair = kernel.shell_channel_thread.manager._shell_channel_to_main
+        pair.to_socket  # noqa: B018
+        reader = (pair.to_stream._recv_callback, pair.to_stream._run_callback)
     except AttributeError:
-        return "this ipykernel has no shell-channel thread (internals changed); approvals fall back"
+        reader = None
+    if reader is None or not all(callable(part) for part in reader):
+        return "this ipykernel's shell-channel reader is not the one tested (internals changed); approvals fall back"
     return None
 
 
@@ -73,8 +98,16 @@ class ShellPump:
         return cls(kernel)
 
     @property
-    def _socket(self) -> Any:
-        return self.kernel.shell_channel_thread.manager._shell_channel_to_main.to_socket
+    def _pair(self) -> Any:
+        return self.kernel.shell_channel_thread.manager._shell_channel_to_main
+
+    def _read_available(self) -> Iterator[list[Any]]:
+        """Every message waiting in the main shell socket now, oldest first."""
+        import zmq
+
+        sock = self._pair.to_socket
+        while sock.poll(0, zmq.POLLIN):
+            yield sock.recv_multipart(copy=False)
 
     def pump(self, timeout: float) -> int:
         """Wait up to `timeout` seconds for shell messages, handle what arrived, return how many comm messages ran.
@@ -83,12 +116,10 @@ class ShellPump:
         """
         import zmq
 
-        sock = self._socket
         handled = 0
-        if not sock.poll(int(timeout * 1000), zmq.POLLIN):
+        if not self._pair.to_socket.poll(int(timeout * 1000), zmq.POLLIN):
             return 0
-        while sock.poll(0, zmq.POLLIN):
-            frames = sock.recv_multipart(copy=False)
+        for frames in self._read_available():
             if self._msg_type(frames) in _COMM_TYPES:
                 self._dispatch(frames)
                 handled += 1
@@ -122,13 +153,19 @@ class ShellPump:
         except Exception:
             log.exception("jupyter_agent: dispatching a comm message failed")
         finally:
-            # Later output must still go to the running cell, not to the comm message's parent.
+            # Later output (background threads included) must still go to the running cell, not to the comm
+            # message's parent; and the frontend must see the kernel busy again after the message's idle.
             kernel.set_parent(ident, parent, channel="shell")
+            if parent.get("header", {}).get("msg_id"):
+                kernel._publish_status("busy", "shell", parent)
 
     def finish(self) -> None:
-        """Hand the kept messages back to the kernel in arrival order; they run after the current cell."""
+        """Hand every held and still unread message to the kernel's reader, in arrival order (module docstring).
+
+        They run after the current cell, in the order they were sent.
+        """
+        self.deferred.extend(self._read_available())
         frames_list, self.deferred = self.deferred, []
+        stream = self._pair.to_stream
         for frames in frames_list:
-            task = asyncio.ensure_future(self.kernel.shell_main(None, frames))
-            _REQUEUED.add(task)  # the loop keeps only weak references to tasks
-            task.add_done_callback(_REQUEUED.discard)
+            stream._run_callback(stream._recv_callback, frames)

@@ -61,6 +61,7 @@ class Execution:
 class KernelFrontend:
     def __init__(self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True) -> None:
         self.widgets_enabled = widgets
+        self.cwd = cwd
         self.km = KernelManager(kernel_name="python3")
         kernel_env = {**os.environ, **(env or {})}
         self.km.start_kernel(cwd=str(cwd), env=kernel_env)
@@ -73,6 +74,8 @@ class KernelFrontend:
         self.iopub_log: list[dict[str, Any]] = []
         self.comm_handlers: dict[str, Callable[[dict[str, Any]], None]] = {}
         self.comm_targets: dict[str, Callable[[str, dict[str, Any]], None]] = {}
+        #: Every shell reply by the msg_id of its request (execute, complete, inspect, ...).
+        self.replies: dict[str, dict[str, Any]] = {}
 
     def close(self) -> None:
         self.kc.stop_channels()
@@ -118,6 +121,7 @@ class KernelFrontend:
             except queue.Empty:
                 break
             parent = reply["parent_header"].get("msg_id")
+            self.replies[parent] = reply
             if parent in self.executions:
                 self.executions[parent].reply = reply["content"]
 
