@@ -19,7 +19,7 @@ pytestmark = pytest.mark.kernel
 
 CELLS = 12
 #: Run All's race is timing dependent: repeat it so an intermittent reorder shows up.
-REPEATS = 4
+REPEATS = 6
 
 
 def write_then_answer() -> list[Turn]:
