@@ -73,6 +73,8 @@ class Conversation:
         #: The real prompt size of the last request (from usage) and the conversation's size then.
         self._last_prompt_tokens: int | None = None
         self._chars_at_last_prompt = 0
+        #: Messages before this index are unchanged since the last `take_unsaved` (the session store's cursor).
+        self._saved_upto = 0
 
     # reading
 
@@ -122,6 +124,7 @@ class Conversation:
                 last = self._messages[-1]
                 last["content"] = [*_as_blocks(last["content"]), *blocks]
                 self._sizes[-1] = message_chars(last)
+                self._touch(len(self._messages) - 1)
             else:
                 message: Message = {"role": role, "content": list(blocks)}
                 self._messages.append(message)
@@ -137,11 +140,29 @@ class Conversation:
         self._append("user", [result.to_block(call_id) for call_id, result in results])
 
     def reset(self) -> None:
+        self.replace([])
+
+    def replace(self, messages: Sequence[Message]) -> None:
+        """Start from `messages` (a resumed session, a compaction summary); the caller makes them valid."""
         with self._lock:
-            self._messages.clear()
-            self._sizes.clear()
+            self._messages = [{"role": m["role"], "content": m["content"]} for m in messages]
+            self._sizes = [message_chars(m) for m in self._messages]
             self._last_prompt_tokens = None
             self._chars_at_last_prompt = 0
+            self._saved_upto = 0
+
+    # the session store's cursor
+
+    def _touch(self, index: int) -> None:
+        self._saved_upto = min(self._saved_upto, index)
+
+    def take_unsaved(self) -> tuple[int, list[Message]]:
+        """(start, messages[start:]) changed since the last call: the store replays them over its copy."""
+        with self._lock:
+            start = min(self._saved_upto, len(self._messages))
+            changed = self._messages[start:]
+            self._saved_upto = len(self._messages)
+            return start, changed
 
     # validity
 
@@ -181,6 +202,7 @@ class Conversation:
                     message: Message = {"role": "user", "content": [block]}
                     self._messages.insert(index + 1, message)
                     self._sizes.insert(index + 1, message_chars(message))
+                self._touch(index + 1)
         return len(missing)
 
     # the request
@@ -227,6 +249,7 @@ class Conversation:
                 if changed:
                     message["content"] = new_content
                     self._sizes[index] = message_chars(message)
+                    self._touch(index)
                     shortened += changed
         return shortened
 

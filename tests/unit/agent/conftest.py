@@ -19,11 +19,17 @@ from jupyter_agent.tools.permissions import Mode
 
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
-    """`harness(script, tools=[...], mode="default", **AgentConfig fields)` → a started `Harness`."""
+    """`harness(script, tools=[...], mode="default", session_options={...}, **AgentConfig fields)` → a
+    started `Harness`. `session_options` go to `AgentSession` (project, sessions_root, user_memory)."""
     made: list[Harness] = []
 
     def make(
-        script: Script, *, tools: Sequence[AnyTool] = (), mode: Mode = "default", **config: Any
+        script: Script,
+        *,
+        tools: Sequence[AnyTool] = (),
+        mode: Mode = "default",
+        session_options: dict[str, Any] | None = None,
+        **config: Any,
     ) -> Harness:
         server = ScriptedServer(script).start()
         pool = ToolPool()
@@ -33,6 +39,7 @@ def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
             ctx=ToolContext(sandbox=Sandbox.at(tmp_path)),
             config=AgentConfig(base_url=server.url, api_key=TEST_API_KEY, **config),
             policy=PermissionPolicy(mode=mode),
+            **{"user_memory": tmp_path / "no-user-memory" / "AGENTS.md", **(session_options or {})},
         )
         made.append(Harness(server, session, AgentWorker(name="test-agent")))
         return made[-1]

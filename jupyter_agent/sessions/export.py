@@ -1,0 +1,84 @@
+"""A saved session as Markdown (`%agent export`): the user's words, the agent's answers, each tool call and result.
+
+Tool results are cut (head kept) so a session that read large files stays a readable document; thinking is
+left out (it is the model's scratchpad, and long). Code fences are made longer than any backtick run inside
+them, so file contents cannot end a fence early.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .store import SavedSession
+
+#: Characters of a tool result kept in the export.
+RESULT_CHARS = 2_000
+
+
+def _fence(text: str, lang: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []  # pyright: ignore[reportUnknownVariableType]
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content", "")
+    parts = _blocks(content)
+    text = "\n".join(str(b.get("text", "")) for b in parts if b.get("type") == "text")
+    images = sum(1 for b in parts if b.get("type") == "image")
+    if images:
+        text += f"\n[{images} image(s)]"
+    if len(text) > RESULT_CHARS:
+        text = text[:RESULT_CHARS] + f"\n… [{len(text) - RESULT_CHARS} more characters]"
+    return text
+
+
+def _message_markdown(message: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    user = message["role"] == "user"
+    texts: list[str] = []
+    for block in _blocks(message["content"]):
+        kind = block.get("type")
+        if kind == "text" and str(block.get("text", "")).strip():
+            texts.append(str(block["text"]).strip())
+        elif kind == "tool_use":
+            arguments = json.dumps(block.get("input", {}), ensure_ascii=False, indent=2)
+            out.append(f"**Tool call** `{block.get('name', '?')}`\n\n{_fence(arguments, 'json')}")
+        elif kind == "tool_result":
+            failed = " (error)" if block.get("is_error") else ""
+            out.append(f"**Result**{failed}\n\n{_fence(_result_text(block))}")
+    if texts:
+        heading = "### User" if user else "### Agent"
+        out.insert(0, f"{heading}\n\n" + "\n\n".join(texts))
+    return out
+
+
+def session_markdown(saved: SavedSession) -> str:
+    """The whole conversation as Markdown, with a header saying which session and what it cost."""
+    lines = [
+        f"# Agent session {saved.id}",
+        "",
+        f"- Project: `{saved.project}`" if saved.project else "",
+        f"- Notebook: `{saved.notebook}`" if saved.notebook else "",
+        f"- Started: {saved.created}" if saved.created else "",
+        f"- Runs: {len(saved.runs)} · cost ${saved.cost_usd:.4f}",
+    ]
+    if saved.resumed_from:
+        lines.append(f"- Resumed from session {saved.resumed_from}")
+    parts = ["\n".join(line for line in lines if line)]
+    for number, earlier in enumerate(saved.compacted, 1):
+        parts.extend(md for message in earlier for md in _message_markdown(message))
+        parts.append(
+            f"---\n\n*Compaction {number}: the conversation above was replaced by the summary below.*"
+        )
+    for message in saved.messages:
+        parts.extend(_message_markdown(message))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,303 @@
+"""Where sessions live and how their files are written and read back.
+
+One file per session, `<jupyter data dir>/jupyter_agent/sessions/<project key>/<session id>.jsonl`, where
+the project is the notebook's path (or the working directory when the notebook is unknown). Each line is
+one JSON record; a write appends whole lines and fsyncs, so a kernel killed mid-write leaves at worst a
+torn last line, which reading skips. Records:
+
+- `session`: the header (id, created, project, notebook, resumed_from);
+- `request`: what the user asked, with its run id;
+- `messages`: the conversation as sent to the API, from index `start` on (replayed over the earlier ones,
+  so shortening an old result or a compaction is a record too, never an edit of the file);
+- `run`: how a run ended, its usage and cost;
+- `compaction`: the conversation is about to be replaced by a summary (the next `messages` record).
+
+Every string passes through `mask_secret_values` before it is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+Record = dict[str, Any]
+
+FORMAT_VERSION = 1
+_SUFFIX = ".jsonl"
+
+
+def mask_secret_values(text: str) -> str:
+    """Replace secret values in `text` before it is saved: the one place the session store masks.
+
+    Identity until the kernel's secret registry exists; wire its mask function here.
+    """
+    return text
+
+
+def sessions_root() -> Path:
+    from jupyter_core.paths import jupyter_data_dir
+
+    return Path(jupyter_data_dir()) / "jupyter_agent" / "sessions"
+
+
+def project_key(project: Path) -> str:
+    """A directory name for a project: readable (its file name) and unique (a hash of its absolute path)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", project.name or "root")[:40]
+    digest = hashlib.sha256(str(project).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{name}-{digest}"
+
+
+def project_dir(project: Path, root: Path | None = None) -> Path:
+    return (root or sessions_root()) / project_key(project)
+
+
+def new_session_id() -> str:
+    """Sortable by time, unique across kernels started in the same second."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def now_iso() -> str:
+    """Local time with its offset, to the microsecond (sessions started in the same second still sort)."""
+    return datetime.now().astimezone().isoformat(timespec="microseconds")
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask_secret_values(value)
+    if isinstance(value, Mapping):
+        return {str(k): _masked(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, list | tuple):
+        return [_masked(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    return value
+
+
+def encode_record(record: Record) -> bytes:
+    """One masked JSON line."""
+    text = json.dumps(_masked(record), ensure_ascii=False, separators=(",", ":"), default=str)
+    return (text + "\n").encode("utf-8", "surrogatepass")
+
+
+class SessionLog:
+    """Appends records to one session file: whole lines, one write, fsync; created 0600 in a 0700 directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._checked_tail = False
+
+    def append(self, records: Iterable[Record]) -> None:
+        data = b"".join(encode_record(r) for r in records)
+        if not data:
+            return
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                if not self._checked_tail:
+                    data = self._after_torn_line(fd) + data
+                    self._checked_tail = True
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def _after_torn_line(self, fd: int) -> bytes:
+        """A newline first when a killed writer left a torn last line, so our first record stays whole."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return b""
+        with open(self.path, "rb") as f:
+            f.seek(size - 1)
+            return b"" if f.read(1) == b"\n" else b"\n"
+
+
+def read_records(path: Path) -> tuple[list[Record], int]:
+    """(the records, how many lines were skipped because they do not parse — a torn write)."""
+    records: list[Record] = []
+    skipped = 0
+    with open(path, "rb") as f:
+        for raw in f:
+            if not raw.strip():
+                continue
+            try:
+                value = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                skipped += 1
+                continue
+            if isinstance(value, dict) and isinstance(value.get("type"), str):
+                records.append(value)  # pyright: ignore[reportUnknownArgumentType]
+            else:
+                skipped += 1
+    return records, skipped
+
+
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    run_id: int
+    text: str
+    time: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRecord:
+    run_id: int
+    model: str
+    reason: str
+    turns: int
+    cost_usd: float
+    usage: Mapping[str, int]
+
+
+@dataclass(kw_only=True)
+class SavedSession:
+    """A session as its file says, replayed: the conversation to resume, the requests, the runs' costs."""
+
+    id: str
+    path: Path
+    created: str = ""
+    project: str = ""
+    notebook: str | None = None
+    resumed_from: str | None = None
+    requests: list[Request] = field(default_factory=list[Request])
+    messages: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    runs: list[RunRecord] = field(default_factory=list[RunRecord])
+    #: The conversation as it was before each compaction replaced it (oldest first), for the export.
+    compacted: list[list[dict[str, Any]]] = field(default_factory=list[list[dict[str, Any]]])
+    skipped_lines: int = 0
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(r.cost_usd for r in self.runs)
+
+    @property
+    def first_request(self) -> str:
+        return self.requests[0].text if self.requests else ""
+
+    @property
+    def last_run_id(self) -> int:
+        return max([r.run_id for r in self.requests] + [r.run_id for r in self.runs], default=0)
+
+
+def load_session(path: Path) -> SavedSession:
+    """Replay a session file (pure: reads the file, needs no kernel). Torn or foreign lines are skipped."""
+    records, skipped = read_records(path)
+    saved = SavedSession(id=path.stem, path=path, skipped_lines=skipped)
+    messages: list[dict[str, Any]] = []
+    for record in records:
+        kind = record["type"]
+        if kind == "session":
+            saved.id = str(record.get("id") or saved.id)
+            saved.created = str(record.get("created") or "")
+            saved.project = str(record.get("project") or "")
+            saved.notebook = record.get("notebook")
+            saved.resumed_from = record.get("resumed_from")
+        elif kind == "request":
+            saved.requests.append(
+                Request(
+                    run_id=int(record.get("run_id", 0)),
+                    text=str(record.get("text", "")),
+                    time=str(record.get("time", "")),
+                )
+            )
+        elif kind == "messages":
+            start = int(record.get("start", 0))
+            messages = [*messages[: max(start, 0)], *_valid_messages(record.get("messages"))]
+        elif kind == "run":
+            saved.runs.append(
+                RunRecord(
+                    run_id=int(record.get("run_id", 0)),
+                    model=str(record.get("model", "")),
+                    reason=str(record.get("reason", "")),
+                    turns=int(record.get("turns", 0)),
+                    cost_usd=float(record.get("cost_usd", 0.0)),
+                    usage={k: int(v) for k, v in dict(record.get("usage") or {}).items()},
+                )
+            )
+        elif kind == "compaction":
+            saved.compacted.append(messages)
+    saved.messages = messages
+    return saved
+
+
+def _valid_messages(value: Any) -> Iterator[dict[str, Any]]:
+    if not isinstance(value, list):
+        return
+    for item in value:  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(item, dict) and item.get("role") in ("user", "assistant") and "content" in item:
+            yield {"role": item["role"], "content": item["content"]}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionSummary:
+    """One line of `%agent sessions`."""
+
+    id: str
+    created: str
+    first_request: str
+    cost_usd: float
+    runs: int
+    path: Path
+
+
+class SessionNotFound(LookupError):
+    """No saved session matches; the message names what was looked for and how to list what exists."""
+
+
+def _session_files(project: Path, root: Path | None) -> list[Path]:
+    directory = project_dir(project, root)
+    if not directory.is_dir():
+        return []
+    return sorted(directory.glob(f"*{_SUFFIX}"), reverse=True)
+
+
+def list_sessions(project: Path, *, root: Path | None = None) -> list[SessionSummary]:
+    """The project's sessions that have at least one request, newest first."""
+    found: list[SessionSummary] = []
+    for path in _session_files(project, root):
+        saved = load_session(path)
+        if not saved.requests:
+            continue
+        found.append(
+            SessionSummary(
+                id=saved.id,
+                created=saved.created,
+                first_request=saved.first_request,
+                cost_usd=saved.cost_usd,
+                runs=len(saved.runs),
+                path=path,
+            )
+        )
+    found.sort(key=lambda s: (s.created, s.id), reverse=True)
+    return found
+
+
+def find_session(
+    project: Path, ident: str | None = None, *, root: Path | None = None, exclude: str | None = None
+) -> SavedSession:
+    """The latest session of `project` (other than `exclude`), or the one whose id starts with `ident`."""
+    sessions = [s for s in list_sessions(project, root=root) if s.id != exclude]
+    if ident:
+        sessions = [s for s in sessions if s.id.startswith(ident)]
+        if len(sessions) > 1:
+            ids = ", ".join(s.id for s in sessions[:5])
+            raise SessionNotFound(
+                f"SESSION_AMBIGUOUS: {ident!r} matches {len(sessions)} sessions ({ids}); give more of the id"
+            )
+    if not sessions:
+        what = f"no saved session {ident!r}" if ident else "no saved session"
+        raise SessionNotFound(
+            f"SESSION_NOT_FOUND: {what} for '{project}'; `%agent sessions` lists the saved ones"
+        )
+    return load_session(sessions[0].path)

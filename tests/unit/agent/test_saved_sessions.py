@@ -1,0 +1,216 @@
+"""Sessions saved as they go (append-only JSON lines), replayed without a kernel, resumed, exported."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+
+from jupyter_agent.sessions import (
+    SessionLog,
+    SessionNotFound,
+    find_session,
+    list_sessions,
+    load_session,
+    session_markdown,
+)
+from jupyter_agent.testing import Text, ToolUse, Turn
+from jupyter_agent.tools.files import file_tools
+
+
+def _saving(tmp_path: Path) -> dict[str, Any]:
+    return {"project": tmp_path / "analysis.ipynb", "sessions_root": tmp_path / "store"}
+
+
+def _only_file(tmp_path: Path) -> Path:
+    [path] = list((tmp_path / "store").rglob("*.jsonl"))
+    return path
+
+
+def test_a_run_is_saved_as_it_goes_and_the_file_replays_to_the_same_conversation(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    (tmp_path / "data.csv").write_text("a,b\n1,2\n")
+    h = harness(
+        [
+            Turn(blocks=[Text("Reading."), ToolUse(name="Read", input={"file_path": "data.csv"})]),
+            Turn(blocks=[Text("Two columns.")]),
+        ],
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+    )
+    finished = h.run("what is in data.csv?")
+    path = _only_file(tmp_path)
+    saved = load_session(path)
+    assert saved.messages == h.session.conversation.messages
+    assert [r.text for r in saved.requests] == ["what is in data.csv?"]
+    assert [(r.run_id, r.reason, r.turns) for r in saved.runs] == [(1, "end_turn", 2)]
+    assert saved.runs[0].cost_usd == pytest.approx(finished.cost_usd)
+    assert saved.project == str(tmp_path / "analysis.ipynb")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    lines = path.read_text().splitlines()
+    assert all(json.loads(line)["type"] for line in lines)
+    assert json.loads(lines[0])["type"] == "session"
+
+
+def test_a_kernel_that_never_runs_leaves_no_session_file(harness: HarnessFactory, tmp_path: Path) -> None:
+    h = harness([], session_options=_saving(tmp_path))
+    assert h.session.saved_sessions() == []
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_append_starts_on_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    log = SessionLog(path)
+    log.append([{"type": "session", "id": "s1"}, {"type": "request", "run_id": 1, "text": "first"}])
+    with open(path, "ab") as f:
+        f.write(b'{"type":"request","run_id":2,"te')  # the kernel died in the middle of this write
+    assert [r.text for r in load_session(path).requests] == ["first"]
+    assert load_session(path).skipped_lines == 1
+    SessionLog(path).append([{"type": "request", "run_id": 3, "text": "after the crash"}])
+    saved = load_session(path)
+    assert [r.text for r in saved.requests] == ["first", "after the crash"]
+    assert saved.skipped_lines == 1
+
+
+def test_shortened_results_are_a_new_record_and_replay_to_the_shortened_conversation(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    big = "x" * 4000
+    (tmp_path / "big.txt").write_text(big)
+    script = [
+        Turn(blocks=[ToolUse(name="Read", input={"file_path": "big.txt"})]),
+        Turn(blocks=[ToolUse(name="Read", input={"file_path": "big.txt"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    h = harness(
+        script,
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+        context_window=3000,
+        shorten_at=0.5,
+        shorten_to=0.2,
+        context_compact_fraction=None,
+    )
+    h.run("read it twice")
+    first_result = h.session.conversation.messages[2]["content"][0]
+    assert "shortened to save context" in result_text(first_result)
+    assert load_session(_only_file(tmp_path)).messages == h.session.conversation.messages
+
+
+def test_resume_in_a_new_session_sends_the_earlier_messages_and_an_edit_needs_a_fresh_read(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    (tmp_path / "load.py").write_text("x = 1\n")
+    first = harness(
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "load.py"})]),
+            Turn(blocks=[Text("It sets x to 1.")]),
+        ],
+        tools=file_tools(),
+        mode="acceptEdits",
+        session_options=_saving(tmp_path),
+    )
+    first.run("what does load.py do?")
+    earlier = first.session.conversation.messages
+
+    edit = ToolUse(name="Edit", input={"file_path": "load.py", "old_string": "x = 1", "new_string": "x = 2"})
+    second = harness(
+        [
+            Turn(blocks=[edit]),
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "load.py"})]),
+            Turn(blocks=[edit]),
+            Turn(blocks=[Text("Now x is 2.")]),
+        ],
+        tools=file_tools(),
+        mode="acceptEdits",
+        session_options=_saving(tmp_path),
+    )
+    saved = second.session.load_saved()
+    assert saved.first_request == "what does load.py do?"
+    second.session.resume(saved)
+    second.run("set x to 2")
+
+    request = second.server.requests[0]
+    assert_valid_request(request)
+    assert request["messages"][: len(earlier)] == earlier
+    assert request["messages"][len(earlier)]["content"][-1]["text"] == "set x to 2"
+    [stale] = tool_results(second.server.requests[1])
+    assert stale["is_error"] is True and result_text(stale).startswith("STALE_READ")
+    [edited] = tool_results(second.server.requests[3])
+    assert "is_error" not in edited
+    assert (tmp_path / "load.py").read_text() == "x = 2\n"
+    resumed = load_session(second.session.recorder.path)  # pyright: ignore[reportOptionalMemberAccess]
+    assert resumed.resumed_from == saved.id
+    assert resumed.messages[: len(earlier)] == earlier
+
+
+def test_a_saved_call_without_its_result_is_answered_when_resumed(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    """The kernel died while a tool ran: the file ends with the tool_use; the resumed request stays valid."""
+    h = harness([Turn(blocks=[Text("Carrying on.")])], session_options=_saving(tmp_path))
+    path = tmp_path / "store" / "dead.jsonl"
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "run it"}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {}}],
+        },
+    ]
+    SessionLog(path).append(
+        [
+            {"type": "session", "id": "dead", "created": "2026-01-01T00:00:00"},
+            {"type": "request", "run_id": 1, "text": "run it"},
+            {"type": "messages", "start": 0, "messages": messages},
+        ]
+    )
+    h.session.resume(load_session(path))
+    h.run("go on")
+    request = h.server.requests[0]
+    assert_valid_request(request)
+    assert request["messages"][1]["content"][0]["id"] == "toolu_9"
+    assert request["messages"][2]["content"][0]["tool_use_id"] == "toolu_9"
+
+
+def test_sessions_are_listed_newest_first_and_found_by_id_prefix(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    project = tmp_path / "analysis.ipynb"
+    root = tmp_path / "store"
+    first = harness([Turn(blocks=[Text("one")])], session_options=_saving(tmp_path))
+    first.run("first question")
+    second = harness([Turn(blocks=[Text("two")])], session_options=_saving(tmp_path))
+    second.run("second question")
+    listed = list_sessions(project, root=root)
+    assert [s.first_request for s in listed] == ["second question", "first question"]
+    assert find_session(project, root=root).first_request == "second question"
+    assert find_session(project, listed[1].id[:-2], root=root).first_request == "first question"
+    with pytest.raises(SessionNotFound, match="SESSION_NOT_FOUND: no saved session 'nope'"):
+        find_session(project, "nope", root=root)
+    assert list_sessions(tmp_path / "other.ipynb", root=root) == []
+
+
+def test_export_writes_the_conversation_as_markdown(harness: HarnessFactory, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("```\nfenced\n```\n")
+    h = harness(
+        [
+            Turn(blocks=[Text("Looking."), ToolUse(name="Read", input={"file_path": "a.md"})]),
+            Turn(blocks=[Text("It holds a **fence**.")]),
+        ],
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+    )
+    h.run("what is in a.md?")
+    markdown = session_markdown(load_session(_only_file(tmp_path)))
+    assert markdown.startswith(f"# Agent session {h.session.recorder.id}")  # pyright: ignore[reportOptionalMemberAccess]
+    assert "### User\n\nwhat is in a.md?" in markdown
+    assert "### Agent\n\nLooking." in markdown
+    assert '**Tool call** `Read`\n\n```json\n{\n  "file_path": "a.md"\n}\n```' in markdown
+    assert "````\n" in markdown  # the result's own ``` cannot close the fence around it
+    assert markdown.rstrip().endswith("It holds a **fence**.")
