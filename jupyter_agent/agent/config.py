@@ -8,6 +8,9 @@ from typing import Literal
 
 from .pricing import canonical_model
 
+#: Extended thinking: None (off), a budget in tokens (>= 1024), or "adaptive" (the model decides).
+ThinkingSetting = int | Literal["adaptive"] | None
+
 Provider = Literal["anthropic", "bedrock", "vertex"]
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
 
@@ -49,8 +52,12 @@ class AgentConfig:
     max_tokens: int = 32_000
     #: Model turns (requests) per run; a run that needs more stops with reason "max_turns".
     max_turns: int = 50
-    #: Stop a run once its cost reaches this many US dollars (None: no cap).
+    #: Stop a run once its cost reaches this many US dollars (None: no cap). `--max-cost` sets it for one run.
     budget_usd: float | None = None
+    #: Stop runs once the session's cost (all runs of this kernel's agent) reaches this many US dollars.
+    session_budget_usd: float | None = None
+    #: Extended thinking, sent as the API's `thinking` parameter (see `thinking.thinking_param`).
+    thinking: ThinkingSetting = None
     provider: Provider = "anthropic"
     #: Tokens the model can read; None looks it up by model name (200k when unknown).
     context_window: int | None = None
@@ -71,6 +78,9 @@ class AgentConfig:
     shorten_at: float = 0.75
     #: ... oldest first, until the estimate is under this share.
     shorten_to: float = 0.5
+    #: Still over this share of the window after shortening: the model summarises the conversation and
+    #: work continues from the summary (None: never compact automatically).
+    context_compact_fraction: float | None = 0.85
     #: Appended to the system prompt (the user's own standing instructions).
     extra_instructions: str = ""
 
@@ -79,8 +89,18 @@ class AgentConfig:
             raise ValueError(f"max_turns must be at least 1, got {self.max_turns}")
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
-        if self.budget_usd is not None and self.budget_usd <= 0:
-            raise ValueError(f"budget_usd must be positive or None, got {self.budget_usd}")
+        for name in ("budget_usd", "session_budget_usd"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive or None, got {value}")
+        fraction = self.context_compact_fraction
+        if fraction is not None and not 0 < fraction <= 1:
+            raise ValueError(f"context_compact_fraction must be in (0, 1] or None, got {fraction}")
+        thinking = self.thinking
+        if isinstance(thinking, int) and thinking < 1024:
+            raise ValueError(
+                f"thinking must be None, 'adaptive' or a budget of at least 1024 tokens, got {thinking}"
+            )
         if self.provider not in PROVIDERS:
             raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}")
         if not 0 < self.shorten_to < self.shorten_at <= 1:
@@ -90,10 +110,22 @@ class AgentConfig:
     def window(self) -> int:
         return self.context_window or context_window_for(self.model)
 
-    def with_overrides(self, *, model: str | None = None, max_turns: int | None = None) -> AgentConfig:
+    def with_overrides(
+        self,
+        *,
+        model: str | None = None,
+        max_turns: int | None = None,
+        max_cost: float | None = None,
+        thinking: ThinkingSetting = None,
+    ) -> AgentConfig:
+        """The config of one run: `%%agent --model/--max-turns/--max-cost/--think` over the session's."""
         changes: dict[str, object] = {}
         if model:
             changes["model"] = model
         if max_turns is not None:
             changes["max_turns"] = max_turns
+        if max_cost is not None:
+            changes["budget_usd"] = max_cost
+        if thinking is not None:
+            changes["thinking"] = thinking
         return dataclasses.replace(self, **changes) if changes else self  # pyright: ignore[reportArgumentType]

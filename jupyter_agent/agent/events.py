@@ -37,6 +37,20 @@ class Usage:
         """Everything the model read for this request: the size of the prompt."""
         return self.input + self.cache_read + self.cache_write
 
+    @property
+    def cache_read_share(self) -> float:
+        """The part of the prompt tokens read from the cache (0 to 1): what prompt caching saved."""
+        prompt = self.prompt_tokens
+        return self.cache_read / prompt if prompt else 0.0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+        }
+
     @classmethod
     def from_api(cls, usage: Any) -> Usage:
         """From the SDK's `Usage` / `MessageDeltaUsage` (fields may be None)."""
@@ -66,6 +80,28 @@ class TextDelta:
 @dataclass(frozen=True, kw_only=True)
 class TextDone:
     """The current text block is complete (a tool call or the end of the answer follows)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingDelta:
+    """A piece of the model's extended thinking (shown collapsed and dimmed, never as the answer)."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThinkingDone:
+    """The current thinking block is complete."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compacted:
+    """The conversation was replaced by the model's summary of it (one line in the output)."""
+
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    automatic: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,12 +172,17 @@ class RunFinished:
     usage: Usage
     cost_usd: float
     duration: float
+    #: The session's cost so far (all runs of this kernel's agent), for the footer.
+    session_cost_usd: float = 0.0
 
 
 AgentEvent = (
     RunStarted
     | TextDelta
     | TextDone
+    | ThinkingDelta
+    | ThinkingDone
+    | Compacted
     | ToolStarted
     | ToolRunning
     | ToolFinished

@@ -9,8 +9,12 @@ error and on cancellation — and always leaves the conversation valid for the n
   finish gets an INTERRUPTED result, and the note `[The user interrupted this run.]` ends the user message,
   so the model knows. A tool already running in a thread (a sync `@tool`) cannot be stopped and
   finishes in the background; its result is discarded.
-- **Limits** (`max_turns`, `budget_usd`) are checked before each model request: the tool calls of the
-  turn that reached a limit still run, and their results wait in the conversation for the next run.
+- **Limits** (`max_turns`, `budget_usd` for the run, `session_budget_usd` for the session) are checked
+  before each model request: the tool calls of the turn that reached a limit still run, and their results
+  wait in the conversation for the next run.
+- **Context**: near the window, older tool results are shortened; still over `context_compact_fraction`,
+  the conversation is compacted into the model's summary of it (compact.py).
+- **Saving**: with a session recorder, the conversation is written after every change of a turn.
 - **Stream cut**: the SDK retries opening a request; a stream that breaks after it started is sent
   again once, from the same request; a second break ends the run with a retryable `ErrorEvent`.
 """
@@ -23,28 +27,34 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall
 from ..tools.dispatch import Dispatcher
 from .client import ModelClient
+from .compact import Compaction, CompactionFailed, compact
 from .config import AgentConfig
 from .conversation import Conversation
 from .events import (
     AgentEvent,
+    Compacted,
     Emit,
     ErrorEvent,
     Notice,
     RunFinished,
     RunReason,
     RunStarted,
-    TextDone,
     Usage,
     UsageUpdate,
 )
 from .pricing import turn_cost, unknown_price_note
+from .thinking import thinking_note
 from .toolrun import ToolRunner
-from .turn import RunFailed, TurnStreamer, request_params
+from .turn import RunFailed, TurnStreamer, close_partial, request_params
+
+if TYPE_CHECKING:
+    from ..sessions.recorder import SessionRecorder
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +95,12 @@ class AgentRun:
         emit: Emit,
         session: Tally,
         mode: str = "default",
+        recorder: SessionRecorder | None = None,
     ) -> None:
         self.run_id = run_id
         self.conversation = conversation
+        self.client = client
+        self.recorder = recorder
         self.config = config
         self.system = system
         self._emit = emit
@@ -101,6 +114,7 @@ class AgentRun:
         self.streamer = TurnStreamer(client=client, config=config, emit=self.emit, tools=self.tools)
         self._tool_params = [tool.to_param() for tool in dispatcher.tools().values()]
         self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tool_params)
+        self._compacted_turn: int | None = None
 
     def emit(self, event: AgentEvent) -> None:
         """The UI's sink must not be able to break the loop."""
@@ -112,11 +126,15 @@ class AgentRun:
     async def run(self, request: str) -> RunFinished:
         started = time.monotonic()
         self.emit(RunStarted(run_id=self.run_id, model=self.config.model, mode=self.mode))
-        note = unknown_price_note(self.config.model)
-        if note:
-            self.emit(Notice(level="info", message=note))
+        for note in (
+            unknown_price_note(self.config.model),
+            thinking_note(self.config.thinking, self.config.model),
+        ):
+            if note:
+                self.emit(Notice(level="info", message=note))
         self.conversation.repair()
         self.conversation.add_user_text(request)
+        self.checkpoint()
         reason: RunReason = "end_turn"
         try:
             reason = await self._loop()
@@ -140,12 +158,14 @@ class AgentRun:
             )
             reason = "error"
         self.conversation.repair()
+        self.checkpoint()
         finished = RunFinished(
             reason=reason,
             turns=self.turns,
             usage=self.tally.usage,
             cost_usd=self.tally.cost_usd,
             duration=time.monotonic() - started,
+            session_cost_usd=self.session.cost_usd,
         )
         self.emit(finished)
         return finished
@@ -156,16 +176,12 @@ class AgentRun:
             if limit is not None:
                 return limit
             self.turns += 1
-            self._fit_context()
-            params = request_params(
-                config=self.config,
-                system=self.system,
-                tools=self._tool_params,
-                conversation=self.conversation,
-            )
-            turn = await self.streamer.stream(params)
+            await self._fit_context()
+            self.checkpoint()
+            turn = await self.streamer.stream(self._params())
             self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
+            self.checkpoint()
             stop = turn.stop_reason
             if turn.calls:
                 if stop == "max_tokens":
@@ -218,12 +234,34 @@ class AgentRun:
                 )
             )
             return "budget"
+        session_budget = self.config.session_budget_usd
+        if session_budget is not None and self.session.cost_usd >= session_budget:
+            self.emit(
+                Notice(
+                    level="warning",
+                    message=f"stopped: this session has cost ${self.session.cost_usd:.4f}, reaching "
+                    f"session_budget_usd (${session_budget:.4f}); raise it "
+                    "(%config AgentMagics.session_budget_usd = …) to go on",
+                )
+            )
+            return "budget"
         return None
 
-    def _account(self, turn: Usage) -> None:
+    def _params(self) -> dict[str, object]:
+        return request_params(
+            config=self.config, system=self.system, tools=self._tool_params, conversation=self.conversation
+        )
+
+    def checkpoint(self) -> None:
+        """Save what changed in the conversation (a no-op without a recorder; failures are the recorder's)."""
+        if self.recorder is not None:
+            self.recorder.sync(self.conversation)
+
+    def _account(self, turn: Usage, *, prompt_of_conversation: bool = True) -> None:
         cost = turn_cost(self.config.model, turn)
         self.tally.add(turn, cost)
-        self.conversation.note_prompt_size(turn.prompt_tokens)
+        if prompt_of_conversation:
+            self.conversation.note_prompt_size(turn.prompt_tokens)
         self.emit(
             UsageUpdate(
                 turn=turn,
@@ -234,8 +272,8 @@ class AgentRun:
             )
         )
 
-    def _fit_context(self) -> None:
-        """Near the context window, shorten older tool results (oldest first) and say so."""
+    async def _fit_context(self) -> None:
+        """Near the context window, shorten older tool results (oldest first); still too big: compact."""
         window = self.config.window
         estimate = self.conversation.estimated_prompt_tokens(self._fixed_chars)
         if estimate <= window * self.config.shorten_at:
@@ -249,6 +287,59 @@ class AgentRun:
                     message=f"{count} older tool result(s) were shortened to keep the conversation "
                     "within the model's context window",
                 )
+            )
+            estimate = self.conversation.estimated_prompt_tokens(self._fixed_chars)
+        fraction = self.config.context_compact_fraction
+        if (
+            fraction is not None
+            and estimate > window * fraction
+            and len(self.conversation) >= 3
+            and self._compacted_turn != self.turns - 1  # one compaction, then at least one turn
+        ):
+            await self.compact(automatic=True)
+
+    async def compact(self, *, automatic: bool) -> bool:
+        """Replace the conversation by the model's summary of it; False (and a warning) when that failed."""
+        self.conversation.repair()
+        tokens_before = self.conversation.estimated_prompt_tokens(self._fixed_chars)
+        messages_before = len(self.conversation)
+        try:
+            done = await compact(
+                client=self.client,
+                config=self.config,
+                params=self._params(),
+                conversation=self.conversation,
+                tokens_before=tokens_before,
+                before_replace=self._before_compaction,
+            )
+        except CompactionFailed as failure:
+            self.emit(
+                Notice(
+                    level="warning",
+                    message=f"COMPACTION_FAILED: {failure}; the conversation was kept as it was "
+                    "(`%agent reset` starts over)",
+                )
+            )
+            return False
+        self._account(done.usage, prompt_of_conversation=False)
+        self._compacted_turn = self.turns
+        self.checkpoint()
+        self.emit(
+            Compacted(
+                tokens_before=tokens_before,
+                tokens_after=self.conversation.estimated_prompt_tokens(self._fixed_chars),
+                messages_before=messages_before,
+                automatic=automatic,
+            )
+        )
+        return True
+
+    def _before_compaction(self, done: Compaction) -> None:
+        """The file keeps the conversation as it was, then the record that it is being replaced."""
+        self.checkpoint()
+        if self.recorder is not None:
+            self.recorder.compacted(
+                run_id=self.run_id, tokens_before=done.tokens_before, summary_chars=len(done.summary)
             )
 
     def _explain_cut_calls(self, calls: Sequence[ToolCall]) -> None:
@@ -272,8 +363,7 @@ class AgentRun:
         """Keep what was said, answer every call that did not finish, and tell the model it was stopped."""
         turn, self.streamer.current = self.streamer.current, None
         if turn is not None:
-            if turn.has_partial_text:
-                self.emit(TextDone())
+            close_partial(turn, self.emit)
             self.conversation.add_assistant(turn.content())
             self.conversation.add_tool_results(self.tools.skip(turn.calls))
         elif self.tools.active:

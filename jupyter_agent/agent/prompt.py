@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..tools.permissions import Mode
+from .memory import MemoryFile, memory_section
 
 _MODE_LINES: dict[str, str] = {
     "default": "default: read-only tools run; anything else asks the user first.",
@@ -41,6 +42,8 @@ class PromptFacts:
     extra_instructions: str = ""
     #: Set for a sub-agent started by the Task tool: it works for the main agent, not the user.
     subagent: bool = False
+    #: AGENTS.md / CLAUDE.md files, read once per session (memory.py).
+    memory: Sequence[MemoryFile] = ()
 
 
 def system_prompt(facts: PromptFacts) -> str:
@@ -72,6 +75,7 @@ def system_prompt(facts: PromptFacts) -> str:
         "Read a file or cell before editing it; an edit of something changed since your read is refused "
         "(STALE_READ), so read it again. Cells are addressed by id.",
         "Answer in short Markdown and say what you changed.",
+        *memory_section(facts.memory),
     ]
     if facts.extra_instructions.strip():
         lines += ["", "The user's instructions:", facts.extra_instructions.strip()]

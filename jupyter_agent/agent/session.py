@@ -1,21 +1,30 @@
-"""`AgentSession`: one per kernel — the conversation, the tools, the rules, the usage — across `%%agent` cells."""
+"""`AgentSession`: one per kernel — the conversation, the tools, the rules, the usage — across `%%agent` cells.
+
+With a `project` (the notebook's path, or the working directory), every run is saved as it goes
+(sessions/), and `resume` continues a saved session: its conversation, not its read ledger — files and
+cells are read again before they are edited.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..sessions.recorder import SessionRecorder
+from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
 from ..tools.context import ToolContext
-from ..tools.dispatch import Approver, Dispatcher, OnGrant
+from ..tools.dispatch import Approver, Dispatcher, OnGrant, refuse_all
 from ..tools.hooks import Hooks
 from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import POLICY_SERVICE, todo_list
 from .client import ModelClient
-from .config import AgentConfig
+from .config import AgentConfig, ThinkingSetting
 from .conversation import Conversation
-from .events import Emit, RunFinished, Usage
+from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
+from .memory import MemoryFile, load_memory
 from .prompt import PromptFacts, system_prompt
 from .subagent import SUBAGENTS_SERVICE, Subagents
 
@@ -35,6 +44,12 @@ class SessionStatus:
     usage: Usage
     cost_usd: float
     tools: tuple[str, ...]
+    #: The last run's cost (0 before the first run).
+    last_run_cost_usd: float = 0.0
+    session_budget_usd: float | None = None
+    #: Where this session is being saved (None: not saved, or nothing written yet).
+    saved_to: Path | None = None
+    memory: tuple[Path, ...] = ()
 
 
 class AgentSession:
@@ -51,7 +66,12 @@ class AgentSession:
         notebook_path: str | None = None,
         kernel: str = "python3",
         client: ModelClient | None = None,
+        project: Path | None = None,
+        sessions_root: Path | None = None,
+        user_memory: Path | None = None,
     ) -> None:
+        """`project`: save sessions under this key (None: not saved). `sessions_root`: where (None: the
+        Jupyter data dir). `user_memory`: the user-level AGENTS.md (None: ~/.jupyter_agent/AGENTS.md)."""
         self.pool = pool
         self.ctx = ctx
         self.config = config or AgentConfig()
@@ -63,8 +83,14 @@ class AgentSession:
         self.conversation = Conversation()
         self.journals: list[RunJournal] = []
         self._tally = Tally()
+        self._last_run_cost = 0.0
         self._run_id = 0
         self._running = False
+        self.project = project
+        self.sessions_root = sessions_root
+        self.user_memory = user_memory
+        self.recorder: SessionRecorder | None = self._new_recorder() if project is not None else None
+        self._memory: list[MemoryFile] | None = None
 
     # runs
 
@@ -77,6 +103,8 @@ class AgentSession:
         on_grant: OnGrant | None = None,
         max_turns: int | None = None,
         model: str | None = None,
+        max_cost: float | None = None,
+        thinking: ThinkingSetting = None,
     ) -> RunFinished:
         """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
 
@@ -91,29 +119,122 @@ class AgentSession:
             self.ctx.journal = journal
             self.ctx.services[POLICY_SERVICE] = self.policy
             self.journals.append(journal)
-            config = self.config.with_overrides(model=model, max_turns=max_turns)
-            dispatcher = Dispatcher(
-                pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver, on_grant=on_grant
+            config = self.config.with_overrides(
+                model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking
             )
-            run = AgentRun(
-                run_id=self._run_id,
-                conversation=self.conversation,
-                client=self.client,
-                dispatcher=dispatcher,
-                ctx=self.ctx,
-                config=config,
-                system=self.system_prompt(dispatcher),
-                emit=emit,
-                session=self._tally,
-                mode=self.policy.mode,
-            )
+            if self.recorder is not None:
+                self.recorder.request(self._run_id, request)
+            run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
             self.ctx.services[SUBAGENTS_SERVICE] = Subagents(
                 run, kernel=self.kernel, notebook_path=self.notebook_path
             )
-            return await run.run(request)
+            finished = await run.run(request)
+            self._last_run_cost = finished.cost_usd
+            return finished
         finally:
             self.ctx.services.pop(SUBAGENTS_SERVICE, None)
             self._running = False
+
+    def _agent_run(
+        self, config: AgentConfig, approver: Approver, emit: Emit, *, on_grant: OnGrant | None = None
+    ) -> AgentRun:
+        dispatcher = Dispatcher(
+            pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver, on_grant=on_grant
+        )
+        return AgentRun(
+            run_id=self._run_id,
+            conversation=self.conversation,
+            client=self.client,
+            dispatcher=dispatcher,
+            ctx=self.ctx,
+            config=config,
+            system=self.system_prompt(dispatcher),
+            emit=emit,
+            session=self._tally,
+            mode=self.policy.mode,
+            recorder=self.recorder,
+        )
+
+    def _saving(self, emit: Emit, config: AgentConfig) -> Emit:
+        """`emit`, with the run's ending saved first (and a failure to save said) before `RunFinished`."""
+        recorder = self.recorder
+        if recorder is None:
+            return emit
+
+        def forward(event: AgentEvent) -> None:
+            if isinstance(event, RunFinished):
+                recorder.run_finished(
+                    run_id=self._run_id,
+                    model=config.model,
+                    reason=event.reason,
+                    turns=event.turns,
+                    cost_usd=event.cost_usd,
+                    usage=event.usage.as_dict(),
+                )
+                if recorder.error:
+                    emit(Notice(level="warning", message=recorder.error))
+            emit(event)
+
+        return forward
+
+    async def compact(self, *, emit: Emit) -> bool:
+        """`%agent compact`: summarise the conversation now; False when there is nothing to compact or it failed."""
+        if self._running:
+            raise RuntimeError("cannot compact while a run is in progress; stop it first")
+        if len(self.conversation) < 2:
+            emit(Notice(level="info", message="nothing to compact yet"))
+            return False
+        self._running = True
+        try:
+            return await self._agent_run(self.config, refuse_all, emit).compact(automatic=False)
+        finally:
+            self._running = False
+
+    # saved sessions
+
+    def _new_recorder(self, resumed_from: str | None = None) -> SessionRecorder:
+        assert self.project is not None
+        return SessionRecorder(
+            project=self.project,
+            notebook=self.notebook_path,
+            root=self.sessions_root,
+            resumed_from=resumed_from,
+        )
+
+    def saved_sessions(self) -> list[SessionSummary]:
+        if self.project is None:
+            return []
+        return list_sessions(self.project, root=self.sessions_root)
+
+    def load_saved(self, ident: str | None = None) -> SavedSession:
+        """A saved session of this project: `ident` (an id or its start), else the latest other than this one."""
+        if self.project is None:
+            from ..sessions.store import SessionNotFound
+
+            raise SessionNotFound(
+                "SESSION_NOT_FOUND: this agent session is not saved, so there is nothing to resume"
+            )
+        current = self.recorder.id if self.recorder is not None and not ident else None
+        return find_session(self.project, ident, root=self.sessions_root, exclude=current)
+
+    def resume(self, saved: SavedSession) -> None:
+        """Continue `saved`: its conversation (made valid), a fresh read ledger, and a new file that says so."""
+        if self._running:
+            raise RuntimeError("cannot resume while a run is in progress; stop it first")
+        self.conversation.replace(saved.messages)
+        self.conversation.repair()
+        self.ctx.reads.clear()
+        self._run_id = max(self._run_id, saved.last_run_id)
+        if self.project is not None:
+            self.recorder = self._new_recorder(resumed_from=saved.id)
+
+    @property
+    def memory(self) -> list[MemoryFile]:
+        """The AGENTS.md / CLAUDE.md files in the system prompt: read on first use, again after `reset`."""
+        if self._memory is None:
+            sandbox = self.ctx.sandbox
+            self._memory = load_memory(sandbox.cwd, sandbox.roots, user_file=self.user_memory)
+        return self._memory
 
     def system_prompt(self, dispatcher: Dispatcher | None = None) -> str:
         tools = (dispatcher or Dispatcher(pool=self.pool)).tools()
@@ -125,17 +246,21 @@ class AgentSession:
                 tool_names=tuple(tools),
                 notebook_path=self.notebook_path,
                 extra_instructions=self.config.extra_instructions,
+                memory=self.memory,
             )
         )
 
     def reset(self) -> None:
         """Forget the conversation, what was read (the next edit needs a fresh read) and the todo list;
-        keep usage and history."""
+        keep usage and history. The memory files are read again, and the next run is saved as a new session."""
         if self._running:
             raise RuntimeError("cannot reset while a run is in progress; stop it first")
         self.conversation.reset()
         self.ctx.reads.clear()
         todo_list(self.ctx).clear()
+        self._memory = None
+        if self.project is not None:
+            self.recorder = self._new_recorder()
 
     async def aclose(self) -> None:
         """Close the SDK client's connections (on the loop that used them) before that loop goes away."""
@@ -175,6 +300,10 @@ class AgentSession:
             usage=self._tally.usage,
             cost_usd=self._tally.cost_usd,
             tools=tuple(tools),
+            last_run_cost_usd=self._last_run_cost,
+            session_budget_usd=self.config.session_budget_usd,
+            saved_to=self.recorder.path if self.recorder is not None and self.recorder.started else None,
+            memory=tuple(m.path for m in self.memory),
         )
 
     @property

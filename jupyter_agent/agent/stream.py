@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools.core import ToolCall
-from .events import TextDelta, TextDone, Usage
+from .events import TextDelta, TextDone, ThinkingDelta, ThinkingDone, Usage
 
 #: How much of a malformed tool input is quoted back to the model.
 _QUOTE_CHARS = 120
 
-StreamItem = TextDelta | TextDone | ToolCall
+StreamItem = TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall
 
 
 @dataclass
@@ -71,8 +71,9 @@ class TurnAssembler:
             block.json_parts.append(delta.partial_json)
         elif kind == "thinking_delta":
             block.data["thinking"] = block.data.get("thinking", "") + delta.thinking
+            return ThinkingDelta(text=delta.thinking)
         elif kind == "signature_delta":
-            block.data["signature"] = delta.signature
+            block.data["signature"] = block.data.get("signature", "") + delta.signature
         return None
 
     def _stop(self, index: int) -> StreamItem | None:
@@ -81,6 +82,8 @@ class TurnAssembler:
         kind = block.data.get("type")
         if kind == "text":
             return TextDone()
+        if kind == "thinking":
+            return ThinkingDone()
         if kind not in ("tool_use", "server_tool_use"):
             return None
         raw = "".join(block.json_parts)
@@ -126,6 +129,11 @@ class TurnAssembler:
     @property
     def has_partial_text(self) -> bool:
         return any(b.data.get("type") == "text" and not b.done for b in self._blocks.values())
+
+    @property
+    def has_partial_thinking(self) -> bool:
+        """A thinking block was being streamed (the UI closes it; the conversation drops it)."""
+        return any(b.data.get("type") == "thinking" and not b.done for b in self._blocks.values())
 
 
 def _clean(data: dict[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,9 @@ from ..tools.core import ToolCall
 from .client import IncompleteStream, ModelClient, describe_api_error, is_stream_cut
 from .config import AgentConfig
 from .conversation import Conversation, interrupted_result
-from .events import AgentEvent, Notice, TextDone, ToolStarted
+from .events import AgentEvent, Notice, TextDone, ThinkingDone, ToolStarted
 from .stream import TurnAssembler
+from .thinking import thinking_param, turn_max_tokens
 from .toolrun import ToolRunner
 
 _EPHEMERAL = {"type": "ephemeral"}
@@ -41,12 +42,15 @@ def request_params(
     system_block: dict[str, Any] = {"type": "text", "text": system}
     if cache:
         system_block["cache_control"] = _EPHEMERAL
+    thinking = thinking_param(config.thinking, config.model)
     params: dict[str, Any] = {
         "model": config.model,
-        "max_tokens": config.max_tokens,
+        "max_tokens": turn_max_tokens(config.max_tokens, thinking),
         "system": [system_block],
         "messages": conversation.request_messages(cache=cache),
     }
+    if thinking is not None:
+        params["thinking"] = thinking
     if tools:
         sent = list(tools)
         if cache:
@@ -131,12 +135,19 @@ class TurnStreamer:
     def _discard(self, assembler: TurnAssembler) -> None:
         """A cut attempt is thrown away: close its text and the cards of its calls, none of which ran."""
         self.current = None
-        if assembler.has_partial_text:
-            self.emit(TextDone())
+        close_partial(assembler, self.emit)
         for call in assembler.calls:
             self.tools.finish_card(
                 call, interrupted_result("not run: the stream was cut before the turn ended")
             )
+
+
+def close_partial(assembler: TurnAssembler, emit: Callable[[AgentEvent], None]) -> None:
+    """Close, for the UI, the text or thinking block a stopped stream left open."""
+    if assembler.has_partial_thinking:
+        emit(ThinkingDone())
+    if assembler.has_partial_text:
+        emit(TextDone())
 
 
 class _CutStream(Exception):

@@ -1,0 +1,121 @@
+"""Project memory: the user's standing instructions in `AGENTS.md` / `CLAUDE.md` files, for the system prompt.
+
+Read, in this order (most general first, so a more specific file comes later and wins):
+1. the user's own `~/.jupyter_agent/AGENTS.md`;
+2. `AGENTS.md` then `CLAUDE.md` of every directory from the top down to the notebook's directory. The top
+   is the outermost allowed root that holds the notebook's directory, or the git work tree holding it when
+   that reaches higher (a repository's AGENTS.md sits at its top, notebooks often in a subfolder).
+A project file whose real path leaves those directories (a symlink out) is not read. Each file is cut at
+`MAX_MEMORY_CHARS`. The files are read once per session (the system prompt must not change under the
+prompt cache); `%agent reset` reads them again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
+#: Characters kept of one memory file.
+MAX_MEMORY_CHARS = 40_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryFile:
+    path: Path
+    text: str
+    #: Characters cut from the end (0: the whole file is in the prompt).
+    cut: int = 0
+
+
+def user_memory_path() -> Path:
+    return Path.home() / ".jupyter_agent" / "AGENTS.md"
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def _git_top(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def top_dir(start: Path, roots: Sequence[Path]) -> Path:
+    """The outermost allowed root holding `start`, or the git work tree holding it if that is higher."""
+    here = _real(start)
+    tops = [r for r in (_real(root) for root in roots) if _inside(here, r)]
+    repo = _git_top(here)
+    if repo is not None:
+        tops.append(repo)
+    return min(tops, key=lambda r: len(r.parts)) if tops else here
+
+
+def memory_dirs(start: Path, roots: Sequence[Path]) -> list[Path]:
+    """From the top (see `top_dir`) down to `start`."""
+    here = _real(start)
+    top = top_dir(here, roots)
+    chain = [here]
+    while chain[-1] != top and chain[-1].parent != chain[-1]:
+        chain.append(chain[-1].parent)
+    return list(reversed(chain))
+
+
+def _read(path: Path) -> MemoryFile | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in raw[:8192]:
+        return None
+    text = raw.decode("utf-8", "replace").strip()
+    if not text:
+        return None
+    cut = max(len(text) - MAX_MEMORY_CHARS, 0)
+    return MemoryFile(path=path, text=text[:MAX_MEMORY_CHARS], cut=cut)
+
+
+def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = None) -> list[MemoryFile]:
+    """The memory files that exist, most general first (see the module docstring)."""
+    found: list[MemoryFile] = []
+    user = user_file if user_file is not None else user_memory_path()
+    if user.is_file():
+        loaded = _read(user)
+        if loaded is not None:
+            found.append(loaded)
+    dirs = memory_dirs(start, roots)
+    allowed = [_real(r) for r in roots] + [dirs[0]]
+    for directory in dirs:
+        for name in MEMORY_NAMES:
+            path = directory / name
+            if not path.is_file() or not any(_inside(_real(path), r) for r in allowed):
+                continue
+            loaded = _read(path)
+            if loaded is not None:
+                found.append(loaded)
+    return found
+
+
+def memory_section(files: Sequence[MemoryFile]) -> list[str]:
+    """The system prompt's lines for the memory files (none when there are none)."""
+    if not files:
+        return []
+    lines = [
+        "",
+        "# Memory",
+        "The user's standing instructions from memory files, most general first (a later file wins where "
+        "they disagree). Follow them.",
+    ]
+    for memory in files:
+        lines += ["", f"## {memory.path}", memory.text]
+        if memory.cut:
+            lines.append(f"[… {memory.cut} more characters of this file were not loaded]")
+    return lines
