@@ -28,9 +28,11 @@ __all__ = [
 
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:
+    from ._preload import start_preload
     from .magics import load
 
     load(ipython)
+    start_preload()
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:

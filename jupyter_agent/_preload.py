@@ -1,0 +1,62 @@
+"""Warm the imports of the first run in the background, so the first `%%agent` reaches the API sooner.
+
+`%load_ext jupyter_agent` stays cheap (nothing heavy is imported on the main thread); it starts one daemon
+thread that imports the SDK, pydantic and the agent's own modules. Importing is all it does: no client,
+no comm, nothing that touches the kernel. If the user's first `%%agent` comes while the thread is still
+importing, Python's import locks make the main thread wait for just the module it needs, so the work is
+never done twice. Any failure (a missing or broken SDK) is kept in `preload_error` and otherwise ignored:
+the first run imports again and reports the error where the user sees it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+#: What the first run imports, heaviest first.
+MODULES = (
+    "anthropic",
+    "anthropic.resources.messages",
+    "pydantic",
+    "jupyter_agent.agent.session",
+    "jupyter_agent.agent.client",
+    "jupyter_agent.agent_factory",
+    "jupyter_agent.tools.files",
+    "jupyter_agent.tools.notebook",
+    "jupyter_agent.tools.kernel",
+    "jupyter_agent.ui.view",
+)
+#: The HTTP stack's parts the SDK's first connection loads; absent in some installs, so failures are ignored.
+OPTIONAL = ("anyio._backends._asyncio", "h11")
+
+_started: threading.Thread | None = None
+preload_error: Exception | None = None
+
+
+def _import_all() -> None:
+    global preload_error
+    for name in MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # a broken SDK: the first run reports it, the warm-up stays quiet
+            preload_error = exc
+            return
+    for name in OPTIONAL:
+        try:
+            importlib.import_module(name)
+        except Exception:  # an optional warm-up only
+            continue
+
+
+def start_preload() -> threading.Thread | None:
+    """Start the warm-up once per process; returns its thread (None if it could not be started)."""
+    global _started
+    if _started is not None:
+        return _started
+    try:
+        thread = threading.Thread(target=_import_all, name="jupyter-agent-preload", daemon=True)
+        thread.start()
+    except RuntimeError:  # no more threads can be started; the first run imports as before
+        return None
+    _started = thread
+    return thread
