@@ -20,10 +20,11 @@ MODULES = (
     "pydantic",
     "jupyter_agent.agent.session",
     "jupyter_agent.agent.client",
-    "jupyter_agent.agent_factory",
+    "jupyter_agent.host.build",
     "jupyter_agent.tools.files",
     "jupyter_agent.tools.notebook",
     "jupyter_agent.tools.kernel",
+    "jupyter_agent.tools.builtin",
     "jupyter_agent.ui.view",
 )
 #: The HTTP stack's parts the SDK's first connection loads; absent in some installs, so failures are ignored.

@@ -51,3 +51,10 @@ def test_load_ext_returns_while_the_sdk_import_hangs_and_survives_its_failure(tm
     assert "loaded; preload still importing: True" in out.stdout
     assert "%agent status" in out.stdout  # the extension works while the SDK import hangs
     assert "preload error: ImportError('broken sdk (fake)')" in out.stdout
+
+
+def test_every_module_the_warm_up_names_exists() -> None:
+    from jupyter_agent import _preload
+
+    _preload._import_all()  # pyright: ignore[reportPrivateUsage]
+    assert _preload.preload_error is None
