@@ -17,6 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from .host.options import RUN_FLAGS, RunOptions, run_options
 from .settings import AgentSettings
+from .tools.permissions import RuleNameError
 
 if TYPE_CHECKING:
     from .runtime import KernelAgent
@@ -98,7 +99,10 @@ class AgentMagics(Magics, AgentSettings):
             )
         if not cell.strip():
             raise UsageError("%%agent needs a request in the cell body, e.g. 'Explain the last error'")
-        self.kernel_agent.run_cell(cell.strip(), options)
+        try:
+            self.kernel_agent.run_cell(cell.strip(), options)
+        except RuleNameError as exc:
+            raise UsageError(str(exc)) from None
 
     def _subcommand(self, line: str) -> None:
         from .host.commands import CommandError, run_subcommand
@@ -109,7 +113,7 @@ class AgentMagics(Magics, AgentSettings):
             raise UsageError(f"%agent: {exc}") from None
         try:
             text = run_subcommand(self.kernel_agent, words)
-        except CommandError as exc:
+        except (CommandError, RuleNameError) as exc:
             raise UsageError(str(exc)) from None
         if text is not None:
             print(text)

@@ -10,7 +10,7 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, validate
 from traitlets.config import Configurable
 
-from .tools.permissions import MODES, Rule
+from .tools.permissions import MODES, Rule, check_rule_names
 
 
 class AgentSettings(Configurable):
@@ -55,6 +55,14 @@ class AgentSettings(Configurable):
     post_tool_use = List(AnyTrait(), help="Callables run after each tool call (see docs/hooks.md).").tag(
         config=True
     )
+    protected_paths = List(
+        Unicode(),
+        help="Paths that always ask before a write (besides .git/**, .env*, .ssh/**, shell rc files, …), "
+        "whatever the allow rules and the mode except bypassPermissions; globs like 'deploy/**'.",
+    ).tag(config=True)
+    bash_network = Bool(
+        False, help="Let Bash commands reach the network (the OS sandbox cuts it off by default)."
+    ).tag(config=True)
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
@@ -68,4 +76,12 @@ class AgentSettings(Configurable):
         value: list[str] = list(proposal["value"])
         for text in value:
             Rule.parse(text)  # raises with the fix in the message
+        check_rule_names(value, _builtin_tool_names(), case_only=True)  # `bash` for `Bash`, before a run
         return value
+
+
+def _builtin_tool_names() -> list[str]:
+    """User and MCP tools appear later: at this point only a wrong-case builtin name can be told apart."""
+    from .tools.builtin import OPT_IN_TOOLS, builtin_tools
+
+    return [*(t.name for t in builtin_tools()), *(opt_in.name for opt_in in OPT_IN_TOOLS)]

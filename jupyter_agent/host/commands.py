@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..tools.permissions import MODES
+from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
 from .texts import history_text, status_text, tools_text
 
@@ -68,6 +69,7 @@ def _rules(which: str) -> Callable[[KernelAgent, list[str]], str]:
     def add(agent: KernelAgent, args: list[str]) -> str:
         try:
             rules = split_rules([" ".join(args)])
+            check_rules(agent.session, agent.settings, list(rules))
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         known: list[str] = list(getattr(agent.settings, which))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
-from ..tools.permissions import Mode, parse_rules
+from ..tools.permissions import DEFAULT_PROTECTED_PATHS, Mode, check_rule_names, parse_rules
 from ..tools.sandbox import Sandbox
 from .options import RunOptions
 
@@ -35,11 +35,15 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
 
 def configure(session: AgentSession, settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> None:
     """Bring `session` up to date with the settings, plus this run's options."""
+    check_rules(
+        session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
+    )
     policy = session.policy
     policy.mode = options.mode or cast("Mode", settings.mode)
     policy.allow = parse_rules([*settings.allow, *options.allow])
     policy.ask = parse_rules(list(settings.ask))
     policy.deny = parse_rules([*settings.deny, *options.deny])
+    policy.protected = (*DEFAULT_PROTECTED_PATHS, *settings.protected_paths)
     session.hooks.pre_tool_use = [cast(PreHook, h) for h in settings.pre_tool_use]
     session.hooks.post_tool_use = [cast(PostHook, h) for h in settings.post_tool_use]
     session.pool.denied = [str(r) for r in policy.deny if r.pattern is None]
@@ -53,3 +57,14 @@ def configure(session: AgentSession, settings: AgentSettings, options: RunOption
     ):  # `%config AgentMagics.roots = …` since the last run, including back to []
         session.ctx.sandbox = roots
     session.config = agent_config(settings, options)
+
+
+def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]) -> None:
+    """RuleNameError for a rule naming no tool of this session (`deny bash`): it would never match."""
+    servers: list[str] = []
+    if settings.mcp_servers:
+        from ..tools.mcp import tool_name
+
+        servers = [tool_name(name, "").split("__")[1] for name in settings.mcp_servers]
+    known = [*session.pool.merged(), *(opt_in.name for opt_in in OPT_IN_TOOLS)]
+    check_rule_names(rules, known, mcp_servers=servers)

@@ -68,17 +68,22 @@ class Tool(Generic[InputT]):
         """The tool definition the Messages API takes."""
         return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
 
+    def rule_path(self, params: InputT, ctx: ToolContext) -> Path | None:
+        """For path rules: the absolute path the call names, as written (symlinks not resolved), or None."""
+        if self.rule_kind != "path" or self.rule_field is None:
+            return None
+        value = getattr(params, self.rule_field, None)
+        return None if value is None else ctx.sandbox.resolve_path(str(value))
+
     def rule_subject(self, params: InputT, ctx: ToolContext) -> str | None:
         """The string a rule's pattern is matched against (a path relative to the working directory, a command)."""
+        if self.rule_kind == "path":
+            path = self.rule_path(params, ctx)
+            return None if path is None else ctx.sandbox.display_path(path)
         if self.rule_field is None:
             return None
         value = getattr(params, self.rule_field, None)
-        if value is None:
-            return None
-        text = str(value)
-        if self.rule_kind == "path":
-            return ctx.sandbox.display_path(ctx.sandbox.resolve_path(text))
-        return text
+        return None if value is None else str(value)
 
     def title(self, params: InputT, ctx: ToolContext) -> str:
         """One line for people: `Edit utils.py`, `Bash git status`."""

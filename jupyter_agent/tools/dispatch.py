@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall
 from .errors import ToolError
 from .hooks import HookCall, Hooks, Rewrite
-from .permissions import Allow, Ask, CallFacts, Decision, Deny, PermissionPolicy, Rule
+from .permissions import Allow, Ask, Decision, Deny, PermissionPolicy, Rule, call_facts, escape_pattern
 from .question import Question
 from .registry import ToolPool
 from .result import Issue, ToolResult
@@ -140,13 +139,7 @@ class Dispatcher:
             hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
             verdict = None
         title = tool.title(params, ctx)
-        facts = CallFacts(
-            tool=tool.name,
-            subject=subject,
-            rule_kind=tool.rule_kind,
-            kind=tool.kind,
-            read_only=tool.read_only,
-        )
+        facts = call_facts(tool, params, ctx, subject)
         decision = self.policy.decide(facts)
         # A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
         if (
@@ -191,13 +184,12 @@ def _as_json(params: BaseModel) -> dict[str, Any]:
 
 
 def suggest_rule(tool: str, subject: str | None, kind: str) -> Rule:
-    """What "Always allow" adds: the command's first words for shell tools, else the whole tool for the session."""
-    if kind == "command" and subject:
-        try:
-            words = shlex.split(subject)
-        except ValueError:
-            words = subject.split()
-        prefix = " ".join(words[:2]) if len(words) > 1 else (words[0] if words else "")
-        if prefix:
-            return Rule(tool, f"{prefix}*")
+    """What "Always allow" adds, never wider than what was approved.
+
+    For a shell tool: the exact command, wildcards escaped (`Bash(ls && cat x)` allows that line and nothing
+    else, not `ls && curl … | sh`; `Bash(git status --short)` does not allow `git push --force`). For other
+    tools: the tool, for this session (protected paths still ask; deny and ask rules still apply).
+    """
+    if kind == "command":
+        return Rule(tool, escape_pattern((subject or "").strip()))
     return Rule(tool)

@@ -1,15 +1,68 @@
-"""Modes and rules decide whether a call runs, asks, or is refused. Decisions are values, not booleans."""
+"""Modes and rules decide whether a call runs, asks, or is refused. Decisions are values, not booleans.
+
+Rules mean what Claude Code's rules mean:
+- A call's subject is resolved once (`CallFacts`): a shell command becomes its subcommands (commands.py), a
+  path also becomes its symlink-resolved real path, a tool its kind and what it does to paths (read / write).
+- `Bash(pattern)`: a deny or ask rule matches when ANY subcommand matches; an allow rule only when ALL do and
+  none redirects (`>`, `<`). A command the splitter cannot follow matches no allow rule, and a deny rule when
+  any plausible piece matches. A pattern without wildcards also matches the whole command written exactly so
+  (that is the form "Always allow" stores).
+- Patterns are anchored at both ends: `Bash(git diff)` is that command only; `Bash(git status*)` is a prefix;
+  `Bash(npm test:*)` is `npm test` alone or followed by arguments. `\\*`, `\\?` and `\\\\` are literal.
+- `Edit(...)` applies to every tool that writes paths, `Read(...)` to every tool that reads them. Deny and
+  ask rules match the path as written or its real path; allow rules only the real path, so a symlink in the
+  project neither dodges a deny rule nor widens an allow rule.
+- `mcp__server` names every tool of that server (as does `mcp__server__*`).
+- Protected paths (`.git/**`, `.env*`, shell rc files, …) always ask before a write, whatever the allow rules
+  and the mode, except in bypassPermissions.
+"""
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Literal
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .commands import ParsedCommand, Subcommand, split_command
+
+if TYPE_CHECKING:
+    from .context import ToolContext
+    from .core import AnyTool
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 RuleKind = Literal["path", "command", "text"]
+#: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
+PathAccess = Literal["read", "write"]
+_ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
+
+#: Writes here can run code (git hooks and config, shell start-up files, IPython/Jupyter start-up and config,
+#: editor tasks) or hold credentials: they always ask. Matched at any depth, on the written and the real path.
+DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
+    ".git/**",
+    ".env*",
+    ".ssh/**",
+    ".ipython/**",
+    ".jupyter/**",
+    ".vscode/**",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".gitconfig",
+    "ipython_config.py",
+    "jupyter_*_config.*",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,17 +83,40 @@ class Deny:
 Decision = Allow | Ask | Deny
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\-.]+)\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
-# A command with these is several commands; a prefix rule must not let the rest ride along.
-_SHELL_CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
+_WILDCARDS = re.compile(r"(?<!\\)(?:\\\\)*[*?]")
+
+
+def escape_pattern(text: str) -> str:
+    """A pattern that matches exactly `text`: `rm *.py` → `rm \\*.py`."""
+    return text.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?")
+
+
+def _literal(pattern: str) -> str | None:
+    """The text a wildcard-free pattern stands for, or None when it has a wildcard."""
+    if _WILDCARDS.search(pattern):
+        return None
+    return re.sub(r"\\([\\*?])", r"\1", pattern)
 
 
 @lru_cache(maxsize=512)
 def _glob_regex(pattern: str, kind: RuleKind) -> re.Pattern[str]:
-    """`**` crosses `/`; for paths `*` and `?` stay within one segment; for commands `*` matches anything."""
+    """`**` crosses `/`; for paths `*` and `?` stay within one segment; for commands `*` matches anything.
+
+    Anchored at both ends. A command pattern ending in `:*` is a prefix that ends at a word boundary; a path
+    pattern ending in `/**` also matches the directory itself (a search rooted there reads what is in it).
+    """
     out: list[str] = []
+    tail = r"\Z"
+    if kind == "command" and pattern.endswith(":*") and _literal(pattern[:-2]) is not None:
+        pattern, tail = pattern[:-2], r"(?:\s.*)?\Z"
+    elif kind == "path" and pattern.endswith("/**") and not pattern.endswith("\\/**"):
+        pattern, tail = pattern[:-3], r"(?:/.*)?\Z"  # `dir/**` is the directory and everything in it
     i = 0
     while i < len(pattern):
-        if pattern.startswith("**/", i) and kind == "path":
+        if pattern[i] == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "\\*?":
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif pattern.startswith("**/", i) and kind == "path":
             out.append("(?:.*/)?")
             i += 3
         elif pattern.startswith("**", i):
@@ -55,12 +131,42 @@ def _glob_regex(pattern: str, kind: RuleKind) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"\Z", re.DOTALL)
+    return re.compile("".join(out) + tail, re.DOTALL)
+
+
+def _is_server_rule(tool: str) -> bool:
+    """`mcp__server`: Claude Code's way to name all of one MCP server's tools."""
+    return tool.startswith("mcp__") and len(tool) > 5 and "__" not in tool[5:] and not _WILDCARDS.search(tool)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallFacts:
+    """What the policy needs to know about a call, resolved once: who, on what, and what it does."""
+
+    tool: str
+    #: The path as written (relative to the working directory when inside it), the command, or None.
+    subject: str | None
+    rule_kind: RuleKind
+    kind: str
+    read_only: bool
+    #: What the tool does to the path it names, for `Read(...)` / `Edit(...)` rules and protected paths.
+    access: PathAccess | None = None
+    #: The path with symlinks resolved, shown like `subject`; None means the same as `subject`.
+    real_subject: str | None = None
+
+    @cached_property
+    def command(self) -> ParsedCommand:
+        return split_command(self.subject or "")
+
+    def paths(self, *, real_only: bool) -> tuple[str, ...]:
+        real = self.real_subject if self.real_subject is not None else self.subject
+        found = (real,) if real_only else (self.subject, real)
+        return tuple(p.removeprefix("./") for p in found if p is not None)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """`Read`, `Edit(notebooks/**)`, `Bash(git status*)`, `mcp__srv__*` — a tool-name glob and an optional pattern."""
+    """`Read`, `Edit(notebooks/**)`, `Bash(git status*)`, `mcp__srv` — a tool-name glob and an optional pattern."""
 
     tool: str
     pattern: str | None = None
@@ -78,59 +184,214 @@ class Rule:
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
-    def matches(self, tool_name: str, subject: str | None, kind: RuleKind) -> bool:
-        if not _glob_regex(self.tool, "command").match(tool_name):
-            return False
-        if self.pattern is None or self.pattern in ("", "*", "**"):
+    def names(self, tool_name: str, access: PathAccess | None = None) -> bool:
+        """Whether the rule is about this tool: by name (anchored glob), by MCP server, or by path access."""
+        if _glob_regex(self.tool, "command").match(tool_name):
             return True
-        if subject is None:
+        if _is_server_rule(self.tool) and tool_name.startswith(self.tool + "__"):
+            return True
+        return access is not None and _ACCESS_RULE_NAMES.get(self.tool) == access
+
+    def matches(self, call: CallFacts) -> bool:
+        """The reading deny and ask rules use: any subcommand, the written or the real path."""
+        return self._matches(call, allowing=False)
+
+    def allows_alone(self, call: CallFacts) -> bool:
+        """The reading of an allow rule on its own: the real path; for a command, the whole command as written
+        (a wildcard-free pattern) or every subcommand."""
+        return self._matches(call, allowing=True)
+
+    def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
+        if self.pattern is None or self.pattern in ("*", "**"):
+            return True
+        regex = _glob_regex(self.pattern, "command")
+        if allowing:
+            return not sub.redirected and bool(regex.match(sub.text))
+        return any(regex.match(form) for form in sub.forms())
+
+    def _matches(self, call: CallFacts, *, allowing: bool) -> bool:
+        if not self.names(call.tool, call.access):
             return False
-        if kind == "command" and _SHELL_CONTROL.search(subject) and not _SHELL_CONTROL.search(self.pattern):
+        if self.pattern is None or self.pattern in ("*", "**"):
+            return True
+        if call.subject is None:
             return False
-        if kind == "path" and subject.startswith("./"):
-            subject = subject[2:]
-        return bool(_glob_regex(self.pattern, kind).match(subject))
+        if call.rule_kind == "command":
+            command = call.command
+            if _literal(self.pattern) == command.text:
+                return True  # exactly the command that was approved, compound or not
+            subs = command.subcommands
+            if allowing:
+                return _all_allowed(command, lambda sub: self.matches_subcommand(sub, allowing=True))
+            return any(self.matches_subcommand(sub, allowing=False) for sub in subs)
+        regex = _glob_regex(self.pattern, call.rule_kind)
+        if call.rule_kind == "path":
+            return any(regex.match(p) for p in call.paths(real_only=allowing))
+        return bool(regex.match(call.subject))
 
 
-def parse_rules(texts: list[str] | tuple[str, ...]) -> list[Rule]:
+def _all_allowed(command: ParsedCommand, allowed: Callable[[Subcommand], bool]) -> bool:
+    """An allow reading of a command: it parsed, it runs something, and every subcommand is allowed."""
+    return command.parsed and bool(command.subcommands) and all(allowed(s) for s in command.subcommands)
+
+
+def parse_rules(texts: Iterable[str]) -> list[Rule]:
     return [Rule.parse(t) for t in texts]
 
 
-@dataclass(frozen=True, kw_only=True)
-class CallFacts:
-    """What the policy needs to know about a call: who, on what, and what kind of tool it is."""
+class RuleNameError(ValueError):
+    """A rule that names no tool: it would never match, which for a deny rule is a silent hole."""
 
-    tool: str
-    subject: str | None
-    rule_kind: RuleKind
-    kind: str
-    read_only: bool
+
+def check_rule_names(
+    rules: Iterable[str | Rule],
+    known_tools: Iterable[str],
+    *,
+    mcp_servers: Iterable[str] = (),
+    case_only: bool = False,
+) -> None:
+    """Raise RuleNameError for a rule naming no known tool (or a tool in the wrong case), with the likely name.
+
+    `mcp_servers` are configured server names as they appear in tool names (`mcp__<server>__…`): their rules
+    are accepted even while the server is not connected. `case_only` (when more tools may come later) refuses
+    only a known name in the wrong case.
+    """
+    known = sorted(set(known_tools))
+    servers = {
+        *mcp_servers,
+        *(n.split("__")[1] for n in known if n.startswith("mcp__") and n.count("__") >= 2),
+    }
+    for item in rules:
+        rule = item if isinstance(item, Rule) else Rule.parse(item)
+        if _names_something(rule, known, servers):
+            continue
+        if not case_only or any(name.lower() == rule.tool.lower() for name in known):
+            raise RuleNameError(_unknown_tool_message(rule, known))
+
+
+def _names_something(rule: Rule, known: list[str], servers: set[str]) -> bool:
+    if rule.tool in _ACCESS_RULE_NAMES or any(rule.names(name) for name in known):
+        return True
+    if rule.tool.startswith("mcp__"):
+        server = rule.tool[5:].split("__")[0]
+        connected = any(n.startswith(f"mcp__{server}__") for n in known)
+        return server in servers and not connected  # a configured server whose tools are not known yet
+    return False
+
+
+def _unknown_tool_message(rule: Rule, known: list[str]) -> str:
+    same_but_case = [name for name in known if name.lower() == rule.tool.lower()]
+    close = same_but_case or difflib.get_close_matches(rule.tool, known, n=1, cutoff=0.6)
+    hint = ""
+    if close:
+        hint = f"; did you mean {Rule(close[0], rule.pattern)}?"
+        if same_but_case:
+            hint += " (tool names are case-sensitive)"
+    return (
+        f"UNKNOWN_TOOL_IN_RULE: the rule {rule} names no known tool{hint} "
+        f"Known tools: {', '.join(known) or 'none'}; mcp__<server> names all of a server's tools"
+    )
+
+
+def path_access(tool: AnyTool) -> PathAccess | None:
+    """What a tool does to the path its rule field names, from its declared kind (not from its name)."""
+    if tool.rule_kind != "path":
+        return None
+    if tool.read_only or tool.kind == "read":
+        return "read"
+    if tool.kind in ("edit", "delete"):
+        return "write"
+    return None
+
+
+def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None) -> CallFacts:
+    """The call's permission subject, resolved once: its access, and the real path behind a path subject."""
+    real: str | None = None
+    if tool.rule_kind == "path":
+        path = tool.rule_path(params, ctx)
+        if path is not None:
+            real = ctx.sandbox.display_path(Path(os.path.realpath(path)))
+    return CallFacts(
+        tool=tool.name,
+        subject=subject,
+        rule_kind=tool.rule_kind,
+        kind=tool.kind,
+        read_only=tool.read_only,
+        access=path_access(tool),
+        real_subject=real,
+    )
+
+
+def _protected_regex(pattern: str) -> re.Pattern[str]:
+    """Protected patterns apply at any depth: `.git/**` protects `sub/.git/config` too."""
+    return _glob_regex(pattern if pattern.startswith("/") else f"**/{pattern}", "path")
 
 
 @dataclass(kw_only=True)
 class PermissionPolicy:
-    """Order: deny rules → ask rules → mode → allow rules. A deny always wins; allow rules only lift an ask."""
+    """Order: deny rules → ask rules → mode → protected paths → allow rules.
+
+    A deny always wins; allow rules only lift an ask, and never the ask of a protected path.
+    """
 
     mode: Mode = "default"
     allow: list[Rule] = field(default_factory=list[Rule])
     ask: list[Rule] = field(default_factory=list[Rule])
     deny: list[Rule] = field(default_factory=list[Rule])
+    protected: tuple[str, ...] = DEFAULT_PROTECTED_PATHS
 
     def decide(self, call: CallFacts) -> Decision:
         for rule in self.deny:
-            if rule.matches(call.tool, call.subject, call.rule_kind):
+            if rule.matches(call):
                 return Deny(
                     message=f"{call.tool} is denied by the rule {rule}; do not retry it, tell the user"
                 )
         for rule in self.ask:
-            if rule.matches(call.tool, call.subject, call.rule_kind):
+            if rule.matches(call):
                 return Ask(reason=f"the rule {rule} asks for approval")
         by_mode = self._by_mode(call)
+        if isinstance(by_mode, Deny) or self.mode == "bypassPermissions":
+            return by_mode
+        guarded = self.protected_pattern(call)
+        if guarded is not None:
+            return Ask(
+                reason=f"{call.subject} is a protected path ({guarded}): writing it can run code or expose "
+                "credentials, so it always asks (only bypassPermissions skips this)"
+            )
         if isinstance(by_mode, Ask):
-            for rule in self.allow:
-                if rule.matches(call.tool, call.subject, call.rule_kind):
-                    return Allow(reason=f"allowed by the rule {rule}")
+            allowing = self.allowing_rules(call)
+            if allowing:
+                return Allow(reason=f"allowed by the rule {', '.join(map(str, allowing))}")
         return by_mode
+
+    def allowing_rules(self, call: CallFacts) -> list[Rule]:
+        """The allow rules that together allow the call, or [] — a command needs every subcommand allowed by
+        some rule (`git status && git diff` by `Bash(git status*)` and `Bash(git diff*)`)."""
+        rules = [r for r in self.allow if r.names(call.tool, call.access)]
+        for rule in rules:
+            if rule.allows_alone(call):
+                return [rule]
+        if call.rule_kind != "command" or call.subject is None:
+            return []
+        used: list[Rule] = []
+
+        def allowed(sub: Subcommand) -> bool:
+            rule = next((r for r in rules if r.matches_subcommand(sub, allowing=True)), None)
+            if rule is not None and rule not in used:
+                used.append(rule)
+            return rule is not None
+
+        return used if _all_allowed(call.command, allowed) else []
+
+    def protected_pattern(self, call: CallFacts) -> str | None:
+        """The protected-path pattern a write matches (written or real path), or None."""
+        if call.access != "write":
+            return None
+        for path in call.paths(real_only=False):
+            for pattern in self.protected:
+                if _protected_regex(pattern).match(path):
+                    return pattern
+        return None
 
     def _by_mode(self, call: CallFacts) -> Decision:
         if call.read_only:

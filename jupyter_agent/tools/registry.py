@@ -54,4 +54,4 @@ class ToolPool:
 def _any_match(patterns: Sequence[str], name: str) -> bool:
     """Only bare tool-name globs filter the pool; `Tool(pattern)` entries are permission rules, not filters."""
     rules = (Rule.parse(p) for p in patterns)
-    return any(rule.pattern is None and rule.matches(name, None, "text") for rule in rules)
+    return any(rule.pattern is None and rule.names(name) for rule in rules)

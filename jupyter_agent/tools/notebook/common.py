@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ...notebook.base import Notebook
@@ -24,12 +25,6 @@ def provider_of(ctx: ToolContext) -> NotebookProvider:
     return provider
 
 
-def default_path_shown(ctx: ToolContext) -> str | None:
-    """This kernel's notebook as rules and cards show it (`analysis.ipynb`), None when unknown."""
-    path = provider_of(ctx).default_path
-    return ctx.sandbox.display_path(path) if path is not None else None
-
-
 class NotebookPathTool(Tool[InputT]):
     """A tool with an optional `notebook_path`: rules like `NotebookEdit(reports/**)` match it, and a missing
     path means this kernel's notebook."""
@@ -37,10 +32,10 @@ class NotebookPathTool(Tool[InputT]):
     rule_field = "notebook_path"
     rule_kind = "path"
 
-    def rule_subject(self, params: InputT, ctx: ToolContext) -> str | None:
+    def rule_path(self, params: InputT, ctx: ToolContext) -> Path | None:
         if getattr(params, "notebook_path", None) is None:
-            return default_path_shown(ctx)
-        return super().rule_subject(params, ctx)
+            return provider_of(ctx).default_path
+        return super().rule_path(params, ctx)
 
 
 async def open_notebook(ctx: ToolContext, notebook_path: str | None) -> Notebook:
