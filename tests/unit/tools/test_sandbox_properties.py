@@ -242,3 +242,53 @@ def test_plain_names_inside_the_root_are_admitted(world: World) -> None:
     ):
         assert_confined(world, text)
         world.sandbox.confine(text)
+
+
+# Admission: a sandbox that refused everything would pass every "never escapes" test above. These prove that
+# what resolves inside the roots IS admitted, at the very path the oracle computes.
+
+#: Names whose resolution the oracle and the OS agree on (no loop: how far a loop is followed is the OS's call).
+RESOLVABLE = [n for n in NAMES if n != "loop"]
+INSIDE_NAMES = ["a", "b", "file.txt", "link_in", "inner_ok", "new", "ü.txt", "x y", "."]
+
+
+def assert_admitted_iff_inside(world: World, text: str) -> None:
+    expected = oracle_resolve(str(world.sandbox.resolve_path(text)))
+    root = str(world.root)
+    inside = os.path.commonpath([expected, root]) == root
+    try:
+        admitted = world.sandbox.confine(text)
+    except ToolError as exc:
+        assert exc.code == "OUTSIDE_ROOTS"
+        assert not inside, f"{text!r} resolves inside the root ({expected}) but was refused"
+        return
+    assert inside, (text, str(admitted))
+    assert str(admitted) == expected, text
+
+
+@examples(2000)
+@given(prefix=prefixes, parts=st.lists(st.sampled_from(RESOLVABLE), max_size=10))
+def test_a_path_is_admitted_exactly_when_it_resolves_inside_the_roots(
+    world: World, prefix: str, parts: list[str]
+) -> None:
+    assert_admitted_iff_inside(world, expand(world, prefix) + "/".join(parts))
+
+
+@examples(1000)
+@given(
+    prefix=st.sampled_from(["", "./", "@", "<root>/", "@<root>/", "a/../"]),
+    parts=st.lists(
+        st.one_of(
+            st.sampled_from(INSIDE_NAMES), unicode_names.filter(lambda s: "/" not in s and s == s.strip())
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+)
+def test_generated_paths_inside_the_root_are_admitted(world: World, prefix: str, parts: list[str]) -> None:
+    text = expand(world, prefix) + "/".join(parts)
+    if "\0" in text or any(p in ("..", "~", "@") or p.startswith(("~", "@")) for p in parts):
+        return
+    admitted = world.sandbox.confine(text)  # raises, failing the test, if refused
+    assert os.path.commonpath([str(admitted), str(world.root)]) == str(world.root)
+    assert str(admitted) == oracle_resolve(str(world.sandbox.resolve_path(text)))
