@@ -156,6 +156,11 @@ def test_a_redirection_is_never_allowed_by_a_prefix_rule(root: Path) -> None:
             "Edit", {"file_path": "secrets/key.txt", "old_string": "k", "new_string": "j"}, id="Edit"
         ),
         pytest.param(
+            "MultiEdit",
+            {"file_path": "secrets/key.txt", "edits": [{"old_string": "k", "new_string": "j"}]},
+            id="MultiEdit",
+        ),
+        pytest.param(
             "NotebookEdit",
             {"notebook_path": "secrets/n.ipynb", "cell_id": "c", "new_source": "1", "edit_mode": "insert"},
             id="NotebookEdit",
