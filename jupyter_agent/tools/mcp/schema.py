@@ -8,13 +8,17 @@ generated from what a server sent, unlike fastjsonschema); it is imported on fir
 checkers take seconds to import.
 
 The schema the model sees is the server's, with `additionalProperties: false` on object schemas that list
-their properties and don't say otherwise (root included), matching what every built-in tool sends.
+their properties and don't say otherwise (root included), matching what every built-in tool sends. A schema
+that takes its fields from elsewhere (`$ref`, `allOf`) stays open: beside a `$ref`, `additionalProperties`
+would see every referenced field as extra. A root `$ref` to a local definition (pydantic writes them) is
+inlined, so the model sees the fields at the top.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -22,6 +26,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
 
+_LOCAL_REF = re.compile(r"^#/(\$defs|definitions)/([^/]+)$")
+_COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
 _NOT_SCHEMAS = ("enum", "const", "default", "examples", "required")
 _TYPE_ERRORS = {
     "string": "string_type",
@@ -58,7 +64,8 @@ def _close_objects(node: Any, *, root: bool = False) -> None:
     if not isinstance(node, dict):
         return
     schema: dict[str, Any] = node  # pyright: ignore[reportUnknownVariableType]
-    composed = "allOf" in schema  # its members see each other's fields as "additional": leave them open
+    # Fields that come from elsewhere would be "additional" to a closed schema: leave it open.
+    composed = "allOf" in schema or "$ref" in schema
     describes_fields = "properties" in schema or (root and schema.get("type") == "object")
     if (
         describes_fields
@@ -76,11 +83,25 @@ def _close_objects(node: Any, *, root: bool = False) -> None:
             _close_objects(value)
 
 
+def _inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
+    """`{"$ref": "#/$defs/Args", "$defs": {...}}` as the definition itself (the `$defs` kept for inner refs)."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str):
+        return schema
+    match = _LOCAL_REF.match(ref)
+    defs = schema.get(match.group(1)) if match else None
+    target = defs.get(match.group(2)) if isinstance(defs, dict) and match else None  # pyright: ignore[reportUnknownMemberType]
+    if not isinstance(target, dict) or "$ref" in target:
+        return schema
+    rest = {key: value for key, value in schema.items() if key != "$ref"}
+    return {**rest, **copy.deepcopy(cast(dict[str, Any], target))}
+
+
 def model_facing_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The server's input schema as sent to the model (a copy; the root is always an object schema)."""
-    result = copy.deepcopy(schema) if schema else {}
+    result = _inline_root_ref(copy.deepcopy(schema) if schema else {})
     result.setdefault("type", "object")
-    if result.get("type") == "object":
+    if result.get("type") == "object" and not any(key in result for key in _COMPOSED):
         result.setdefault("properties", {})
     _close_objects(result, root=True)
     return result
@@ -108,12 +129,47 @@ def _line_errors(error: SchemaError) -> list[InitErrorDetails]:
     if error.validator == "enum":
         expected = ", ".join(repr(v) for v in wanted)
         return [{"type": "literal_error", "loc": loc, "input": instance, "ctx": {"expected": expected}}]
+    if error.validator in ("anyOf", "oneOf") and isinstance(wanted, list):
+        options = "; ".join(
+            f"({n}) {_describe(option)}" for n, option in enumerate(cast(list[Any], wanted), 1)
+        )
+        which = "one of" if error.validator == "anyOf" else "exactly one of"
+        detail = PydanticCustomError(
+            "json_schema", "Input should match {detail}", {"detail": f"{which}: {options}"}
+        )
+        return [{"type": detail, "loc": loc, "input": instance}]
     phrase = _PHRASES.get(str(error.validator))
     if isinstance(wanted, list):
         wanted = " or ".join(str(item) for item in wanted)  # pyright: ignore[reportUnknownVariableType]
     text = phrase.format(wanted) if phrase else error.message
     detail = PydanticCustomError("json_schema", "Input should be {detail}", {"detail": text})
     return [{"type": detail, "loc": loc, "input": instance}]
+
+
+def _describe(schema: Any) -> str:
+    """One alternative of an anyOf/oneOf in a few words: `a string`, `null`, `an object with fields a, b`."""
+    if not isinstance(schema, dict):
+        return "anything" if schema is True else "nothing"
+    node = cast(dict[str, Any], schema)
+    if isinstance(node.get("$ref"), str):
+        return f"a {str(node['$ref']).rsplit('/', 1)[-1]}"
+    if "const" in node:
+        return f"exactly {node['const']!r}"
+    if isinstance(node.get("enum"), list):
+        return "one of " + ", ".join(repr(v) for v in cast(list[Any], node["enum"]))
+    kind = node.get("type")
+    if kind == "object" or isinstance(node.get("properties"), dict):
+        fields = list(cast(dict[str, Any], node.get("properties") or {}))
+        required = [str(name) for name in cast(list[Any], node.get("required") or [])]
+        text = f"an object with fields {', '.join(fields)}" if fields else "an object"
+        return text + (f" (required: {', '.join(required)})" if required else "")
+    if kind == "array":
+        return f"an array of {_describe(node.get('items', True))}" if "items" in node else "an array"
+    if isinstance(kind, list):
+        return " or ".join("null" if k == "null" else f"a {k}" for k in cast(list[Any], kind))
+    if isinstance(kind, str):
+        return "null" if kind == "null" else f"a{'n' if kind[0] in 'aeiou' else ''} {kind}"
+    return str(node.get("description") or "a value of that schema")
 
 
 class JsonSchemaArguments(BaseModel):

@@ -53,7 +53,7 @@ def map_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
     )
 
 
-def _image(media_type: str, data: str, max_bytes: int) -> ImageContent | str:
+def image_block(media_type: str, data: str, max_bytes: int) -> ImageContent | str:
     if media_type not in _IMAGE_TYPES:
         return f"[image of type {media_type} omitted: not a type the model reads]"
     try:
@@ -79,7 +79,7 @@ def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[lis
         if isinstance(block, mcp_types.TextContent):
             texts.append(block.text)
         elif isinstance(block, mcp_types.ImageContent):
-            keep(_image(block.mime_type, block.data, max_image_bytes))
+            keep(image_block(block.mime_type, block.data, max_image_bytes))
         elif isinstance(block, mcp_types.AudioContent):
             texts.append(f"[audio ({block.mime_type}) omitted]")
         elif isinstance(block, mcp_types.ResourceLink):
@@ -89,12 +89,14 @@ def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[lis
             if isinstance(resource, mcp_types.TextResourceContents):
                 texts.append(f"[resource {resource.uri}]\n{resource.text}")
             elif (resource.mime_type or "") in _IMAGE_TYPES:
-                keep(_image(resource.mime_type or "", resource.blob, max_image_bytes))
+                keep(image_block(resource.mime_type or "", resource.blob, max_image_bytes))
             else:
                 texts.append(
                     f"[binary resource {resource.uri} ({resource.mime_type or 'unknown type'}) omitted]"
                 )
-    if not texts and result.structured_content is not None:
+    # structuredContent repeats the content blocks as JSON (an image's base64 too): only a result without
+    # any content block is shown through it.
+    if not result.content and result.structured_content is not None:
         texts.append(json.dumps(result.structured_content, indent=2, ensure_ascii=False, default=str))
     return texts, images
 
@@ -109,6 +111,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         remote: mcp_types.Tool,
         session: Callable[[], Any | None],
         why_gone: Callable[[], str],
+        on_lost: Callable[[str], None] = lambda _: None,
     ) -> None:
         name = tool_name(server, remote.name)
         text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
@@ -125,6 +128,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         self.remote_name = remote.name
         self._session = session
         self._why_gone = why_gone
+        self._on_lost = on_lost
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
@@ -136,7 +140,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
             raise ToolError(
                 "NOT_AVAILABLE",
                 f"{label} cannot run: the server is not connected ({self._why_gone()}); "
-                "tell the user, it needs a restart of the agent's session",
+                f"`%agent mcp restart {self.server}` starts it again",
             )
         limits = ctx.sandbox.limits
         try:
@@ -149,7 +153,12 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
                     "TIMEOUT", f"{label} did not answer within {limits.max_timeout:g} s"
                 ) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
-                raise ToolError("NOT_AVAILABLE", f"{label}: the server closed the connection") from None
+                self._on_lost("it closed the connection")
+                raise ToolError(
+                    "NOT_AVAILABLE",
+                    f"{label}: the server closed the connection; `%agent mcp restart {self.server}` starts it "
+                    "again",
+                ) from None
             raise ToolError("EXECUTION_ERROR", f"{label} refused the call: {exc.message}") from None
         texts, images = _blocks(result, limits.max_image_bytes)
         text = cap_text("\n".join(texts).strip(), limits.max_output_chars)

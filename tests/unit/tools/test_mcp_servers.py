@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -27,7 +29,7 @@ from jupyter_agent.tools import (
     ToolPool,
     ToolResult,
 )
-from jupyter_agent.tools.mcp import McpConnections, connect_mcp_servers
+from jupyter_agent.tools.mcp import McpConnections, McpServers, connect_mcp_servers
 
 ECHO_SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_echo_server.py"
 STDIO_ECHO = {"command": sys.executable, "args": [str(ECHO_SERVER)]}
@@ -59,7 +61,13 @@ def test_stdio_round_trip_with_annotations_schemas_results_and_errors(tmp_path: 
         async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
             assert connections.errors == {}
             tools = {tool.name: tool for tool in connections.tools}
-            assert sorted(tools) == ["mcp__echo__delete_note", "mcp__echo__echo"]
+            assert sorted(tools) == [
+                "mcp__echo__delete_note",
+                "mcp__echo__echo",
+                "mcp__echo__lookup",
+                "mcp__echo__resize",
+                "mcp__echo__snapshot",
+            ]
 
             echo, delete = tools["mcp__echo__echo"], tools["mcp__echo__delete_note"]
             assert (echo.kind, echo.read_only, echo.annotations.destructive, echo.annotations.open_world) == (
@@ -118,7 +126,7 @@ def test_stdio_round_trip_with_annotations_schemas_results_and_errors(tmp_path: 
         after = await session.call("mcp__echo__echo", {"text": "still there?"})
         assert after.content == (
             "NOT_AVAILABLE: echo (MCP server 'echo') cannot run: the server is not connected (it was closed); "
-            "tell the user, it needs a restart of the agent's session"
+            "`%agent mcp restart echo` starts it again"
         )
 
     asyncio.run(scenario())
@@ -139,6 +147,9 @@ def test_servers_that_fail_are_reported_once_and_the_others_work(tmp_path: Path)
             assert sorted(tool.name for tool in connections.tools) == [
                 "mcp__echo__delete_note",
                 "mcp__echo__echo",
+                "mcp__echo__lookup",
+                "mcp__echo__resize",
+                "mcp__echo__snapshot",
             ]
             assert sorted(connections.errors) == ["crashing", "missing", "typo", "unset"]
             assert connections.errors["missing"] == (
@@ -218,5 +229,215 @@ def test_a_server_that_never_answers_is_given_up_on_and_stopped(tmp_path: Path) 
         )
         pid = int(message.splitlines()[-1])
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+    asyncio.run(scenario())
+
+
+def test_an_image_that_is_also_structured_content_is_sent_once_as_an_image(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
+            result = await Session(connections, tmp_path).call("mcp__echo__snapshot", {})
+            assert [i.media_type for i in result.images] == ["image/png"]
+            assert result.images[0].data not in result.content
+            assert len(result.content) < 100
+
+    asyncio.run(scenario())
+
+
+def test_a_root_ref_schema_accepts_valid_input_and_still_rejects_invalid_input(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
+            session = Session(connections, tmp_path)
+            ok = await session.call("mcp__echo__lookup", {"name": "root", "children": [{"name": "leaf"}]})
+            assert (ok.is_error, ok.content) == (False, "found root with 1 children")
+            missing = await session.call("mcp__echo__lookup", {"children": []})
+            assert missing.error_code == "INVALID_ARGS" and "/name" in missing.content
+            schema = {t.name: t for t in connections.tools}["mcp__echo__lookup"].input_schema()
+            assert "$ref" not in schema and schema["required"] == ["name"]
+
+    asyncio.run(scenario())
+
+
+def test_an_any_of_error_lists_the_alternatives(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
+            result = await Session(connections, tmp_path).call("mcp__echo__resize", {"size": "big"})
+            assert result.error_code == "INVALID_ARGS"
+            assert (
+                "match one of: (1) an integer; (2) an object with fields width, height "
+                "(required: width, height)" in result.content
+            ), result.content
+
+    asyncio.run(scenario())
+
+
+def test_a_stray_stdout_line_is_reported_once_without_a_traceback(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    reports: list[str] = []
+
+    async def scenario() -> None:
+        servers = McpServers(report=reports.append)
+        servers.configure({"noisy": {**STDIO_ECHO, "args": [str(ECHO_SERVER), "--noisy"]}})
+        await servers.settled()
+        try:
+            [status] = servers.statuses()
+            assert (status.state, status.detail) == ("connected", "1 stray stdout line(s) ignored")
+        finally:
+            await servers.aclose()
+
+    asyncio.run(scenario())
+    stray = [line for line in reports if "not MCP" in line]
+    assert stray == [
+        "MCP server 'noisy' wrote a line to stdout that is not MCP; ignored (servers must log to stderr; "
+        "`%agent mcp` counts further ones): Starting echo server v1 (debug print on stdout)"
+    ]
+    assert "Traceback" not in capfd.readouterr().err
+    # What the SDK logs (with the traceback) would reach a notebook's stderr through logging's last resort.
+    assert [r.getMessage() for r in caplog.records if r.exc_info] == []
+
+
+def test_resources_are_listed_and_read_without_asking(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        servers = McpServers()
+        servers.configure({"echo": STDIO_ECHO})
+        await servers.settled()
+        try:
+            pool = ToolPool()
+            for source, tools in servers.sources().items():
+                pool.set_source(source, tools)
+            asked: list[ApprovalRequest] = []
+
+            async def approve(request: ApprovalRequest) -> Approval:
+                asked.append(request)
+                return Approve()
+
+            dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approve)
+            ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+
+            async def call(name: str, args: dict[str, Any]) -> ToolResult:
+                return (await dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
+
+            listing = await call("ListMcpResources", {})
+            assert listing.content.splitlines()[0] == "Server 'echo': 2 resources"
+            assert "- note://index  note_index (text/plain, The names of all notes)" in listing.content
+            assert "- template note://{name}  note (text/plain, One note by name.)" in listing.content
+            note = await call("ReadMcpResource", {"server": "echo", "uri": "note://shopping"})
+            assert note.content == "milk, eggs"
+            image = await call("ReadMcpResource", {"server": "echo", "uri": "image://pixel"})
+            assert [i.media_type for i in image.images] == ["image/png"]
+            wrong = await call("ReadMcpResource", {"server": "nope", "uri": "note://x"})
+            assert wrong.content.startswith(
+                "NOT_AVAILABLE: no connected MCP server named 'nope' offers resources (servers with resources: "
+                "echo)"
+            )
+            assert asked == []
+        finally:
+            await servers.aclose()
+
+    asyncio.run(scenario())
+
+
+HANGS = {"command": sys.executable, "args": ["-c", "import time; time.sleep(120)"]}
+
+
+def test_a_hanging_server_does_not_hold_up_the_others_and_its_tools_join_when_ready(tmp_path: Path) -> None:
+    reports: list[str] = []
+
+    async def scenario() -> None:
+        echo_ready = asyncio.Event()
+
+        def changed() -> None:
+            if servers.sources().get("mcp:echo"):
+                echo_ready.set()
+
+        servers = McpServers(startup_timeout=600, on_change=changed, report=reports.append)
+        servers.configure({"hangs": HANGS, "echo": STDIO_ECHO})
+        assert {s.name: s.state for s in servers.statuses()} == {"echo": "connecting", "hangs": "connecting"}
+        assert servers.sources()["mcp:echo"] == []  # nothing waited for: the caller goes on at once
+        try:
+            await asyncio.wait_for(echo_ready.wait(), 60)
+            states = {s.name: s.state for s in servers.statuses()}
+            assert states == {"echo": "connected", "hangs": "connecting"}
+            assert reports == ["MCP server 'echo' connected: 5 tools"]
+            result = await Session(_as_connections(servers), tmp_path).call(
+                "mcp__echo__echo", {"text": "now"}
+            )
+            assert result.content == "echo: now"
+        finally:
+            await servers.aclose()
+
+    asyncio.run(scenario())
+
+
+def _as_connections(servers: McpServers) -> McpConnections:
+    by_server = {s.name: s.tools() for s in servers.connected()}
+    return McpConnections(tools_by_server=by_server, servers=servers)
+
+
+def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> None:
+    reports: list[str] = []
+
+    async def scenario() -> None:
+        changed = asyncio.Event()
+        servers = McpServers(on_change=changed.set, report=reports.append)
+        servers.configure({"echo": STDIO_ECHO})
+        await servers.settled()
+        try:
+            first = servers.server("echo")
+            assert first is not None and first.stderr is not None
+            pid = int(first.stderr.text(wait=5).split("pid ")[1].rstrip(")\n"))
+            session = Session(_as_connections(servers), tmp_path)
+            changed.clear()
+            os.kill(pid, signal.SIGKILL)
+            gone = await session.call("mcp__echo__echo", {"text": "anyone?"})
+            assert gone.content == (
+                "NOT_AVAILABLE: echo (MCP server 'echo'): the server closed the connection; "
+                "`%agent mcp restart echo` starts it again"
+            )
+            while servers.statuses()[0].state != "stopped":
+                await asyncio.wait_for(changed.wait(), 60)
+                changed.clear()
+            assert reports[-1] == (
+                "MCP server 'echo' stopped (it closed the connection); `%agent mcp restart echo` starts it again"
+            )
+            assert servers.sources()["mcp:echo"] == []
+
+            assert await servers.restart("echo") == ["echo"]
+            await servers.settled()
+            assert servers.statuses()[0].state == "connected"
+            result = await Session(_as_connections(servers), tmp_path).call(
+                "mcp__echo__echo", {"text": "back"}
+            )
+            assert result.content == "echo: back"
+            with pytest.raises(KeyError, match="no MCP server named 'other' \\(servers: echo\\)"):
+                await servers.restart("other")
+        finally:
+            await servers.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_changed_setting_starts_stops_and_restarts_only_what_changed() -> None:
+    async def scenario() -> None:
+        servers = McpServers()
+        servers.configure({"echo": STDIO_ECHO})
+        await servers.settled()
+        try:
+            echo = servers.server("echo")
+            servers.configure({"echo": STDIO_ECHO, "typo": {"comand": "x"}})
+            await servers.settled()
+            assert servers.server("echo") is echo
+            assert [(s.name, s.state) for s in servers.statuses()] == [
+                ("echo", "connected"),
+                ("typo", "failed"),
+            ]
+            servers.configure({"echo": {**STDIO_ECHO, "env": {"MODE": "2"}}})
+            await servers.settled()
+            assert servers.server("echo") is not echo
+            assert [(s.name, s.state) for s in servers.statuses()] == [("echo", "connected")]
+            assert echo is not None and echo.state == "stopped"
+        finally:
+            await servers.aclose()
 
     asyncio.run(scenario())

@@ -1,0 +1,142 @@
+"""MCP servers nobody here wrote: mcp-server-time and mcp-server-git (PyPI, test dependencies) and the
+reference servers server-everything and server-filesystem (npm, installed into tests/fixtures/mcp-npm by
+`npm ci --prefix tests/fixtures/mcp-npm`). Each test skips, naming the install step, when its server is absent."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_agent.tools import (
+    Approval,
+    ApprovalRequest,
+    Approve,
+    Dispatcher,
+    PermissionPolicy,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+    ToolResult,
+)
+from jupyter_agent.tools.mcp import McpServers
+
+BIN = Path(sys.executable).parent
+NPM_BIN = Path(__file__).resolve().parents[2] / "fixtures" / "mcp-npm" / "node_modules" / ".bin"
+PIXEL_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
+def server_command(path: Path, install: str) -> str:
+    if not path.exists():
+        pytest.skip(f"{path.name} is not installed ({install})")
+    return str(path)
+
+
+Call = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
+
+
+def with_servers(
+    config: dict[str, dict[str, Any]], tmp_path: Path, body: Callable[[McpServers, Call], Awaitable[None]]
+) -> list[str]:
+    """Connect, put every source in a pool, run `body` with a `call` through the Dispatcher; the report lines."""
+    reports: list[str] = []
+
+    async def scenario() -> None:
+        servers = McpServers(report=reports.append)
+        servers.configure(config)
+        await servers.settled()
+        try:
+            pool = ToolPool()
+            for source, tools in servers.sources().items():
+                pool.set_source(source, tools)
+
+            async def approve(_: ApprovalRequest) -> Approval:
+                return Approve()
+
+            dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approve)
+            ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+
+            async def call(name: str, args: dict[str, Any]) -> ToolResult:
+                return (await dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
+
+            await body(servers, call)
+        finally:
+            await servers.aclose()
+
+    asyncio.run(scenario())
+    return reports
+
+
+def test_mcp_server_time_answers_through_the_dispatcher(tmp_path: Path) -> None:
+    command = server_command(BIN / "mcp-server-time", "pip install mcp-server-time")
+
+    async def body(servers: McpServers, call: Call) -> None:
+        result = await call("mcp__time__get_current_time", {"timezone": "UTC"})
+        assert not result.is_error, result.content
+        assert '"timezone": "UTC"' in result.content
+
+    with_servers({"time": {"command": command}}, tmp_path, body)
+
+
+def test_mcp_server_git_any_of_arguments_are_accepted_and_explained(tmp_path: Path) -> None:
+    command = server_command(BIN / "mcp-server-git", "pip install mcp-server-git")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+
+    async def body(servers: McpServers, call: Call) -> None:
+        ok = await call("mcp__git__git_branch", {"repo_path": str(repo), "branch_type": "local"})
+        assert not ok.is_error, ok.content
+        wrong = await call(
+            "mcp__git__git_branch", {"repo_path": str(repo), "branch_type": "local", "contains": 3}
+        )
+        assert wrong.error_code == "INVALID_ARGS"
+        assert "match one of: (1) a string; (2) null" in wrong.content, wrong.content
+
+    with_servers({"git": {"command": command}}, tmp_path, body)
+
+
+def test_server_everything_task_only_tool_is_not_offered_and_resources_are_readable(tmp_path: Path) -> None:
+    command = server_command(NPM_BIN / "mcp-server-everything", "npm ci --prefix tests/fixtures/mcp-npm")
+
+    async def body(servers: McpServers, call: Call) -> None:
+        names = [tool.name for tool in servers.sources()["mcp:everything"]]
+        assert "mcp__everything__echo" in names
+        assert "mcp__everything__simulate-research-query" not in names
+        [status] = servers.statuses()
+        assert status.detail == "not offered (they only run as MCP tasks): simulate-research-query"
+        listing = await call("ListMcpResources", {"server": "everything"})
+        assert "- demo://resource/static/document/architecture.md" in listing.content
+        assert "- template demo://resource/dynamic/text/{resourceId}" in listing.content
+        read = await call(
+            "ReadMcpResource", {"server": "everything", "uri": "demo://resource/dynamic/text/1"}
+        )
+        assert not read.is_error and read.content, read.content
+
+    reports = with_servers({"everything": {"command": command}}, tmp_path, body)
+    assert any("simulate-research-query not offered: they only run as MCP tasks" in line for line in reports)
+
+
+def test_server_filesystem_media_file_is_one_image_without_its_base64_as_text(tmp_path: Path) -> None:
+    command = server_command(NPM_BIN / "mcp-server-filesystem", "npm ci --prefix tests/fixtures/mcp-npm")
+    (tmp_path / "pixel.png").write_bytes(PIXEL_PNG)
+
+    async def body(servers: McpServers, call: Call) -> None:
+        result = await call("mcp__fs__read_media_file", {"path": str(tmp_path / "pixel.png")})
+        assert not result.is_error, result.content
+        assert [image.media_type for image in result.images] == ["image/png"]
+        assert result.images[0].data not in result.content
+
+    with_servers({"fs": {"command": command, "args": [str(tmp_path)]}}, tmp_path, body)
