@@ -187,9 +187,12 @@ def suggest_rule(tool: str, subject: str | None, kind: str) -> Rule:
     """What "Always allow" adds, never wider than what was approved.
 
     For a shell tool: the exact command, wildcards escaped (`Bash(ls && cat x)` allows that line and nothing
-    else, not `ls && curl … | sh`; `Bash(git status --short)` does not allow `git push --force`). For other
-    tools: the tool, for this session (protected paths still ask; deny and ask rules still apply).
+    else, not `ls && curl … | sh`; `Bash(git status --short)` does not allow `git push --force`). For a web
+    tool: its domain (`WebFetch(domain:example.com)`). For other tools: the tool, for this session (protected
+    paths still ask; deny and ask rules still apply).
     """
     if kind == "command":
         return Rule(tool, escape_pattern((subject or "").strip()))
+    if subject is not None and subject.startswith("domain:"):
+        return Rule(tool, escape_pattern(subject))
     return Rule(tool)

@@ -20,6 +20,8 @@ ErrorCode = Literal[
     "CELL_NOT_FOUND",
     "NOTEBOOK_NOT_FOUND",
     "TIMEOUT",
+    "HTTP_ERROR",
+    "NETWORK_ERROR",
     "DENIED",
     "INTERRUPTED",
     "EXECUTION_ERROR",

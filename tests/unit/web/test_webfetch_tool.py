@@ -1,0 +1,196 @@
+"""WebFetch against a real HTTP server on 127.0.0.1: Markdown without scripts or hidden parts, caps, redirects,
+and permission rules by domain."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from jupyter_agent.tools import (
+    Approval,
+    ApprovalRequest,
+    Approve,
+    Dispatcher,
+    PermissionPolicy,
+    Rule,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+)
+from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.tools.web import WebFetch
+from jupyter_agent.tools.web import tool as web_tool
+
+PAGE = b"""<!doctype html><html><head><title>Sales  report</title>
+<style>body { color: red }</style><script>var secret = "SCRIPT_TEXT";</script></head>
+<body><h1>March sales</h1><p>Revenue was <b>12,000</b> EUR.</p>
+<div hidden>HIDDEN_ATTR</div><div style="display: none">HIDDEN_STYLE</div><span aria-hidden="true">ARIA</span>
+<noscript>NOSCRIPT</noscript><!-- COMMENT -->
+<ul><li>north</li><li>south</li></ul><a href="/details">details</a></body></html>"""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    routes: ClassVar[dict[str, tuple[int, dict[str, str], bytes]]] = {}
+    seen: ClassVar[list[tuple[str, dict[str, str]]]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append((self.path, dict(self.headers)))
+        status, headers, body = self.routes.get(self.path, (404, {"Content-Type": "text/plain"}, b"nope"))
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    port = server.server_address[1]
+    _Handler.seen = []
+    _Handler.routes = {
+        "/page": (200, {"Content-Type": "text/html; charset=utf-8"}, PAGE),
+        "/moved": (302, {"Location": "/page"}, b""),
+        "/elsewhere": (301, {"Location": f"http://localhost:{port}/page"}, b""),
+        "/data.json": (200, {"Content-Type": "application/json"}, b'{"march": 12000}'),
+        "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n"),
+        "/big": (200, {"Content-Type": "text/plain"}, b"line\n" * 50_000),
+    }
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+
+
+def _fetch(
+    url: str,
+    tmp_path: Path,
+    *,
+    policy: PermissionPolicy | None = None,
+    asked: list[ApprovalRequest] | None = None,
+) -> ToolResult:
+    async def approver(request: ApprovalRequest) -> Approval:
+        if asked is not None:
+            asked.append(request)
+        return Approve()
+
+    pool = ToolPool()
+    pool.set_source("builtin", [WebFetch()])
+    dispatcher = Dispatcher(
+        pool=pool, policy=policy or PermissionPolicy(mode="bypassPermissions"), approver=approver
+    )
+    call = ToolCall(id="t1", name="WebFetch", input={"url": url, "prompt": "the March revenue"})
+    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path)))).result
+
+
+def test_html_becomes_markdown_without_scripts_styles_comments_or_hidden_parts(
+    site: str, tmp_path: Path
+) -> None:
+    result = _fetch(f"{site}/page", tmp_path)
+    assert not result.is_error, result.content
+    assert result.content.startswith(
+        f"Fetched {site}/page\nTitle: Sales report\nLook in it for: the March revenue\n\n# March sales\n\n"
+        "Revenue was **12,000** EUR.\n\n- north\n- south\n\n[details](/details)"
+    )
+    for hidden in ("SCRIPT_TEXT", "color: red", "HIDDEN_ATTR", "HIDDEN_STYLE", "ARIA", "NOSCRIPT", "COMMENT"):
+        assert hidden not in result.content
+
+
+def test_a_same_host_redirect_is_followed_and_another_host_is_reported_not_followed(
+    site: str, tmp_path: Path
+) -> None:
+    moved = _fetch(f"{site}/moved", tmp_path)
+    assert moved.content.startswith(f"Fetched {site}/page\n")
+    elsewhere = _fetch(f"{site}/elsewhere", tmp_path)
+    assert not elsewhere.is_error
+    port = site.rsplit(":", 1)[1]
+    assert elsewhere.content.startswith(
+        f"{site}/elsewhere redirects (301) to another host: http://localhost:{port}/page\nIt was not followed."
+    )
+    assert [path for path, _ in _Handler.seen] == ["/moved", "/page", "/elsewhere"]
+
+
+def test_text_types_pass_through_and_binary_ones_are_refused(site: str, tmp_path: Path) -> None:
+    assert _fetch(f"{site}/data.json", tmp_path).content.endswith('\n\n{"march": 12000}')
+    image = _fetch(f"{site}/image.png", tmp_path)
+    assert image.error_code == "BINARY_FILE" and "image/png" in image.content
+
+
+def test_http_errors_and_bad_urls_say_what_happened(site: str, tmp_path: Path) -> None:
+    missing = _fetch(f"{site}/missing", tmp_path)
+    assert missing.error_code == "HTTP_ERROR"
+    assert missing.content == f"HTTP_ERROR: {site}/missing answered 404 Not Found; check the URL"
+    assert _fetch("file:///etc/passwd", tmp_path).error_code == "INVALID_ARGS"
+    assert _fetch("http://user:pw@127.0.0.1/", tmp_path).error_code == "INVALID_ARGS"
+    closed = _fetch("http://127.0.0.1:9/", tmp_path)  # the discard port: nothing listens
+    assert closed.error_code == "NETWORK_ERROR"
+
+
+def test_a_large_page_is_downloaded_only_up_to_the_cap_and_the_text_is_cut(
+    site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(web_tool, "MAX_FETCH_BYTES", 100_000)
+    monkeypatch.setattr(web_tool, "MAX_MARKDOWN_CHARS", 2_000)
+    result = _fetch(f"{site}/big", tmp_path)
+    assert result.content.startswith(
+        f"Fetched {site}/big (only the first part was downloaded: the page is larger)"
+    )
+    assert "characters (" in result.content and "cut" in result.content
+    assert len(result.content) < 3_000
+
+
+def test_it_asks_by_default_and_a_domain_rule_lets_it_run_without_asking(site: str, tmp_path: Path) -> None:
+    asked: list[ApprovalRequest] = []
+    _fetch(f"{site}/page", tmp_path, policy=PermissionPolicy(mode="acceptEdits"), asked=asked)
+    assert [a.title for a in asked] == [f"WebFetch {site}/page"]
+    assert asked[0].suggested_rule == Rule("WebFetch", "domain:127.0.0.1")
+    asked.clear()
+    allowed = PermissionPolicy(mode="default", allow=[Rule.parse("WebFetch(domain:127.0.0.*)")])
+    assert not _fetch(f"{site}/page", tmp_path, policy=allowed, asked=asked).is_error
+    assert asked == []
+    denied = PermissionPolicy(mode="bypassPermissions", deny=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    result = _fetch(f"{site}/page", tmp_path, policy=denied)
+    assert result.error_code == "DENIED"
+    assert [p for p, _ in _Handler.seen] == ["/page", "/page"]  # the denied fetch never reached the server
+
+
+def test_no_credentials_or_cookies_are_sent(
+    site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login alice password s3cret\n")
+    monkeypatch.setenv("NETRC", str(netrc))
+    _fetch(f"{site}/page", tmp_path)
+    (_, headers), *_ = _Handler.seen
+    assert "Authorization" not in headers and "Cookie" not in headers
+
+
+def test_the_definition_the_model_sees_is_pinned() -> None:
+    param = WebFetch().to_param()
+    assert param["input_schema"] == {
+        "additionalProperties": False,
+        "properties": {
+            "url": {
+                "description": "The full URL to fetch (http or https).",
+                "minLength": 1,
+                "type": "string",
+            },
+            "prompt": {"description": "What to look for in the page.", "minLength": 1, "type": "string"},
+        },
+        "required": ["url", "prompt"],
+        "type": "object",
+    }
+    assert param["description"].startswith("Fetch a web page and read it as Markdown")
