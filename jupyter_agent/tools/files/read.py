@@ -18,6 +18,7 @@ from .access import READ_ONLY, Target, not_a_directory, not_found, remember, tar
 from .lines import Window, cat_n, count_lines, read_window
 from .media import binary_error, human_size, image_content, is_image, known_binary
 from .notebook_view import read_notebook
+from .pdf import PDF_PAGES_PER_READ, PDF_PAGES_WHOLE, check_pdf_size, pdf_text
 from .text import decode, display, is_binary
 
 _DEFAULTS = Limits()
@@ -32,6 +33,8 @@ of the file: never copy them into Edit's old_string.
 parts with offset (1-based first line) and limit (number of lines).
 - Lines longer than {line_chars} characters are cut, with a marker saying how much.
 - Images (PNG, JPEG, GIF, WebP) are shown to you as images.
+- PDFs come back as text, page by page; for a PDF over {pdf_pages} pages pass pages (e.g. "1-5"), at most \
+{pdf_per_read} pages per call.
 - Jupyter notebooks (.ipynb) are shown as cells with ids, types, sources and outputs; offset/limit then \
 count cells.
 - Write and Edit only change a file you have read in this conversation, so Read before changing one.
@@ -45,6 +48,8 @@ class ReadInput(ToolInput):
     """The line to start at (1-based; for notebooks, the cell). Only needed for files too large to read at once."""
     limit: int | None = Field(default=None, ge=1)
     """How many lines (for notebooks, cells) to read. Only needed for files too large to read at once."""
+    pages: str | None = None
+    """For PDFs only: the pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20 per call)."""
 
 
 class ReadTool(Tool[ReadInput]):
@@ -53,6 +58,8 @@ class ReadTool(Tool[ReadInput]):
         lines=_DEFAULTS.max_read_lines,
         size=human_size(_DEFAULTS.max_file_bytes),
         line_chars=_DEFAULTS.max_line_chars,
+        pdf_pages=PDF_PAGES_WHOLE,
+        pdf_per_read=PDF_PAGES_PER_READ,
     )
     kind = "read"
     annotations = READ_ONLY
@@ -87,6 +94,18 @@ def read_file(params: ReadInput, ctx: ToolContext) -> ToolResult:
             summary=f"Read {where.shown} (image, {size})",
             images=(image,),
         )
+    is_pdf = where.real.suffix.lower() == ".pdf"
+    if params.pages is not None and not is_pdf:
+        raise ToolError(
+            "INVALID_ARGS",
+            f"pages only applies to PDF files and '{where.shown}' is not one; use offset and limit",
+        )
+    if is_pdf:
+        check_pdf_size(info.st_size, where.shown)
+        data = where.real.read_bytes()
+        remember(ctx, where, data)
+        content, summary = pdf_text(data, where.shown, params.pages, READ_OUTPUT_CHARS)
+        return ToolResult.ok(content, summary=summary)
     if where.real.suffix.lower() == ".ipynb":
         result = read_notebook(params, ctx, where)
         if result is not None:
