@@ -9,6 +9,7 @@ blocks and its partial text (what the user saw) and drops partial tool calls and
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,9 @@ from .events import TextDelta, TextDone, ThinkingDelta, ThinkingDone, Usage
 
 #: How much of a malformed tool input is quoted back to the model.
 _QUOTE_CHARS = 120
+#: Tool inputs nest a few levels and hold offsets and counts; anything far beyond is an attack on the parser.
+MAX_DEPTH = 200
+MAX_INT_DIGITS = 100
 
 StreamItem = TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall
 
@@ -141,15 +145,79 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
+class _HostileJSON(ValueError):
+    """JSON that parses but cannot go back into a request (NaN, Infinity) or is built to exhaust the parser."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _HostileJSON(f"{name} is not a JSON number; send a finite number or a string")
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _HostileJSON(
+            f"an integer of {digits} digits is longer than the {MAX_INT_DIGITS} digits a tool input may hold; "
+            "send it as a string"
+        )
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _HostileJSON(f"{text} is too large for a JSON number; send a smaller number or a string")
+    return value
+
+
+def _depth(raw: str) -> int:
+    """How deeply the arrays and objects of `raw` nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_tool_input(raw: str) -> tuple[Any, str | None]:
-    """(the parsed input, None) or ({}, what is wrong with the JSON and how to fix it)."""
+    """(the parsed input, None) or ({}, what is wrong with the JSON and how to fix it).
+
+    Only standard JSON is accepted: `NaN`, `Infinity`, `-Infinity` (which Python's parser takes) and numbers
+    that overflow to infinity could
+    never be sent back to the API, so keeping them in the conversation would break every later request;
+    integers longer than MAX_INT_DIGITS and nesting deeper than MAX_DEPTH are refused before they cost time
+    or the parser's recursion. Each becomes an INVALID_ARGS result for that call; the run goes on.
+    """
     if not raw.strip():
         return {}, None
+    quoted = raw if len(raw) <= _QUOTE_CHARS else raw[:_QUOTE_CHARS] + "…"
+    deepest = _depth(raw)
+    if deepest > MAX_DEPTH:
+        return {}, (
+            f"the arguments nest {deepest} levels deep, more than the {MAX_DEPTH} a tool input may use: "
+            f"{quoted}; send a flatter JSON object"
+        )
     try:
-        return json.loads(raw), None
+        return json.loads(
+            raw, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float
+        ), None
     except json.JSONDecodeError as exc:
-        quoted = raw if len(raw) <= _QUOTE_CHARS else raw[:_QUOTE_CHARS] + "…"
         return {}, (
             f"the arguments were not valid JSON ({exc.msg} at character {exc.pos}): {quoted}; "
             "send them again as one complete JSON object"
         )
+    except (_HostileJSON, ValueError, RecursionError) as exc:
+        return {}, f"the arguments were not usable JSON ({exc}): {quoted}; send them again as standard JSON"
