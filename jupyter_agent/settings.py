@@ -7,9 +7,10 @@ import os
 from typing import Any
 
 from traitlets import Any as AnyTrait
-from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, validate
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
+from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.permissions import MODES, Rule, check_rule_names
 
 
@@ -66,6 +67,18 @@ class AgentSettings(Configurable):
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
+
+    secret_env_patterns = List(
+        Unicode(),
+        list(DEFAULT_SECRET_ENV_PATTERNS),
+        help="Environment variables whose values are secrets: masked as [redacted: NAME] in everything the model "
+        "reads, every display and the saved notebook, and left out of Bash's environment. Shell-style patterns, "
+        "case-insensitive; URLs with a password are masked whatever their name.",
+    ).tag(config=True)
+
+    @observe("secret_env_patterns")
+    def _secret_patterns_changed(self, change: Any) -> None:
+        REGISTRY.patterns = tuple(change["new"])
 
     @default("model")
     def _model_from_env(self) -> str:

@@ -48,6 +48,7 @@ class ModelClient:
         if self._client is None or key != self._key:
             self._client = _build(config)
             self._key = key
+            _register_credentials(self._client)
         return self._client
 
     @asynccontextmanager
@@ -97,6 +98,16 @@ def _build(config: AgentConfig) -> Any:
     if config.api_key:
         direct["api_key"] = config.api_key
     return anthropic.AsyncAnthropic(**direct, **common)
+
+
+def _register_credentials(client: Any) -> None:
+    """Whatever credential the SDK client ended up with (argument or environment) is masked everywhere."""
+    from ..masking import register
+
+    for attribute in ("api_key", "auth_token"):
+        value = getattr(client, attribute, None)
+        if isinstance(value, str):
+            register(f"model client {attribute}", value)
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:

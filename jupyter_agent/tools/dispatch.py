@@ -10,11 +10,23 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..masking import REGISTRY, SecretRegistry
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall
 from .errors import ToolError
-from .hooks import HookCall, Hooks, Rewrite
-from .permissions import Allow, Ask, Decision, Deny, PermissionPolicy, Rule, call_facts, escape_pattern
+from .hooks import HookCall, Hooks, PreResult, Rewrite
+from .permissions import (
+    Allow,
+    Ask,
+    CallFacts,
+    Decision,
+    Deny,
+    Mode,
+    PermissionPolicy,
+    Rule,
+    call_facts,
+    escape_pattern,
+)
 from .question import Question
 from .registry import ToolPool
 from .result import Issue, ToolResult
@@ -33,6 +45,22 @@ class ApprovalRequest(Question["Approval"]):
     preview: Preview
     reason: str
     suggested_rule: Rule
+    #: What would let this call run without asking, checked against the policy: the suggested rule (None when
+    #: it would not be enough) and the least permissive mode that would (None when no mode would).
+    allowing_rule: Rule | None = None
+    allowing_mode: Mode | None = None
+
+    def how_to_allow(self) -> str:
+        """The settings that would really allow this call, as the user would type them."""
+        ways: list[str] = []
+        if self.allowing_rule is not None:
+            rule = self.allowing_rule
+            ways.append(f"add the rule `%agent allow {rule}` or pass `--allow '{rule}'`")
+        if self.allowing_mode is not None:
+            ways.append(f"use `--mode {self.allowing_mode}`")
+        if not ways:
+            return f"no rule or mode allows it without asking ({self.reason}); only that setting's owner can change it"
+        return " or ".join(ways)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,8 +83,8 @@ OnGrant = Callable[[Rule], None]
 async def refuse_all(request: ApprovalRequest) -> Approval:
     """The approver when nobody can answer (headless): say which rule would allow it."""
     return Reject(
-        message=f"no one is there to approve {request.tool} ({request.reason}); "
-        f"it can be allowed with the rule {request.suggested_rule} or a more permissive mode"
+        message=f"no one is there to approve {request.tool} ({request.reason}); to allow it: "
+        + request.how_to_allow()
     )
 
 
@@ -80,12 +108,15 @@ class Dispatcher:
         hooks: Hooks | None = None,
         approver: Approver = refuse_all,
         on_grant: OnGrant | None = None,
+        secrets: SecretRegistry = REGISTRY,
     ) -> None:
         self.pool = pool
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.approver = approver
         self.on_grant = on_grant
+        #: Every result is masked with this before it becomes model input (or a card): one net under every tool.
+        self.secrets = secrets
 
     def tools(self) -> dict[str, AnyTool]:
         return self.pool.active()
@@ -96,6 +127,17 @@ class Dispatcher:
 
     async def dispatch(
         self, call: ToolCall, ctx: ToolContext, *, on_running: Callable[[str], None] | None = None
+    ) -> Dispatched:
+        """Run the call through every check; the result's texts have every known secret masked."""
+        dispatched = await self._dispatch(call, ctx, on_running)
+        return dataclasses.replace(
+            dispatched,
+            result=mask_result(dispatched.result, self.secrets),
+            title=self.secrets.mask(dispatched.title),
+        )
+
+    async def _dispatch(
+        self, call: ToolCall, ctx: ToolContext, on_running: Callable[[str], None] | None
     ) -> Dispatched:
         started = time.monotonic()
         tools = self.tools()
@@ -140,19 +182,13 @@ class Dispatcher:
             verdict = None
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
-        decision = self.policy.decide(facts)
-        # A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
-        if (
-            isinstance(verdict, Deny)
-            or (isinstance(verdict, Ask) and isinstance(decision, Allow))
-            or (isinstance(verdict, Allow) and isinstance(decision, Ask))
-        ):
-            decision = verdict
+        decision = _with_hook(verdict, self.policy.decide(facts))
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
+            allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
             answer = await self.approver(
                 ApprovalRequest(
                     tool_use_id=call.id,
@@ -162,6 +198,8 @@ class Dispatcher:
                     preview=preview,
                     reason=decision.reason,
                     suggested_rule=rule,
+                    allowing_rule=allowing_rule,
+                    allowing_mode=allowing_mode,
                 )
             )
             if isinstance(answer, Reject):
@@ -177,6 +215,52 @@ class Dispatcher:
         result = await tool.run(params, ctx)
         result = await self.hooks.run_post(hook_call, result)
         return result, title, decision
+
+    def _what_would_allow(
+        self, facts: CallFacts, verdict: PreResult, rule: Rule
+    ) -> tuple[Rule | None, Mode | None]:
+        """The suggested rule if adding it would allow this call, and the least permissive mode that would —
+        found by asking the policy itself, so a suggestion is never one that would still ask or refuse."""
+        policy = self.policy
+        with_rule = dataclasses.replace(policy, allow=[*policy.allow, rule])
+        rule_works = isinstance(_with_hook(verdict, with_rule.decide(facts)), Allow)
+        mode_works: Mode | None = None
+        for mode in ("acceptEdits", "bypassPermissions"):
+            if mode != policy.mode and isinstance(
+                _with_hook(verdict, dataclasses.replace(policy, mode=mode).decide(facts)), Allow
+            ):
+                mode_works = mode
+                break
+        return (rule if rule_works else None), mode_works
+
+
+def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
+    """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule."""
+    if (
+        isinstance(verdict, Deny)
+        or (isinstance(verdict, Ask) and isinstance(decision, Allow))
+        or (isinstance(verdict, Allow) and isinstance(decision, Ask))
+    ):
+        return verdict
+    return decision
+
+
+def mask_result(result: ToolResult, secrets: SecretRegistry) -> ToolResult:
+    """The result with every known secret masked in what the model and people read (content, summary, diff,
+    the issues' received values)."""
+    issues = tuple(
+        dataclasses.replace(issue, received=secrets.mask(issue.received))
+        if issue.received is not None
+        else issue
+        for issue in result.issues
+    )
+    return dataclasses.replace(
+        result,
+        content=secrets.mask(result.content),
+        summary=secrets.mask(result.summary),
+        diff=secrets.mask(result.diff) if result.diff is not None else None,
+        issues=issues,
+    )
 
 
 def _as_json(params: BaseModel) -> dict[str, Any]:

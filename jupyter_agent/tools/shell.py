@@ -15,25 +15,16 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from ..masking import scrubbed_environ
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from .process import ProcessResult, run_process
 from .result import ToolResult
 
-#: Variables with these prefixes or suffixes are not passed to commands (unless kept explicitly).
-SECRET_PREFIXES = ("ANTHROPIC_", "CLAUDE_")
-SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY", "_PASSWORD")
-
-
-def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return upper.startswith(SECRET_PREFIXES) or upper.endswith(SECRET_SUFFIXES)
-
 
 def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = ()) -> dict[str, str]:
-    """The environment without credentials: `ANTHROPIC_*`, `CLAUDE_*`, and names ending in `_API_KEY`,
-    `_TOKEN`, `_SECRET`, `_SECRET_KEY`, `_ACCESS_KEY` or `_PASSWORD` — except the names in `keep`."""
-    return {k: v for k, v in environ.items() if k in keep or not is_secret_name(k)}
+    """The environment without credentials, as the secret registry defines them (`masking.scrubbed_environ`)."""
+    return scrubbed_environ(environ, keep=keep)
 
 
 class BashInput(ToolInput):

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
+from ..masking import mask
 from .result import Issue, ToolResult
 
 _RECEIVED_CHARS = 60
@@ -51,6 +52,7 @@ def _received(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    text = mask(text)  # before the cut: a cut secret would no longer be recognised by the Dispatcher's mask
     return text if len(text) <= _RECEIVED_CHARS else text[: _RECEIVED_CHARS - 1] + "…"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..masking import mask
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
@@ -16,15 +17,16 @@ from .cards import Status
 from .channel import Ask
 from .diff_view import diff_to_html
 from .html import esc, pre
+from .publish import visible
 from .questions import WidgetQuestion
 
 
 def preview_html(preview: Preview) -> str:
+    """The effect to approve, as safe HTML with secrets masked (widgets are displayed outside the publisher)."""
+    text = mask(preview.text)
     if preview.kind == "diff":
-        return diff_to_html(preview.text)
-    return pre(
-        preview.text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;"
-    )
+        return diff_to_html(text)
+    return pre(text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;")
 
 
 def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
@@ -40,11 +42,11 @@ def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
 
 
 def headless_refusal(request: ApprovalRequest) -> Reject:
+    """The refusal names only settings the policy confirmed would let this very call run without asking."""
     return Reject(
         message=(
             f"no one could approve {request.title} (no widget frontend answered: nbclient/papermill or a closed "
-            f"browser). To allow it without asking, add the rule `%agent allow {request.suggested_rule}`, pass "
-            f"`--allow '{request.suggested_rule}'`, or use `--mode acceptEdits` / `--mode bypassPermissions`"
+            f"browser). To allow it without asking, {request.how_to_allow()}"
         )
     )
 
@@ -58,8 +60,8 @@ class WidgetApproval(WidgetQuestion[Approval]):
         request = _approval(self.ask.request)
         head = w.HTML(
             value=(
-                f'<div style="font-weight:600;">Allow <code>{esc(request.title)}</code>?</div>'
-                f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">{esc(request.reason)}</div>'
+                f'<div style="font-weight:600;">Allow <code>{esc(mask(request.title))}</code>?</div>'
+                f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">{esc(mask(request.reason))}</div>'
             )
         )
         body = w.HTML(value=preview_html(request.preview))
@@ -119,8 +121,11 @@ def _approval(request: Question[Approval]) -> ApprovalRequest:
 
 
 def ask_on_stdin(request: ApprovalRequest) -> Approval:
-    """Terminal IPython: a plain question on stdin."""
-    print(f"\n{request.title} — {request.reason}\n{request.preview.text}\n")
+    """Terminal IPython: a plain question on stdin, control characters escaped and secrets masked."""
+    title, reason, preview = (
+        visible(mask(text)) for text in (request.title, request.reason, request.preview.text)
+    )
+    print(f"\n{title} — {reason}\n{preview}\n")
     answer = input("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ").strip()
     if answer.lower() in ("y", "yes"):
         return Approve()

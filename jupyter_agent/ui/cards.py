@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..masking import mask
 from ..tools.result import ToolResult
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
@@ -97,7 +98,7 @@ class ToolCard:
             args = json.dumps(self.input, indent=2, ensure_ascii=False)
         except (TypeError, ValueError):
             args = repr(self.input)
-        parts.append(_section("arguments", pre(_cap(args))))
+        parts.append(_section("arguments", pre(_cap(mask(args)))))  # masked before the cap can cut a secret
         if self.result is not None:
             if self.result.diff:
                 parts.append(_section("diff", diff_to_html(self.result.diff)))

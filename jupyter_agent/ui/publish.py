@@ -1,12 +1,39 @@
-"""Where the UI's output goes: IPython displays (updatable by id) or, in a terminal, plain prints."""
+"""Where the UI's output goes: IPython displays (updatable by id) or, in a terminal, plain prints.
+
+Everything the agent displays passes here, so this is where secrets are masked for people and for the saved
+notebook (`masking.mask` on every text of every bundle), and where terminal text gets its control
+characters escaped.
+"""
 
 from __future__ import annotations
 
 import sys
+import unicodedata
 import uuid
 from typing import Protocol
 
+from ..masking import mask
+
 Bundle = dict[str, str]
+
+
+def masked(bundle: Bundle) -> Bundle:
+    """The bundle with every known secret replaced by `[redacted: NAME]` in each of its representations."""
+    return {mime: mask(text) for mime, text in bundle.items()}
+
+
+def visible(text: str) -> str:
+    """Text for a terminal with every control character shown as an escape (`\\x1b`, `\\r`, `\\b`), keeping
+    newlines and tabs: an ANSI sequence or a carriage return must not hide or rewrite what is shown."""
+    return "".join(
+        ch if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp") else _escaped(ch)
+        for ch in text
+    )
+
+
+def _escaped(ch: str) -> str:
+    shown = repr(ch)[1:-1]
+    return shown if shown != ch else f"\\u{ord(ch):04x}"
 
 
 class Publisher(Protocol):
@@ -24,13 +51,13 @@ class DisplayPublisher:
         from IPython.display import display
 
         display_id = uuid.uuid4().hex
-        display(bundle, raw=True, display_id=display_id)
+        display(masked(bundle), raw=True, display_id=display_id)
         return display_id
 
     def update(self, display_id: str, bundle: Bundle, *, final: bool = False) -> None:
         from IPython.display import update_display
 
-        update_display(bundle, raw=True, display_id=display_id)
+        update_display(masked(bundle), raw=True, display_id=display_id)
 
     def stream_text(self, text: str) -> bool:
         return False
@@ -47,9 +74,9 @@ class TerminalPublisher:
 
     def update(self, display_id: str, bundle: Bundle, *, final: bool = False) -> None:
         if final:
-            print(bundle.get("text/plain", ""), file=sys.stdout, flush=True)
+            print(visible(mask(bundle.get("text/plain", ""))), file=sys.stdout, flush=True)
 
     def stream_text(self, text: str) -> bool:
-        sys.stdout.write(text)
+        sys.stdout.write(visible(mask(text)))
         sys.stdout.flush()
         return True

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..agent import events as ev
+from ..masking import mask
 from .cards import Status, ToolCard
 from .html import esc, markdown_to_html, pre
 from .publish import Bundle, Publisher
@@ -172,15 +173,18 @@ class RunView:
 
     def _collapse_intermediate_text(self) -> None:
         for block in self._blocks[:-1]:
+            text = mask(block.text)  # before the summary cuts it or Markdown splits it
             html = (
                 '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
-                f"{esc(block.text.strip().splitlines()[0][:80] if block.text.strip() else '…')}</summary>"
-                f"{markdown_to_html(block.text)}</details>"
+                f"{esc(text.strip().splitlines()[0][:80] if text.strip() else '…')}</summary>"
+                f"{markdown_to_html(text)}</details>"
             )
-            self.publisher.update(block.display_id, {"text/plain": block.text, "text/html": html})
+            self.publisher.update(block.display_id, {"text/plain": text, "text/html": html})
 
 
 def _md_bundle(text: str) -> Bundle:
+    # Masked before rendering as well as by the publisher: Markdown can split a secret (`*`, `_`, `` ` ``).
+    text = mask(text)
     return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{markdown_to_html(text)}</div>'}
 
 

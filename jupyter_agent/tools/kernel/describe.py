@@ -13,6 +13,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+from ...masking import mask
 from .capped import Deadline
 
 _SCALARS: tuple[type, ...] = (int, float, bool, complex, str, bytes, type(None))
@@ -53,7 +54,11 @@ def short_value(value: object) -> str:
         return ""
     if isinstance(value, int) and value.bit_length() > 200:  # str() of a huge int is slow or refused
         return f"<int of about {int(value.bit_length() * 0.30103) + 1} digits>"
-    text = repr(value[: _VALUE_CHARS + 1]) if isinstance(value, str | bytes) else repr(value)
+    # Masked before it is cut: a cut secret would no longer be recognised by the Dispatcher's mask.
+    head = (
+        value[: _VALUE_CHARS + 1000] if isinstance(value, str | bytes) else value
+    )  # room for a whole secret
+    text = mask(repr(head))
     return text if len(text) <= _VALUE_CHARS else text[: _VALUE_CHARS - 1] + "…"
 
 

@@ -1,7 +1,8 @@
 """Inspect: a careful look at one variable (or an attribute / item of it) in the user's namespace.
 
 The path is parsed, never evaluated: names, attributes and constant subscripts only (`df.columns`,
-`data['key']`, `model.layers[0]`), so nothing is called. Looking things up can still run user code
+`data['key']`, `model.layers[0]`), so nothing is called, and no `__dunder__` is followed (from any function,
+`__globals__` reaches every module global, the environment and the API key). Looking things up can still run user code
 (a property, `__getitem__`), so that runs under the same time cap as the reprs.
 """
 
@@ -66,7 +67,24 @@ def parse_path(text: str) -> tuple[str, list[tuple[str, Any]]]:
             "e.g. df, df.columns, data['key'], items[0]; calls and expressions are not evaluated "
             "(use RunCode for that)",
         )
-    return node.id, list(reversed(steps))
+    steps.reverse()
+    _refuse_dunders(text, node.id, steps)
+    return node.id, steps
+
+
+def _refuse_dunders(text: str, root: str, steps: list[tuple[str, Any]]) -> None:
+    """`__globals__`, `__func__`, `__dict__`, `__class__`, `__builtins__`, `__subclasses__`… lead from any object
+    to module globals and from there to anything in the process (the environment, the API key): looking
+    through them is running code, which asks first."""
+    hops = [root] + [step for kind, step in steps if kind == "attr"]
+    hop = next((name for name in hops if name.startswith("__")), None)
+    if hop is not None:
+        raise ToolError(
+            "INVALID_ARGS",
+            f"Inspect does not follow {hop!r} in {text!r}: special (dunder) attributes reach module globals and "
+            "interpreter internals, which Inspect does not open without asking. Inspect the object itself "
+            f"(e.g. {'a variable' if root.startswith('__') else root}), or use RunCode, which asks the user first",
+        )
 
 
 def _label(root: str, steps: list[tuple[str, Any]]) -> str:

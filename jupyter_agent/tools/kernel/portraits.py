@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ...masking import mask
 from .capped import Deadline
 from .describe import format_size, module
 
@@ -52,6 +53,8 @@ class Portrait:
 
 
 def _cut(text: str, limit: int) -> str:
+    """Masked before it is cut: a cut secret would no longer be recognised by the Dispatcher's mask."""
+    text = mask(text)
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
 
 

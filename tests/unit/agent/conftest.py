@@ -37,7 +37,7 @@ def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
         session = AgentSession(
             pool=pool,
             ctx=ToolContext(sandbox=Sandbox.at(tmp_path)),
-            config=AgentConfig(base_url=server.url, api_key=TEST_API_KEY, **config),
+            config=AgentConfig(**{"base_url": server.url, "api_key": TEST_API_KEY, **config}),
             policy=PermissionPolicy(mode=mode),
             **{"user_memory": tmp_path / "no-user-memory" / "AGENTS.md", **(session_options or {})},
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import re
 from typing import Any
 
 import pytest
@@ -27,8 +29,11 @@ from jupyter_agent.tools import (
     ToolContext,
     ToolPool,
     ToolResult,
+    refuse_all,
     tool,
 )
+from jupyter_agent.tools.permissions import CallFacts
+from jupyter_agent.tools.shell import bash_tool
 
 written: list[str] = []
 
@@ -199,3 +204,79 @@ def test_pool_sources_merge_by_name_later_wins_and_deny_beats_allow() -> None:
     assert list(pool.active()) == ["save"]
     pool.allowed = ["mcp__*"]
     assert list(pool.active()) == []
+
+
+def test_a_failing_post_hook_keeps_the_result_of_a_tool_that_ran_and_says_the_hook_failed() -> None:
+    def broken(call: HookCall, result: ToolResult) -> ToolResult:
+        raise KeyError("audit-log")
+
+    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(post_tool_use=[broken]))
+    result = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result
+    assert written == ["a.txt=hi"]
+    assert not result.is_error
+    assert result.content.startswith("saved a.txt\n\n[note: save ran and the result above is its own;")
+    assert (
+        "post_tool_use hook" in result.content and "broken failed (KeyError: 'audit-log')" in result.content
+    )
+
+
+def test_a_failing_pre_hook_says_the_tool_did_not_run() -> None:
+    def broken(call: HookCall) -> None:
+        raise RuntimeError("policy server down")
+
+    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
+    result = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result
+    assert written == []
+    assert result.error_code == "EXECUTION_ERROR"
+    assert "pre_tool_use hook" in result.content and "so save did not run" in result.content
+
+
+def allowed_with(policy: PermissionPolicy, facts: CallFacts, *, rule: str | None, mode: str | None) -> bool:
+    """Evaluate the policy with what a refusal suggested, as the user would apply it."""
+    changed = dataclasses.replace(policy, allow=[*policy.allow, *([Rule.parse(rule)] if rule else [])])
+    if mode is not None:
+        changed = dataclasses.replace(changed, mode=mode)  # pyright: ignore[reportArgumentType]
+    return isinstance(changed.decide(facts), Allow)
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("save", {"path": "a.txt", "text": "hi"}),
+        ("Bash", {"command": "make test"}),
+        ("Bash", {"command": "ls && cat x"}),
+    ],
+)
+def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call(
+    name: str, tool_input: dict[str, Any]
+) -> None:
+    pool = ToolPool()
+    pool.set_source("builtin", [save, bash_tool()])
+    policy = PermissionPolicy(mode="default")
+    dispatcher = Dispatcher(pool=pool, policy=policy)  # the default approver: nobody is there
+    refusal = run(dispatcher, name, tool_input).result.content
+    assert refusal.startswith("DENIED: ") and written == []
+    called = dispatcher.tools()[name]
+    params = called.Input.model_validate(tool_input)
+    facts = CallFacts(tool=name, subject=called.rule_subject(params, ToolContext(sandbox=Sandbox.at("/tmp"))),
+                      rule_kind=called.rule_kind, kind=called.kind, read_only=called.read_only)  # fmt: skip
+    rules = re.findall(r"--allow '([^']*)'", refusal)
+    modes = re.findall(r"--mode (\w+)", refusal)
+    assert rules and modes, refusal
+    for rule in rules:
+        assert allowed_with(policy, facts, rule=rule, mode=None), f"{rule} would not allow it: {refusal}"
+    for mode in modes:
+        assert allowed_with(policy, facts, rule=None, mode=mode), (
+            f"--mode {mode} would not allow it: {refusal}"
+        )
+    if name == "Bash":
+        assert "acceptEdits" not in refusal
+
+
+def test_a_refusal_under_an_ask_rule_suggests_no_setting_that_would_still_ask() -> None:
+    policy = PermissionPolicy(mode="default", ask=[Rule("save")])
+    dispatcher, _ = make(policy)
+    dispatcher.approver = refuse_all
+    refusal = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result.content
+    assert "--allow" not in refusal and "--mode" not in refusal
+    assert "no rule or mode allows it without asking (the rule save asks for approval)" in refusal

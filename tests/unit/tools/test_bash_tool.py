@@ -110,8 +110,12 @@ def test_a_credential_can_be_passed_through_on_purpose(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-needed")
-    result = run({"command": 'echo "$GITHUB_TOKEN"'}, tmp_path, keep_env=("GITHUB_TOKEN",))
-    assert result.content == "ghp-needed"
+    result = run(
+        {"command": '[ "$GITHUB_TOKEN" = ghp-needed ] && echo "$GITHUB_TOKEN"'},
+        tmp_path,
+        keep_env=("GITHUB_TOKEN",),
+    )
+    assert result.content == "[redacted: GITHUB_TOKEN]"  # the command has it; the model still does not see it
 
 
 def test_which_names_count_as_credentials() -> None:

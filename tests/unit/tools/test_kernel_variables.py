@@ -220,3 +220,54 @@ def test_kernel_tools_are_the_three_in_kernel_tools() -> None:
     assert sorted(tools) == ["Inspect", "ListVariables", "RunCode"]
     assert tools["ListVariables"].read_only and tools["Inspect"].read_only
     assert tools["RunCode"].kind == "execute" and not tools["RunCode"].read_only
+
+
+def _helper() -> None:
+    """A user function: its __globals__ is the whole module, os and the environment included."""
+
+
+@pytest.mark.parametrize(
+    ("path", "hop"),
+    [
+        ("get_ipython.__func__.__globals__['os'].environ['ANTHROPIC_API_KEY']", "__func__"),
+        ("helper.__globals__", "__globals__"),
+        ("df.__dict__", "__dict__"),
+        ("df.__class__.__mro__", "__class__"),
+        ("__builtins__", "__builtins__"),
+        ("helper.__code__.co_consts", "__code__"),
+        ("helper.__closure__", "__closure__"),
+        ("rows.__class__.__base__.__subclasses__", "__class__"),
+        ("df.__private", "__private"),
+    ],
+)
+def test_inspect_never_follows_dunder_attributes(path: str, hop: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import os
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-never-shown-0123456789")
+    namespace: dict[str, Any] = {
+        "get_ipython": os.getcwd,  # any builtin-bound callable would do; a bound method has __func__
+        "helper": _helper,
+        "df": pd.DataFrame({"a": [1]}),
+        "rows": [1, 2],
+        "__builtins__": __builtins__,
+    }
+    result = run("Inspect", {"name": path}, namespace, tmp_path)
+    assert result.error_code == "INVALID_ARGS"
+    assert "sk-ant-never-shown" not in result.content
+    if hop is not None:
+        assert f"Inspect does not follow '{hop}'" in result.content
+        assert "use RunCode, which asks the user first" in result.content
+
+
+def test_a_secret_held_in_a_variable_is_masked_in_listing_and_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    key = "sk-ant-api03-" + "x7" * 40
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    namespace: dict[str, Any] = {"api_key": key, "config": {"key": key, "region": "eu"}}
+    listing = run("ListVariables", {}, namespace, tmp_path)
+    inspected = run("Inspect", {"name": "config"}, namespace, tmp_path)
+    for text in (listing.content, inspected.content):
+        assert key[:20] not in text, text  # not even the part before a cut
+    assert (
+        "[redacted: ANTHROPIC_API_KEY]" in listing.content
+        and "[redacted: ANTHROPIC_API_KEY]" in inspected.content
+    )

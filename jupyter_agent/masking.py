@@ -1,0 +1,239 @@
+"""One registry of secret values, and the mask that keeps them out of model input, displays and saved files.
+
+Secrets are masked at two chokepoints rather than per tool: the Dispatcher masks every tool result before
+it becomes model input (built-in, MCP and user tools alike), and the publish layer masks every display
+bundle (cards, approvals, streamed text, diffs) before it reaches the frontend or the saved notebook. Anything
+else that writes agent data to disk (a session store, an export) calls `mask` on each text, or `mask_data` on
+each JSON-like record, before writing it.
+
+What counts as a secret:
+
+- values registered explicitly with `register(name, value)` (the model client registers the API key or auth
+  token it actually uses);
+- the value of every environment variable whose name matches `patterns` (`ANTHROPIC_*`, `*_API_KEY`,
+  `*_TOKEN`, `*PASSWORD*`, `AWS_*`, …; `AgentMagics.secret_env_patterns` replaces the list), except names
+  known to hold no secret (`*_MODEL`, `*_BASE_URL`, `*_REGION`, …);
+- the value of any environment variable that is a URL with a password (`postgres://user:pw@host/db`), and
+  that password on its own.
+
+Values shorter than `MIN_SECRET_CHARS` (8) are ignored: masking `1` or `true` everywhere would garble every
+output and protect nothing. The environment is read at each call, so `%env X_TOKEN=…` in a cell counts at
+once. A value is also masked in the forms it takes inside JSON strings, Python reprs, HTML and URLs.
+
+What masking cannot do: a secret the model reassembles from parts (a slice, every other character, base64)
+is not recognised, and text a tool cuts in the middle of a secret before the Dispatcher sees it keeps the
+part before the cut.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import threading
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+#: Environment variable names whose values are treated as secrets (shell-style patterns, case-insensitive).
+DEFAULT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
+    "ANTHROPIC_*",
+    "CLAUDE_*",
+    "AWS_*",
+    "*_API_KEY",
+    "*_APIKEY",
+    "*_TOKEN",
+    "*_SECRET",
+    "*_SECRET_KEY",
+    "*_ACCESS_KEY",
+    "*_PRIVATE_KEY",
+    "*_CREDENTIALS",
+    "*PASSWORD*",
+    "*PASSWD*",
+)
+
+#: Names the patterns above catch that hold configuration, not credentials (masking a model name or a
+#: region everywhere would only garble output). A password inside a URL value is still masked.
+NOT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
+    "*_MODEL",
+    "*_BASE_URL",
+    "*_REGION",
+    "AWS_PROFILE",
+    "*_PROJECT_ID",
+)
+
+#: Shorter values are not secrets worth masking, and masking them would garble ordinary text.
+MIN_SECRET_CHARS = 8
+
+_URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@[^\s]+")
+
+
+def _compiled(patterns: Iterable[str]) -> re.Pattern[str] | None:
+    """One case-insensitive regex for a list of shell-style patterns (None for an empty list)."""
+    parts = [re.escape(p.upper()).replace(r"\*", ".*").replace(r"\?", ".") for p in patterns if p]
+    return re.compile("|".join(f"(?:{p})" for p in parts)) if parts else None
+
+
+def url_password(value: str) -> str | None:
+    """The password of a URL with one (`scheme://user:password@host…`), else None."""
+    match = _URL_WITH_PASSWORD.search(value)
+    if match is None:
+        return None
+    try:
+        return urlsplit(match.group(0)).password or None
+    except ValueError:
+        return None
+
+
+def _forms(value: str) -> set[str]:
+    """The value as it appears raw and inside a JSON string, a Python repr, HTML text and a URL."""
+    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], html.escape(value), quote(value, safe="")}
+    forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
+    return forms
+
+
+class SecretRegistry:
+    """The secret values to mask: those registered by name, and those of credential-like environment variables."""
+
+    def __init__(
+        self,
+        *,
+        patterns: Collection[str] = DEFAULT_SECRET_ENV_PATTERNS,
+        environ: Mapping[str, str] | None = None,
+        min_chars: int = MIN_SECRET_CHARS,
+    ) -> None:
+        self._lock = threading.Lock()
+        self._environ = environ
+        self.min_chars = min_chars
+        self._registered: dict[str, str] = {}
+        self._cache_key: tuple[tuple[str, str], ...] | None = None
+        self._regex: re.Pattern[str] | None = None
+        self._names: dict[str, str] = {}
+        self.patterns = tuple(patterns)
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        return self._patterns
+
+    @patterns.setter
+    def patterns(self, value: Iterable[str]) -> None:
+        self._patterns = tuple(value)
+        self._name_regex = _compiled(self._patterns)
+        self._not_secret = _compiled(NOT_SECRET_ENV_PATTERNS)
+
+    def register(self, name: str, value: str | None) -> None:
+        """Mask `value` as `[redacted: name]` from now on (values shorter than `min_chars` are ignored)."""
+        if value and len(value) >= self.min_chars:
+            with self._lock:
+                self._registered[value] = name
+
+    def matches_patterns(self, name: str) -> bool:
+        """True for an environment variable name the patterns call a credential (exceptions not applied)."""
+        return bool(self._name_regex is not None and self._name_regex.fullmatch(name.upper()))
+
+    def is_secret_name(self, name: str) -> bool:
+        """True for a variable whose value is masked: it matches the patterns and is not known configuration."""
+        return self.matches_patterns(name) and not (
+            self._not_secret is not None and self._not_secret.fullmatch(name.upper())
+        )
+
+    def _secret_env(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """value → name for the environment variables that hold a secret (whole value, or a URL password)."""
+        found: dict[str, str] = {}
+        for name, value in environ.items():
+            if len(value) < self.min_chars:
+                continue
+            password = url_password(value)
+            if password is not None:
+                found[value] = name
+                if len(password) >= self.min_chars:
+                    found.setdefault(password, name)
+            elif self.is_secret_name(name):
+                found[value] = name
+        return found
+
+    def secrets(self) -> dict[str, str]:
+        """Every secret value known now, mapped to the name it is masked with."""
+        environ = os.environ if self._environ is None else self._environ
+        found = self._secret_env(environ)  # an environment name says more than a registered label
+        with self._lock:
+            for value, name in self._registered.items():
+                found.setdefault(value, name)
+        return found
+
+    def _matcher(self) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+        secrets = self.secrets()
+        key = tuple(sorted(secrets.items()))
+        with self._lock:
+            if key != self._cache_key:
+                names: dict[str, str] = {}
+                for value, name in secrets.items():
+                    for form in _forms(value):
+                        if len(form) >= self.min_chars:
+                            names.setdefault(form, name)
+                ordered = sorted(names, key=len, reverse=True)  # longest first: a URL before its password
+                self._regex = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+                self._names = names
+                self._cache_key = key
+            return self._regex, self._names
+
+    def mask(self, text: str) -> str:
+        """`text` with every known secret value (in any of its encoded forms) replaced by `[redacted: NAME]`."""
+        if not text:
+            return text
+        regex, names = self._matcher()
+        if regex is None:
+            return text
+        return regex.sub(lambda m: f"[redacted: {names[m.group(0)]}]", text)
+
+    def mask_data(self, value: Any) -> Any:
+        """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked."""
+        if isinstance(value, str):
+            return self.mask(value)
+        if isinstance(value, Mapping):
+            items: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            return {self.mask_data(k): self.mask_data(v) for k, v in items.items()}
+        if isinstance(value, list | tuple):
+            seq: Iterable[Any] = value  # pyright: ignore[reportUnknownVariableType]
+            return [self.mask_data(v) for v in seq]
+        return value
+
+    def scrubbed_environ(
+        self, environ: Mapping[str, str] | None = None, *, keep: Collection[str] = ()
+    ) -> dict[str, str]:
+        """The environment for a command the model wrote: without any variable the patterns name (even
+        configuration such as ANTHROPIC_BASE_URL, which a command has no use for) or whose value is a URL with a
+        password, except the names in `keep`."""
+        source = os.environ if environ is None else environ
+        return {
+            k: v
+            for k, v in source.items()
+            if k in keep or not (self.matches_patterns(k) or url_password(v) is not None)
+        }
+
+
+#: The process's registry: secrets are the process's, whichever session or display asks.
+REGISTRY = SecretRegistry()
+
+
+def register(name: str, value: str | None) -> None:
+    """Mask `value` as `[redacted: name]` everywhere from now on."""
+    REGISTRY.register(name, value)
+
+
+def mask(text: str) -> str:
+    """`text` with every known secret replaced by `[redacted: NAME]` — call this before displaying or saving."""
+    return REGISTRY.mask(text)
+
+
+def mask_data(value: Any) -> Any:
+    """`mask` applied to every string of a JSON-like value (a session record before it is written)."""
+    return REGISTRY.mask_data(value)
+
+
+def scrubbed_environ(
+    environ: Mapping[str, str] | None = None, *, keep: Collection[str] = ()
+) -> dict[str, str]:
+    """The environment (default: os.environ) without the variables whose values are masked secrets."""
+    return REGISTRY.scrubbed_environ(environ, keep=keep)

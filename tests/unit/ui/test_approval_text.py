@@ -1,0 +1,68 @@
+"""What a person is shown when asked: a terminal question with control characters escaped and secrets
+masked; a headless refusal that names a setting that would really allow the call."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.tools import (
+    Approval,
+    ApprovalRequest,
+    Approve,
+    Dispatcher,
+    PermissionPolicy,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+)
+from jupyter_agent.tools.shell import bash_tool
+from jupyter_agent.ui.approval import ask_on_stdin, headless_refusal
+
+
+def asked(command: str, tmp_path: Path, policy: PermissionPolicy | None = None) -> ApprovalRequest:
+    """The real ApprovalRequest the Dispatcher builds for a Bash command (the approver records it and says no)."""
+    seen: list[ApprovalRequest] = []
+
+    async def record(request: ApprovalRequest) -> Approval:
+        seen.append(request)
+        return headless_refusal(request)
+
+    pool = ToolPool()
+    pool.set_source("bash", [bash_tool()])
+    dispatcher = Dispatcher(pool=pool, policy=policy or PermissionPolicy(mode="default"), approver=record)
+    call = ToolCall(id="t", name="Bash", input={"command": command})
+    asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path))))
+    return seen[0]
+
+
+def test_the_terminal_question_shows_control_characters_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The ANSI sequence and carriage return would hide `touch pwned` behind "git status" on a real terminal.
+    request = asked("touch pwned\x1b[2K\r\x1b[1Agit status\b\u202e", tmp_path)
+    monkeypatch.setattr("builtins.input", lambda _prompt: "y")
+    assert ask_on_stdin(request) == Approve()
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "\r" not in shown and "\b" not in shown and "\u202e" not in shown
+    assert r"touch pwned\x1b[2K\r\x1b[1Agit status\x08\u202e" in shown
+
+
+def test_the_terminal_question_masks_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "dpl-0123456789abcdef")
+    request = asked("curl -H 'auth: dpl-0123456789abcdef' https://example.com", tmp_path)
+    monkeypatch.setattr("builtins.input", lambda _prompt: "n")
+    ask_on_stdin(request)
+    shown = capsys.readouterr().out
+    assert "dpl-0123456789abcdef" not in shown and "[redacted: DEPLOY_TOKEN]" in shown
+
+
+def test_a_headless_bash_refusal_does_not_suggest_accept_edits(tmp_path: Path) -> None:
+    refusal = headless_refusal(asked("make test", tmp_path)).message
+    assert "acceptEdits" not in refusal
+    assert "`--mode bypassPermissions`" in refusal and "--allow 'Bash(" in refusal
