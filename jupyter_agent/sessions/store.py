@@ -30,6 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..masking import mask
+
 Record = dict[str, Any]
 
 FORMAT_VERSION = 1
@@ -37,11 +39,8 @@ _SUFFIX = ".jsonl"
 
 
 def mask_secret_values(text: str) -> str:
-    """Replace secret values in `text` before it is saved: the one place the session store masks.
-
-    Identity until the kernel's secret registry exists; wire its mask function here.
-    """
-    return text
+    """Replace secret values in `text` before it is saved: the one place the session store masks."""
+    return mask(text)
 
 
 def sessions_root() -> Path:

@@ -222,3 +222,12 @@ def test_a_long_secret_cut_in_an_invalid_args_message_is_masked_before_the_cut(
     monkeypatch.setenv("ANTHROPIC_API_KEY", long_key)
     invalid = dispatch("strict", {"count": long_key}, tmp_path)
     assert long_key[:30] not in invalid.content and "[redacted: ANTHROPIC_API_KEY]" in invalid.content
+
+
+def test_a_saved_session_record_has_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jupyter_agent.sessions.store import encode_record
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    record = {"type": "messages", "messages": [{"role": "user", "content": [{"type": "text", "text": KEY}]}]}
+    line = encode_record(record).decode()
+    assert KEY not in line and "[redacted: ANTHROPIC_API_KEY]" in line
