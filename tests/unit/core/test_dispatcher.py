@@ -32,7 +32,7 @@ from jupyter_agent.tools import (
     refuse_all,
     tool,
 )
-from jupyter_agent.tools.permissions import CallFacts
+from jupyter_agent.tools.permissions import CallFacts, call_facts
 from jupyter_agent.tools.shell import bash_tool
 
 written: list[str] = []
@@ -258,8 +258,8 @@ def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call
     assert refusal.startswith("DENIED: ") and written == []
     called = dispatcher.tools()[name]
     params = called.Input.model_validate(tool_input)
-    facts = CallFacts(tool=name, subject=called.rule_subject(params, ToolContext(sandbox=Sandbox.at("/tmp"))),
-                      rule_kind=called.rule_kind, kind=called.kind, read_only=called.read_only)  # fmt: skip
+    ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
+    facts = call_facts(called, params, ctx, called.rule_subject(params, ctx))
     rules = re.findall(r"--allow '([^']*)'", refusal)
     modes = re.findall(r"--mode (\w+)", refusal)
     assert rules and modes, refusal
