@@ -51,9 +51,11 @@ def configure(session: AgentSession, settings: AgentSettings, options: RunOption
         wanted = opt_in.wanted(bool(getattr(settings, opt_in.setting)), policy.allow)
         session.pool.set_source(opt_in.source, opt_in.make() if wanted else [])
     sandbox = session.ctx.sandbox
-    roots = Sandbox.at(sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits)
+    roots = Sandbox.at(
+        sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits, network=settings.bash_network
+    )
     if (
-        roots.roots != sandbox.roots
+        roots.roots != sandbox.roots or roots.network != sandbox.network
     ):  # `%config AgentMagics.roots = …` since the last run, including back to []
         session.ctx.sandbox = roots
     session.config = agent_config(settings, options)

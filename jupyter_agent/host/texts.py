@@ -10,6 +10,8 @@ if TYPE_CHECKING:
 
 
 def status_text(session: AgentSession, settings: AgentSettings) -> str:
+    from ..tools.bubblewrap import check_sandbox
+
     status = session.status
     u = status.usage
     return "\n".join(
@@ -22,6 +24,7 @@ def status_text(session: AgentSession, settings: AgentSettings) -> str:
             f"tokens:   {u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
             f"cost:     ${status.cost_usd:.4f}",
             f"tools:    {', '.join(status.tools)}",
+            f"bash:     {check_sandbox().describe(network=settings.bash_network)}",
         ]
     )
 

@@ -70,19 +70,27 @@ def confine(path: Path, roots: tuple[Path, ...]) -> Path:
 
 @dataclass(frozen=True, kw_only=True)
 class Sandbox:
-    """Where tools may act (roots), where relative paths start (cwd), and how much they may read or print."""
+    """Where tools may act (roots), where relative paths start (cwd), how much they may read or print, and
+    whether commands may use the network."""
 
     cwd: Path
     roots: tuple[Path, ...]
     limits: Limits = Limits()
+    #: Whether shell commands may reach the network (the OS sandbox cuts it off otherwise).
+    network: bool = False
 
     @classmethod
     def at(
-        cls, cwd: str | Path, *, roots: tuple[str | Path, ...] = (), limits: Limits | None = None
+        cls,
+        cwd: str | Path,
+        *,
+        roots: tuple[str | Path, ...] = (),
+        limits: Limits | None = None,
+        network: bool = False,
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
-        return cls(cwd=base, roots=chosen, limits=limits or Limits())
+        return cls(cwd=base, roots=chosen, limits=limits or Limits(), network=network)
 
     def resolve_path(self, path: str) -> Path:
         return resolve_path(path, self.cwd)

@@ -3,11 +3,15 @@
 The command runs as `/bin/bash -c command` in its own process group (run_process): on timeout the whole
 group gets SIGTERM, then SIGKILL, so `make &` or a pipeline leaves nothing behind. Output is capped, head
 and tail kept. The environment is the kernel's minus credentials (see `scrubbed_environment`): a command
-the model wrote should not be able to read the API key the agent itself uses.
+the model wrote should not be able to read the API key the agent itself uses. Where bubblewrap works, the
+command also runs in an OS sandbox (bubblewrap.py): the kernel's process and start-up environment out of
+sight, only the roots writable, no network unless `bash_network`; elsewhere it runs unsandboxed, and the
+approval says so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from collections.abc import Collection, Mapping
@@ -16,6 +20,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from ..masking import scrubbed_environ
+from .bubblewrap import check_sandbox
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from .process import ProcessResult, run_process
@@ -95,18 +100,25 @@ class BashTool(Tool[BashInput]):
 
     async def preview(self, params: BashInput, ctx: ToolContext) -> Preview:
         text = f"# {params.description}\n{params.command}" if params.description else params.command
+        check = await asyncio.to_thread(check_sandbox)
+        if check.bubblewrap is None:  # the person approving should know nothing fences this command in
+            text = f"# {check.describe()}\n{text}"
         return Preview(kind="code", text=text, language="bash")
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
-        limits = ctx.sandbox.limits
+        sandbox = ctx.sandbox
+        limits = sandbox.limits
         wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout
         seconds = min(wanted, limits.max_timeout)
+        env = scrubbed_environment(os.environ, keep=self.keep_env)
+        argv = [self.shell, "-c", params.command]
+        bubblewrap = (await asyncio.to_thread(check_sandbox)).bubblewrap
+        if bubblewrap is not None:
+            argv = bubblewrap.wrap(
+                argv, writable=sandbox.roots, cwd=sandbox.cwd, env=env, network=sandbox.network
+            )
         result = await run_process(
-            [self.shell, "-c", params.command],
-            cwd=ctx.sandbox.cwd,
-            timeout=seconds,
-            env=scrubbed_environment(os.environ, keep=self.keep_env),
-            max_output_chars=limits.max_output_chars,
+            argv, cwd=sandbox.cwd, timeout=seconds, env=env, max_output_chars=limits.max_output_chars
         )
         return process_result(result, seconds=seconds)
 

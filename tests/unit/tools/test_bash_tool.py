@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_probe import alive_with
 
 from jupyter_agent.tools import (
     Approval,
@@ -42,23 +43,6 @@ def run(
     return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input=args), ctx)).result
 
 
-def processes_in_group(pgid: int) -> list[int]:
-    """Live (not zombie) processes whose process group is `pgid`, read from /proc."""
-    found: list[int] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        state, group = fields[0], int(fields[2])
-        if group == pgid and state != "Z":
-            found.append(int(entry.name))
-    return found
-
-
 def test_output_and_exit_zero(tmp_path: Path) -> None:
     (tmp_path / "data.csv").write_text("a,b\n")
     result = run({"command": "ls && echo warning >&2", "description": "List files"}, tmp_path)
@@ -76,15 +60,15 @@ def test_a_non_zero_exit_is_an_error_with_the_code_and_the_output(tmp_path: Path
 
 
 def test_a_timeout_kills_the_command_and_every_process_it_started(tmp_path: Path) -> None:
-    command = "echo $$; sleep 100 & sleep 100 & (sleep 100; echo never) & wait"
-    result = run({"command": command, "timeout": 300}, tmp_path)
+    marker = f"{os.getpid()}.4243"  # a sleep length no other process uses
+    command = f"echo started; sleep {marker} & sleep {marker} & (sleep {marker}; echo never) & wait"
+    result = run({"command": command, "timeout": 3000}, tmp_path)
     assert result.error_code == "TIMEOUT"
-    assert result.content.startswith(
-        "TIMEOUT: the command did not finish in 0.3 s and was killed, with every process it started; "
-        "output before that:\n"
+    assert result.content == (
+        "TIMEOUT: the command did not finish in 3 s and was killed, with every process it started; "
+        "output before that:\nstarted"
     )
-    group = int(result.content.splitlines()[-1])  # bash's pid leads its own process group
-    assert processes_in_group(group) == []
+    assert alive_with(marker) == []
 
 
 def test_output_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:

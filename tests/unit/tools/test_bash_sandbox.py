@@ -1,0 +1,213 @@
+"""Bash in the OS sandbox (bubblewrap), through the real Dispatcher and real bwrap — and the fallback, forced.
+
+Both paths run in one test run: the sandboxed tests need a working bwrap (scripts/install.sh installs
+bubblewrap; they skip, saying why, on a machine where it cannot start); the fallback tests point
+JUPYTER_AGENT_BWRAP at a bwrap that does not exist or cannot start, and check that commands then run
+unsandboxed and that the approval says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from process_probe import alive_with
+
+from jupyter_agent.tools import (
+    Approval,
+    ApprovalRequest,
+    Approve,
+    Dispatcher,
+    PermissionPolicy,
+    Sandbox,
+    ToolCall,
+    ToolContext,
+    ToolPool,
+    ToolResult,
+)
+from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox
+from jupyter_agent.tools.shell import bash_tool
+
+CHECK = check_sandbox()
+needs_bwrap = pytest.mark.skipif(
+    CHECK.bubblewrap is None, reason=f"no working bubblewrap here: {CHECK.problem}"
+)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[Path]:
+    """`tmp_path/project` is the root; `tmp_path` around it is outside."""
+    root = tmp_path / "project"
+    root.mkdir()
+    yield root
+
+
+def bash(root: Path, command: str, *, roots: tuple[Path, ...] = (), network: bool = False) -> ToolResult:
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool()])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
+    ctx = ToolContext(sandbox=Sandbox.at(root, roots=roots or (root,), network=network))
+    return asyncio.run(
+        dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx)
+    ).result
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP server on 127.0.0.1 that nobody else knows about: a pending connection means the command reached it."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.setblocking(False)
+    yield server
+    server.close()
+
+
+def was_reached(server: socket.socket) -> bool:
+    try:
+        conn, _ = server.accept()
+    except BlockingIOError:
+        return False
+    conn.close()
+    return True
+
+
+@needs_bwrap
+def test_the_kernels_process_and_its_environment_are_out_of_sight(world: Path) -> None:
+    result = bash(world, f"cat /proc/{os.getpid()}/environ; ls /proc | grep -c '^[0-9]'; echo ppid=$PPID")
+    assert "No such file or directory" in result.content  # this process does not exist in there
+    counted = [line for line in result.content.splitlines() if line.isdigit()]
+    assert counted and int(counted[0]) < 10, result.content  # only the sandbox's own few processes
+    assert "ppid=1" in result.content
+
+
+@needs_bwrap
+def test_the_sandboxs_first_process_holds_only_the_scrubbed_environment(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-sandbox-probe")
+    monkeypatch.setenv("MY_SETTING", "visible")
+    result = bash(world, "cat /proc/*/environ | tr '\\0' '\\n'; cat /proc/$PPID/environ | tr '\\0' '\\n'")
+    assert "sk-ant-sandbox-probe" not in result.content
+    assert "MY_SETTING=visible" in result.content
+
+
+@needs_bwrap
+def test_touch_outside_the_roots_fails_and_leaves_no_file(world: Path) -> None:
+    result = bash(world, "touch ../x")
+    assert result.error_code == "EXECUTION_ERROR"
+    assert "Read-only file system" in result.content
+    assert not (world.parent / "x").exists()
+
+
+@needs_bwrap
+def test_the_roots_stay_writable(world: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    second = tmp_path_factory.mktemp("second")
+    result = bash(
+        world,
+        f"echo a > made.txt && mkdir -p d && echo b > {second}/also.txt && cat made.txt",
+        roots=(world, second),
+    )
+    assert result.content == "a"
+    assert (world / "made.txt").read_text() == "a\n"
+    assert (second / "also.txt").read_text() == "b\n"
+
+
+@needs_bwrap
+def test_tmp_is_private(world: Path) -> None:
+    marker = f"/tmp/jupyter-agent-private-{os.getpid()}"
+    assert not bash(world, f"touch {marker} && ls {marker}").is_error
+    assert not Path(marker).exists()
+
+
+@needs_bwrap
+def test_a_network_call_to_a_local_server_fails(world: Path, listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    result = bash(world, f"echo hi > /dev/tcp/127.0.0.1/{port}")
+    assert result.error_code == "EXECUTION_ERROR"
+    assert not was_reached(listener)
+
+
+@needs_bwrap
+def test_bash_network_lets_the_command_reach_the_network(world: Path, listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    assert not bash(world, f"echo hi > /dev/tcp/127.0.0.1/{port}", network=True).is_error
+    assert was_reached(listener)
+
+
+@needs_bwrap
+def test_a_timeout_still_kills_everything_the_sandboxed_command_started(world: Path) -> None:
+    marker = f"{os.getpid()}.4242"  # a sleep length no other process uses
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool()])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
+    ctx = ToolContext(sandbox=Sandbox.at(world))
+    command = f"sleep {marker} & (sleep {marker}; echo never) & setsid sleep {marker} & echo started; wait"
+    call = ToolCall(id="t1", name="Bash", input={"command": command, "timeout": 5000})
+    result = asyncio.run(dispatcher.dispatch(call, ctx)).result
+    assert result.error_code == "TIMEOUT"
+    assert "started" in result.content
+    assert alive_with(marker) == []
+
+
+# -- the fallback: no working bwrap ------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["missing", "cannot start"])
+def no_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    if request.param == "missing":
+        monkeypatch.setenv(BWRAP_ENV, str(tmp_path / "no-such-bwrap"))
+    else:
+        monkeypatch.setenv(
+            BWRAP_ENV, "/bin/false"
+        )  # starts, then fails as bwrap does without user namespaces
+    return request.param
+
+
+def test_without_a_working_bwrap_commands_run_unsandboxed_and_say_so(world: Path, no_sandbox: str) -> None:
+    check = check_sandbox()
+    assert check.bubblewrap is None
+    assert check.describe().startswith("unsandboxed: ")
+    assert ("not" if no_sandbox == "missing" else "cannot start") in check.problem
+    assert not bash(world, "touch ../x").is_error  # really unsandboxed: the parent is writable
+    assert (world.parent / "x").exists()
+
+
+def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no_sandbox: str) -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def person(request: ApprovalRequest) -> Approval:
+        asked.append(request)
+        return Approve()
+
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool()])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(), approver=person)
+    ctx = ToolContext(sandbox=Sandbox.at(world))
+    asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": "ls"}), ctx))
+    assert asked[0].preview.text.startswith("# unsandboxed: ")
+    assert asked[0].preview.text.endswith("\nls")
+
+
+@needs_bwrap
+def test_the_approval_of_a_sandboxed_command_shows_just_the_command(world: Path) -> None:
+    asked: list[Any] = []
+
+    async def person(request: ApprovalRequest) -> Approval:
+        asked.append(request)
+        return Approve()
+
+    pool = ToolPool()
+    pool.set_source("builtin", [bash_tool()])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(), approver=person)
+    asyncio.run(
+        dispatcher.dispatch(
+            ToolCall(id="t1", name="Bash", input={"command": "ls"}), ToolContext(sandbox=Sandbox.at(world))
+        )
+    )
+    assert asked[0].preview.text == "ls"
