@@ -13,7 +13,6 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from process_probe import alive_with
@@ -178,7 +177,8 @@ def test_without_a_working_bwrap_commands_run_unsandboxed_and_say_so(world: Path
     assert (world.parent / "x").exists()
 
 
-def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no_sandbox: str) -> None:
+def approval_preview(world: Path, command: str) -> str:
+    """What the person approving `command` is shown (default mode asks before every command)."""
     asked: list[ApprovalRequest] = []
 
     async def person(request: ApprovalRequest) -> Approval:
@@ -189,25 +189,16 @@ def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no
     pool.set_source("builtin", [bash_tool()])
     dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(), approver=person)
     ctx = ToolContext(sandbox=Sandbox.at(world))
-    asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": "ls"}), ctx))
-    assert asked[0].preview.text.startswith("# unsandboxed: ")
-    assert asked[0].preview.text.endswith("\nls")
+    asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx))
+    return asked[0].preview.text
+
+
+def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no_sandbox: str) -> None:
+    preview = approval_preview(world, "ls")
+    assert preview.startswith("# unsandboxed: ")
+    assert preview.endswith("\nls")
 
 
 @needs_bwrap
 def test_the_approval_of_a_sandboxed_command_shows_just_the_command(world: Path) -> None:
-    asked: list[Any] = []
-
-    async def person(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Approve()
-
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(), approver=person)
-    asyncio.run(
-        dispatcher.dispatch(
-            ToolCall(id="t1", name="Bash", input={"command": "ls"}), ToolContext(sandbox=Sandbox.at(world))
-        )
-    )
-    assert asked[0].preview.text == "ls"
+    assert approval_preview(world, "ls") == "ls"
