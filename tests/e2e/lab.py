@@ -185,6 +185,26 @@ def wait_cell_done(page: Any, index: int, timeout: float = 60_000) -> None:
     )
 
 
+def after_pending_tasks(page: Any) -> None:
+    """Return once the page has run what a click queued (navigation, handlers): two frames and a task later."""
+    page.evaluate(
+        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))"
+    )
+
+
+def wait_cell_done_of(page: Any, path: str, index: int, timeout: float = 60_000) -> None:
+    """A cell of the notebook at `path` has run (it has an execution count) and its kernel is idle."""
+    page.wait_for_function(
+        panel_js(
+            path,
+            f"const cell = panel.content.model.sharedModel.cells[{index}];"
+            " const k = panel.sessionContext.session && panel.sessionContext.session.kernel;"
+            " return cell.execution_count != null && !!k && k.status === 'idle';",
+        ),
+        timeout=timeout,
+    )
+
+
 def panel_js(path: str, body: str, *, missing: str = "throw new Error('no panel for ' + {path!r});") -> str:
     """JS run against the notebook panel open at `path` (server-relative), as `panel`."""
     return (

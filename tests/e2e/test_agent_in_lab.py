@@ -12,6 +12,7 @@ from lab import (
     ARTIFACTS,
     Lab,
     ScriptBox,
+    after_pending_tasks,
     cell_output,
     open_notebook,
     run_cell,
@@ -101,8 +102,10 @@ def test_html_in_a_file_the_agent_reads_never_runs_in_the_page(
     output.locator("text=The file says:").wait_for(timeout=60_000)
     wait_cell_done(page, 1)
     output.locator(".jp-agent-card summary").first.click()  # open the card so the file's text is rendered too
-    output.locator("a:has-text('click me')").click()
-    page.wait_for_timeout(500)
+    link = output.locator("a:has-text('click me')")
+    assert not (link.get_attribute("href") or "").lower().startswith("javascript")
+    link.click()
+    after_pending_tasks(page)
     assert page.evaluate("() => window.__pwned") == 0
     assert "<script>window.__pwned=2</script>" in output.inner_text()
     assert output.locator("img").count() == 0 and output.locator("script").count() == 0

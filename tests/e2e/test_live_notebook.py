@@ -16,6 +16,7 @@ from lab import (
     run_cell,
     run_cell_of,
     wait_cell_done,
+    wait_cell_done_of,
     wait_for,
 )
 from nbformat.v4 import new_code_cell, new_notebook
@@ -137,15 +138,14 @@ def test_each_kernel_edits_only_its_own_notebook(
     open_another(page, lab, "second.ipynb")
     for name in ("first.ipynb", "second.ipynb"):
         run_cell_of(page, name, 0)
-        wait_for(lambda name=name: "jupyter_agent" in live_sources(page, name)[0], 5, "load")
-    page.wait_for_timeout(1500)
+        wait_cell_done_of(page, name, 0)
     box.set(insert("written by the first notebook's agent"), server)
     run_cell_of(page, "first.ipynb", 1)
     wait_for(
         lambda: live_sources(page, "first.ipynb")[0].startswith("written by the first"), 60, "first insert"
     )
     wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "first run to end")
-    page.wait_for_timeout(1000)
+    wait_cell_done_of(page, "first.ipynb", 1)
     box.set(insert("written by the second notebook's agent"), server)
     run_cell_of(page, "second.ipynb", 1)
     wait_for(
@@ -156,8 +156,8 @@ def test_each_kernel_edits_only_its_own_notebook(
     assert [s for s in second if s.startswith("written")] == ["written by the second notebook's agent"]
 
     # The first agent aims at the second notebook by path: it is open, so its file is not written behind it.
+    wait_cell_done_of(page, "second.ipynb", 1)
     on_disk = (lab.root / "second.ipynb").read_bytes()
-    page.wait_for_timeout(1000)
     reach = [
         Turn(blocks=[ToolUse(name="NotebookEdit", input={"notebook_path": "second.ipynb", "edit_mode": "insert", "cell_type": "markdown", "new_source": "sneaky"})]),
         Turn(blocks=[Text("refused, as expected")]),

@@ -23,6 +23,8 @@ class Widget:
     comm_id: str
     model: str
     state: dict[str, Any]
+    #: What the kernel has taken from this frontend: ipywidgets echoes each update it handles.
+    echoed: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass
@@ -163,6 +165,9 @@ class KernelFrontend:
             self.comm_handlers[comm_id](data)
             return
         widget = self.widgets.get(comm_id)
+        if widget is not None and data.get("method") == "echo_update":
+            widget.echoed.update(data["state"])
+            return
         if widget is None or data.get("method") != "update":
             return
         widget.state.update(data["state"])
@@ -189,14 +194,17 @@ class KernelFrontend:
             self.buttons(description)[-1].comm_id, {"method": "custom", "content": {"event": "click"}}
         )
 
-    def set_text(self, placeholder_contains: str, value: str) -> None:
-        for widget in self.widgets.values():
-            if widget.model == "TextModel" and placeholder_contains in widget.state.get("placeholder", ""):
-                self.send_comm(
-                    widget.comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []}
-                )
-                return
-        raise LookupError(f"no text widget with placeholder containing {placeholder_contains!r}")
+    def set_text(self, placeholder_contains: str, value: str, timeout: float = 30) -> None:
+        """Type into a text widget; returns once the kernel has the value (its echo arrived)."""
+        found = [
+            w for w in self.widgets.values()
+            if w.model == "TextModel" and placeholder_contains in w.state.get("placeholder", "")
+        ]  # fmt: skip
+        if not found:
+            raise LookupError(f"no text widget with placeholder containing {placeholder_contains!r}")
+        widget = found[0]
+        self.send_comm(widget.comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
+        self.wait(lambda: widget.echoed.get("value") == value, timeout, f"the kernel to take {value!r}")
 
 
 #: The `agent_kernel` fixture (conftest.py): `agent_kernel(script, widgets=True)` → (frontend, model server).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +60,6 @@ def test_deny_with_a_message_leaves_the_file_alone_and_tells_the_model(
     cell = frontend.execute("%%agent\nwrite notes")
     frontend.wait(lambda: bool(frontend.buttons("Deny with message")), 30, "the approval")
     frontend.set_text("Tell the agent", "use docs/notes.md instead")
-    time.sleep(0.2)
     frontend.click("Deny with message")
     frontend.wait(lambda: cell.done, 60, "the agent cell")
     assert not (tmp_path / "notes.md").exists()

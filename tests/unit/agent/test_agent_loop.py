@@ -127,7 +127,7 @@ def test_calls_that_change_things_run_one_at_a_time_in_order(harness: HarnessFac
     async def change(name: str) -> str:
         """Record when it starts and ends."""
         order.append(f"start {name}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # a yield: another call could start here if calls overlapped
         order.append(f"end {name}")
         return name
 

@@ -6,20 +6,29 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import jupyter_agent
 
 REPO = Path(jupyter_agent.__file__).resolve().parent.parent
 CHILD = """
+import os
 import sys
 from pathlib import Path
 from jupyter_agent.tools.sandbox import atomic_write
 
-payload = b"N" * (256 * 1024 * 1024)
-print("ready", flush=True)
-atomic_write(Path(sys.argv[1]), payload)
+real_fsync = os.fsync
+
+
+def fsync_then_wait_to_be_killed(fd):
+    # The temp file holds all the data; the rename has not happened. Say so, then wait to be killed.
+    real_fsync(fd)
+    print("written", flush=True)
+    sys.stdin.read()
+
+
+os.fsync = fsync_then_wait_to_be_killed
+atomic_write(Path(sys.argv[1]), b"N" * (8 * 1024 * 1024))
 print("done", flush=True)
 """
 
@@ -34,22 +43,22 @@ def test_a_write_killed_midway_leaves_the_old_file_and_no_partial_target(tmp_pat
     target.write_bytes(old)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(target)], stdout=subprocess.PIPE, env=env, text=True
+        [sys.executable, "-c", CHILD, str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
     )
     assert child.stdout is not None
-    assert child.stdout.readline().strip() == "ready"
-    deadline = time.monotonic() + 60
-    seen_partial = False
-    while time.monotonic() < deadline and child.poll() is None:
+    try:
+        assert child.stdout.readline().strip() == "written"  # blocks until the child is mid-write
         temps = _temp_files(tmp_path)
-        if temps and temps[0].stat().st_size > 0:
-            seen_partial = True
-            break
-        time.sleep(0.0005)
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
+        assert [p.stat().st_size for p in temps] == [8 * 1024 * 1024]
+        assert target.read_bytes() == old
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(60)
     rest = child.stdout.read()
-    assert seen_partial, "the child finished before it could be killed mid-write"
     assert child.returncode == -signal.SIGKILL
     assert "done" not in rest
     assert target.read_bytes() == old

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from jupyter_agent.agent import events as ev
 from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.ui.publish import Bundle
-from jupyter_agent.ui.view import RunView
+from jupyter_agent.ui.view import MIN_UPDATE_INTERVAL, RunView
 
 
 class Recorder:
@@ -38,14 +40,18 @@ def finished(reason: ev.RunReason = "end_turn") -> ev.RunFinished:
 
 
 def test_thousands_of_deltas_become_one_display_with_few_updates() -> None:
+    """Coalesced: at most one update per interval while deltas stream, plus the final one, however fast or
+    slow this machine is (benchmarks/ui_bench.py prints the count for a realistic stream in a kernel)."""
     publisher = Recorder()
     view = RunView(publisher=publisher)
+    started = time.monotonic()
     for i in range(5000):
         view.handle(ev.TextDelta(text=f"w{i} "))
+    elapsed = time.monotonic() - started
     view.handle(ev.TextDone())
     text_displays = [d for d, b in publisher.shown if "jp-agent-text" in b["text/html"]]
     assert len(text_displays) == 1
-    assert len(publisher.updates) < 20  # coalesced: bounded by the interval, not the number of deltas
+    assert len(publisher.updates) <= elapsed / MIN_UPDATE_INTERVAL + 2
     final = publisher.updates[-1][1]["text/plain"]
     assert final.startswith("w0 ") and final.endswith("w4999 ")
 
