@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import anthropic  # noqa: E402
+import anthropic
 
-from jupyter_agent.testing import TEST_API_KEY, Fault, ScriptedServer, Text, Turn  # noqa: E402
+from jupyter_agent.testing import TEST_API_KEY, Fault, ScriptedServer, Text, Turn
 
 ROUNDS = 3
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from jupyter_agent.tools import Dispatcher, Sandbox, ToolCall, ToolContext, ToolPool, tool
 from jupyter_agent.tools.core import Tool, ToolInput
 from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.tools.validation import validate
 
 
 class _EditLike(ToolInput):
@@ -190,3 +191,59 @@ def test_a_tool_result_becomes_an_anthropic_tool_result_block() -> None:
         "content": [{"type": "text", "text": "FILE_NOT_FOUND: no file 'a.py'; did you mean 'b.py'?"}],
         "is_error": True,
     }
+
+
+class _Positive(ToolInput):
+    n: int
+
+    @model_validator(mode="after")
+    def _check(self) -> _Positive:
+        if self.n <= 0:
+            raise ValueError("n must be positive, e.g. 1")
+        return self
+
+
+class _Nothing(ToolInput):
+    pass
+
+
+def test_a_whole_input_error_is_at_the_root_pointer_with_the_validators_own_words() -> None:
+    result = validate("t", _Positive, {"n": 0})
+    assert isinstance(result, ToolResult)
+    assert result.content == (
+        "INVALID_ARGS: t was called with invalid arguments; fix them and call it again:\n"
+        '- /: expected n must be positive, e.g. 1, got {"n": 0}. Fix: set `input` to n must be positive, e.g. 1'
+    )
+    assert result.summary == "invalid arguments (1 issue)"
+
+
+def test_the_summary_counts_the_issues() -> None:
+    result = _dispatch({"file_path": 3, "edits": "x"})
+    assert result.summary == "invalid arguments (2 issues)"
+
+
+def test_a_tool_without_fields_says_none_are_allowed() -> None:
+    result = validate("t", _Nothing, {"x": 1})
+    assert isinstance(result, ToolResult)
+    assert result.content.endswith("Fix: remove `x` (allowed fields: none)")
+
+
+def test_received_text_keeps_non_ascii_and_is_cut_at_sixty_characters_with_an_ellipsis() -> None:
+    assert validate_received({"n": "é"}) == '"é"'
+    exactly = "a" * 58  # with its quotes: 60 characters, not cut
+    assert validate_received({"n": exactly}) == f'"{exactly}"'
+    longer = "b" * 59  # 61 with quotes: cut to 59 and an ellipsis
+    assert validate_received({"n": longer}) == f'"{longer[:58]}…'
+
+
+def test_a_received_value_that_is_not_json_is_shown_as_python_writes_it() -> None:
+    assert validate_received({"n": b"\x00"}) == "b'\\x00'"
+
+
+def validate_received(raw: dict[str, object]) -> str | None:
+    class _Int(ToolInput):
+        n: int
+
+    result = validate("t", _Int, raw)
+    assert isinstance(result, ToolResult)
+    return result.issues[0].received

@@ -1,0 +1,334 @@
+"""Mutation testing of the safety-critical modules with mutmut 3, each group against its own tests.
+
+Run through `scripts/mutation.sh` (see there for usage). For every group this makes a work directory with
+the package, the tests and a pyproject.toml whose `[tool.mutmut]` section mutates only that group's modules
+and selects only its test files, runs `mutmut run`, then reads mutmut's results and prints the score and
+every mutant that survived, with its diff. A survivor listed in `scripts/mutation-survivors.txt` is printed
+with the argument recorded there (equivalent, or accepted and why); one that is not is marked UNEXPLAINED.
+
+The score is killed / all mutants (a timeout counts as killed: the tests noticed; a mutant no selected test
+reaches counts as a survivor).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SURVIVORS_FILE = ROOT / "scripts" / "mutation-survivors.txt"
+TARGET = 0.90
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+_P = "jupyter_agent/"
+_T = "tests/unit/"
+
+#: Module groups and the tests that are meant to catch their bugs. Order: cheapest first, the ones that are
+#: rewritten most often last.
+GROUPS: tuple[Group, ...] = (
+    Group(
+        "validation",
+        (_P + "tools/validation.py",),
+        (
+            _T + "core/test_tool_schema_and_validation.py",
+            _T + "tools/test_mcp_schema_and_config.py",
+            _T + "core/test_dispatcher.py",
+        ),
+    ),
+    Group(
+        "replace",
+        (_P + "tools/files/replace.py",),
+        (
+            _T + "tools/test_edit_tool.py",
+            _T + "tools/test_file_tool_errors.py",
+            _T + "tools/test_multiedit_tool.py",
+        ),
+    ),
+    Group(
+        "freshness",
+        (_P + "tools/ledger.py", _P + "tools/files/access.py"),
+        (
+            _T + "tools/test_edit_tool.py",
+            _T + "tools/test_write_tool.py",
+            _T + "tools/test_multiedit_tool.py",
+            _T + "tools/test_read_tool.py",
+            _T + "tools/test_file_tool_errors.py",
+        ),
+    ),
+    Group(
+        "html",
+        (_P + "ui/html.py", _P + "ui/cards.py", _P + "ui/approval.py"),
+        (
+            _T + "ui/test_safe_html.py",
+            _T + "ui/test_approval_card.py",
+            _T + "ui/test_run_view.py",
+            _T + "tools/test_unified_diff.py",
+        ),
+    ),
+    Group(
+        "undo",
+        (_P + "agent/undo.py", _P + "tools/journal.py", _P + "notebook/undo.py"),
+        (
+            _T + "agent/test_undo_files.py",
+            _T + "notebook/test_notebook_edit_tool.py",
+            _T + "tools/test_write_tool.py",
+            _T + "tools/test_edit_tool.py",
+            _T + "tools/test_multiedit_tool.py",
+        ),
+    ),
+    Group(
+        "notebook",
+        (_P + "notebook/apply.py", _P + "notebook/file_backend.py"),
+        (
+            _T + "notebook/test_op_vectors.py",
+            _T + "notebook/test_file_notebook.py",
+            _T + "notebook/test_notebook_edit_tool.py",
+            _T + "notebook/test_real_notebook_files.py",
+            _T + "notebook/test_open_notebooks_are_never_written.py",
+        ),
+    ),
+    Group(
+        "sandbox",
+        (_P + "tools/sandbox.py",),
+        (
+            _T + "tools/test_sandbox_properties.py",
+            _T + "core/test_sandbox_nul_paths.py",
+            _T + "tools/test_atomic_write_kill.py",
+            _T + "tools/test_file_tool_errors.py",
+            _T + "tools/test_write_tool.py",
+            _T + "tools/test_bash_tool.py",
+        ),
+    ),
+    Group(
+        "dispatch",
+        (_P + "tools/dispatch.py",),
+        (
+            _T + "core/test_dispatcher.py",
+            _T + "core/test_dispatch_never_raises.py",
+            _T + "core/test_permissions.py",
+            _T + "core/test_tool_schema_and_validation.py",
+            _T + "tools/test_kernel_hooks_examples.py",
+            _T + "ui/test_approval_card.py",
+        ),
+    ),
+    Group(
+        "permissions",
+        (_P + "tools/permissions.py",),
+        (_T + "core/test_permissions*.py", _T + "core/test_rules*.py", _T + "core/test_dispatcher.py"),
+    ),
+    Group("pump", (_P + "ui/pump.py",), (_T + "ui/test_pump*.py", _T + "ui/test_run_all*.py")),
+)
+
+
+# -- the survivors file -----------------------------------------------------------------------------------
+
+
+def survivor_key(module: str, mutant: str, diff: str) -> str:
+    """What identifies a mutant across runs: its module, function and changed lines (not mutmut's number)."""
+    function = mutant.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1].removeprefix("x_").replace("ǁ", ".")
+    changed = [
+        " ".join(line[1:].split())
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    return f"{module}::{function.strip('.')}: " + " => ".join(changed)
+
+
+def load_arguments(path: Path) -> dict[str, str]:
+    """`scripts/mutation-survivors.txt`: a key line, then indented lines arguing for it; `#` comments."""
+    arguments: dict[str, str] = {}
+    key: str | None = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith((" ", "\t")):
+            if key is None:
+                raise SystemExit(f"{path}: an argument line before any key: {line!r}")
+            arguments[key] = (arguments[key] + " " + line.strip()).strip()
+        else:
+            key = line.strip()
+            arguments[key] = ""
+    return arguments
+
+
+# -- one group ---------------------------------------------------------------------------------------------
+
+
+def expand(patterns: tuple[str, ...]) -> list[str]:
+    found: list[str] = []
+    for pattern in patterns:
+        found += sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(pattern))
+    return list(dict.fromkeys(found))
+
+
+def prepare(group: Group, workdir: Path, tests: list[str]) -> None:
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    for name in ("jupyter_agent", "tests"):
+        (workdir / name).symlink_to(ROOT / name)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    pytest_options = project["tool"]["pytest"]["ini_options"]
+    lines = ["[tool.pytest.ini_options]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in pytest_options.items() if key != "addopts"]
+    lines += [
+        'addopts = "-p no:cacheprovider --timeout=120"',
+        "",
+        "[tool.mutmut]",
+        'source_paths = ["jupyter_agent"]',
+        f"only_mutate = {json.dumps(list(group.modules))}",
+        f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
+        "use_git_change_detection = false",
+        "",
+    ]
+    (workdir / "pyproject.toml").write_text("\n".join(lines), encoding="utf-8")
+
+
+def run_mutmut(workdir: Path, log: Path) -> int:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI")}
+    mutmut = Path(sys.executable).with_name("mutmut")
+    with log.open("wb") as out:
+        done = subprocess.run(
+            ["nice", "-n", "10", str(mutmut), "run", "--max-children", os.environ.get("MUTATION_JOBS", "1")],
+            cwd=workdir,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    return done.returncode
+
+
+READ_RESULTS = r"""
+import json
+from mutmut.__main__ import collect_source_file_mutation_data, get_diff_for_mutant
+from mutmut.stats import status_by_exit_code
+mutants, _ = collect_source_file_mutation_data(mutant_names=[])
+out = []
+for data, name, code in mutants:
+    status = status_by_exit_code[code]
+    diff = "" if status in ("killed", "timeout") else get_diff_for_mutant(name, path=data.path)
+    out.append({"name": name, "path": str(data.path), "status": status, "diff": diff})
+print(json.dumps(out))
+"""
+
+
+def read_results(workdir: Path) -> list[dict[str, str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", READ_RESULTS], cwd=workdir, capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@dataclass
+class Outcome:
+    group: str
+    total: int
+    killed: int
+    unexplained: int
+
+
+def run_group(
+    group: Group, base: Path, arguments: dict[str, str], seen: set[str], *, report_only: bool = False
+) -> Outcome:
+    tests = expand(group.tests)
+    modules = [m for m in group.modules if (ROOT / m).exists()]
+    print(f"\n== {group.name}: {', '.join(modules)}", flush=True)
+    print(f"   tests: {' '.join(tests) or '(none)'}", flush=True)
+    if not tests:
+        print("   no test files: skipped", flush=True)
+        return Outcome(group.name, 0, 0, 0)
+    workdir = base / group.name
+    if not report_only:
+        prepare(Group(group.name, tuple(modules), group.tests), workdir, tests)
+    code = 0 if report_only else run_mutmut(workdir, workdir / "mutmut.log")
+    if code != 0:
+        tail = (workdir / "mutmut.log").read_text(errors="replace")[-3000:]
+        raise SystemExit(f"mutmut failed for {group.name} (exit {code}); the end of its log:\n{tail}")
+    results = read_results(workdir)
+    killed = sum(1 for r in results if r["status"] in ("killed", "timeout"))
+    total = len(results)
+    unexplained = 0
+    for result in results:
+        if result["status"] in ("killed", "timeout"):
+            continue
+        module = result["path"]
+        key = survivor_key(module, result["name"], result["diff"])
+        seen.add(key)
+        argument = arguments.get(key)
+        if argument is None:
+            unexplained += 1
+            print(f"   UNEXPLAINED ({result['status']}) {key}", flush=True)
+            body = [line for line in result["diff"].splitlines() if not line.startswith(("+++", "---"))]
+            print("\n".join("      " + line for line in body), flush=True)
+        else:
+            print(f"   accepted ({result['status']}) {key}\n      -> {argument}", flush=True)
+    score = killed / total if total else 1.0
+    print(f"   score {group.name}: {killed}/{total} killed = {score:.1%}", flush=True)
+    return Outcome(group.name, total, killed, unexplained)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("groups", nargs="*", help="groups to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the groups, their modules and tests")
+    parser.add_argument(
+        "--report-only", action="store_true", help="print the results of the last run again, without running"
+    )
+    parser.add_argument(
+        "--workdir", default=os.environ.get("MUTATION_WORKDIR", "/tmp/jupyter_agent-mutation")
+    )
+    args = parser.parse_args()
+    by_name = {g.name: g for g in GROUPS}
+    if args.list:
+        for group in GROUPS:
+            print(f"{group.name}: {' '.join(group.modules)}\n    tests: {' '.join(expand(group.tests))}")
+        return 0
+    unknown = [name for name in args.groups if name not in by_name]
+    if unknown:
+        raise SystemExit(f"unknown group(s) {', '.join(unknown)}; choose from {', '.join(by_name)}")
+    chosen = [by_name[name] for name in args.groups] if args.groups else list(GROUPS)
+    arguments = load_arguments(SURVIVORS_FILE)
+    seen: set[str] = set()
+    outcomes = [
+        run_group(group, Path(args.workdir), arguments, seen, report_only=args.report_only)
+        for group in chosen
+    ]
+    print("\n== scores")
+    for o in outcomes:
+        score = f"{o.killed / o.total:.1%}" if o.total else "n/a"
+        print(
+            f"   {o.group:<12} {o.killed:>4}/{o.total:<4} {score:>6}   unexplained survivors: {o.unexplained}"
+        )
+    total = sum(o.total for o in outcomes)
+    killed = sum(o.killed for o in outcomes)
+    overall = killed / total if total else 1.0
+    unexplained = sum(o.unexplained for o in outcomes)
+    print(f"   {'overall':<12} {killed:>4}/{total:<4} {overall:>6.1%}   unexplained survivors: {unexplained}")
+    if not args.groups:
+        stale = sorted(
+            k for k in arguments if k not in seen and any(k.startswith(m) for g in chosen for m in g.modules)
+        )
+        for key in stale:
+            print(f"   note: no longer survives (remove from {SURVIVORS_FILE.name}): {key}")
+    return 0 if overall >= TARGET and unexplained == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
