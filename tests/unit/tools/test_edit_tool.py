@@ -238,3 +238,14 @@ def test_replace_all_does_not_count_overlapping_matches(tmp_path: Path) -> None:
     assert refused.content.startswith("TEXT_MULTIPLE_MATCHES: old_string appears 2 times in 'cmp.py'")
     harness.ok("Edit", file_path="cmp.py", old_string="==", new_string="!=", replace_all=True)
     assert (tmp_path / "cmp.py").read_text() == "if a !=!= b:\n    pass\n"
+
+
+def test_a_one_line_match_replaced_by_several_lines_uses_the_files_line_breaks(tmp_path: Path) -> None:
+    (tmp_path / "lf.py").write_bytes(b"a = 1\nb = 2\n")
+    (tmp_path / "crlf.py").write_bytes(b"a = 1\r\nb = 2\r\n")
+    harness = Harness(tmp_path)
+    for name in ("lf.py", "crlf.py"):
+        harness.read(name)
+        harness.ok("Edit", file_path=name, old_string="a = 1", new_string="a = 1\nc = 3")
+    assert (tmp_path / "lf.py").read_bytes() == b"a = 1\nc = 3\nb = 2\n"
+    assert (tmp_path / "crlf.py").read_bytes() == b"a = 1\r\nc = 3\r\nb = 2\r\n"

@@ -283,3 +283,80 @@ def test_a_ripgrep_failure_is_an_execution_error(project: Path, tmp_path: Path) 
     broken = _fake_rg(tmp_path, "echo 'rg: something went wrong' >&2; exit 2")
     result = Harness(project, locate_rg=lambda: broken).call("Grep", pattern="x")
     assert result.content == "EXECUTION_ERROR: Grep failed: rg: something went wrong"
+
+
+def test_text_not_found_with_whitespace_only_differences_keeps_the_whole_message(project: Path) -> None:
+    harness = Harness(project)
+    harness.read("notes.md")
+    result = harness.call("Edit", file_path="notes.md", old_string="alpha\n  beta", new_string="x")
+    assert result.content.startswith(
+        "TEXT_NOT_FOUND: old_string was not found in 'notes.md'. It must match the file exactly, including "
+        "whitespace and indentation (the line numbers Read shows are not part of the file). It does match if "
+        "whitespace is ignored: check indentation (tabs vs spaces) and trailing spaces. The closest text is"
+    )
+
+
+def test_text_not_found_lists_every_close_candidate_separated(tmp_path: Path) -> None:
+    (tmp_path / "cfg.py").write_text("rate = 1\nother = 0\nrate = 2\n")
+    harness = Harness(tmp_path)
+    harness.read("cfg.py")
+    result = harness.call("Edit", file_path="cfg.py", old_string="rate = 3", new_string="x")
+    assert result.content.endswith(
+        "The closest text is at lines 1, 3:\n"
+        "     1\trate = 1\n"
+        "---\n"
+        "     3\trate = 2\n"
+        "Copy old_string from the file exactly (Read it again if it may have changed)."
+    )
+
+
+def test_the_closest_text_starts_where_the_old_string_would_when_it_begins_with_blank_lines(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "m.py").write_text("import os\n\n\ndef main():\n    run()\n")
+    harness = Harness(tmp_path)
+    harness.read("m.py")
+    result = harness.call("Edit", file_path="m.py", old_string="\ndef main(argv):\n    run()", new_string="x")
+    assert (
+        "The closest text is at line 3:\n     3\t\n     4\tdef main():\n     5\t    run()\n" in result.content
+    )
+
+
+def test_many_matches_list_twenty_lines_then_an_ellipsis(tmp_path: Path) -> None:
+    (tmp_path / "twenty.py").write_text("x = 1\n" * 20)
+    (tmp_path / "more.py").write_text("x = 1\n" * 21)
+    harness = Harness(tmp_path)
+    for name in ("twenty.py", "more.py"):
+        harness.read(name)
+    twenty = harness.call("Edit", file_path="twenty.py", old_string="x = 1", new_string="y")
+    more = harness.call("Edit", file_path="more.py", old_string="x = 1", new_string="y")
+    lines = ", ".join(str(n) for n in range(1, 21))
+    assert f"(at lines {lines}); add" in twenty.content
+    assert f"(at lines {lines}, …); add" in more.content
+
+
+def test_match_line_numbers_count_a_leading_blank_line(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_text("\nitem\nitem\n")
+    harness = Harness(tmp_path)
+    harness.read("b.md")
+    result = harness.call("Edit", file_path="b.md", old_string="item", new_string="x")
+    assert "(at lines 2, 3)" in result.content
+
+
+def test_the_best_candidate_is_found_among_many_weak_ones(tmp_path: Path) -> None:
+    weak = "".join(f"x{i} = compute(a)\n" for i in range(12))
+    (tmp_path / "last.py").write_text(weak + "total = compute(row)\n")
+    (tmp_path / "first.py").write_text("total = compute(row)\n" + weak)
+    harness = Harness(tmp_path)
+    for name, line in (("last.py", 13), ("first.py", 1)):
+        harness.read(name)
+        result = harness.call("Edit", file_path=name, old_string="total = compute(rows)", new_string="x")
+        assert f"The closest text is at line {line}:\n{line:>6}\ttotal = compute(row)\n" in result.content
+
+
+def test_a_blank_old_string_that_is_not_in_the_file_is_text_not_found(project: Path) -> None:
+    harness = Harness(project)
+    harness.read("notes.md")
+    result = harness.call("Edit", file_path="notes.md", old_string="    ", new_string="x")
+    assert result.error_code == "TEXT_NOT_FOUND"
+    assert result.content.endswith("Read the file and copy old_string from it exactly.")
