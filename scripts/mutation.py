@@ -67,6 +67,7 @@ GROUPS: tuple[Group, ...] = (
             _T + "tools/test_multiedit_tool.py",
             _T + "tools/test_read_tool.py",
             _T + "tools/test_file_tool_errors.py",
+            _T + "tools/test_read_ledger.py",
         ),
     ),
     Group(

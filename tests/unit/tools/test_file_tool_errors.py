@@ -360,3 +360,30 @@ def test_a_blank_old_string_that_is_not_in_the_file_is_text_not_found(project: P
     result = harness.call("Edit", file_path="notes.md", old_string="    ", new_string="x")
     assert result.error_code == "TEXT_NOT_FOUND"
     assert result.content.endswith("Read the file and copy old_string from it exactly.")
+
+
+def test_the_working_directory_itself_is_shown_as_a_dot(project: Path) -> None:
+    result = Harness(project).call("Read", file_path=str(project))
+    assert result.content == (
+        "IS_DIRECTORY: '.' is a directory, not a file; use Glob with path '.' to list it"
+    )
+
+
+def test_a_file_under_another_root_is_shown_by_its_absolute_path(tmp_path: Path) -> None:
+    work, data = tmp_path / "work", tmp_path / "data"
+    work.mkdir()
+    data.mkdir()
+    harness = Harness(work, roots=(work, data))
+    result = harness.call("Read", file_path=str(data / "nothing-like-it.csv"))
+    assert result.content == (
+        f"FILE_NOT_FOUND: '{data / 'nothing-like-it.csv'}' does not exist (relative paths start at '{work}')"
+    )
+
+
+def test_a_missing_file_names_at_most_three_similar_neighbours(tmp_path: Path) -> None:
+    for name in ("report1.csv", "report2.csv", "report3.csv", "report4.csv"):
+        (tmp_path / name).write_text("x\n")
+    result = Harness(tmp_path).call("Read", file_path="report.csv")
+    hint = result.content.split("did you mean ")[1]
+    assert hint.count("'report") == 3 and hint.endswith("?")
+    assert ", " in hint
