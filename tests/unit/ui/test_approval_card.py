@@ -4,6 +4,7 @@ as live HTML, while the cell waits and after the answer collapses it to one line
 from __future__ import annotations
 
 import concurrent.futures
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,9 @@ from test_safe_html import assert_inert
 from traitlets.config import Config
 
 from jupyter_agent.tools.core import Preview
-from jupyter_agent.tools.dispatch import ApprovalRequest, Approve
+from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from jupyter_agent.tools.permissions import Rule
-from jupyter_agent.ui.approval import WidgetApproval
+from jupyter_agent.ui.approval import WidgetApproval, ask_on_stdin, headless_refusal
 from jupyter_agent.ui.channel import Ask
 
 ATTACK = '<img src=x onerror="window.pwned=1">'
@@ -54,6 +55,7 @@ def test_model_written_text_in_the_approval_card_is_inert(shell: InteractiveShel
         assert_inert(html)
     assert "mcp__srv__run &lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;" in html_parts[0]
     assert "&lt;img" in html_parts[1]
+    assert "the model says: &lt;img src=x" in html_parts[0]
 
     card.answer(Approve())
     with capture_output() as captured:
@@ -65,3 +67,165 @@ def test_model_written_text_in_the_approval_card_is_inert(shell: InteractiveShel
     assert collapsed[0]["text/plain"] == f"✅ mcp__srv__run {ATTACK}: allowed once"
     assert_inert(collapsed[0]["text/html"])
     assert "&lt;img" in collapsed[0]["text/html"]
+
+
+def plain_request(preview: Preview | None = None) -> ApprovalRequest:
+    return ApprovalRequest(
+        tool_use_id="toolu_2",
+        tool="Bash",
+        title="Bash git push",
+        input={"command": "git push"},
+        preview=preview or Preview(kind="code", text="git push", language="bash"),
+        reason="Bash runs commands; the mode asks first",
+        suggested_rule=Rule("Bash", "git push*"),
+    )
+
+
+def shown_card(shell: InteractiveShell, request: ApprovalRequest | None = None) -> WidgetApproval:
+    made = WidgetApproval(ask=Ask(request=request or plain_request(), reply=concurrent.futures.Future()))
+    with capture_output():
+        made.show()
+    return made
+
+
+def widget(made: WidgetApproval, model: str, description: str = "") -> Any:
+    found = [
+        w for w in made.widgets if type(w).__name__ == model and getattr(w, "description", "") == description
+    ]
+    assert len(found) == 1, (model, description)
+    return found[0]
+
+
+def collapse(made: WidgetApproval) -> str:
+    with capture_output() as captured:
+        assert made.settle()
+    assert len(captured.outputs) == 1
+    return captured.outputs[0].data["text/plain"]
+
+
+@pytest.mark.parametrize(
+    ("button", "answer", "record"),
+    [
+        ("Allow once", Approve(), "✅ Bash git push: allowed once"),
+        (
+            "Always allow",
+            Approve(always=True),
+            "✅ Bash git push: always allowed (Bash(git push*) for this session)",
+        ),
+        ("Deny", Reject(), "🚫 Bash git push: denied"),
+    ],
+)
+def test_each_button_answers_the_question_and_collapses_the_card_to_its_record(
+    shell: InteractiveShell, button: str, answer: Approval, record: str
+) -> None:
+    made = shown_card(shell)
+    assert not made.settle()  # nothing to show before an answer
+    widget(made, "Button", button).click()
+    assert made.ask.reply.result() == answer
+    assert collapse(made) == record
+    assert made.outcome == answer
+    assert all(w.comm is None for w in made.widgets)  # closed: the buttons are gone from the page
+
+
+def test_deny_with_a_message_sends_the_typed_text_trimmed(shell: InteractiveShell) -> None:
+    made = shown_card(shell)
+    text = widget(made, "Text")
+    assert text.placeholder == "Tell the agent why, or what to do instead…"
+    text.value = "  use --dry-run first  "
+    widget(made, "Button", "Deny with message").click()
+    assert made.ask.reply.result() == Reject(message="use --dry-run first")
+    assert collapse(made) == "🚫 Bash git push: denied — “use --dry-run first”"
+
+
+def test_only_the_first_click_counts(shell: InteractiveShell) -> None:
+    made = shown_card(shell)
+    widget(made, "Button", "Deny").click()
+    widget(made, "Button", "Allow once").click()
+    assert made.ask.reply.result() == Reject()
+    assert collapse(made) == "🚫 Bash git push: denied"
+
+
+def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_message(
+    shell: InteractiveShell,
+) -> None:
+    made = WidgetApproval(ask=Ask(request=plain_request(), reply=concurrent.futures.Future()))
+    with capture_output() as captured:
+        made.show()
+    box = made.widgets[-1]
+    assert "jp-agent-approval" in box._dom_classes
+    (shown,) = captured.outputs
+    assert shown.data["application/vnd.jupyter.widget-view+json"]["model_id"] == box.model_id
+    head, body, buttons, ask_why = box.children
+    assert "Allow <code>Bash git push</code>?" in head.value and "<pre" in body.value
+    assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny"]
+    assert [type(w).__name__ for w in ask_why.children] == ["Text", "Button"]
+    assert made.display_id
+
+
+def test_pressing_enter_in_the_message_denies_with_it(shell: InteractiveShell) -> None:
+    made = shown_card(shell)
+    text = widget(made, "Text")
+    text.value = "wrong branch"
+    text._submission_callbacks(text)
+    assert made.ask.reply.result() == Reject(message="wrong branch")
+
+
+def test_the_always_button_says_which_rule_it_adds(shell: InteractiveShell) -> None:
+    made = shown_card(shell)
+    assert widget(made, "Button", "Always allow").tooltip == "adds Bash(git push*) for this session"
+
+
+def test_an_abandoned_question_collapses_as_interrupted(shell: InteractiveShell) -> None:
+    made = shown_card(shell)
+    made.ask.reply.cancel()
+    assert collapse(made) == "⏹ Bash git push: interrupted before an answer"
+    assert made.outcome is None
+    widget(made, "Button", "Allow once").click()  # a late click answers nothing
+    assert made.ask.reply.cancelled()
+
+
+def test_the_preview_shows_a_diff_as_a_diff_and_a_command_as_text(shell: InteractiveShell) -> None:
+    diff = "--- a/n.md\n+++ b/n.md\n@@ -1 +1 @@\n-old\n+new\n"
+    as_diff = shown_card(shell, plain_request(Preview(kind="diff", text=diff)))
+    body = [w.value for w in as_diff.widgets if type(w).__name__ == "HTML"][1]
+    assert "<span>+new</span>" in body and "<pre" not in body
+    as_code = shown_card(shell)
+    body = [w.value for w in as_code.widgets if type(w).__name__ == "HTML"][1]
+    assert body == (
+        '<pre style="margin:0;white-space:pre-wrap;word-break:break-word;font-family:var(--jp-code-font-family,'
+        'monospace);font-size:12px;padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;">'
+        "git push</pre>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "answer"),
+    [
+        ("y", Approve()),
+        ("YES", Approve()),
+        ("a", Approve(always=True)),
+        ("always", Approve(always=True)),
+        ("", Reject()),
+        ("n", Reject()),
+        ("No", Reject()),
+        ("  not on main  ", Reject(message="not on main")),
+    ],
+)
+def test_in_a_terminal_the_question_is_asked_on_stdin(
+    typed: str, answer: Approval, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed + "\n"))
+    assert ask_on_stdin(plain_request()) == answer
+    out = capsys.readouterr().out
+    assert out.startswith("\nBash git push — Bash runs commands; the mode asks first\ngit push\n\n")
+    assert out.endswith("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ")
+
+
+def test_headless_the_refusal_says_which_rule_would_allow_it() -> None:
+    assert headless_refusal(plain_request()) == Reject(
+        message=(
+            "no one could approve Bash git push (no widget frontend answered: nbclient/papermill or a closed "
+            "browser). To allow it without asking, add the rule `%agent allow Bash(git push*)`, pass "
+            "`--allow 'Bash(git push*)'`, or use `--mode acceptEdits` / `--mode bypassPermissions`"
+        )
+    )

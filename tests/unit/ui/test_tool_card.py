@@ -1,0 +1,138 @@
+"""A tool call's card: its one line (icon, headline, status, duration), and the details behind it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.ui.cards import ToolCard
+
+DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"
+PRE = (
+    '<pre style="margin:0;white-space:pre-wrap;word-break:break-word;'
+    'font-family:var(--jp-code-font-family,monospace);font-size:12px;">'
+)
+LABEL = '<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">'
+
+
+def card(name: str = "Read", kind: str = "read", **kw: object) -> ToolCard:
+    return ToolCard(call_id="t1", name=name, input=kw.pop("input", {"file_path": "a.py"}), kind=kind, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("made", "result", "line"),
+    [
+        (card(), None, "🔍 Read  […]"),
+        (card(title="Read a.py", status="running"), None, "🔍 Read a.py  [running]"),
+        (
+            card("Edit", "edit", title="Edit utils.py", status="done", duration=0.44),
+            ToolResult.ok("Edited", summary="Edited utils.py (+3 −1)", diff=DIFF),
+            "✏️ Edit utils.py  +3 −1  [done 0.4s]",
+        ),
+        (
+            card("Grep", title='Grep "TODO"', status="done"),
+            ToolResult.ok("...", summary='12 files match "TODO"'),
+            '🔍 12 files match "TODO"  [done]',
+        ),
+        (
+            card("Grep", title='Grep "TODO"', status="done"),
+            ToolResult.ok("...", summary="12 files"),
+            '🔍 Grep "TODO" · 12 files  [done]',
+        ),
+        (card("Glob", status="done"), ToolResult.ok("...", summary="3 files"), "🔍 Glob · 3 files  [done]"),
+        (
+            card(title="Read nope", status="error"),
+            ToolResult.error("FILE_NOT_FOUND", "no such file"),
+            "🔍 Read nope  [FILE_NOT_FOUND]",
+        ),
+        (
+            card("Bash", "execute", title="Bash rm -rf x", status="denied"),
+            ToolResult.error("DENIED", "no"),
+            "▶️ Bash rm -rf x  [DENIED]",
+        ),
+        (card(status="interrupted"), ToolResult.error("INTERRUPTED", "stopped"), "🔍 Read  [interrupted]"),
+        (card(status="denied"), None, "🔍 Read  [denied]"),
+        (card("mine", "unknown-kind", status="asking"), None, "🔧 mine  [waiting for approval]"),
+    ],
+)
+def test_the_one_line_of_a_card(made: ToolCard, result: ToolResult | None, line: str) -> None:
+    made.result = result
+    assert made.text() == line
+    summary = re.search(r"<summary[^>]*>(.*?)</summary>", made.html())
+    assert summary is not None
+    plain = re.sub(r"<[^>]+>", " ", summary.group(1)).replace("&quot;", '"')
+    assert (
+        plain.replace(" · ", " ").split()
+        == line.replace("[", "").replace("]", "").replace(" · ", " ").split()
+    )
+
+
+def test_an_error_card_opens_with_a_red_border_and_shows_arguments_and_result() -> None:
+    failed = card(title="Read nope", status="error")
+    failed.result = ToolResult.error("FILE_NOT_FOUND", "no <such> file")
+    assert failed.html() == (
+        '<details class="jp-agent-card" data-status="error" open style="border:1px solid '
+        'var(--jp-error-color1,#e57373);border-radius:4px;padding:3px 8px;margin:3px 0;">'
+        '<summary style="cursor:pointer;list-style-position:inside;">🔍 <code>Read nope</code>'
+        '<span style="color:var(--jp-error-color0,#c62828);font-size:11px;margin-left:8px;">FILE_NOT_FOUND</span>'
+        '</summary><div style="margin:4px 0 2px 0;">'
+        f"{LABEL}arguments</div>{PRE}{{\n  &quot;file_path&quot;: &quot;a.py&quot;\n}}</pre>"
+        f"{LABEL}result</div>{PRE}FILE_NOT_FOUND: no &lt;such&gt; file</pre></div></details>"
+    )
+
+
+def test_a_quiet_runs_error_card_stays_closed_and_a_done_card_has_a_plain_border() -> None:
+    quiet = card(status="error", collapsed=True)
+    quiet.result = ToolResult.error("FILE_NOT_FOUND", "x")
+    assert quiet.html().startswith(
+        '<details class="jp-agent-card" data-status="error" style="border:1px solid var(--jp-error-color1'
+    )
+    done = card(status="done", duration=1.25)
+    done.result = ToolResult.ok("fine")
+    html = done.html()
+    assert html.startswith(
+        '<details class="jp-agent-card" data-status="done" style="border:1px solid var(--jp-border-color2,#ddd);'
+    )
+    assert (
+        '<span style="color:var(--jp-success-color0,#2e7d32);font-size:11px;margin-left:8px;">done · 1.2s</span>'
+        in html
+    )
+
+
+def test_a_card_with_a_diff_shows_it_between_arguments_and_result() -> None:
+    edited = card("Edit", "edit", status="done")
+    edited.result = ToolResult.ok("Edited", diff=DIFF)
+    html = edited.html()
+    assert (
+        html.index(f"{LABEL}arguments</div>")
+        < html.index(f"{LABEL}diff</div>")
+        < html.index(f"{LABEL}result</div>")
+    )
+    assert "<span>+y</span>" in html
+
+
+def test_long_details_are_cut_with_a_count_of_what_was_left_out() -> None:
+    exact, longer = card(status="done"), card(status="done")
+    exact.result = ToolResult.ok("a" * 8000)
+    longer.result = ToolResult.ok("b" * 8003)
+    assert f"{PRE}{'a' * 8000}</pre>" in exact.html()
+    assert f"{PRE}{'b' * 8000}\n… [3 more characters]</pre>" in longer.html()
+
+
+def test_arguments_that_are_not_json_are_shown_as_python_writes_them() -> None:
+    odd = card(input={"when": {1, 2}}, status="done")
+    assert f"{PRE}{{&#x27;when&#x27;: {{1, 2}}}}</pre>" in odd.html()
+
+
+def test_arguments_keep_non_ascii_text() -> None:
+    assert "café" in card(input={"file_path": "café.md"}).html()
+
+
+def test_images_sent_to_the_model_are_counted() -> None:
+    from jupyter_agent.tools.result import ImageContent
+
+    shown = card(status="done")
+    shown.result = ToolResult.ok("png", images=(ImageContent(media_type="image/png", data="AAAA"),))
+    assert "<div>1 image(s) sent to the model</div>" in shown.html()
