@@ -69,3 +69,17 @@ def test_ordinary_markdown_still_renders() -> None:
     )
     assert "<strong>bold</strong>" in html and "<code>code</code>" in html and "<table>" in html
     assert 'rel="noopener noreferrer nofollow"' in html
+
+
+def test_links_open_in_a_new_tab_without_referrer_and_keep_their_title() -> None:
+    assert markdown_to_html('[link](https://jupyter.org "Jupyter")') == (
+        '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://jupyter.org" title="Jupyter">'
+        "link</a></p>\n"
+    )
+
+
+def test_an_image_becomes_a_link_that_keeps_its_title() -> None:
+    assert markdown_to_html('![chart](https://e.example/c.png "Sales")') == (
+        '<p><a target="_blank" rel="noopener noreferrer nofollow" href="https://e.example/c.png" title="Sales">'
+        "image: chart</a></p>\n"
+    )
