@@ -13,6 +13,7 @@ reaches counts as a survivor).
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import shutil
@@ -150,7 +151,9 @@ def survivor_key(module: str, mutant: str, diff: str) -> str:
 
 
 def load_arguments(path: Path) -> dict[str, str]:
-    """`scripts/mutation-survivors.txt`: a key line, then indented lines arguing for it; `#` comments."""
+    """`scripts/mutation-survivors.txt`: a key line, then indented lines arguing for it; `#` comments.
+
+    A key with `*` is a pattern (fnmatch) for a family of mutants that share one argument (style strings)."""
     arguments: dict[str, str] = {}
     key: str | None = None
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -270,7 +273,14 @@ def run_group(
         module = result["path"]
         key = survivor_key(module, result["name"], result["diff"])
         seen.add(key)
-        argument = arguments.get(key)
+        argument = arguments.get(key) or next(
+            (
+                text
+                for pattern, text in arguments.items()
+                if "*" in pattern and fnmatch.fnmatchcase(key, pattern)
+            ),
+            None,
+        )
         if argument is None:
             unexplained += 1
             print(f"   UNEXPLAINED ({result['status']}) {key}", flush=True)
@@ -324,7 +334,11 @@ def main() -> int:
     print(f"   {'overall':<12} {killed:>4}/{total:<4} {overall:>6.1%}   unexplained survivors: {unexplained}")
     if not args.groups:
         stale = sorted(
-            k for k in arguments if k not in seen and any(k.startswith(m) for g in chosen for m in g.modules)
+            k
+            for k in arguments
+            if k not in seen
+            and not any(fnmatch.fnmatchcase(s, k) for s in seen)
+            and any(k.startswith(m) for g in chosen for m in g.modules)
         )
         for key in stale:
             print(f"   note: no longer survives (remove from {SURVIVORS_FILE.name}): {key}")
