@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from jupyter_agent.agent.undo import undo_run
+from jupyter_agent.agent.undo import describe_change, undo_run
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.journal import RunJournal
+from jupyter_agent.tools.journal import CellChange, FileChange, RunJournal
 
 
 def agent(tmp_path: Path) -> tuple[Dispatcher, ToolContext]:
@@ -58,3 +58,54 @@ def test_undo_refuses_a_file_the_user_changed_after_the_agent_and_keeps_it(tmp_p
     )
     assert (tmp_path / "a.py").read_text() == "x = 10\nmine = True\n"
     assert not journal.undone
+
+
+def test_undo_keeps_a_file_the_user_deleted_after_the_agent_wrote_it(tmp_path: Path) -> None:
+    dispatcher, ctx = agent(tmp_path)
+    ctx.journal = journal = RunJournal(run_id=3)
+    call(dispatcher, ctx, "Write", file_path="out.csv", content="a,b\n")
+    (tmp_path / "out.csv").unlink()
+    report = asyncio.run(undo_run(journal, ctx))
+    assert report.splitlines()[1] == (
+        "  skipped out.csv: it was deleted after the agent wrote it; nothing to restore over"
+    )
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_the_skip_note_counts_every_line_the_user_changed_even_in_binary_looking_text(tmp_path: Path) -> None:
+    dispatcher, ctx = agent(tmp_path)
+    (tmp_path / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
+    ctx.journal = journal = RunJournal(run_id=4)
+    call(dispatcher, ctx, "Read", file_path="a.txt")
+    call(dispatcher, ctx, "Edit", file_path="a.txt", old_string="three", new_string="3")
+    (tmp_path / "a.txt").write_bytes(b"ONE\ntwo\n3\nfour\nfive\n\xff\xfe extra\n")
+    report = asyncio.run(undo_run(journal, ctx))
+    assert "(3 line(s) differ)" in report  # one line replaced (-1 +1), one added in a second hunk
+
+
+def test_after_an_undo_the_agent_must_read_the_file_again(tmp_path: Path) -> None:
+    dispatcher, ctx = agent(tmp_path)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    ctx.journal = journal = RunJournal(run_id=5)
+    call(dispatcher, ctx, "Read", file_path="a.py")
+    call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")
+    asyncio.run(undo_run(journal, ctx))
+    refused = call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 3")
+    assert refused == "STALE_READ: 'a.py' has not been read in this conversation; Read it first"
+
+
+def test_history_lines_say_what_each_change_did(tmp_path: Path) -> None:
+    sandbox = Sandbox.at(tmp_path)
+    created = FileChange(path=tmp_path / "new.md", before=None, after=b"x", tool="Write")
+    changed = FileChange(path=tmp_path / "src" / "a.py", before=b"a", after=b"b", tool="Edit")
+    cell = CellChange(
+        notebook=str(tmp_path / "nb" / "analysis.ipynb"),
+        op="replace",
+        cell_id="c1",
+        inverse={"ops": []},
+        after_source="y",
+        tool="NotebookEdit",
+    )
+    assert describe_change(created, sandbox) == "Write: created new.md"
+    assert describe_change(changed, sandbox) == "Edit: changed src/a.py"
+    assert describe_change(cell, sandbox) == "NotebookEdit: replace cell c1 in analysis.ipynb"

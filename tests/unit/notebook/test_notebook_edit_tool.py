@@ -288,3 +288,47 @@ def test_an_edit_of_a_cell_read_as_empty_is_refused_after_the_user_types_in_it(w
     assert caught.value.code == "STALE_READ"
     assert world.sources()["c1"] == "df = load()  # just typed"
     assert world.ctx.journal.changes == []
+
+
+def test_undo_run_reverts_cell_edits_and_the_agent_must_read_the_cell_again(world: World) -> None:
+    from jupyter_agent.agent.undo import undo_run
+
+    read(world)
+    call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'agent'"})
+    report = asyncio.run(undo_run(world.ctx.journal, world.ctx))
+    assert report == "undo run 0:\n  restored cell c0 in analysis.ipynb"
+    assert world.sources()["c0"] == "x = 0\nprint(x)"
+    again = call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'again'"})
+    assert again.result.content.startswith("STALE_READ: cell 'c0' of analysis.ipynb has not been read")
+
+
+def test_undo_of_a_cell_whose_notebook_is_gone_is_skipped_with_the_reason(world: World) -> None:
+    read(world)
+    call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'agent'"})
+    (change,) = world.ctx.journal.changes
+    assert isinstance(change, CellChange)
+    moved = CellChange(
+        notebook=str(world.path.with_name("gone.ipynb")),
+        op=change.op,
+        cell_id=change.cell_id,
+        inverse=change.inverse,
+        after_source=change.after_source,
+        tool=change.tool,
+    )
+    line = asyncio.run(undo_cell_change(moved, world.ctx))
+    assert line.startswith("skipped cell c0 in gone.ipynb: ")
+    assert "gone.ipynb' does not exist" in line
+
+
+def test_an_unusable_undo_record_is_skipped_not_applied(world: World) -> None:
+    broken = CellChange(
+        notebook=str(world.path),
+        op="replace",
+        cell_id="c0",
+        inverse={"ops": [{"op": "explode"}]},
+        after_source="x",
+        tool="NotebookEdit",
+    )
+    line = asyncio.run(undo_cell_change(broken, world.ctx))
+    assert line == "skipped cell c0 in analysis.ipynb: its undo record is not usable (unknown op 'explode')"
+    assert world.sources()["c0"] == "x = 0\nprint(x)"
