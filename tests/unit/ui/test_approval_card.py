@@ -170,32 +170,6 @@ def test_pressing_enter_in_the_message_denies_with_it(shell: InteractiveShell) -
     assert made.ask.reply.result() == Reject(message="wrong branch")
 
 
-def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_message(
-    shell: InteractiveShell,
-) -> None:
-    made = WidgetApproval(
-        ask=AskApproval(request=plain_request(), reply=concurrent.futures.Future()), on_answer=lambda *_: None
-    )
-    with capture_output() as captured:
-        made.show()
-    assert made.box is not None and "jp-agent-approval" in made.box._dom_classes
-    (shown,) = captured.outputs
-    assert shown.data["application/vnd.jupyter.widget-view+json"]["model_id"] == made.box.model_id
-    head, body, buttons, ask_why = made.box.children
-    assert "Allow <code>Bash git push</code>?" in head.value and "<pre" in body.value
-    assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny"]
-    assert [type(w).__name__ for w in ask_why.children] == ["Text", "Button"]
-    assert made.display_id
-
-
-def test_pressing_enter_in_the_message_denies_with_it(shell: InteractiveShell) -> None:
-    made, _ = shown_card(shell)
-    text = widget(made, "Text")
-    text.value = "wrong branch"
-    text._submission_callbacks(text)
-    assert made.ask.reply.result() == Reject(message="wrong branch")
-
-
 def test_the_always_button_says_which_rule_it_adds(shell: InteractiveShell) -> None:
     made = shown_card(shell)
     assert widget(made, "Button", "Always allow").tooltip == "adds Bash(git push*) for this session"
