@@ -75,7 +75,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "html",
-        (_P + "ui/html.py", _P + "ui/cards.py", _P + "ui/approval.py"),
+        (_P + "ui/html.py", _P + "ui/cards.py", _P + "ui/approval.py", _P + "ui/questions.py"),
         (
             _T + "ui/test_safe_html.py",
             _T + "ui/test_approval_card.py",
@@ -123,6 +123,7 @@ GROUPS: tuple[Group, ...] = (
         (
             _T + "core/test_dispatcher.py",
             _T + "core/test_dispatch_never_raises.py",
+            _T + "core/test_rules_through_dispatcher.py",
             _T + "core/test_permissions.py",
             _T + "core/test_tool_schema_and_validation.py",
             _T + "tools/test_kernel_hooks_examples.py",
@@ -131,8 +132,8 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "permissions",
-        (_P + "tools/permissions.py",),
-        (_T + "core/test_permissions*.py", _T + "core/test_rules*.py", _T + "core/test_dispatcher.py"),
+        (_P + "tools/permissions.py", _P + "tools/shell.py"),
+        (_T + "core/test_permissions*.py", _T + "core/test_rule*.py", _T + "core/test_dispatcher.py"),
     ),
     Group(
         "pump",
