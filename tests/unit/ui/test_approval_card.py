@@ -221,11 +221,11 @@ def test_in_a_terminal_the_question_is_asked_on_stdin(
     assert out.endswith("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ")
 
 
-def test_headless_the_refusal_says_which_rule_would_allow_it() -> None:
-    assert headless_refusal(plain_request()) == Reject(
+def test_headless_the_refusal_says_no_one_could_answer_and_how_to_allow_the_call() -> None:
+    request = plain_request()
+    assert headless_refusal(request) == Reject(
         message=(
             "no one could approve Bash git push (no widget frontend answered: nbclient/papermill or a closed "
-            "browser). To allow it without asking, add the rule `%agent allow Bash(git push*)`, pass "
-            "`--allow 'Bash(git push*)'`, or use `--mode acceptEdits` / `--mode bypassPermissions`"
+            f"browser). To allow it without asking, {request.how_to_allow()}"
         )
     )
