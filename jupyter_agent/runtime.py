@@ -16,11 +16,11 @@ from .ui.channel import UIChannel
 if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
-    from .host.build import HostServices
+    from .host.build import HostServices, McpLines
     from .settings import AgentSettings
     from .tools.core import AnyTool
     from .tools.function_tool import FunctionTool
-    from .tools.mcp import McpConnections
+    from .tools.mcp import McpServers
     from .tools.permissions import Rule
 
 _UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
@@ -42,7 +42,8 @@ class KernelAgent:
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
         self._worker: AgentWorker | None = None
-        self._mcp: McpConnections | None = None
+        self._mcp: McpServers | None = None
+        self._mcp_lines: McpLines | None = None
 
     @property
     def worker(self) -> AgentWorker:
@@ -58,7 +59,7 @@ class KernelAgent:
             from .host.build import build_session
 
             built = build_session(self.settings, self._services())
-            self._session, self._mcp = built.session, built.mcp
+            self._session, self._mcp, self._mcp_lines = built.session, built.mcp, built.mcp_lines
         return self._session
 
     def _services(self) -> HostServices:
@@ -92,6 +93,7 @@ class KernelAgent:
             self.reset()
         session = self.session
         configure(session, self.settings, options)
+        self.sync_mcp()
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
@@ -125,6 +127,23 @@ class KernelAgent:
         if wait_quietly(kernel=self.kernel, channel=self.channel, worker=self.worker, future=future):
             raise KeyboardInterrupt
         return future.result()
+
+    # -- MCP servers ------------------------------------------------------------------------------------
+    @property
+    def mcp(self) -> McpServers:
+        """The session's MCP servers (building the session starts them)."""
+        _ = self.session
+        assert self._mcp is not None
+        return self._mcp
+
+    def sync_mcp(self) -> None:
+        """A changed `mcp_servers` setting applies now (servers start, stop, restart in the background);
+        lines servers reported since the last cell are printed."""
+        from .host.build import MCP_START_TIMEOUT, apply_mcp_settings
+
+        self.worker.submit(apply_mcp_settings(self.mcp, self.settings)).result(timeout=MCP_START_TIMEOUT)
+        for line in self._mcp_lines.take() if self._mcp_lines is not None else []:
+            print(f"jupyter_agent: {line}")
 
     # -- what the subcommands do ------------------------------------------------------------------------
     def reset(self) -> None:

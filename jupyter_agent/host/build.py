@@ -3,12 +3,16 @@
 What the session needs from its surroundings is `HostServices`: the IPython shell and kernel (if any), the
 channel to the main thread, the user's `@tool` functions, and a way to run a coroutine on the worker (to
 connect MCP servers on the loop that will use them).
+
+MCP servers connect in the background (`McpServers`): building a session never waits for them; each
+server's tools join the pool when it is ready, and its lines reach the user through `McpLines`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Coroutine, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -25,11 +29,11 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
-    from ..tools.mcp import McpConnections
+    from ..tools.mcp import McpServers
     from ..ui.channel import UIChannel
 
-#: How long building a session waits for the configured MCP servers to connect.
-MCP_CONNECT_TIMEOUT = 60.0
+#: How long starting the MCP servers' tasks on the worker may take (they connect afterwards, in the background).
+MCP_START_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,8 +50,10 @@ class HostServices:
 @dataclass(frozen=True, kw_only=True)
 class BuiltSession:
     session: AgentSession
-    #: The MCP connections to close on unload (None when no server is configured).
-    mcp: McpConnections | None
+    #: The MCP servers (to reconfigure, restart and close on unload).
+    mcp: McpServers
+    #: Their lines not yet shown (they arrived between runs).
+    mcp_lines: McpLines
 
 
 def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
@@ -76,7 +82,8 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
         notebook_path=str(nb_path) if nb_path is not None else None,
         kernel=kernel_description(host.kernel),
     )
-    return BuiltSession(session=session, mcp=_connect_mcp(settings, host, session))
+    lines = McpLines(session, host.main_thread)
+    return BuiltSession(session=session, mcp=_start_mcp(settings, host, session, lines), mcp_lines=lines)
 
 
 def kernel_description(kernel: Any) -> str:
@@ -86,14 +93,45 @@ def kernel_description(kernel: Any) -> str:
     return f"ipykernel {getattr(kernel, 'implementation_version', '')} · Python {sys.version.split()[0]} · pid {os.getpid()}"
 
 
-def _connect_mcp(settings: AgentSettings, host: HostServices, session: AgentSession) -> McpConnections | None:
-    servers: dict[str, Any] = dict(settings.mcp_servers)
-    if not servers:
-        return None
-    from ..tools.mcp import connect_mcp_servers
+class McpLines:
+    """Where MCP servers' lines go: into the running `%%agent` cell's output as a notice, else kept for the next
+    cell (`take()`); reports arrive on the worker thread, whenever a server changes state."""
 
-    connections = host.submit(connect_mcp_servers(servers)).result(timeout=MCP_CONNECT_TIMEOUT)
-    session.pool.set_source("mcp", connections.tools)
-    for error in connections.errors.values():
-        print(f"jupyter_agent: {error}")
-    return connections
+    def __init__(self, session: AgentSession, main_thread: UIChannel) -> None:
+        self._session = session
+        self._main_thread = main_thread
+        self._pending: list[str] = []
+        self._lock = threading.Lock()
+
+    def report(self, line: str) -> None:
+        from ..agent.events import Notice
+
+        if self._session.running:
+            self._main_thread.emit(Notice(level="info", message=line))
+        else:
+            with self._lock:
+                self._pending.append(line)
+
+    def take(self) -> list[str]:
+        with self._lock:
+            lines, self._pending = self._pending, []
+        return lines
+
+
+def _start_mcp(
+    settings: AgentSettings, host: HostServices, session: AgentSession, lines: McpLines
+) -> McpServers:
+    from ..tools.mcp import McpServers
+
+    def sync_pool() -> None:
+        for source, tools in servers.sources().items():
+            session.pool.set_source(source, tools)
+
+    servers = McpServers(on_change=sync_pool, report=lines.report)
+    host.submit(apply_mcp_settings(servers, settings)).result(timeout=MCP_START_TIMEOUT)
+    return servers
+
+
+async def apply_mcp_settings(servers: McpServers, settings: AgentSettings) -> None:
+    """Start, stop or restart servers so they match `mcp_servers` now (on the worker loop; returns at once)."""
+    servers.configure(dict(settings.mcp_servers))

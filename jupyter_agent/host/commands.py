@@ -83,6 +83,24 @@ def _undo(agent: KernelAgent, _args: list[str]) -> str:
     return agent.undo()
 
 
+def _mcp(agent: KernelAgent, args: list[str]) -> str:
+    """`%agent mcp` lists the servers; `%agent mcp restart [NAME]` restarts one or all (a crashed one too)."""
+    from .texts import mcp_text
+
+    if not args:
+        agent.sync_mcp()
+        return mcp_text(agent.mcp.statuses())
+    if args[0] != "restart" or len(args) > 2:
+        raise CommandError("%agent mcp: use `%agent mcp` (list) or `%agent mcp restart [NAME]`")
+    try:
+        names = agent.run_blocking(agent.mcp.restart(args[1] if len(args) == 2 else None))
+    except KeyError as exc:
+        raise CommandError(f"%agent mcp restart: {exc.args[0]}") from None
+    if not names:
+        return "no MCP servers are configured (%config AgentMagics.mcp_servers = {...})"
+    return f"restarting {', '.join(names)}; they connect in the background (`%agent mcp` shows their state)"
+
+
 def _help(_agent: KernelAgent, _args: list[str]) -> str:
     return help_text()
 
@@ -120,6 +138,11 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="undo",
         help="revert the last run's file and cell changes (again for the one before)",
         run=_undo,
+    ),
+    Subcommand(
+        name="mcp",
+        help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
+        run=_mcp,
     ),
     Subcommand(name="help", help="this text", run=_help),
 )

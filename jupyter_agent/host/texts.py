@@ -1,4 +1,5 @@
-"""What `%agent status`, `%agent tools` and `%agent history` print: plain text, built from the session."""
+"""What `%agent status`, `%agent tools`, `%agent history` and `%agent mcp` print: plain text, built from the
+session."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..settings import AgentSettings
+    from ..tools.mcp import ServerStatus
 
 
 def status_text(session: AgentSession, settings: AgentSettings) -> str:
@@ -62,4 +64,19 @@ def history_text(session: AgentSession) -> str:
         lines += [f"    {describe_change(c, session.ctx.sandbox)}" for c in journal.changes] or [
             "    no changes"
         ]
+    return "\n".join(lines)
+
+
+def mcp_text(statuses: list[ServerStatus]) -> str:
+    """`notes  connected  4 tools` per server; why, under it, for one that failed or stopped."""
+    if not statuses:
+        return "no MCP servers are configured (%config AgentMagics.mcp_servers = {...}; docs/mcp.md)"
+    width = max(len(s.name) for s in statuses)
+    lines: list[str] = []
+    for status in statuses:
+        tools = (
+            f"{status.tools} tool{'s' if status.tools != 1 else ''}" if status.state == "connected" else ""
+        )
+        lines.append(f"{status.name:<{width}}  {status.state:<10}  {tools}".rstrip())
+        lines.extend(f"{'':<{width}}    {line}" for line in status.detail.splitlines() if line.strip())
     return "\n".join(lines)

@@ -1,0 +1,75 @@
+"""MCP servers in a real kernel: they connect in the background (a hanging one holds nothing up), `%agent mcp`
+shows their state, `%agent mcp restart` restarts one, and a changed `mcp_servers` setting applies at the
+next cell."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from frontend import AgentKernel, KernelFrontend
+from test_agent_magic import result_text, tool_results
+
+from jupyter_agent.testing import Text, ToolUse, Turn
+
+pytestmark = pytest.mark.kernel
+
+ECHO = {
+    "command": sys.executable,
+    "args": [str(Path(__file__).parents[1] / "fixtures" / "mcp_echo_server.py")],
+}
+HANGS = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"]}
+
+
+def wait_for_state(
+    frontend: KernelFrontend, line_start: str, timeout: float = 120, seen: list[str] | None = None
+) -> str:
+    """`%agent mcp` until a line starts with `line_start` (servers connect in the background); every output
+    is added to `seen`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = frontend.run("%agent mcp").text()
+        if seen is not None:
+            seen.append(text)
+        if any(line.startswith(line_start) for line in text.splitlines()):
+            return text
+        assert time.monotonic() < deadline, text
+        time.sleep(0.5)
+
+
+def test_servers_connect_in_the_background_are_listed_restarted_and_follow_the_setting(
+    agent_kernel: AgentKernel,
+) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="mcp__echo__echo", input={"text": "hi"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, server = agent_kernel(script)
+    frontend.run(f"%config AgentMagics.mcp_servers = {{'hangs': {HANGS!r}, 'echo': {ECHO!r}}}")
+    first = frontend.run("%agent mcp", timeout=30).text()
+    # The hanging server is still starting, and the command answered anyway.
+    assert "hangs  connecting" in first, first
+
+    seen = [first]
+    listed = wait_for_state(frontend, "echo   connected   5 tools", seen=seen)
+    assert "hangs  connecting" in listed or "hangs  failed" in listed
+    # The line the server's connection printed, once, at the next cell after it happened.
+    assert "\n".join(seen).count("jupyter_agent: MCP server 'echo' connected: 5 tools") == 1
+
+    frontend.run("%%agent\necho hi", timeout=60)
+    assert result_text(tool_results(server.requests[1])[0]) == "echo: hi"
+    sent = {tool["name"] for tool in server.requests[0]["tools"]}
+    assert {"mcp__echo__echo", "ListMcpResources", "ReadMcpResource"} <= sent
+    assert not any(name.startswith("mcp__hangs__") for name in sent)
+
+    restarted = frontend.run("%agent mcp restart echo").text()
+    assert restarted.startswith("restarting echo; they connect in the background")
+    wait_for_state(frontend, "echo   connected   5 tools")
+    unknown = frontend.run("%agent mcp restart nope").text()
+    assert "no MCP server named 'nope' (servers: echo, hangs)" in unknown
+
+    frontend.run(f"%config AgentMagics.mcp_servers = {{'echo': {ECHO!r}}}")
+    after = wait_for_state(frontend, "echo  connected   5 tools")
+    assert "hangs" not in after
