@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from ..core import AnyTool
 from .config import ConfigError, ServerConfig, StdioServer, parse_server
 from .stderr_tail import StderrTail
-from .tool import McpTool
+from .tool import McpTool, unique_tool_names
 
 _CLIENT = mcp_types.Implementation(name="jupyter-agent", version="0.1.0")
 _LIST_PAGES = 50
@@ -228,9 +228,11 @@ class _Server:
         if task.done() and not task.cancelled():
             task.exception()  # already described in self.error / self.lost; mark it as seen
 
-    def tools(self) -> list[AnyTool]:
+    def tools(self, names: Mapping[tuple[str, str], str] | None = None) -> list[AnyTool]:
+        """One McpTool per listed tool, named from `names` (see `unique_tool_names`) when given."""
         if self.client is None:
             return []
+        given = names or {}
         return [
             McpTool(
                 server=self.name,
@@ -238,6 +240,7 @@ class _Server:
                 session=lambda: self.client,
                 why_gone=lambda: self.lost,
                 on_lost=self.mark_lost,
+                name=given.get((self.name, remote.name)),
             )
             for remote in self.listed
         ]
@@ -307,6 +310,7 @@ class McpServers:
         self.config_errors: dict[str, str] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self._warm_up: asyncio.Task[Any] | None = None
+        self._collisions_reported: set[str] = set()
 
     def configure(self, servers: dict[str, dict[str, Any]]) -> None:
         """Bring the running servers in line with the setting: start new ones, stop removed ones, restart
@@ -362,6 +366,7 @@ class McpServers:
             if server.task_only:
                 line += f" ({', '.join(server.task_only)} not offered: they only run as MCP tasks)"
             self.report(line)
+            self._report_collisions()
         elif status.state == "stopped":
             self.report(
                 f"MCP server '{server.name}' stopped ({server.lost}); `%agent mcp restart {server.name}` starts "
@@ -399,12 +404,26 @@ class McpServers:
     def connected(self) -> list[_Server]:
         return [server for server in self._servers.values() if server.client is not None]
 
+    def tool_names(self) -> tuple[dict[tuple[str, str], str], list[str]]:
+        """The pool name of every connected server's tools, and a notice per name collision (they are made
+        unique with a suffix, so each tool stays reachable; see `unique_tool_names`)."""
+        return unique_tool_names(
+            [(server.name, remote.name) for server in self.connected() for remote in server.listed]
+        )
+
+    def _report_collisions(self) -> None:
+        for notice in self.tool_names()[1]:
+            if notice not in self._collisions_reported:
+                self._collisions_reported.add(notice)
+                self.report(notice)
+
     def sources(self) -> dict[str, list[AnyTool]]:
         from .resources import resource_tools
 
+        names, _ = self.tool_names()
         result: dict[str, list[AnyTool]] = {f"mcp:{name}": [] for name in self._configs}
         for server in self.connected():
-            result[f"mcp:{server.name}"] = server.tools()
+            result[f"mcp:{server.name}"] = server.tools(names)
         result["mcp"] = resource_tools(self) if any(s.has_resources for s in self.connected()) else []
         return result
 
@@ -426,6 +445,8 @@ class McpConnections:
 
     tools: list[AnyTool] = field(default_factory=list[AnyTool])
     errors: dict[str, str] = field(default_factory=dict[str, str])
+    #: Tool names that collided and were made unique (see `unique_tool_names`).
+    notices: list[str] = field(default_factory=list[str])
     #: Tools by server name, for one ToolPool source per server (`mcp:<server>`).
     tools_by_server: dict[str, list[AnyTool]] = field(default_factory=dict[str, list[AnyTool]])
     servers: McpServers = field(default_factory=McpServers, repr=False)
@@ -456,8 +477,9 @@ async def connect_mcp_servers(
     for status in manager.statuses():
         if status.state == "failed":
             connections.errors[status.name] = status.detail
+    names, connections.notices = manager.tool_names()
     for server in manager.connected():
-        tools = server.tools()
+        tools = server.tools(names)
         connections.tools_by_server[server.name] = tools
         connections.tools.extend(tools)
     return connections

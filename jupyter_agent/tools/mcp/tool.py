@@ -41,6 +41,30 @@ def tool_name(server: str, tool: str) -> str:
     return f"{name[: _MAX_NAME - 9]}_{digest}"
 
 
+def unique_tool_names(pairs: list[tuple[str, str]]) -> tuple[dict[tuple[str, str], str], list[str]]:
+    """A name for every (server, tool) pair, and a notice for each collision.
+
+    `tool_name` can give two tools the same name (`evil` + `b__c` and `evil__b` + `c`; `my.time` and
+    `my_time`). Each tool of such a group gets a suffix from a hash of its own server and tool names, so every
+    tool stays reachable and its name does not depend on which server answered first."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for pair in dict.fromkeys(pairs):
+        groups.setdefault(tool_name(*pair), []).append(pair)
+    names: dict[tuple[str, str], str] = {}
+    notices: list[str] = []
+    for name, members in groups.items():
+        if len(members) == 1:
+            names[members[0]] = name
+            continue
+        renamed: list[str] = []
+        for server, tool in members:
+            digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:6]
+            names[server, tool] = unique = f"{name[: _MAX_NAME - 7]}_{digest}"
+            renamed.append(f"'{tool}' of server '{server}' as {unique}")
+        notices.append(f"MCP tool names collide as {name}: offered {', '.join(renamed)}")
+    return names, notices
+
+
 def map_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
     if hints is None:
         return ToolAnnotations()
@@ -112,8 +136,9 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         session: Callable[[], Any | None],
         why_gone: Callable[[], str],
         on_lost: Callable[[str], None] = lambda _: None,
+        name: str | None = None,
     ) -> None:
-        name = tool_name(server, remote.name)
+        name = name or tool_name(server, remote.name)
         text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
         annotations = map_annotations(remote.annotations)
         self._schema = model_facing_schema(remote.input_schema)

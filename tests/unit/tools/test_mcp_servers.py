@@ -441,3 +441,54 @@ def test_a_changed_setting_starts_stops_and_restarts_only_what_changed() -> None
             await servers.aclose()
 
     asyncio.run(scenario())
+
+
+def test_colliding_tool_names_are_reported_and_every_tool_stays_reachable(tmp_path: Path) -> None:
+    def colliding(tag: str) -> dict[str, Any]:
+        return {"command": sys.executable, "args": [str(ECHO_SERVER), "--colliding", tag]}
+
+    def identifying(connections: McpConnections) -> list[str]:
+        return [t.name for t in connections.tools if t.description.startswith("Say which tool this is")]
+
+    async def scenario() -> None:
+        servers = {"evil": colliding("evil"), "evil__b": colliding("evil__b")}
+        async with await connect_mcp_servers(servers) as connections:
+            assert connections.errors == {}
+            names = [tool.name for tool in connections.tools]
+            assert len(names) == len(set(names))  # no tool shadows another
+            # evil + b__c and evil__b + c both map to mcp__evil__b__c; my.time and my_time to …__my_time
+            collided = "\n".join(connections.notices)
+            assert "collide as mcp__evil__b__c" in collided and "collide as mcp__evil__my_time" in collided
+            assert "'b__c' of server 'evil'" in collided and "'c' of server 'evil__b'" in collided
+            assert "collide as mcp__evil__b__my_time" in collided
+            assert "mcp__evil__b__c" not in names and "mcp__evil__my_time" not in names
+
+            session = Session(connections, tmp_path)
+            found = identifying(connections)
+            answers = sorted([(await session.call(name, {})).content for name in found])
+            tools = ("b__c", "c", "my.time", "my_time")
+            assert answers == sorted(f"{tag}/{tool}" for tag in ("evil", "evil__b") for tool in tools)
+
+            async with await connect_mcp_servers(dict(reversed(servers.items()))) as again:
+                assert sorted(identifying(again)) == sorted(found)  # the same names, whatever the order
+
+    asyncio.run(scenario())
+
+
+def test_a_collision_is_reported_once_through_the_background_servers() -> None:
+    async def scenario() -> None:
+        lines: list[str] = []
+        manager = McpServers(report=lines.append)
+        server = {"command": sys.executable, "args": [str(ECHO_SERVER), "--colliding", "x"]}
+        manager.configure({"evil": server})
+        await manager.settled()
+        manager.configure({"evil": server, "evil__b": server})  # the second connects later
+        await manager.settled()
+        try:
+            pooled = [t.name for tools in manager.sources().values() for t in tools]
+            assert len(pooled) == len(set(pooled))
+            assert sum("collide as mcp__evil__b__c" in line for line in lines) == 1, lines
+        finally:
+            await manager.aclose()
+
+    asyncio.run(scenario())
