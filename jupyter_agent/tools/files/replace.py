@@ -112,19 +112,46 @@ def _best_windows(lines: list[str], wanted: list[str]) -> list[tuple[float, int]
     return [item for item in rescored if item[0] >= floor][:3]
 
 
+#: Longer old_strings are not searched whitespace-insensitively (the pattern grows with the text).
+_LOOSE_MAX = 4000
+
+
+def _loose_matches(text: str, needle: str) -> list[int]:
+    """0-based first lines where `needle` matches if whitespace is ignored (up to 3), e.g. inside a long line."""
+    chars = [c for c in needle if not c.isspace()]
+    if not chars or len(needle) > _LOOSE_MAX:
+        return []
+    pattern = re.compile(r"\s*".join(re.escape(c) for c in chars))
+    starts: list[int] = []
+    for match in pattern.finditer(text):
+        line = text.count("\n", 0, match.start())
+        if line not in starts:
+            starts.append(line)
+        if len(starts) == 3:
+            break
+    return starts
+
+
 def not_found_message(text: str, needle: str, shown: str) -> str:
-    """What the model needs to fix its old_string: the closest text in the file, with line numbers."""
+    """What the model needs to fix its old_string: the closest text in the file, with line numbers.
+
+    Text that matches except for whitespace is found exactly (the similarity search compares whole lines, so
+    a short old_string inside a long line would point elsewhere); otherwise the most similar lines are shown.
+    """
     message = (
         f"old_string was not found in '{shown}'. It must match the file exactly, including whitespace "
         "and indentation (the line numbers Read shows are not part of the file)."
     )
-    if needle.strip() and " ".join(needle.split()) in " ".join(text.split()):
+    lines = text.split("\n")
+    wanted = needle.split("\n")
+    loose = _loose_matches(text, needle)
+    if loose:
         message += (
             " It does match if whitespace is ignored: check indentation (tabs vs spaces) and trailing spaces."
         )
-    lines = text.split("\n")
-    wanted = needle.split("\n")
-    windows = _best_windows(lines, wanted)
+        windows = [(1.0, start) for start in loose]
+    else:
+        windows = _best_windows(lines, wanted)
     if not windows:
         return message + " No similar lines were found; Read the file and copy old_string from it exactly."
     blocks: list[str] = []

@@ -249,3 +249,29 @@ def test_a_one_line_match_replaced_by_several_lines_uses_the_files_line_breaks(t
         harness.ok("Edit", file_path=name, old_string="a = 1", new_string="a = 1\nc = 3")
     assert (tmp_path / "lf.py").read_bytes() == b"a = 1\nc = 3\nb = 2\n"
     assert (tmp_path / "crlf.py").read_bytes() == b"a = 1\r\nc = 3\r\nb = 2\r\n"
+
+
+FLASK_CLI = Path(__file__).parents[2] / "fixtures" / "source" / "flask_cli.py.txt"
+
+
+@pytest.mark.parametrize(
+    ("old_string", "line"),
+    [
+        # Part of a long line, with a doubled space: similarity over whole lines pointed at line 1081 first.
+        ("rule.host if host_matching  else rule.subdomain for rule", 1071),
+        ("raise_if_not_found: t.Literal[False]  = ...", 237),
+        ("command(*args,**kwargs)(f)", 425),
+    ],
+)
+def test_the_hint_for_text_that_differs_only_in_whitespace_points_at_its_line(
+    tmp_path: Path, old_string: str, line: int
+) -> None:
+    """flask's src/flask/cli.py (BSD-3-Clause, Pallets; see tests/fixtures/source/README.md)."""
+    (tmp_path / "cli.py").write_bytes(FLASK_CLI.read_bytes())
+    harness = Harness(tmp_path)
+    harness.read("cli.py")
+    result = harness.call("Edit", file_path="cli.py", old_string=old_string, new_string="x")
+    assert result.error_code == "TEXT_NOT_FOUND"
+    assert "It does match if whitespace is ignored" in result.content
+    first_shown = result.content.split(":\n", 1)[1].splitlines()[0]
+    assert first_shown.split("\t")[0].strip() == str(line), result.content
