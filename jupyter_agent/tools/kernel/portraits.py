@@ -71,6 +71,11 @@ def _safe_repr() -> reprlib.Repr:
     return limits
 
 
+def safe_repr(value: object) -> str:
+    """A bounded repr; it still runs the object's own `__repr__`, so call it under a deadline."""
+    return _safe_repr().repr(value)
+
+
 def type_path(value: object) -> str:
     kind = type(value)
     return kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
@@ -176,7 +181,7 @@ def _module(p: Portrait, mod: types.ModuleType) -> None:
 def _other(p: Portrait, value: Any) -> None:
     if type(value) in (list, tuple, dict, set, frozenset, str, bytes):
         p.add("length", lambda: str(len(value)))
-    p.add("repr", lambda: _safe_repr().repr(value), block=True)
+    p.add("repr", lambda: safe_repr(value), block=True)
     if type(value).__module__ != "builtins":
         p.add("public attributes", lambda: _attributes(value))
 

@@ -1,0 +1,96 @@
+"""The user's last exception as the agent sees it: frames with their source lines, innermost last.
+
+Shared by the since-last-turn note, `%agent fix` and the Debug tool, so all three describe an error the
+same way. IPython's own frames (the `exec` of the cell in interactiveshell.py) are left out: they are not
+the user's code and only push the frames that matter out of the budget.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+import types
+from dataclasses import dataclass
+
+#: Files whose frames are IPython's machinery around a cell, not the user's code.
+_MACHINERY = ("IPython/core/interactiveshell.py", "IPython\\core\\interactiveshell.py")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrameInfo:
+    """One traceback entry: where it is and the live frame (for its locals)."""
+
+    function: str
+    filename: str
+    lineno: int
+    frame: types.FrameType
+
+    @property
+    def where(self) -> str:
+        return f"{self.filename}:{self.lineno}"
+
+    def source(self, context: int = 2) -> str:
+        """The line that ran with `context` lines around it, numbered, the line itself marked with `>`."""
+        lines: list[str] = []
+        for number in range(max(self.lineno - context, 1), self.lineno + context + 1):
+            text = linecache.getline(self.filename, number, self.frame.f_globals)
+            if not text and number > self.lineno:
+                break
+            marker = ">" if number == self.lineno else " "
+            lines.append(f"{marker} {number:>4}  {text.rstrip()}")
+        return "\n".join(lines)
+
+
+def last_exception() -> BaseException | None:
+    """The exception IPython last showed a traceback for (`sys.last_exc`, or `sys.last_value` before 3.12)."""
+    exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
+    return exc if isinstance(exc, BaseException) else None
+
+
+def user_frames(exc: BaseException) -> list[FrameInfo]:
+    """The traceback's frames, outermost first, without IPython's machinery around the cell."""
+    frames: list[FrameInfo] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.endswith(_MACHINERY):
+            frames.append(
+                FrameInfo(
+                    function=code.co_name,
+                    filename=code.co_filename,
+                    lineno=tb.tb_lineno,
+                    frame=tb.tb_frame,
+                )
+            )
+        tb = tb.tb_next
+    return frames
+
+
+def headline(exc: BaseException) -> str:
+    """`ValueError: bad value` — the line a person reads first (cut, so a huge message can't flood)."""
+    message = str(exc)
+    if len(message) > 500:
+        message = message[:500] + f"… [{len(message) - 500} more characters]"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def describe_exception(exc: BaseException, *, innermost: int = 3, context: int = 2) -> str:
+    """The headline, then the innermost frames with their source; older frames are counted, not shown."""
+    frames = user_frames(exc)
+    shown = frames[-innermost:] if innermost > 0 else []
+    lines = [headline(exc)]
+    if len(frames) > len(shown):
+        lines.append(f"  ({len(frames) - len(shown)} outer frame(s) not shown)")
+    for info in shown:
+        lines.append(f"  in {info.function} at {info.where}")
+        source = info.source(context)
+        if source:
+            lines.append(_indent(source, "    "))
+    cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    if cause is not None:
+        lines.append(f"  caused by {headline(cause)}")
+    return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
