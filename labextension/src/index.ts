@@ -4,20 +4,23 @@
  */
 import type { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { NotebookBridge } from './bridge';
+import { addFixButton } from './fixButton';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-agent:plugin',
   description: 'Applies the jupyter_agent kernel extension’s cell operations to the live notebook.',
   autoStart: true,
-  requires: [INotebookTracker],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker): void => {
+  requires: [INotebookTracker, IRenderMimeRegistry],
+  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, rendermime: IRenderMimeRegistry): void => {
     const bridge = new NotebookBridge(tracker, app.serviceManager.contents);
     // Panels restored before this plugin activated, then every new one.
     tracker.forEach(panel => bridge.watch(panel));
     tracker.widgetAdded.connect((_, panel) => bridge.watch(panel));
     addUndoKeys(app);
+    addFixButton(rendermime, tracker);
   }
 };
 
