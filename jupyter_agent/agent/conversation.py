@@ -130,8 +130,9 @@ class Conversation:
                 self._messages.append(message)
                 self._sizes.append(message_chars(message))
 
-    def add_user_text(self, text: str) -> None:
-        self._append("user", [{"type": "text", "text": text}])
+    def add_user_text(self, text: str, *, attachments: Sequence[Block] = ()) -> None:
+        """A request; `attachments` (the kernel-activity note, its figures) follow it in the same message."""
+        self._append("user", [{"type": "text", "text": text}, *attachments])
 
     def add_assistant(self, blocks: Sequence[Block]) -> None:
         self._append("assistant", blocks)

@@ -35,7 +35,7 @@ from ..tools.dispatch import Dispatcher
 from .client import ModelClient
 from .compact import Compaction, CompactionFailed, compact
 from .config import AgentConfig
-from .conversation import Conversation
+from .conversation import Block, Conversation
 from .events import (
     AgentEvent,
     Compacted,
@@ -123,7 +123,7 @@ class AgentRun:
         except Exception:
             log.exception("the event sink raised on %s", type(event).__name__)
 
-    async def run(self, request: str) -> RunFinished:
+    async def run(self, request: str, *, attachments: Sequence[Block] = ()) -> RunFinished:
         started = time.monotonic()
         self.emit(RunStarted(run_id=self.run_id, model=self.config.model, mode=self.mode))
         for note in (
@@ -133,7 +133,7 @@ class AgentRun:
             if note:
                 self.emit(Notice(level="info", message=note))
         self.conversation.repair()
-        self.conversation.add_user_text(request)
+        self.conversation.add_user_text(request, attachments=attachments)
         self.checkpoint()
         reason: RunReason = "end_turn"
         try:

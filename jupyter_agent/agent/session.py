@@ -7,6 +7,7 @@ cells are read again before they are edited.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from ..tools.registry import ToolPool
 from ..tools.workflow import POLICY_SERVICE, todo_list
 from .client import ModelClient
 from .config import AgentConfig, ThinkingSetting
-from .conversation import Conversation
+from .conversation import Block, Conversation
 from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
@@ -105,10 +106,14 @@ class AgentSession:
         model: str | None = None,
         max_cost: float | None = None,
         thinking: ThinkingSetting = None,
+        attachments: Sequence[Block] = (),
     ) -> RunFinished:
         """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
 
         `on_grant` hears each rule an "Always allow" answer adds to this session's policy (on the worker thread).
+
+        `attachments` are content blocks sent after the request in the same user message (what happened in
+        the kernel since the last run), so the system prompt stays the same from run to run.
         """
         if self._running:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
@@ -128,7 +133,7 @@ class AgentSession:
             self.ctx.services[SUBAGENTS_SERVICE] = Subagents(
                 run, kernel=self.kernel, notebook_path=self.notebook_path
             )
-            finished = await run.run(request)
+            finished = await run.run(request, attachments=attachments)
             self._last_run_cost = finished.cost_usd
             return finished
         finally:
