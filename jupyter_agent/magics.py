@@ -21,6 +21,7 @@ from .tools.permissions import RuleNameError
 
 if TYPE_CHECKING:
     from .runtime import KernelAgent
+    from .watch.watcher import CellRun, KernelWatcher
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,13 +77,14 @@ class AgentMagics(Magics, AgentSettings):
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
         self._agent: KernelAgent | None = None
+        self.watcher: KernelWatcher | None = None
 
     @property
     def kernel_agent(self) -> KernelAgent:
         if self._agent is None:
             from .runtime import KernelAgent
 
-            self._agent = KernelAgent(shell=self.shell, settings=self)
+            self._agent = KernelAgent(shell=self.shell, settings=self, watcher=self.watcher)
         return self._agent
 
     @_run_flags
@@ -109,30 +111,63 @@ class AgentMagics(Magics, AgentSettings):
 
         try:
             words = shlex.split(line)
-        except ValueError as exc:
-            raise UsageError(f"%agent: {exc}") from None
+        except ValueError:  # an apostrophe in a one-line request ("why isn't it loaded?")
+            words = line.split()
         try:
-            text = run_subcommand(self.kernel_agent, words)
+            shown = run_subcommand(self.kernel_agent, words, line)
         except (CommandError, RuleNameError) as exc:
             raise UsageError(str(exc)) from None
-        if text is not None:
-            print(text)
+        if isinstance(shown, str):
+            print(shown)
+        elif shown is not None:
+            from .ui.publish import DisplayPublisher, TerminalPublisher
+
+            in_kernel = self.kernel_agent.kernel is not None
+            (DisplayPublisher() if in_kernel else TerminalPublisher()).show(shown.bundle(), final=True)
+
+
+def keep_question_marks(lines: list[str]) -> list[str]:
+    """`%agent why is df empty?` is a request: IPython would read the trailing `?` as `%pinfo empty`.
+
+    An input transformer that runs before IPython's help syntax turns such a one-line `%agent` cell into
+    the magic call it means.
+    """
+    text = "".join(lines).strip()
+    if "\n" in text or not text.startswith("%agent ") or not text.endswith("?"):
+        return lines
+    return [f"get_ipython().run_line_magic('agent', {text.removeprefix('%agent ').strip()!r})\n"]
 
 
 def load(ipython: Any) -> None:
+    from .watch.watcher import KernelWatcher
+
     magics = AgentMagics(shell=ipython, config=ipython.config)
     ipython.register_magics(magics)
     ipython.configurables.append(magics)
     from .runtime import track_user_tools
 
     track_user_tools(ipython, magics)
+    if keep_question_marks not in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.append(keep_question_marks)
+
+    def offer_fix(cell: CellRun) -> None:
+        if magics.fix_button and cell.error is not None:
+            from .ui.fix_button import show_fix_button
+
+            show_fix_button(cell.error)
+
+    magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
 
 
 def unload(ipython: Any) -> None:
     from .runtime import untrack_user_tools
 
     untrack_user_tools(ipython)
+    if keep_question_marks in ipython.input_transformers_cleanup:
+        ipython.input_transformers_cleanup.remove(keep_question_marks)
     for magics in [c for c in ipython.configurables if isinstance(c, AgentMagics)]:
+        if magics.watcher is not None:
+            magics.watcher.stop()
         if magics._agent is not None:
             magics._agent.close()
         ipython.configurables.remove(magics)

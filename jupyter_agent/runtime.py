@@ -7,6 +7,7 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 from __future__ import annotations
 
 from collections.abc import Coroutine
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .host.options import RunOptions
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from .tools.function_tool import FunctionTool
     from .tools.mcp import McpServers
     from .tools.permissions import Rule
+    from .watch.note import KernelNote
+    from .watch.watcher import KernelWatcher
 
 _UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
@@ -34,9 +37,11 @@ class KernelAgent:
     session is built on first use, from the settings and what this kernel offers (`HostServices`).
     """
 
-    def __init__(self, *, shell: Any, settings: AgentSettings) -> None:
+    def __init__(self, *, shell: Any, settings: AgentSettings, watcher: KernelWatcher | None = None) -> None:
         self.shell = shell
         self.settings = settings
+        #: What the user did in the kernel between runs (None outside `%load_ext`, e.g. in tests).
+        self.watcher = watcher
         self.kernel: Any = getattr(shell, "kernel", None)
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
@@ -102,15 +107,46 @@ class KernelAgent:
             probe_timeout=self.settings.probe_timeout,
         )
         granted: list[Rule] = []
+        attachments = self.kernel_note_blocks() if self.settings.context else []
         future = self.worker.submit(
-            session.run(request, emit=self.channel.emit, approver=self.channel.ask, on_grant=granted.append)
+            session.run(
+                request,
+                emit=self.channel.emit,
+                approver=self.channel.ask,
+                on_grant=granted.append,
+                attachments=attachments,
+            )
         )
         try:
-            interrupted = presenter.wait(future)
+            with self._watch_paused():
+                interrupted = presenter.wait(future)
         finally:
             self._keep_granted(granted)
         if interrupted:
             raise KeyboardInterrupt
+
+    def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
+        """What happened in the kernel since the agent last looked; `peek` leaves it for the next run."""
+        from .watch.note import render_note
+
+        if self.watcher is None:
+            return None
+        return render_note(self.watcher.peek() if peek else self.watcher.look())
+
+    def kernel_note_blocks(self) -> list[dict[str, Any]]:
+        """The note as content blocks after the request (never in the system prompt: the cache holds)."""
+        note = self.kernel_note()
+        if note is None:
+            return []
+        images = [
+            {"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
+            for i in note.images
+        ]
+        return [{"type": "text", "text": note.text}, *images]
+
+    def _watch_paused(self) -> AbstractContextManager[None]:
+        """What the agent's own run does in the kernel is not news for its next run."""
+        return self.watcher.paused() if self.watcher is not None else nullcontext()
 
     def _keep_granted(self, granted: list[Rule]) -> None:
         """ "Always allow" answers last beyond this run: they become allow rules in the settings."""

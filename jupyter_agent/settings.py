@@ -64,6 +64,14 @@ class AgentSettings(Configurable):
     bash_network = Bool(
         False, help="Let Bash commands reach the network (the OS sandbox cuts it off by default)."
     ).tag(config=True)
+    context = Bool(
+        True,
+        help="Send each request a short note of what happened in the kernel since the agent last looked "
+        "(cells run, errors, changed variables, figures); %agent context shows it.",
+    ).tag(config=True)
+    fix_button = Bool(
+        True, help="Show a 'Fix with agent' button (or a hint to run %agent fix) under each traceback."
+    ).tag(config=True)
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)

@@ -2,20 +2,23 @@
 
 `%agent help` is built from this table, `RUN_FLAGS` and the settings' traits, so it cannot drift from them.
 Adding a subcommand is one `Subcommand` row and its function; the function gets the kernel's agent and the
-words after the name, returns the text to print (or None), and raises `CommandError` for a usage mistake.
+words after the name, returns the text to print, a `Report` to display (HTML table + text), or None, and
+raises `CommandError` for a usage mistake. `%agent <anything else>` is a one-line request to the agent.
 """
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..tools.permissions import MODES
+from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
-from .texts import history_text, status_text, tools_text
+from .texts import history_report, status_report, tools_report
 
 if TYPE_CHECKING:
     from ..runtime import KernelAgent
@@ -25,19 +28,22 @@ class CommandError(ValueError):
     """A usage mistake in `%agent …`; the magic shows it as a UsageError."""
 
 
+Output = str | Report | None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Subcommand:
     name: str
     help: str
-    run: Callable[[KernelAgent, list[str]], str | None]
+    run: Callable[[KernelAgent, list[str]], Output]
     #: The argument's placeholder in the help (`MODE`); empty when it takes none.
     arg: str = ""
     #: An example value, shown when a required argument is missing.
     example: str = ""
 
 
-def _status(agent: KernelAgent, _args: list[str]) -> str:
-    return status_text(agent.current_session(), agent.settings)
+def _status(agent: KernelAgent, _args: list[str]) -> Report:
+    return status_report(agent.current_session(), agent.settings)
 
 
 def _reset(agent: KernelAgent, _args: list[str]) -> str:
@@ -45,12 +51,33 @@ def _reset(agent: KernelAgent, _args: list[str]) -> str:
     return "conversation reset"
 
 
-def _history(agent: KernelAgent, _args: list[str]) -> str:
-    return history_text(agent.session)
+def _history(agent: KernelAgent, _args: list[str]) -> Report:
+    return history_report(agent.session)
 
 
-def _tools(agent: KernelAgent, _args: list[str]) -> str:
-    return tools_text(agent.current_session())
+def _tools(agent: KernelAgent, _args: list[str]) -> Report:
+    return tools_report(agent.current_session())
+
+
+def _context(agent: KernelAgent, _args: list[str]) -> str:
+    note = agent.kernel_note(peek=True)
+    if note is None:
+        return "nothing new in the kernel since the agent last looked"
+    figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
+    state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
+    return note.text + figures + state
+
+
+def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
+    from ..watch.fix import fix_request
+
+    request = fix_request(agent.watcher.last_error if agent.watcher is not None else None)
+    if request is None:
+        return (
+            "no error to fix: no cell has raised an exception in this kernel since the extension was loaded"
+        )
+    agent.run_cell(request)
+    return None
 
 
 def _mode(agent: KernelAgent, args: list[str]) -> str:
@@ -111,6 +138,10 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="history", help="past runs and the changes each made", run=_history),
     Subcommand(name="tools", help="the tools the model sees, with their source", run=_tools),
     Subcommand(
+        name="context", help="what the next request will tell the agent about the kernel", run=_context
+    ),
+    Subcommand(name="fix", help="ask the agent to explain and fix the last error", run=_fix),
+    Subcommand(
         name="mode",
         arg="MODE",
         example="acceptEdits",
@@ -149,14 +180,25 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
 _BY_NAME = {command.name: command for command in SUBCOMMANDS}
 
 
-def run_subcommand(agent: KernelAgent, words: list[str]) -> str | None:
-    """`%agent WORDS…`: find the row, check its argument, run it; no words is `help`."""
+def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Output:
+    """`%agent WORDS…`: find the row, check its argument, run it; no words is `help`.
+
+    A first word that is no subcommand makes the whole line a one-line request (`%agent why is df
+    empty?`), except a lone word close to a subcommand, which is taken for a typo (`%agent stauts`).
+    """
     if not words:
         return help_text()
     name, args = words[0], words[1:]
     command = _BY_NAME.get(name)
     if command is None:
-        raise CommandError(f"%agent: unknown subcommand {name!r}; one of: {', '.join(_BY_NAME)}")
+        close = difflib.get_close_matches(name, list(_BY_NAME), n=1)
+        if not args and close:
+            raise CommandError(
+                f"%agent: unknown subcommand {name!r}; did you mean %agent {close[0]}? "
+                f"(a request needs more than one word, or use a %%agent cell)"
+            )
+        agent.run_cell((line or " ".join(words)).strip())
+        return None
     if command.arg and not args:
         raise CommandError(f"%agent {name} needs a value, e.g. %agent {name} {command.example}")
     return command.run(agent, args)
@@ -181,6 +223,9 @@ def help_text() -> str:
     lines.append("")
     for command in SUBCOMMANDS:
         lines.append(_row(f"%agent {command.name} {command.arg}".rstrip(), command.help))
+    lines.append(
+        _row("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
+    )
     names = ", ".join(AgentSettings.class_own_traits(config=True))
     settings = f"Settings: %config AgentMagics.<name> = … ({names}). Shift+Tab on AgentMagics lists them."
     return "\n".join([*lines, "", *textwrap.wrap(settings, width=110)])

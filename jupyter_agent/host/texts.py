@@ -1,9 +1,11 @@
-"""What `%agent status`, `%agent tools`, `%agent history` and `%agent mcp` print: plain text, built from the
-session."""
+"""What `%agent status`, `%agent tools` and `%agent history` show, built from the session, as a `Report` (an
+HTML table and its text/plain twin, from the same rows); and the text of `%agent mcp`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
@@ -11,60 +13,83 @@ if TYPE_CHECKING:
     from ..tools.mcp import ServerStatus
 
 
-def status_text(session: AgentSession, settings: AgentSettings) -> str:
+def status_report(session: AgentSession, settings: AgentSettings) -> Report:
     from ..tools.bubblewrap import check_sandbox
 
     status = session.status
     u = status.usage
-    return "\n".join(
-        [
-            f"model:    {status.model} ({status.provider})",
-            f"mode:     {settings.mode}",
-            f"rules:    allow {_listed(settings.allow)} · ask {_listed(settings.ask)} · deny {_listed(settings.deny)}",
-            f"runs:     {status.runs}{' (running)' if status.running else ''} · {status.messages} messages"
+    rows = [
+        ("model", f"{status.model} ({status.provider})"),
+        ("mode", settings.mode),
+        (
+            "rules",
+            f"allow {_listed(settings.allow)} · ask {_listed(settings.ask)} · deny {_listed(settings.deny)}",
+        ),
+        (
+            "runs",
+            f"{status.runs}{' (running)' if status.running else ''} · {status.messages} messages"
             f" · ~{status.estimated_tokens:,} of {status.context_window:,} context tokens",
-            f"tokens:   {u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
-            f"cost:     ${status.cost_usd:.4f}",
-            f"tools:    {', '.join(status.tools)}",
-            f"bash:     {check_sandbox().describe(network=settings.bash_network)}",
-        ]
-    )
+        ),
+        (
+            "tokens",
+            f"{u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
+        ),
+        ("cost", f"${status.cost_usd:.4f}"),
+        ("tools", ", ".join(status.tools)),
+        ("bash", check_sandbox().describe(network=settings.bash_network)),
+    ]
+    text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
+    return Report(text=text, html=html_table(rows))
 
 
 def _listed(rules: list[str]) -> str:
     return str(list(rules)) if rules else "—"
 
 
-def tools_text(session: AgentSession) -> str:
+def tools_report(session: AgentSession) -> Report:
     pool = session.pool
     active = pool.active()
-    lines: list[str] = []
-    for name, tool in active.items():
-        flags = "read-only" if tool.read_only else tool.kind
-        lines.append(
-            f"{name:<16} {pool.source_of(name) or '?':<8} {flags:<10} {tool.description.splitlines()[0][:70]}"
+    rows = [
+        (
+            name,
+            pool.source_of(name) or "?",
+            "read-only" if tool.read_only else tool.kind,
+            _first_line(tool.description),
         )
+        for name, tool in active.items()
+    ]
+    lines = [f"{name:<16} {source:<8} {kind:<10} {about[:70]}" for name, source, kind, about in rows]
     hidden = sorted(set(pool.merged()) - set(active))
-    if hidden:
-        lines.append(f"hidden by deny rules: {', '.join(hidden)}")
-    return "\n".join(lines)
+    note = f"hidden by deny rules: {', '.join(hidden)}" if hidden else ""
+    if note:
+        lines.append(note)
+    return Report(
+        text="\n".join(lines),
+        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note),
+    )
 
 
-def history_text(session: AgentSession) -> str:
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def history_report(session: AgentSession) -> Report:
     from ..agent.undo import describe_change
 
     journals = session.history
     if not journals:
-        return "no runs yet"
+        return Report(text="no runs yet", html=html_table([], note="no runs yet"))
     lines: list[str] = []
+    rows: list[tuple[str, str, str]] = []
     for journal in journals:
-        request = journal.request.strip().splitlines()[0][:80] if journal.request.strip() else ""
+        request = _first_line(journal.request)[:80]
         undone = " (undone)" if journal.undone else ""
+        changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or ["no changes"]
         lines.append(f"run {journal.run_id}: {request}{undone}")
-        lines += [f"    {describe_change(c, session.ctx.sandbox)}" for c in journal.changes] or [
-            "    no changes"
-        ]
-    return "\n".join(lines)
+        lines += [f"    {change}" for change in changes]
+        rows.append((f"{journal.run_id}{undone}", request, "\n".join(changes)))
+    return Report(text="\n".join(lines), html=html_table(rows, headers=("run", "request", "changes")))
 
 
 def mcp_text(statuses: list[ServerStatus]) -> str:

@@ -1,4 +1,4 @@
-""""Fix with agent" under a traceback: one small output after a user cell raises.
+""" "Fix with agent" under a traceback: one small output after a user cell raises.
 
 The labextension renders FIX_MIME as a button that inserts a `%agent fix` cell below the failing cell and
 runs it; frontends without the extension (VS Code, nbconvert, a terminal) show the text/html or

@@ -1,6 +1,7 @@
 """What happened in the kernel since the agent last looked: cells run, errors, variables, figures.
 
-Collected with IPython's own events (`post_run_cell`) and a display-publisher hook for figures; both are
+Started by `%load_ext`, so importing this module stays cheap (the variable-describing code is imported
+when the agent first looks). Collected with IPython's own events (`post_run_cell`) and a display-publisher hook for figures; both are
 cheap (a record per cell, a reference per figure). The namespace is compared only when the agent looks, and
 not at all when no cell ran since. While the agent itself runs (`%%agent`, its RunCode/RunCell) nothing is
 recorded: the agent already knows what it did.
@@ -13,11 +14,12 @@ import itertools
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..tools.kernel.capped import Deadline
-from ..tools.kernel.describe import VariableFacts, describe_variable, is_callable_kind, is_hidden
+if TYPE_CHECKING:
+    from ..tools.kernel.describe import VariableFacts
 
 #: Figures kept between looks (the newest); the note attaches fewer, within its own budget.
 _FIGURES_KEPT = 4
@@ -92,6 +94,8 @@ class KernelWatcher:
     """Subscribes to the shell's events; `look()` returns what happened since the previous look."""
 
     shell: Any
+    #: Called with each user cell that raised (the "Fix with agent" button), after it is recorded.
+    on_error: Callable[[CellRun], None] | None = None
     cells: deque[CellRun] = field(default_factory=lambda: deque(maxlen=_CELLS_KEPT))
     figures: deque[Figure] = field(default_factory=lambda: deque(maxlen=_FIGURES_KEPT))
     cells_seen: int = 0
@@ -121,7 +125,7 @@ class KernelWatcher:
                 undo()
         self._unsubscribe.clear()
 
-    def paused(self) -> _Pause:
+    def paused(self) -> AbstractContextManager[None]:
         """`with watcher.paused():` — what runs inside (the agent's own run) is not recorded."""
         return _Pause(self)
 
@@ -145,6 +149,8 @@ class KernelWatcher:
             self.cells_seen += 1
             if cell.error is not None:
                 self.last_error = cell
+        if cell.error is not None and self.on_error is not None:
+            self.on_error(cell)
 
     def _display_hook(self, msg: Any) -> Any:
         """Keep a reference to images the user's cells display; the message passes through unchanged."""
@@ -196,6 +202,8 @@ class KernelWatcher:
         return SinceLastLook(cells=cells, cells_dropped=dropped, variables=changes, figures=figures)
 
     def _namespace(self) -> Mapping[str, Any]:
+        from ..tools.kernel.describe import is_callable_kind, is_hidden
+
         namespace = getattr(self.shell, "user_ns", None)
         if not isinstance(namespace, dict):
             return {}
@@ -221,6 +229,9 @@ class KernelWatcher:
     def _changes(
         before: Mapping[str, Fingerprint], now: Mapping[str, Fingerprint], namespace: Mapping[str, Any]
     ) -> tuple[VariableChange, ...]:
+        from ..tools.kernel.capped import Deadline
+        from ..tools.kernel.describe import VariableFacts, describe_variable
+
         deadline = Deadline(per_call=0.5, total=3.0)
         changes: list[VariableChange] = []
         for name in now:
@@ -247,7 +258,7 @@ def _cheap_size(value: Any) -> str:
     return ""
 
 
-class _Pause:
+class _Pause(AbstractContextManager[None]):
     def __init__(self, watcher: KernelWatcher) -> None:
         self.watcher = watcher
 

@@ -87,7 +87,9 @@ def test_agent_context_shows_the_note_and_the_context_setting_turns_it_off(agent
 
 def test_a_displayed_figure_is_attached_to_the_next_request(agent_kernel: AgentKernel) -> None:
     frontend, server = agent_kernel([answer()])
-    frontend.run(f"from IPython.display import Image, display\ndisplay(Image(data=__import__('base64').b64decode('{PNG}')))")
+    frontend.run(
+        f"from IPython.display import Image, display\ndisplay(Image(data=__import__('base64').b64decode('{PNG}')))"
+    )
     frontend.run("%%agent\nwhat do you see in my plot?")
     images = user_images(server.requests[0])
     assert [image["source"]["data"] for image in images] == [PNG]

@@ -1,8 +1,10 @@
-"""Tools only an in-kernel agent has: the user's live variables (ListVariables, Inspect) and RunCode."""
+"""Tools only an in-kernel agent has: the user's live variables (ListVariables, Inspect), the last error
+(Debug) and RunCode."""
 
 from __future__ import annotations
 
 from ..core import AnyTool
+from .debug import Debug, DebugInput
 from .inspect import Inspect, InspectInput
 from .main_thread import MAIN_THREAD_SERVICE, InlineMainThread, MainThread
 from .runcode import RunCode, RunCodeInput
@@ -11,11 +13,13 @@ from .variables import ListVariables, ListVariablesInput
 
 def kernel_tools() -> list[AnyTool]:
     """The kernel tools, ready for a ToolPool source; they need `ctx.namespace` (and `main_thread` for RunCode)."""
-    return [ListVariables(), Inspect(), RunCode()]
+    return [ListVariables(), Inspect(), Debug(), RunCode()]
 
 
 __all__ = [
     "MAIN_THREAD_SERVICE",
+    "Debug",
+    "DebugInput",
     "InlineMainThread",
     "Inspect",
     "InspectInput",

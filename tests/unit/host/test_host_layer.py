@@ -112,7 +112,18 @@ def test_subcommands_come_from_the_table_and_mistakes_name_the_fix(
     assert "mode: acceptEdits" in out
     assert "allow: Edit(src/**)" in out
     assert "%agent undo" in out and "--max-turns N" in out
-    with pytest.raises(UsageError, match=r"unknown subcommand 'stauts'; one of: status, reset"):
+    with pytest.raises(UsageError, match=r"unknown subcommand 'stauts'; did you mean %agent status\?"):
         shell.run_line_magic("agent", "stauts")
     with pytest.raises(UsageError, match=r"%agent mode needs a value, e.g. %agent mode acceptEdits"):
         shell.run_line_magic("agent", "mode")
+
+
+def test_a_one_line_request_ending_in_a_question_mark_is_not_taken_for_help(shell: InteractiveShell) -> None:
+    assert shell.transform_cell("%agent why is df empty?") == (
+        "get_ipython().run_line_magic('agent', 'why is df empty?')\n"
+    )
+    assert shell.transform_cell("%agent why isn't it loaded?") == (
+        "get_ipython().run_line_magic('agent', \"why isn't it loaded?\")\n"
+    )
+    assert shell.transform_cell("df?") == "get_ipython().run_line_magic('pinfo', 'df')\n"  # help stays help
+    assert shell.transform_cell("%%agent\nwhat?").startswith("get_ipython().run_cell_magic('agent'")

@@ -49,6 +49,25 @@ EXPECTED = [
         },
     },
     {
+        "name": "Debug",
+        "description": "Post-mortem look at the last exception raised in the user's kernel: the list of "
+        "traceback frames, and for one frame (default: the innermost, where it was raised) its function, "
+        "file:line, the source around the line and its local variables (types, shapes and bounded reprs). "
+        "Nothing is evaluated; to run an expression in the kernel use RunCode.",
+        "input_schema": {
+            "additionalProperties": False,
+            "properties": {
+                "frame": {
+                    "default": -1,
+                    "description": "Index into the last exception's traceback, outermost first: 0 is the "
+                    "cell, -1 (the default) the innermost frame where it was raised.",
+                    "type": "integer",
+                }
+            },
+            "type": "object",
+        },
+    },
+    {
         "name": "RunCode",
         "description": "Run Python code in the user's live Jupyter kernel, like running a notebook cell: "
         "it uses and changes the user's variables and imports. Returns what it printed "

@@ -215,10 +215,10 @@ def test_bad_paths_name_the_fix(path: str, message: str, tmp_path: Path) -> None
     assert result.content == message
 
 
-def test_kernel_tools_are_the_three_in_kernel_tools() -> None:
+def test_kernel_tools_are_the_four_in_kernel_tools() -> None:
     tools = {tool.name: tool for tool in kernel_tools()}
-    assert sorted(tools) == ["Inspect", "ListVariables", "RunCode"]
-    assert tools["ListVariables"].read_only and tools["Inspect"].read_only
+    assert sorted(tools) == ["Debug", "Inspect", "ListVariables", "RunCode"]
+    assert tools["ListVariables"].read_only and tools["Inspect"].read_only and tools["Debug"].read_only
     assert tools["RunCode"].kind == "execute" and not tools["RunCode"].read_only
 
 
