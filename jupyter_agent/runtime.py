@@ -135,6 +135,8 @@ class KernelAgent:
 
     def kernel_note_blocks(self) -> list[dict[str, Any]]:
         """The note as content blocks after the request (never in the system prompt: the cache holds)."""
+        from .masking import mask
+
         note = self.kernel_note()
         if note is None:
             return []
@@ -142,7 +144,7 @@ class KernelAgent:
             {"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
             for i in note.images
         ]
-        return [{"type": "text", "text": note.text}, *images]
+        return [{"type": "text", "text": mask(note.text)}, *images]
 
     def _watch_paused(self) -> AbstractContextManager[None]:
         """What the agent's own run does in the kernel is not news for its next run."""

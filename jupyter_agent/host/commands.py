@@ -65,7 +65,9 @@ def _context(agent: KernelAgent, _args: list[str]) -> str:
         return "nothing new in the kernel since the agent last looked"
     figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
     state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
-    return note.text + figures + state
+    from ..masking import mask
+
+    return mask(note.text) + figures + state
 
 
 def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
@@ -76,7 +78,9 @@ def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
         return (
             "no error to fix: no cell has raised an exception in this kernel since the extension was loaded"
         )
-    agent.run_cell(request)
+    from ..masking import mask
+
+    agent.run_cell(mask(request))  # a traceback can quote a secret the user's code handled
     return None
 
 

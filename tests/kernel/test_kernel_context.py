@@ -7,6 +7,7 @@ model was sent.
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import pytest
@@ -152,3 +153,17 @@ def test_a_one_line_agent_request_is_sent_as_the_request(agent_kernel: AgentKern
     assert cell.reply is not None and cell.reply["status"] == "ok", cell.text()
     assert user_texts(server.requests[0]).startswith("why is df empty?")
     assert "It is empty because of the filter." in cell.text()
+
+
+def test_a_secret_the_user_loaded_into_a_variable_never_reaches_the_model_through_the_note(
+    agent_kernel: AgentKernel,
+) -> None:
+    secret = "sk-live-0123456789abcdef"
+    frontend, server = agent_kernel([answer()], env={"SERVICE_API_KEY": secret})
+    frontend.run("import os\nkey = os.environ['SERVICE_API_KEY']\nraise ValueError(f'bad key {key}')")
+    shown = frontend.run("%agent context")
+    frontend.run("%%agent\nwhat went wrong?")
+    sent = json.dumps(server.requests[0])
+    assert "[redacted: SERVICE_API_KEY]" in sent
+    assert secret not in sent
+    assert secret not in shown.text()
