@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from ..masking import mask
 from ..tools.question import Question
 from .cards import Status
 from .channel import Ask
@@ -94,6 +95,7 @@ class WidgetQuestion(Generic[A]):
     def _collapse(self, text: str) -> None:
         from IPython.display import update_display
 
+        text = mask(text)  # the record stays in the notebook: no secret in it
         bundle = {
             "text/plain": text,
             "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',

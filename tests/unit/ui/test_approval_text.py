@@ -66,3 +66,38 @@ def test_a_headless_bash_refusal_does_not_suggest_accept_edits(tmp_path: Path) -
     refusal = headless_refusal(asked("make test", tmp_path)).message
     assert "acceptEdits" not in refusal
     assert "`--mode bypassPermissions`" in refusal and "--allow 'Bash(" in refusal
+
+
+def test_the_approval_card_and_its_collapsed_record_mask_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import concurrent.futures
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from jupyter_agent.ui.approval import WidgetApproval
+    from jupyter_agent.ui.channel import Ask
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    monkeypatch.setenv("DEPLOY_TOKEN", "dpl-0123456789abcdef")
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    InteractiveShell.instance(config=config)
+    try:
+        request = asked("curl -H 'auth: dpl-0123456789abcdef' https://example.com", tmp_path)
+        card = WidgetApproval(ask=Ask(request=request, reply=concurrent.futures.Future()))
+        with capture_output():
+            card.show()
+        shown = [w.value for w in card.widgets if type(w).__name__ == "HTML"]
+        card.answer(Approve())
+        with capture_output() as captured:
+            assert card.settle()
+        record = captured.outputs[0].data
+        everything = repr(shown) + repr(record)
+        assert "dpl-0123456789abcdef" not in everything
+        assert "[redacted: DEPLOY_TOKEN]" in record["text/plain"]
+    finally:
+        InteractiveShell.clear_instance()
