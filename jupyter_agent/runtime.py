@@ -188,6 +188,52 @@ class KernelAgent:
         if self._session is not None:
             self._session.reset()
 
+    def resume(self, ident: str | None) -> str:
+        """`%agent resume [ID]`: continue a saved session of this notebook; say which and what it held."""
+        session = self.current_session()
+        saved = session.load_saved(ident)
+        session.resume(saved)
+        first = " ".join(saved.first_request.split())[:80]
+        return (
+            f"resumed session {saved.id} ({len(saved.messages)} messages, {len(saved.runs)} run(s), "
+            f"${saved.cost_usd:.4f}; it began with {first!r}). Files and cells are read again before "
+            "they are edited."
+        )
+
+    def export(self, path: str | None) -> str:
+        """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
+        from .sessions import SavedSession, load_session, session_markdown
+        from .tools.sandbox import atomic_write, resolve_path
+
+        session = self.session
+        recorder = session.recorder
+        if recorder is not None and recorder.started:
+            saved = load_session(recorder.path)
+        else:
+            saved = SavedSession(
+                id="unsaved", path=session.ctx.sandbox.cwd, messages=session.conversation.messages
+            )
+        cwd = session.ctx.sandbox.cwd
+        target = resolve_path(path, cwd) if path else cwd / f"agent-session-{saved.id}.md"
+        atomic_write(target, session_markdown(saved).encode("utf-8"))
+        return f"exported {len(saved.messages)} messages to {target}"
+
+    def compact(self) -> str:
+        """`%agent compact`: summarise the conversation now; one line says what it did."""
+        from .agent.events import AgentEvent, Compacted, Notice
+        from .ui.view import compaction_line
+
+        said: list[str] = []
+
+        def collect(event: AgentEvent) -> None:
+            if isinstance(event, Compacted):
+                said.append(compaction_line(event))
+            elif isinstance(event, Notice):
+                said.append(event.message)
+
+        self.run_blocking(self.current_session().compact(emit=collect))
+        return "\n".join(said)
+
     def undo(self) -> str:
         """Revert the newest run with changes not yet undone; say what was done."""
         from .agent.undo import undo_run

@@ -38,9 +38,26 @@ class AgentSettings(Configurable):
     ).tag(config=True)
     max_turns = Int(40, help="Model turns per run before the agent stops.").tag(config=True)
     max_tokens = Int(8192, help="max_tokens for each model turn.").tag(config=True)
-    budget_usd = Float(0.0, help="Stop a run when its cost passes this many USD (0 = no cap).").tag(
-        config=True
-    )
+    budget_usd = Float(
+        0.0, help="Stop a run when its cost passes this many USD (0 = no cap); --max-cost for one run."
+    ).tag(config=True)
+    session_budget_usd = Float(
+        0.0, help="Stop runs once this kernel's agent has cost this many USD in all (0 = no cap)."
+    ).tag(config=True)
+    thinking = Unicode(
+        "off",
+        help="Extended thinking: 'off', 'adaptive' (the model decides) or a budget in tokens ('16000'); "
+        "--think for one run.",
+    ).tag(config=True)
+    context_compact_fraction = Float(
+        0.85,
+        help="Compact the conversation into a summary when it passes this share of the model's context "
+        "window (0 = never automatically; %agent compact does it on demand).",
+    ).tag(config=True)
+    save_sessions = Bool(
+        True,
+        help="Save every conversation under the Jupyter data dir, for %agent resume / sessions / export.",
+    ).tag(config=True)
     enable_bash = Bool(
         False, help="Offer the Bash tool (it still asks unless a rule allows the command)."
     ).tag(config=True)
@@ -91,6 +108,21 @@ class AgentSettings(Configurable):
     @default("model")
     def _model_from_env(self) -> str:
         return os.environ.get("ANTHROPIC_MODEL", "")
+
+    @validate("thinking")
+    def _thinking_parses(self, proposal: Any) -> str:
+        from .agent.thinking import parse_thinking
+
+        value = str(proposal["value"])
+        parse_thinking(value)  # raises with what is accepted
+        return value
+
+    @validate("context_compact_fraction")
+    def _fraction_in_range(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not 0 <= value <= 1:
+            raise ValueError(f"context_compact_fraction must be between 0 and 1, got {value}")
+        return value
 
     @validate("allow", "ask", "deny")
     def _rules_parse(self, proposal: Any) -> list[str]:

@@ -81,6 +81,7 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
         policy=PermissionPolicy(),
         notebook_path=str(nb_path) if nb_path is not None else None,
         kernel=kernel_description(host.kernel),
+        project=(nb_path or cwd) if settings.save_sessions else None,
     )
     lines = McpLines(session, host.main_thread)
     return BuiltSession(session=session, mcp=_start_mcp(settings, host, session, lines), mcp_lines=lines)

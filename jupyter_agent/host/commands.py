@@ -18,7 +18,7 @@ from ..tools.permissions import MODES
 from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
-from .texts import history_report, status_report, tools_report
+from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
     from ..runtime import KernelAgent
@@ -40,6 +40,13 @@ class Subcommand:
     arg: str = ""
     #: An example value, shown when a required argument is missing.
     example: str = ""
+    #: The placeholder of an optional argument (`ID` shows as `[ID]`).
+    optional: str = ""
+
+    @property
+    def usage(self) -> str:
+        arg = self.arg or (f"[{self.optional}]" if self.optional else "")
+        return f"%agent {self.name} {arg}".rstrip()
 
 
 def _status(agent: KernelAgent, _args: list[str]) -> Report:
@@ -136,6 +143,31 @@ def _help(_agent: KernelAgent, _args: list[str]) -> str:
     return help_text()
 
 
+def _memory(agent: KernelAgent, _args: list[str]) -> str:
+    return memory_text(agent.current_session())
+
+
+def _sessions(agent: KernelAgent, _args: list[str]) -> str:
+    return sessions_text(agent.current_session())
+
+
+def _resume(agent: KernelAgent, args: list[str]) -> str:
+    from ..sessions.store import SessionNotFound
+
+    try:
+        return agent.resume(args[0] if args else None)
+    except SessionNotFound as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _export(agent: KernelAgent, args: list[str]) -> str:
+    return agent.export(args[0] if args else None)
+
+
+def _compact(agent: KernelAgent, _args: list[str]) -> str:
+    return agent.compact()
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="status", help="model, mode, tokens, cost, tools", run=_status),
     Subcommand(name="reset", help="forget the conversation", run=_reset),
@@ -178,6 +210,23 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="mcp",
         help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
         run=_mcp,
+    ),
+    Subcommand(name="compact", help="summarise the conversation now, to free context", run=_compact),
+    Subcommand(name="memory", help="the AGENTS.md / CLAUDE.md files in the system prompt", run=_memory),
+    Subcommand(
+        name="sessions", help="saved sessions of this notebook: date, first request, cost", run=_sessions
+    ),
+    Subcommand(
+        name="resume",
+        optional="ID",
+        help="continue the latest saved session of this notebook (or session ID) in this kernel",
+        run=_resume,
+    ),
+    Subcommand(
+        name="export",
+        optional="PATH",
+        help="write this conversation as Markdown (default: agent-session-<id>.md here)",
+        run=_export,
     ),
     Subcommand(name="help", help="this text", run=_help),
 )
@@ -226,7 +275,7 @@ def help_text() -> str:
         lines.append(_row(f"  {flag.flag} {flag.metavar}".rstrip(), flag.help))
     lines.append("")
     for command in SUBCOMMANDS:
-        lines.append(_row(f"%agent {command.name} {command.arg}".rstrip(), command.help))
+        lines.append(_row(command.usage, command.help))
     lines.append(
         _row("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
     )

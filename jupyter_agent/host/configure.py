@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..agent.thinking import parse_thinking
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
 from ..tools.permissions import DEFAULT_PROTECTED_PATHS, Mode, check_rule_names, parse_rules
@@ -23,13 +24,17 @@ NO_OPTIONS = RunOptions()
 
 
 def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:
-    """How the model is called: settings first, then this run's `--model` / `--max-turns`."""
+    """How the model is called: settings first, then this run's `--model` / `--max-turns` / `--max-cost` /
+    `--think`."""
     return AgentConfig(
         model=options.model or settings.model or DEFAULT_MODEL,
         provider=cast("Provider", settings.provider),
         max_turns=options.max_turns or settings.max_turns,
         max_tokens=settings.max_tokens,
-        budget_usd=settings.budget_usd or None,
+        budget_usd=options.max_cost or settings.budget_usd or None,
+        session_budget_usd=settings.session_budget_usd or None,
+        thinking=options.think if options.think is not None else parse_thinking(settings.thinking),
+        context_compact_fraction=settings.context_compact_fraction or None,
     )
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agent.config import ThinkingSetting
+from ..agent.thinking import parse_thinking
 from ..tools.permissions import MODES, Mode, Rule
 
 
@@ -25,6 +27,10 @@ class RunOptions:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     quiet: bool = False
+    #: This run's cost cap in USD (over the `budget_usd` setting).
+    max_cost: float | None = None
+    #: This run's thinking (over the `thinking` setting).
+    think: ThinkingSetting = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,6 +88,19 @@ def _at_least_one(value: int | None) -> int | None:
     return value
 
 
+def _positive_cost(value: float) -> float:
+    if value <= 0:
+        raise ValueError(f"--max-cost must be a positive amount of USD, e.g. --max-cost 0.50; got {value}")
+    return value
+
+
+def _think(value: str) -> ThinkingSetting:
+    try:
+        return parse_thinking(value)
+    except ValueError as exc:
+        raise ValueError(f"--think: {exc}") from None
+
+
 RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag(flag="--new", help="start a fresh conversation", parse={"action": "store_true"}),
     RunFlag(flag="--model", metavar="MODEL", help="model for this run"),
@@ -111,6 +130,20 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
         help="deny rules for this run (bare tool names are also hidden from the model)",
         parse={"action": "append"},
         convert=split_rules,
+    ),
+    RunFlag(
+        flag="--max-cost",
+        metavar="USD",
+        help="stop this run once it has cost this many USD",
+        parse={"type": float},
+        convert=_positive_cost,
+    ),
+    RunFlag(
+        flag="--think",
+        metavar="[BUDGET]",
+        help="extended thinking for this run: adaptive, or a budget in tokens (--think 16000)",
+        parse={"nargs": "?", "const": "adaptive"},
+        convert=_think,
     ),
     RunFlag(
         flag="--quiet",

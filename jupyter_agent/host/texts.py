@@ -18,6 +18,7 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
 
     status = session.status
     u = status.usage
+    budget = f" (session budget ${status.session_budget_usd:.2f})" if status.session_budget_usd else ""
     rows = [
         ("model", f"{status.model} ({status.provider})"),
         ("mode", settings.mode),
@@ -34,12 +35,55 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
             "tokens",
             f"{u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
         ),
-        ("cost", f"${status.cost_usd:.4f}"),
+        (
+            "cost",
+            f"last run ${status.last_run_cost_usd:.4f} · session ${status.cost_usd:.4f}{budget}"
+            f" · cache-read share {u.cache_read_share:.0%}",
+        ),
         ("tools", ", ".join(status.tools)),
         ("bash", check_sandbox().describe(network=settings.bash_network)),
+        ("memory", ", ".join(str(p) for p in status.memory) or "—"),
+        ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
     ]
     text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
     return Report(text=text, html=html_table(rows))
+
+
+def memory_text(session: AgentSession) -> str:
+    """`%agent memory`: which memory files the system prompt holds, in order, with their size."""
+    from ..agent.memory import MEMORY_NAMES, user_memory_path
+
+    files = session.memory
+    if not files:
+        return (
+            f"no memory files: put {' or '.join(MEMORY_NAMES)} in the notebook's directory (or above it, up to "
+            f"the top root), or your own in {user_memory_path()}; %agent reset reads them again"
+        )
+    lines = ["memory in the system prompt (most general first; %agent reset reads them again):"]
+    for memory in files:
+        cut = f", cut: {memory.cut:,} more not loaded" if memory.cut else ""
+        lines.append(f"  {memory.path}  ({len(memory.text):,} characters{cut})")
+    return "\n".join(lines)
+
+
+def sessions_text(session: AgentSession) -> str:
+    """`%agent sessions`: this notebook's saved sessions, newest first."""
+    if session.project is None:
+        return "sessions are not saved (%config AgentMagics.save_sessions = True to save them)"
+    found = session.saved_sessions()
+    if not found:
+        return f"no saved sessions for {session.project}"
+    current = session.recorder.id if session.recorder is not None else None
+    lines = [f"saved sessions for {session.project} (newest first; %agent resume ID continues one):"]
+    for saved in found:
+        first = " ".join(saved.first_request.split())
+        first = first if len(first) <= 60 else first[:59] + "…"
+        mark = " (this session)" if saved.id == current else ""
+        lines.append(
+            f"  {saved.id}  {saved.created[:16].replace('T', ' ')}  ${saved.cost_usd:.4f}  {saved.runs} run(s)"
+            f"  {first!r}{mark}"
+        )
+    return "\n".join(lines)
 
 
 def _listed(rules: list[str]) -> str:

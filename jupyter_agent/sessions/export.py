@@ -1,5 +1,7 @@
 """A saved session as Markdown (`%agent export`): the user's words, the agent's answers, each tool call and result.
 
+The export is a saved file like the session's own, so it is masked the same way.
+
 Tool results are cut (head kept) so a session that read large files stays a readable document; thinking is
 left out (it is the model's scratchpad, and long). Code fences are made longer than any backtick run inside
 them, so file contents cannot end a fence early.
@@ -11,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from .store import SavedSession
+from .store import SavedSession, mask_secret_values
 
 #: Characters of a tool result kept in the export.
 RESULT_CHARS = 2_000
@@ -81,4 +83,4 @@ def session_markdown(saved: SavedSession) -> str:
         )
     for message in saved.messages:
         parts.extend(_message_markdown(message))
-    return "\n\n".join(parts) + "\n"
+    return mask_secret_values("\n\n".join(parts) + "\n")

@@ -20,6 +20,11 @@ class _TextBlock:
     display_id: str
     text: str = ""
     shown: str = ""
+    #: Extended thinking: shown collapsed and dimmed, never streamed as the answer.
+    thinking: bool = False
+
+    def bundle(self) -> Bundle:
+        return _thinking_bundle(self.text) if self.thinking else _md_bundle(self.text)
 
 
 @dataclass
@@ -45,8 +50,13 @@ class RunView:
         match event:
             case ev.TextDelta(text=text):
                 self._text(text)
-            case ev.TextDone():
+            case ev.TextDone() | ev.ThinkingDone():
                 self._close_text()
+            case ev.ThinkingDelta(text=text):
+                self._thinking(text)
+            case ev.Compacted() as compacted:
+                self._close_text()
+                self._note(compaction_line(compacted), warn=False, icon="🗜️")
             case ev.ToolStarted(call_id=call_id, name=name, input=tool_input, kind=kind):
                 self._close_text()
                 self._card_new(
@@ -84,11 +94,22 @@ class RunView:
 
     # -- streamed text ----------------------------------------------------------------------------------
     def _text(self, text: str) -> None:
+        if self._open is not None and self._open.thinking:
+            self._close_text()
         if self.publisher.stream_text(text):
             return
         if self._open is None:
             self._open = _TextBlock(display_id=self.publisher.show(_md_bundle("")))
             self._blocks.append(self._open)
+        self._open.text += text
+        self._flush(force=False)
+
+    def _thinking(self, text: str) -> None:
+        """Thinking goes into its own collapsed block (not one of `_blocks`: quiet mode has nothing to fold)."""
+        if self._open is not None and not self._open.thinking:
+            self._close_text()
+        if self._open is None:
+            self._open = _TextBlock(display_id=self.publisher.show(_thinking_bundle("")), thinking=True)
         self._open.text += text
         self._flush(force=False)
 
@@ -102,10 +123,13 @@ class RunView:
         self._last_update = now
         block.shown = block.text
         self.updates += 1
-        self.publisher.update(block.display_id, _md_bundle(block.text), final=force)
+        self.publisher.update(block.display_id, block.bundle(), final=force)
 
     def _close_text(self) -> None:
-        if self._open is not None:
+        block = self._open
+        if block is not None:
+            if block.thinking and block.text == block.shown:  # a terminal prints only a final update
+                self.publisher.update(block.display_id, block.bundle(), final=True)
             self._flush(force=True)
             self._open = None
 
@@ -140,7 +164,7 @@ class RunView:
         self.publisher.update(self._card_ids[done.call_id], _card_bundle(card), final=True)
 
     # -- notes and footer -------------------------------------------------------------------------------
-    def _note(self, message: str, *, warn: bool, error: bool = False) -> None:
+    def _note(self, message: str, *, warn: bool, error: bool = False, icon: str = "") -> None:
         color = (
             "var(--jp-error-color0,#c62828)"
             if error
@@ -148,7 +172,7 @@ class RunView:
             if warn
             else "inherit"
         )
-        icon = "⛔" if error else "⚠️" if warn else "ℹ️"
+        icon = icon or ("⛔" if error else "⚠️" if warn else "ℹ️")
         bundle = {
             "text/plain": f"{icon} {message}",
             "text/html": f'<div style="color:{color};font-size:12px;margin:3px 0;">{icon} {esc(message)}</div>',
@@ -162,8 +186,8 @@ class RunView:
         reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
         text = (
             f"{done.turns} turn{'s' if done.turns != 1 else ''} · {u.input:,} in / {u.output:,} out tokens"
-            f" · cache {u.cache_read:,} read / {u.cache_write:,} written · ${done.cost_usd:.4f}"
-            f" · {done.duration:.1f}s{reason}"
+            f" · cache {u.cache_read:,} read / {u.cache_write:,} written ({u.cache_read_share:.0%} read)"
+            f" · ${done.cost_usd:.4f} (session ${done.session_cost_usd:.4f}) · {done.duration:.1f}s{reason}"
         )
         bundle = {
             "text/plain": text,
@@ -180,6 +204,27 @@ class RunView:
                 f"{markdown_to_html(text)}</details>"
             )
             self.publisher.update(block.display_id, {"text/plain": text, "text/html": html})
+
+
+def compaction_line(done: ev.Compacted) -> str:
+    """The one line a compaction shows."""
+    how = "compacted" if done.automatic else "compacted on request"
+    return (
+        f"conversation {how}: {done.messages_before} messages (~{done.tokens_before:,} tokens) replaced by "
+        f"the model's summary (~{done.tokens_after:,} tokens)"
+    )
+
+
+def _thinking_bundle(text: str) -> Bundle:
+    words = len(text.split())
+    return {
+        "text/plain": f"💭 thinking ({words:,} words)",
+        "text/html": (
+            '<details class="jp-agent-thinking" style="opacity:0.6;font-size:12px;margin:3px 0;">'
+            f'<summary style="cursor:pointer;">💭 Thinking ({words:,} words)</summary>'
+            f'<div style="white-space:pre-wrap;font-style:italic;">{esc(text)}</div></details>'
+        ),
+    }
 
 
 def _md_bundle(text: str) -> Bundle:

@@ -33,6 +33,7 @@ def agent_kernel(tmp_path: Path) -> Iterator[AgentKernel]:
             "ANTHROPIC_BASE_URL": server.url,
             "ANTHROPIC_API_KEY": TEST_API_KEY,
             "JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb"),
+            "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),  # saved sessions stay in the test
             **(env or {}),
         }
         frontend = KernelFrontend(tmp_path, env=kernel_env, widgets=widgets)

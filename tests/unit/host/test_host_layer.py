@@ -5,7 +5,6 @@ answers become settings, opt-in tools appear only when asked for."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +13,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.magics import AgentMagics
-from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_API_KEY)
-    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
-    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    ip = InteractiveShell()
-    ip.run_line_magic("load_ext", "jupyter_agent")
-    yield ip
-    ip.run_line_magic("unload_ext", "jupyter_agent")
-    ip.clear_instance()
+from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 
 
 def served(monkeypatch: pytest.MonkeyPatch, turns: list[Turn]) -> ScriptedServer:

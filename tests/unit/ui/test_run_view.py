@@ -84,7 +84,10 @@ def test_every_tool_call_gets_a_card_that_ends_with_its_status() -> None:
     assert '<details class="jp-agent-card" data-status="error" open' in cards[1]["text/html"]
     assert "open" not in cards[0]["text/html"].split(">")[0]
     footer = publisher.shown[-1][1]["text/plain"]
-    assert footer == "2 turns · 1,200 in / 80 out tokens · cache 1,000 read / 0 written · $0.0123 · 3.2s"
+    assert footer == (
+        "2 turns · 1,200 in / 80 out tokens · cache 1,000 read / 0 written (45% read)"
+        " · $0.0123 (session $0.0000) · 3.2s"
+    )
 
 
 def test_quiet_collapses_intermediate_text_but_not_the_answer() -> None:

@@ -1,0 +1,191 @@
+"""Long sessions from the user's side, in a real IPython shell against the scripted server: --think, --max-cost,
+the thinking / session budget / compaction settings, and %agent sessions, resume, export, memory, compact."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_agent.magics import AgentMagics
+from jupyter_agent.sessions import list_sessions
+from jupyter_agent.testing import ScriptedServer, Text, Thinking, ToolUse, Turn, Usage
+
+#: $2.0002 at the default model's prices, with a small prompt.
+EXPENSIVE = Usage(input_tokens=100, output_tokens=200_000)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[ScriptedServer]]:
+    started: list[ScriptedServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def serve(
+    started: list[ScriptedServer], monkeypatch: pytest.MonkeyPatch, turns: list[Turn]
+) -> ScriptedServer:
+    server = ScriptedServer(turns).start()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    started.append(server)
+    return server
+
+
+def test_think_and_max_cost_apply_to_their_run_only(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (Path.cwd() / "a.txt").write_text("a\n")
+    read = ToolUse(name="Read", input={"file_path": "a.txt"})
+    server = serve(
+        served,
+        monkeypatch,
+        [
+            Turn(blocks=[Thinking("Plan the read."), read], usage=EXPENSIVE),
+            Turn(blocks=[Text("second run")]),
+        ],
+    )
+    shell.run_cell_magic("agent", "--think 2048 --max-cost 1", "read a")
+    out = capsys.readouterr().out
+    assert "reaching its budget of $1.0000" in out
+    assert "💭 thinking (3 words)" in out and "Plan the read." not in out
+    shell.run_cell_magic("agent", "", "again")
+    first, second = server.requests
+    assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert "thinking" not in second
+    assert second["messages"][1]["content"][0]["signature"] == "scripted-signature"
+
+
+def test_settings_for_thinking_session_budget_and_compaction_reach_the_run(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = serve(
+        served,
+        monkeypatch,
+        [Turn(blocks=[Text("one")], usage=EXPENSIVE), Turn(blocks=[Text("never")])],
+    )
+    shell.run_line_magic("config", "AgentMagics.thinking = 'adaptive'")
+    shell.run_line_magic("config", "AgentMagics.session_budget_usd = 1.5")
+    shell.run_cell_magic("agent", "--model claude-opus-4-6", "first")
+    shell.run_cell_magic("agent", "", "second")
+    assert server.requests[0]["thinking"] == {"type": "adaptive"}
+    assert len(server.requests) == 1
+    out = capsys.readouterr().out
+    assert "session_budget_usd ($1.5000)" in out
+    shell.run_line_magic("agent", "status")
+    status = capsys.readouterr().out
+    assert "cost:     last run $0.0000 · session $5.0005 (session budget $1.50)" in status
+    settings = next(c for c in shell.configurables if isinstance(c, AgentMagics))
+    with pytest.raises(ValueError, match="thinking: 'lots' is not off, adaptive or a budget"):
+        settings.thinking = "lots"
+    with pytest.raises(ValueError, match="context_compact_fraction must be between 0 and 1"):
+        settings.context_compact_fraction = 2.0
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("--max-cost -1", "--max-cost must be a positive amount of USD"),
+        ("--think lots", "--think: thinking: 'lots' is not off"),
+    ],
+)
+def test_bad_run_flags_are_usage_errors_that_say_the_fix(
+    shell: InteractiveShell, line: str, message: str
+) -> None:
+    with pytest.raises(UsageError, match=message):
+        shell.run_cell_magic("agent", line, "hello")
+
+
+def test_sessions_resume_and_export_in_a_new_shell(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    server = serve(
+        served,
+        monkeypatch,
+        [Turn(blocks=[Text("March is missing.")]), Turn(blocks=[Text("Still about March.")])],
+    )
+    shell.run_cell_magic("agent", "", "why is March missing?")
+    shell.run_line_magic("unload_ext", "jupyter_agent")  # as if the kernel restarted
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "sessions")
+    listing = capsys.readouterr().out
+    [saved] = list_sessions(tmp_path)
+    assert saved.id in listing and "'why is March missing?'" in listing and "$0.00" in listing
+    shell.run_line_magic("agent", f"resume {saved.id}")
+    assert f"resumed session {saved.id} (2 messages" in capsys.readouterr().out
+    shell.run_cell_magic("agent", "", "and April?")
+    after = server.requests[1]
+    assert [m["content"][0]["text"] for m in after["messages"]] == [
+        "why is March missing?",
+        "March is missing.",
+        "and April?",
+    ]
+    shell.run_line_magic("agent", "export notes/session.md")
+    assert "exported 4 messages to" in capsys.readouterr().out
+    markdown = (tmp_path / "notes" / "session.md").read_text()
+    assert "### User\n\nand April?" in markdown and "Still about March." in markdown
+    with pytest.raises(UsageError, match="SESSION_NOT_FOUND: no saved session 'zzz'"):
+        shell.run_line_magic("agent", "resume zzz")
+
+
+def test_memory_and_compact_on_demand(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "AGENTS.md").write_text("Use polars.")
+    server = serve(
+        served,
+        monkeypatch,
+        [Turn(blocks=[Text("ok")]), Turn(blocks=[Text("SUMMARY: asked hello")]), Turn(blocks=[Text("yes")])],
+    )
+    shell.run_line_magic("agent", "memory")
+    assert f"{tmp_path / 'AGENTS.md'}  (11 characters)" in capsys.readouterr().out
+    shell.run_cell_magic("agent", "", "hello")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "compact")
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("conversation compacted on request: 2 messages") and "\n" not in line
+    shell.run_cell_magic("agent", "", "next")
+    last = server.requests[-1]
+    assert "SUMMARY: asked hello" in json.dumps(last["messages"]) and '"ok"' not in json.dumps(
+        last["messages"]
+    )
+    assert last["system"] == server.requests[0]["system"]
+    assert "Use polars." in last["system"][0]["text"]
+
+
+def test_help_lists_the_session_subcommands_and_flags(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_line_magic("agent", "help")
+    out = capsys.readouterr().out
+    for usage in (
+        "%agent resume [ID]",
+        "%agent export [PATH]",
+        "%agent sessions",
+        "%agent memory",
+        "%agent compact",
+        "--max-cost USD",
+        "--think [BUDGET]",
+        "session_budget_usd",
+        "context_compact_fraction",
+    ):
+        assert usage in out
