@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,35 +112,88 @@ class Sandbox:
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace `path` with `data` all at once: a crash or kill leaves either the old file or the new one.
 
-    Temp file in the same directory + fsync + rename; the old file's mode bits are kept.
+    `path` is a real path (what `confine` returns). Its directories are opened one by one from `/` without
+    following symlinks, and the temp file, the rename and the fsync all go through that directory handle: a
+    directory swapped for a symlink after the path was checked makes the write fail instead of landing
+    wherever the link points. Temp file in the same directory + fsync + rename; the old mode bits are kept.
     """
-    directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = _open_directory(path.parent)
     try:
-        mode: int | None = path.stat().st_mode & 0o7777
+        _replace_in(directory, path, data)
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_directory(path: Path) -> int:
+    """A handle on `path`, reached component by component with no symlink followed (missing ones made)."""
+    if not path.is_absolute():
+        raise ValueError(f"atomic_write needs an absolute real path, got '{path}'")
+    fd = os.open("/", _DIRECTORY_FLAGS)
+    walked = Path("/")
+    try:
+        for part in path.parts[1:]:
+            walked /= part
+            try:
+                child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if os.path.islink(walked):
+                    raise ToolError(
+                        "OUTSIDE_ROOTS",
+                        f"'{walked}' was replaced by a symlink after the path '{path}' was checked; nothing was "
+                        "written — check what changed the directory, then retry",
+                    ) from None
+                raise exc
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _replace_in(directory: int, path: Path, data: bytes) -> None:
+    name = path.name
+    try:
+        old = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        mode: int | None = old.st_mode & 0o7777 if stat.S_ISREG(old.st_mode) else None
     except FileNotFoundError:
         mode = None
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".jupyter-agent.tmp", dir=directory)
+    if mode is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    tmp_name, fd = _create_temp(directory, name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
+            os.unlink(tmp_name, dir_fd=directory)
         raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+
+
+def _create_temp(directory: int, name: str) -> tuple[str, int]:
+    """`.<name>.<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp_name = f".{name}.{secrets.token_hex(4)}.jupyter-agent.tmp"
+        try:
+            return tmp_name, os.open(tmp_name, flags, 0o600, dir_fd=directory)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp file name next to '{name}'")
 
 
 def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
