@@ -34,8 +34,10 @@ def test_a_second_kernel_resumes_the_saved_session_and_its_next_request_carries_
     assert f"resumed session {saved.id}" in resumed
     second.run("%%agent\nand April?", timeout=120)
     [request] = server.requests
-    texts = [block["text"] for message in request["messages"] for block in message["content"]]
-    assert texts == ["why is March missing?", "The parser drops March.", "and April?"]
+    earlier, answer, *_, latest = request["messages"]
+    assert earlier["role"] == "user" and earlier["content"][0]["text"] == "why is March missing?"
+    assert answer == {"role": "assistant", "content": [{"type": "text", "text": "The parser drops March."}]}
+    assert latest["role"] == "user" and "and April?" in [b.get("text") for b in latest["content"]]
 
 
 def test_think_sends_the_thinking_parameter_and_the_thinking_renders_collapsed(

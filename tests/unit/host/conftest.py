@@ -1,5 +1,5 @@
-"""Host tests: a real IPython shell (terminal, no kernel) with the extension loaded, in the test's own directory,
-Jupyter data dir (saved sessions) and home (user memory) — never the user's."""
+"""Host tests: a real IPython shell (terminal, no kernel) with the extension loaded, in the test's own directory
+and Jupyter data dir (saved sessions) — never the user's."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from jupyter_agent.testing import TEST_API_KEY
 def jupyter_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     data = tmp_path / "jupyter-data"
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(data))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     return data
 
 

@@ -189,3 +189,30 @@ def test_help_lists_the_session_subcommands_and_flags(
         "context_compact_fraction",
     ):
         assert usage in out
+
+
+def test_the_saved_session_and_its_export_hold_no_secret_value(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    secret = "wh-7c1f0e9a2b3d4c5e6f"
+    monkeypatch.setenv("WAREHOUSE_TOKEN", secret)
+    (tmp_path / "conn.txt").write_text(f"token={secret}\n")
+    serve(
+        served,
+        monkeypatch,
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "conn.txt"})]),
+            Turn(blocks=[Text(f"The token is {secret}.")]),
+        ],
+    )
+    shell.run_cell_magic("agent", "", f"connect with {secret}")
+    shell.run_line_magic("agent", "export")
+    [saved] = list_sessions(tmp_path)
+    written = saved.path.read_text() + (tmp_path / f"agent-session-{saved.id}.md").read_text()
+    assert secret not in written
+    assert "[redacted: WAREHOUSE_TOKEN]" in written
+    assert "connect with" in written
