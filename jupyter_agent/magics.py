@@ -118,7 +118,9 @@ class AgentMagics(Magics, AgentSettings):
         except (CommandError, RuleNameError) as exc:
             raise UsageError(str(exc)) from None
         if isinstance(shown, str):
-            print(shown)
+            from .masking import mask
+
+            print(mask(shown))  # e.g. an MCP server's error with its command line
         elif shown is not None:
             from .ui.publish import DisplayPublisher, TerminalPublisher
 

@@ -180,8 +180,10 @@ class KernelAgent:
         from .host.build import MCP_START_TIMEOUT, apply_mcp_settings
 
         self.worker.submit(apply_mcp_settings(self.mcp, self.settings)).result(timeout=MCP_START_TIMEOUT)
+        from .masking import mask
+
         for line in self._mcp_lines.take() if self._mcp_lines is not None else []:
-            print(f"jupyter_agent: {line}")
+            print(mask(f"jupyter_agent: {line}"))  # a server's command line or stderr may hold a token
 
     # -- what the subcommands do ------------------------------------------------------------------------
     def reset(self) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
+from frontend import AgentKernel
 from nbclient import NotebookClient
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
@@ -95,3 +97,21 @@ def test_the_api_key_is_in_no_request_no_output_and_not_in_the_saved_notebook(tm
     saved = path.read_text()
     assert "I could not find anything useful." in saved
     assert SECRET not in saved
+
+
+def test_an_mcp_servers_failure_is_printed_without_the_token_in_its_command(
+    agent_kernel: AgentKernel,
+) -> None:
+    token = "dpl-0123456789abcdef"
+    frontend, _server = agent_kernel([], env={"SERVICE_TOKEN": token})
+    failing = {"command": "sh", "args": ["-c", f"echo auth failed for {token} >&2; exit 3"]}
+    frontend.run(f"%config AgentMagics.mcp_servers = {{'deploy': {failing!r}}}")
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    while not any("deploy  failed" in text for text in seen):
+        assert time.monotonic() < deadline, seen
+        seen.append(frontend.run("%agent mcp").text())
+    seen.append(frontend.run("1 + 1").text())  # the next cell prints the servers' report lines
+    shown = "\n".join(seen)
+    assert "jupyter_agent: MCP server 'deploy' did not start" in shown
+    assert token not in shown and "[redacted: SERVICE_TOKEN]" in shown
