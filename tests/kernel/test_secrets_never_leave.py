@@ -86,9 +86,8 @@ def test_the_api_key_is_in_no_request_no_output_and_not_in_the_saved_notebook(tm
     assert "{'key': '[redacted: ANTHROPIC_API_KEY]'}" in settings
     assert "'[redacted: ANTHROPIC_API_KEY]'" in listing
     assert "deploy key: [redacted: ANTHROPIC_API_KEY]" in read
-    assert bash.startswith(
-        "key=\ndeploy key: [redacted: ANTHROPIC_API_KEY]"
-    )  # Bash's own environment has no key
+    # Bash's own environment has no key (under bwrap /proc/$PPID/environ is not the kernel's, so grep may fail)
+    assert "key=\ndeploy key: [redacted: ANTHROPIC_API_KEY]" in bash
     for body in bodies:
         assert SECRET not in body
     iopub = json.dumps(client.iopub, default=str)
