@@ -2,7 +2,8 @@
 
 Inside, a command sees its own PID namespace and a fresh /proc (the kernel's process, and the environment it
 started with, are out of reach), only the scrubbed environment, the allowed roots writable and everything else
-read-only, a private /tmp, and no network unless `bash_network` is on. `--die-with-parent` and the PID
+read-only, a private /tmp, and no network unless `bash_network` is on (nor the sockets of local services in
+/run). `--die-with-parent` and the PID
 namespace make sure nothing outlives a killed command.
 
 Reads are not restricted (the command can read what your user can, e.g. files in your home directory), and
@@ -35,6 +36,8 @@ def _isolation(network: bool) -> list[str]:
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", "/tmp",
+        # Without the network, local services' sockets in /run (a database, docker, dbus) are cut off too.
+        *([] if network else ["--tmpfs", "/run"]),
         "--unshare-all",
         *(["--share-net"] if network else []),
         "--die-with-parent",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,6 +138,38 @@ def test_bash_network_lets_the_command_reach_the_network(world: Path, listener: 
     port = listener.getsockname()[1]
     assert not bash(world, f"echo hi > /dev/tcp/127.0.0.1/{port}", network=True).is_error
     assert was_reached(listener)
+
+
+@pytest.fixture
+def run_socket() -> Iterator[tuple[socket.socket, Path]]:
+    """A unix socket in /run, where local services (a database, docker) put theirs."""
+    path = Path(f"/run/jupyter-agent-test-{os.getpid()}.sock")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+    except OSError as exc:
+        server.close()
+        pytest.skip(f"cannot make a socket in /run here: {exc}")
+    server.listen(4)
+    server.setblocking(False)
+    yield server, path
+    server.close()
+    path.unlink()
+
+
+def connect_to(path: Path) -> str:
+    return f"{sys.executable} -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
+
+
+@needs_bwrap
+def test_a_local_services_socket_in_run_is_out_of_reach(
+    world: Path, run_socket: tuple[socket.socket, Path]
+) -> None:
+    server, path = run_socket
+    assert bash(world, connect_to(path)).error_code == "EXECUTION_ERROR"
+    assert not was_reached(server)
+    assert not bash(world, connect_to(path), network=True).is_error  # bash_network opens it again
+    assert was_reached(server)
 
 
 @needs_bwrap
