@@ -108,6 +108,7 @@ class KernelAgent:
         )
         granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
+        started_mode = session.policy.mode
         future = self.worker.submit(
             session.run(
                 request,
@@ -122,6 +123,7 @@ class KernelAgent:
                 interrupted = presenter.wait(future)
         finally:
             self._keep_granted(granted)
+            self._keep_mode(session.policy.mode, started_mode, options)
         if interrupted:
             raise KeyboardInterrupt
 
@@ -156,6 +158,12 @@ class KernelAgent:
         new = [text for text in dict.fromkeys(str(rule) for rule in granted) if text not in known]
         if new:
             self.settings.allow = [*known, *new]
+
+    def _keep_mode(self, mode: str, started: str, options: RunOptions) -> None:
+        """A plan approved during the run (ExitPlanMode) switched the mode: later runs keep it, unless this
+        run's mode came from its own `--mode` flag."""
+        if mode != started and options.mode is None:
+            self.settings.mode = mode
 
     def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""

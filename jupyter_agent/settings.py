@@ -61,6 +61,10 @@ class AgentSettings(Configurable):
     enable_bash = Bool(
         False, help="Offer the Bash tool (it still asks unless a rule allows the command)."
     ).tag(config=True)
+    enable_web_fetch = Bool(
+        False,
+        help="Offer the WebFetch tool (it still asks unless a rule allows the domain, e.g. WebFetch(domain:docs.python.org)).",
+    ).tag(config=True)
     mcp_servers = Dict(
         help='MCP servers: {"name": {"command": "...", "args": [...]}} or {"name": {"url": "http://..."}}.'
     ).tag(config=True)

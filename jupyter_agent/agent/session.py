@@ -20,6 +20,7 @@ from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import POLICY_SERVICE, todo_list
+from ..tools.workflow.task import SUBAGENTS_SERVICE
 from .client import ModelClient
 from .config import AgentConfig, ThinkingSetting
 from .conversation import Block, Conversation
@@ -27,7 +28,7 @@ from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .prompt import PromptFacts, system_prompt
-from .subagent import SUBAGENTS_SERVICE, Subagents
+from .subagent import Subagents
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, ClassVar, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING
 
 from ..tools.context import ToolContext
-from ..tools.core import AnyTool, Tool, ToolAnnotations, ToolInput
+from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
 from ..tools.result import ToolResult
+from ..tools.workflow.task import SUBAGENTS_SERVICE, SubagentType, TaskInput
 from .conversation import Conversation
 from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
 from .prompt import PromptFacts, system_prompt
@@ -30,30 +29,8 @@ from .prompt import PromptFacts, system_prompt
 if TYPE_CHECKING:
     from .loop import AgentRun
 
-SUBAGENTS_SERVICE = "subagents"
-SubagentType = Literal["Explore", "general-purpose"]
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
 PARENT_ONLY = frozenset({"Task", "TodoWrite", "AskUserQuestion", "ExitPlanMode"})
-
-DESCRIPTION = """\
-Start a sub-agent for a self-contained piece of work; it works on its own with its own conversation and \
-returns one final report. Use it to search or analyse broadly without filling your own context (several \
-files, many matches), or to run independent investigations at the same time: several Task calls in one \
-message run concurrently.
-- subagent_type "Explore" (the default): read-only tools (Read, Glob, Grep, NotebookRead, …), for finding \
-and understanding things. "general-purpose": your tools and permissions, for work that changes things.
-- The sub-agent sees none of this conversation: the prompt must say everything it needs (the goal, paths, \
-what you know) and exactly what to report back.
-- Its report is for you, not the user: summarise what matters in your answer."""
-
-
-class TaskInput(ToolInput):
-    description: str = Field(min_length=1)
-    """A short (3–5 word) description of the task, shown to the user."""
-    prompt: str = Field(min_length=1)
-    """The task for the sub-agent: everything it needs to know, and what to report back."""
-    subagent_type: SubagentType = "Explore"
-    """Explore (read-only tools, the default) or general-purpose (your tools and permissions)."""
 
 
 def subagent_tools(tools: dict[str, AnyTool], kind: SubagentType) -> list[AnyTool]:
@@ -66,7 +43,8 @@ def subagent_tools(tools: dict[str, AnyTool], kind: SubagentType) -> list[AnyToo
 
 
 class Subagents:
-    """Starts sub-agents for one parent run (the session installs it as the `subagents` service)."""
+    """Starts sub-agents for one parent run (the session installs it as the `subagents` service the Task
+    tool calls)."""
 
     def __init__(self, parent: AgentRun, *, kernel: str, notebook_path: str | None) -> None:
         self.parent = parent
@@ -81,7 +59,11 @@ class Subagents:
         pool = ToolPool()
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), params.subagent_type))
         sub_dispatcher = Dispatcher(
-            pool=pool, policy=dispatcher.policy, hooks=dispatcher.hooks, approver=dispatcher.approver
+            pool=pool,
+            policy=dispatcher.policy,
+            hooks=dispatcher.hooks,
+            approver=dispatcher.approver,
+            on_grant=dispatcher.on_grant,
         )
         services = {k: v for k, v in ctx.services.items() if k != SUBAGENTS_SERVICE}
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
@@ -161,23 +143,3 @@ class _Relay:
             )
         elif isinstance(event, Notice):
             parent.emit(dataclasses.replace(event, message=f"Task '{self.description}': {event.message}"))
-
-
-class TaskTool(Tool[TaskInput]):
-    name: ClassVar[str] = "Task"
-    description: ClassVar[str] = DESCRIPTION
-    kind = "other"
-    #: The call itself changes nothing; each call its sub-agent makes is checked on its own.
-    annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=False)
-    Input = TaskInput
-
-    def title(self, params: TaskInput, ctx: ToolContext) -> str:
-        return f"Task {params.description} ({params.subagent_type})"
-
-    async def run(self, params: TaskInput, ctx: ToolContext) -> ToolResult:
-        subagents = ctx.service(SUBAGENTS_SERVICE)
-        if not isinstance(subagents, Subagents):
-            return ToolResult.error(
-                "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"
-            )
-        return await subagents.run(ctx.tool_use_id, params, ctx)

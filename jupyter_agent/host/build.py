@@ -69,6 +69,7 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     ctx.services.update(
         shell=host.shell,
         main_thread=host.main_thread,
+        questions=host.main_thread,
         notebooks=NotebookProvider(default_path=nb_path, kernel=host.kernel),
     )
     pool = ToolPool()

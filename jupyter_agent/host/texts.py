@@ -44,6 +44,7 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
         ("bash", check_sandbox().describe(network=settings.bash_network)),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
+        *_todo_rows(session),
     ]
     text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
     return Report(text=text, html=html_table(rows))
@@ -84,6 +85,16 @@ def sessions_text(session: AgentSession) -> str:
             f"  {first!r}{mark}"
         )
     return "\n".join(lines)
+
+
+def _todo_rows(session: AgentSession) -> list[tuple[str, str]]:
+    """The current TodoWrite checklist, if the agent keeps one."""
+    from ..tools.workflow import todo_list
+
+    todos = todo_list(session.ctx)
+    if not todos.items:
+        return []
+    return [("todos", f"{todos.counts()}\n{todos.text()}")]
 
 
 def _listed(rules: list[str]) -> str:

@@ -15,18 +15,26 @@ from .permissions import Rule
 
 
 def builtin_tools() -> list[AnyTool]:
-    """Every session's tools: files, notebooks, the kernel."""
+    """Every session's tools: files, notebooks, the kernel, and the agent's own workflow (TodoWrite,
+    AskUserQuestion, ExitPlanMode, Task)."""
     from .files import file_tools
     from .kernel import kernel_tools
     from .notebook import notebook_tools
+    from .workflow import workflow_tools
 
-    return [*file_tools(), *notebook_tools(), *kernel_tools()]
+    return [*file_tools(), *notebook_tools(), *kernel_tools(), *workflow_tools()]
 
 
 def _bash() -> list[AnyTool]:
     from .shell import bash_tool
 
     return [bash_tool()]
+
+
+def _web_fetch() -> list[AnyTool]:
+    from .web import WebFetch
+
+    return [WebFetch()]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,4 +55,7 @@ class OptInTool:
         return enabled or any(rule.tool == self.name for rule in allow)
 
 
-OPT_IN_TOOLS: tuple[OptInTool, ...] = (OptInTool(name="Bash", setting="enable_bash", make=_bash),)
+OPT_IN_TOOLS: tuple[OptInTool, ...] = (
+    OptInTool(name="Bash", setting="enable_bash", make=_bash),
+    OptInTool(name="WebFetch", setting="enable_web_fetch", make=_web_fetch),
+)

@@ -49,6 +49,8 @@ class ToolCard:
     result: ToolResult | None = None
     collapsed: bool = False
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
+    #: A Task card's sub-agent calls, shown collapsed inside it.
+    children: list[ToolCard] = field(default_factory=list["ToolCard"])
 
     def headline(self) -> str:
         """`Edit utils.py  +3 −1`, `Grep "TODO" 12 files`: the title, or the tool's own summary when it says more."""
@@ -71,7 +73,8 @@ class ToolCard:
 
     def text(self) -> str:
         took = f" {self.duration:.1f}s" if self.duration is not None else ""
-        return f"{ICONS.get(self.kind, '🔧')} {self.headline()}  [{self.status_text()}{took}]"
+        line = f"{ICONS.get(self.kind, '🔧')} {self.headline()}  [{self.status_text()}{took}]"
+        return "\n".join([line, *(f"    {child.text()}" for child in self.children)])
 
     def html(self) -> str:
         took = f" · {self.duration:.1f}s" if self.duration is not None else ""
@@ -92,8 +95,17 @@ class ToolCard:
             f"{summary}{self._details()}</details>"
         )
 
+    def _children_html(self) -> str:
+        """The sub-agent's calls, one line each, folded under the Task's headline."""
+        lines = "".join(f'<div style="font-size:11px;">{esc(child.text())}</div>' for child in self.children)
+        count = len(self.children)
+        return (
+            f'<details class="jp-agent-subcalls" style="margin:2px 0;"><summary style="font-size:11px;'
+            f'cursor:pointer;">{count} sub-agent call{"s" if count != 1 else ""}</summary>{lines}</details>'
+        )
+
     def _details(self) -> str:
-        parts: list[str] = []
+        parts: list[str] = [self._children_html()] if self.children else []
         try:
             args = json.dumps(self.input, indent=2, ensure_ascii=False)
         except (TypeError, ValueError):

@@ -13,16 +13,23 @@ from typing import Any
 from ..agent.events import AgentEvent
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
+from ..tools.workflow.asking import PlanApproval, UserQuestions
 from .approval import ApprovalUI
 from .channel import Ask, UIChannel
+from .choices import ChoicesUI
 from .mainloop import MainLoop, Stoppable
+from .plan_review import PlanReviewUI
 from .publish import DisplayPublisher, TerminalPublisher
 from .pump import ShellPump
 from .questions import QuestionUI, WidgetQuestion
 from .view import RunView
 
 #: How each kind of question is put to the person. A new kind of in-cell question is one row here.
-QUESTION_UIS: dict[type[Question[Any]], QuestionUI[Any]] = {ApprovalRequest: ApprovalUI()}
+QUESTION_UIS: dict[type[Question[Any]], QuestionUI[Any]] = {
+    ApprovalRequest: ApprovalUI(),
+    UserQuestions: ChoicesUI(),
+    PlanApproval: PlanReviewUI(),
+}
 
 
 def question_ui(request: Question[Any]) -> QuestionUI[Any] | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..agent import events as ev
 from ..masking import mask
 from .cards import Status, ToolCard
+from .checklist import checklist_bundle
 from .html import esc, markdown_to_html, pre
 from .publish import Bundle, Publisher
 
@@ -41,6 +42,11 @@ class RunView:
     _card_ids: dict[str, str] = field(default_factory=dict[str, str])
     _blocks: list[_TextBlock] = field(default_factory=list[_TextBlock])
     _open: _TextBlock | None = None
+    #: TodoWrite calls: shown as the one checklist, not as cards.
+    _todo_calls: set[str] = field(default_factory=set[str])
+    _checklist_id: str | None = None
+    #: A sub-agent's call → the Task call it is nested under.
+    _parents: dict[str, str] = field(default_factory=dict[str, str])
     _last_update: float = 0.0
     updates: int = 0
     finished: ev.RunFinished | None = None
@@ -57,13 +63,23 @@ class RunView:
             case ev.Compacted() as compacted:
                 self._close_text()
                 self._note(compaction_line(compacted), warn=False, icon="🗜️")
+            case ev.ToolStarted(parent_id=parent) if parent:
+                self._child_started(event)
+            case ev.ToolStarted(call_id=call_id, name="TodoWrite"):
+                self._todo_calls.add(call_id)
             case ev.ToolStarted(call_id=call_id, name=name, input=tool_input, kind=kind):
                 self._close_text()
                 self._card_new(
                     ToolCard(call_id=call_id, name=name, input=tool_input, kind=kind, collapsed=self.quiet)
                 )
+            case ev.ToolRunning(call_id=call_id, parent_id=parent) if parent:
+                self._child_update(parent, call_id, status="running")
             case ev.ToolRunning(call_id=call_id, title=title):
                 self._card_set(call_id, status="running", title=title)
+            case ev.ToolFinished(parent_id=parent) if parent:
+                self._child_finished(event)
+            case ev.ToolFinished(call_id=call_id) if call_id in self._todo_calls:
+                self._todos_finished(event)
             case ev.ToolFinished() as done:
                 self._finish_card(done)
             case ev.Notice(level=level, message=message):
@@ -156,12 +172,47 @@ class RunView:
         card.title = done.title or card.title
         card.result = done.result
         card.duration = done.duration
-        code = done.result.error_code
-        card.status = (
-            "interrupted" if code == "INTERRUPTED" else "denied" if code == "DENIED" else
-            "error" if done.result.is_error else "done"
-        )  # fmt: skip
+        card.status = finished_status(done)
         self.publisher.update(self._card_ids[done.call_id], _card_bundle(card), final=True)
+
+    # -- the checklist and nested sub-agent calls --------------------------------------------------------
+    def _todos_finished(self, done: ev.ToolFinished) -> None:
+        """A valid list updates the one checklist in place; a refused call shows as a card, with its error."""
+        todos = done.result.data.get("todos")
+        if done.result.is_error or not isinstance(todos, list):
+            self._finish_card(done)
+            return
+        self._close_text()
+        bundle = checklist_bundle(todos)
+        if self._checklist_id is None:
+            self._checklist_id = self.publisher.show(bundle)
+        else:
+            self.publisher.update(self._checklist_id, bundle)
+
+    def _child_started(self, started: ev.ToolStarted) -> None:
+        parent = self.cards.get(started.parent_id)
+        if parent is None:
+            return
+        self._parents[started.call_id] = started.parent_id
+        parent.children.append(
+            ToolCard(call_id=started.call_id, name=started.name, input=started.input, kind=started.kind)
+        )
+        self.publisher.update(self._card_ids[parent.call_id], _card_bundle(parent))
+
+    def _child_update(
+        self, parent_id: str, call_id: str, *, status: Status, done: ev.ToolFinished | None = None
+    ) -> None:
+        parent = self.cards.get(parent_id)
+        child = next((c for c in parent.children if c.call_id == call_id), None) if parent else None
+        if parent is None or child is None:
+            return
+        child.status = status
+        if done is not None:
+            child.title, child.result, child.duration = done.title or child.title, done.result, done.duration
+        self.publisher.update(self._card_ids[parent.call_id], _card_bundle(parent))
+
+    def _child_finished(self, done: ev.ToolFinished) -> None:
+        self._child_update(done.parent_id, done.call_id, status=finished_status(done), done=done)
 
     # -- notes and footer -------------------------------------------------------------------------------
     def _note(self, message: str, *, warn: bool, error: bool = False, icon: str = "") -> None:
@@ -225,6 +276,14 @@ def _thinking_bundle(text: str) -> Bundle:
             f'<div style="white-space:pre-wrap;font-style:italic;">{esc(text)}</div></details>'
         ),
     }
+
+
+def finished_status(done: ev.ToolFinished) -> Status:
+    code = done.result.error_code
+    return (
+        "interrupted" if code == "INTERRUPTED" else "denied" if code == "DENIED" else
+        "error" if done.result.is_error else "done"
+    )  # fmt: skip
 
 
 def _md_bundle(text: str) -> Bundle:

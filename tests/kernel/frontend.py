@@ -213,3 +213,16 @@ AgentKernel = Callable[..., tuple["KernelFrontend", Any]]
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of a recorded request's last message."""
+    return [
+        b
+        for b in request["messages"][-1]["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    return "".join(part["text"] for part in block["content"] if part["type"] == "text")

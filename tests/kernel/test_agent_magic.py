@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from frontend import AgentKernel
+from frontend import AgentKernel, result_text, tool_results
 
 from jupyter_agent.testing import TEST_API_KEY, Text, ToolUse, Turn
 
@@ -23,18 +22,6 @@ def write_then_answer(path: str = "notes.md", content: str = "# Notes\n") -> lis
         ),
         Turn(blocks=[Text("Done: **notes written**.")]),
     ]
-
-
-def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        b
-        for b in request["messages"][-1]["content"]
-        if isinstance(b, dict) and b.get("type") == "tool_result"
-    ]
-
-
-def result_text(block: dict[str, Any]) -> str:
-    return "".join(part["text"] for part in block["content"] if part["type"] == "text")
 
 
 def test_allow_once_runs_the_write_while_the_cell_is_busy(agent_kernel: AgentKernel, tmp_path: Path) -> None:

@@ -1,45 +1,54 @@
-"""Tools that steer the agent's own work with the person: TodoWrite, AskUserQuestion, ExitPlanMode."""
+"""Tools that steer the agent's own work: TodoWrite, AskUserQuestion, ExitPlanMode, and Task (sub-agents)."""
 
 from __future__ import annotations
 
 from ..core import AnyTool
 from .asking import (
+    ASK_SERVICE,
     POLICY_SERVICE,
-    USER_SERVICE,
     Answer,
+    Answers,
     Choice,
+    ChoiceQuestion,
+    PlanApproval,
     PlanReview,
     PlanVerdict,
-    Question,
-    UserChannel,
+    UserQuestions,
 )
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
+from .task import SUBAGENTS_SERVICE, SubagentType, TaskInput, TaskTool
 from .todo import TODOS_SERVICE, Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:
-    return [TodoWrite(), AskUserQuestion(), ExitPlanMode()]
+    return [TodoWrite(), AskUserQuestion(), ExitPlanMode(), TaskTool()]
 
 
 __all__ = [
+    "ASK_SERVICE",
     "POLICY_SERVICE",
+    "SUBAGENTS_SERVICE",
     "TODOS_SERVICE",
-    "USER_SERVICE",
     "Answer",
+    "Answers",
     "AskUserQuestion",
     "AskUserQuestionInput",
     "Choice",
+    "ChoiceQuestion",
     "ExitPlanMode",
     "ExitPlanModeInput",
+    "PlanApproval",
     "PlanReview",
     "PlanVerdict",
-    "Question",
+    "SubagentType",
+    "TaskInput",
+    "TaskTool",
     "Todo",
     "TodoList",
     "TodoWrite",
     "TodoWriteInput",
-    "UserChannel",
+    "UserQuestions",
     "todo_list",
     "workflow_tools",
 ]

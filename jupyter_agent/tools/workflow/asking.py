@@ -1,21 +1,23 @@
-"""How a tool asks the person something other than an approval: questions with options, a plan to review.
+"""What AskUserQuestion and ExitPlanMode ask the person: typed questions the UI answers during the run.
 
-The host provides a `UserChannel` as the context service `user` for the length of a run: widgets in the
-running cell, stdin in a terminal. Without one (headless: nbclient, papermill) nobody can answer, and the
-tools say so in their result instead of waiting.
+Each is a `Question[A]` (tools/question.py); the host puts its UI channel in the context as the `questions`
+service, and the UI shows each kind as widgets in the running cell, on stdin in a terminal, or answers
+None when no one can answer (nbclient, papermill) — then the tools say so in their result instead of
+waiting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, cast
+from typing import Literal, Protocol, TypeVar, cast
 
 from ..context import ToolContext
+from ..question import Question
 
-USER_SERVICE = "user"
+ASK_SERVICE = "questions"
 #: The session's `PermissionPolicy`, so an approved plan can switch the run's mode at once.
 POLICY_SERVICE = "permissions"
+A = TypeVar("A")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,7 +27,7 @@ class Choice:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Question:
+class ChoiceQuestion:
     question: str
     header: str
     options: tuple[Choice, ...]
@@ -45,6 +47,16 @@ class Answer:
         return ", ".join(parts) if parts else "(no answer)"
 
 
+Answers = tuple[Answer, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserQuestions(Question["Answers | None"]):
+    """AskUserQuestion's questions; None: no one can answer."""
+
+    questions: tuple[ChoiceQuestion, ...] = ()
+
+
 PlanVerdict = Literal["accept_edits", "keep_asking", "keep_planning"]
 
 
@@ -56,13 +68,20 @@ class PlanReview:
     message: str = ""
 
 
-class UserChannel(Protocol):
-    """Someone who can answer while the run goes on. Methods return None when the question was abandoned."""
+@dataclass(frozen=True, kw_only=True)
+class PlanApproval(Question["PlanReview | None"]):
+    """ExitPlanMode's plan (Markdown); None: no one can approve it."""
 
-    async def ask(self, questions: Sequence[Question]) -> Sequence[Answer] | None: ...
-
-    async def review_plan(self, plan: str) -> PlanReview | None: ...
+    plan: str = ""
 
 
-def user_channel(ctx: ToolContext) -> UserChannel | None:
-    return cast("UserChannel | None", ctx.service(USER_SERVICE))
+class Asker(Protocol):
+    async def ask(self, request: Question[A]) -> A: ...
+
+
+async def ask_user(ctx: ToolContext, request: Question[A]) -> A | None:
+    """The person's answer, or None when this session has no one to ask."""
+    asker = cast("Asker | None", ctx.service(ASK_SERVICE))
+    if asker is None:
+        return None
+    return await asker.ask(request)

@@ -10,7 +10,7 @@ from ..context import ToolContext
 from ..core import Preview, Tool, ToolInput
 from ..permissions import Mode, PermissionPolicy
 from ..result import ToolResult
-from .asking import POLICY_SERVICE, PlanVerdict, user_channel
+from .asking import POLICY_SERVICE, PlanApproval, PlanVerdict, ask_user
 from .todo import AGENT_STATE
 
 DESCRIPTION = """\
@@ -48,8 +48,10 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
                 "NOT_AVAILABLE",
                 f"ExitPlanMode only applies in plan mode and the mode is {mode}; carry on without it",
             )
-        user = user_channel(ctx)
-        review = await user.review_plan(params.plan) if user is not None else None
+        request = PlanApproval(
+            tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=params.plan
+        )
+        review = await ask_user(ctx, request)
         if review is None:
             return ToolResult.error(
                 "DENIED",

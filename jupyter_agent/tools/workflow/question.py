@@ -9,7 +9,7 @@ from pydantic import Field
 from ..context import ToolContext
 from ..core import Tool, ToolInput
 from ..result import Issue, ToolResult
-from .asking import Answer, Choice, Question, user_channel
+from .asking import Answer, Choice, ChoiceQuestion, UserQuestions, ask_user
 from .todo import AGENT_STATE
 
 DESCRIPTION = """\
@@ -64,9 +64,9 @@ def _duplicates(params: AskUserQuestionInput) -> tuple[Issue, ...]:
     return tuple(issues)
 
 
-def to_questions(params: AskUserQuestionInput) -> tuple[Question, ...]:
+def to_questions(params: AskUserQuestionInput) -> tuple[ChoiceQuestion, ...]:
     return tuple(
-        Question(
+        ChoiceQuestion(
             question=q.question,
             header=q.header,
             options=tuple(Choice(label=o.label, description=o.description) for o in q.options),
@@ -101,8 +101,10 @@ class AskUserQuestion(Tool[AskUserQuestionInput]):
                 issues=issues,
             )
         questions = to_questions(params)
-        user = user_channel(ctx)
-        answers = await user.ask(questions) if user is not None else None
+        request = UserQuestions(
+            tool_use_id=ctx.tool_use_id, title=self.title(params, ctx), questions=questions
+        )
+        answers = await ask_user(ctx, request)
         if answers is None:
             asked = "; ".join(q.question for q in questions)
             return ToolResult.ok(_NOBODY + asked, summary="no one could answer")

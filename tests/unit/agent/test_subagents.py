@@ -9,12 +9,11 @@ from typing import Any
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
 
 from jupyter_agent.agent import ToolFinished, ToolStarted
-from jupyter_agent.agent.subagent import TaskTool
 from jupyter_agent.testing import Text, ToolUse, Turn, Usage
 from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.workflow import workflow_tools
+from jupyter_agent.tools.workflow import TaskTool, workflow_tools
 
-PARENT_TOOLS = [*file_tools(), *workflow_tools(), TaskTool()]
+PARENT_TOOLS = [*file_tools(), *workflow_tools()]
 
 
 def _is_subagent(body: dict[str, Any]) -> bool:

@@ -10,15 +10,18 @@ from typing import Any
 
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.permissions import Mode
+from jupyter_agent.tools.question import Question
 from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.workflow import (
+    ASK_SERVICE,
     POLICY_SERVICE,
-    USER_SERVICE,
     Answer,
     AskUserQuestion,
+    ChoiceQuestion,
     ExitPlanMode,
+    PlanApproval,
     PlanReview,
-    Question,
+    UserQuestions,
 )
 
 QUESTIONS: list[dict[str, Any]] = [
@@ -48,15 +51,17 @@ class Person:
 
     answers: Sequence[Answer] | None = None
     review: PlanReview | None = None
-    asked: list[tuple[Question, ...]] = field(default_factory=list[tuple[Question, ...]])
+    asked: list[tuple[ChoiceQuestion, ...]] = field(default_factory=list[tuple[ChoiceQuestion, ...]])
     plans: list[str] = field(default_factory=list[str])
+    cards: list[str] = field(default_factory=list[str])
 
-    async def ask(self, questions: Sequence[Question]) -> Sequence[Answer] | None:
-        self.asked.append(tuple(questions))
-        return self.answers
-
-    async def review_plan(self, plan: str) -> PlanReview | None:
-        self.plans.append(plan)
+    async def ask(self, request: Question[Any]) -> Any:
+        self.cards.append(request.tool_use_id)
+        if isinstance(request, UserQuestions):
+            self.asked.append(request.questions)
+            return None if self.answers is None else tuple(self.answers)
+        assert isinstance(request, PlanApproval)
+        self.plans.append(request.plan)
         return self.review
 
 
@@ -69,7 +74,7 @@ def _dispatch(
     ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
     ctx.services[POLICY_SERVICE] = policy
     if person is not None:
-        ctx.services[USER_SERVICE] = person
+        ctx.services[ASK_SERVICE] = person
     dispatcher = Dispatcher(pool=pool, policy=policy)  # its approver refuses: these tools must not need it
     result = asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), ctx)).result
     return result, policy
@@ -89,6 +94,7 @@ def test_the_answers_go_back_as_the_result_including_other_text(tmp_path: Path) 
         '"Where should the result go?"="a parquet file". Continue with these answers in mind.'
     )
     (shown,) = person.asked
+    assert person.cards == ["t1"]  # the asking call's card is marked as waiting
     assert [q.header for q in shown] == ["Rows", "Output"]
     assert [q.multi_select for q in shown] == [True, False]
     assert [o.label for o in shown[1].options] == ["New cell", "CSV file"]
