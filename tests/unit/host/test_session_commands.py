@@ -125,7 +125,9 @@ def test_sessions_resume_and_export_in_a_new_shell(
     shell.run_line_magic("agent", "sessions")
     listing = capsys.readouterr().out
     [saved] = list_sessions(tmp_path)
-    assert saved.id in listing and "'why is March missing?'" in listing and "$0.00" in listing
+    assert (
+        saved.id in listing and "'why is March missing?'" in listing and f"${saved.cost_usd:.4f}" in listing
+    )
     shell.run_line_magic("agent", f"resume {saved.id}")
     assert f"resumed session {saved.id} (2 messages" in capsys.readouterr().out
     shell.run_cell_magic("agent", "", "and April?")
