@@ -208,9 +208,20 @@ def prepare(group: Group, workdir: Path, tests: list[str]) -> None:
         f"only_mutate = {json.dumps(list(group.modules))}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
         "use_git_change_detection = false",
+        "timeout_multiplier = 5.0",
         "",
     ]
     (workdir / "pyproject.toml").write_text("\n".join(lines), encoding="utf-8")
+
+
+#: A mutant that loops appending to a list eats memory fast; capped, it dies with MemoryError (killed).
+MEMORY_LIMIT = 6 * 1024**3
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def run_mutmut(workdir: Path, log: Path) -> int:
@@ -224,6 +235,7 @@ def run_mutmut(workdir: Path, log: Path) -> int:
             stdout=out,
             stderr=subprocess.STDOUT,
             check=False,
+            preexec_fn=_limit_memory,
         )
     return done.returncode
 
