@@ -194,7 +194,7 @@ def prepare(group: Group, workdir: Path, tests: list[str]) -> None:
     if workdir.exists():
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True)
-    for name in ("jupyter_agent", "tests"):
+    for name in ("jupyter_agent", "tests", "docs"):  # some tests read the docs (hooks.md's examples)
         (workdir / name).symlink_to(ROOT / name)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     pytest_options = project["tool"]["pytest"]["ini_options"]
@@ -205,6 +205,7 @@ def prepare(group: Group, workdir: Path, tests: list[str]) -> None:
         "",
         "[tool.mutmut]",
         'source_paths = ["jupyter_agent"]',
+        'also_copy = ["docs"]',
         f"only_mutate = {json.dumps(list(group.modules))}",
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
         "use_git_change_detection = false",
