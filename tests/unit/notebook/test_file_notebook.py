@@ -11,7 +11,7 @@ import pytest
 from notebook_testkit import assert_valid, write_notebook
 
 from jupyter_agent.notebook.file_backend import FileNotebook
-from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace
+from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore
 from jupyter_agent.tools.errors import ToolError
 
 
@@ -246,3 +246,35 @@ def test_a_second_cell_with_a_duplicate_id_is_addressable_and_edits_land_on_the_
     assert sources["c0"] == "x = 0\nprint(x)"
     assert sources[second] == "x = 'second'"
     assert_valid(path)
+
+
+def test_replacing_a_cell_with_its_own_source_does_not_touch_the_file(nb_path: Path) -> None:
+    before = nb_path.stat().st_mtime_ns, nb_path.read_bytes()
+    (result,) = run(FileNotebook(nb_path).apply([Replace(id="c1", source="x = 1\nprint(x)", expect=None)]))
+    assert result.ok and result.index == 1
+    assert (nb_path.stat().st_mtime_ns, nb_path.read_bytes()) == before
+
+
+def test_refused_ops_say_which_cell_and_what_to_do(nb_path: Path) -> None:
+    results = run(
+        FileNotebook(nb_path).apply(
+            [
+                Replace(id="c1", source="x", expect="stale"),
+                Insert(after_id=None, cell_type="code", source="x", id="c0"),
+                Insert(after_id=None, cell_type="code", source="x", id="no spaces allowed"),
+                Restore(index=0, cell={"cell_type": "code", "source": "x", "metadata": {}}),
+                Restore(index=0, cell={"id": "c2", "cell_type": "code", "source": "x", "metadata": {}}),
+            ]
+        )
+    )
+    assert [(r.error, r.message) for r in results] == [
+        (
+            "STALE_READ",
+            "cell 'c1' in analysis.ipynb changed since it was read; read it again before editing it",
+        ),
+        ("CELL_EXISTS", "a cell with id 'c0' is already in analysis.ipynb"),
+        ("INVALID_OP", "'no spaces allowed' is not a valid cell id (1–64 of a-z A-Z 0-9 - _)"),
+        ("INVALID_OP", "the cell to restore has no 'id'"),
+        ("CELL_EXISTS", "a cell with id 'c2' is already in analysis.ipynb; nothing to restore"),
+    ]
+    assert results[0].current == "x = 1\nprint(x)"
