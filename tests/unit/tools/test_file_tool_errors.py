@@ -6,6 +6,7 @@ These strings are what the model reads to recover, so a change to one must be de
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -385,5 +386,4 @@ def test_a_missing_file_names_at_most_three_similar_neighbours(tmp_path: Path) -
         (tmp_path / name).write_text("x\n")
     result = Harness(tmp_path).call("Read", file_path="report.csv")
     hint = result.content.split("did you mean ")[1]
-    assert hint.count("'report") == 3 and hint.endswith("?")
-    assert ", " in hint
+    assert re.fullmatch(r"'report\d\.csv', 'report\d\.csv', 'report\d\.csv'\?", hint), hint
