@@ -278,3 +278,40 @@ def test_refused_ops_say_which_cell_and_what_to_do(nb_path: Path) -> None:
         ("CELL_EXISTS", "a cell with id 'c2' is already in analysis.ipynb; nothing to restore"),
     ]
     assert results[0].current == "x = 1\nprint(x)"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "broken.ipynb is not valid notebook JSON ("),
+        ("[1, 2]", "broken.ipynb is not a Jupyter notebook (no 'cells' list)"),
+        ('{"metadata": {}}', "broken.ipynb is not a Jupyter notebook (no 'cells' list)"),
+        (
+            '{"cells": 3, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}',
+            "broken.ipynb is not a Jupyter notebook",
+        ),
+        (
+            '{"nbformat": 3, "worksheets": "nope", "metadata": {}}',
+            "broken.ipynb is not a notebook nbformat can read (",
+        ),
+    ],
+)
+def test_a_file_that_is_not_a_readable_notebook_is_refused_with_why(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "broken.ipynb"
+    path.write_text(content)
+    with pytest.raises(ToolError) as caught:
+        run(FileNotebook(path).cells())
+    assert caught.value.code == "INVALID_ARGS"
+    assert caught.value.message.startswith(message), caught.value.message
+
+
+def test_a_missing_id_never_takes_an_id_another_cell_already_has(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "mixed.ipynb")
+    data = json.loads(path.read_text())
+    data["cells"][0]["id"] = "cell-1"
+    del data["cells"][1]["id"]
+    path.write_text(json.dumps(data))
+    ids = [c.id for c in run(FileNotebook(path).cells())]
+    assert ids == ["cell-1", "cell-1-1", "c2", "md"]
