@@ -303,6 +303,24 @@ CASES = [
         Allow,
     ),
     (
+        "a command that runs nothing is not allowed by a rule",
+        PermissionPolicy(allow=[Rule("Bash", "ls*")]),
+        facts("Bash", "FOO=1", **EXEC),
+        Ask,
+    ),
+    (
+        "a comment is not a command",
+        PermissionPolicy(allow=[Rule("Bash", "ls*")]),
+        facts("Bash", "ls # then; rm -rf x", **EXEC),
+        Allow,
+    ),
+    (
+        "a line continuation does not hide a command name from a deny rule",
+        PermissionPolicy(allow=[Rule("Bash")], deny=[Rule("Bash", "rm*")]),
+        facts("Bash", "r\\\nm -f x", **EXEC),
+        Deny,
+    ),
+    (
         "mcp tool-name globs match",
         PermissionPolicy(allow=[Rule("mcp__srv__*")]),
         facts("mcp__srv__drop", None, kind="other"),
@@ -435,3 +453,38 @@ def test_a_wrong_case_rule_in_the_settings_is_refused_when_set() -> None:
     with pytest.raises(RuleNameError, match="did you mean Bash"):
         AgentSettings(deny=["bash"])
     assert AgentSettings(deny=["Bash", "my_later_tool"]).deny == ["Bash", "my_later_tool"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git",
+        ".git/config",
+        "sub/.git/hooks/pre-commit",
+        ".env",
+        ".env.local",
+        ".ssh/authorized_keys",
+        ".ipython/profile_default/startup/00.py",
+        ".jupyter/jupyter_server_config.py",
+        ".vscode/tasks.json",
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".gitconfig",
+        "ipython_config.py",
+        "jupyter_server_config.py",
+        "/home/u/.bashrc",
+    ],
+)
+def test_every_default_protected_path_asks_before_a_write_even_in_accept_edits(path: str) -> None:
+    decision = PermissionPolicy(mode="acceptEdits", allow=[Rule("Edit")]).decide(
+        facts("Write", path, access="write")
+    )
+    assert isinstance(decision, Ask)
+    assert decision.reason.startswith(f"{path} is a protected path (")
