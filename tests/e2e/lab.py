@@ -113,6 +113,7 @@ def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
         [
             jupyter, "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.token={token}",
             "--allow-root", "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}",
+            "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 (/notebooks/…) on the same server
         ],
         cwd=root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -151,6 +152,18 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 def open_notebook(page: Any, lab: Lab, name: str) -> None:
     page.goto(f"{lab.url}/lab/tree/{name}?token={lab.token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return k && k.status === 'idle'; }",
+        timeout=60_000,
+    )
+
+
+def open_notebook_7(page: Any, lab: Lab, name: str) -> None:
+    """The same notebook in Notebook 7's single-document UI, served by the same server."""
+    page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_function(
         "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
