@@ -1,24 +1,73 @@
 #!/usr/bin/env bash
-# Installs everything the project needs into .venv: Python deps, the package (editable), the labextension
-# (built from labextension/ with jlpm by the build hook) and, with --browser, Debian's chromium for E2E tests.
+# Installs everything the project needs into .venv: Python deps, the package (editable) and the labextension
+# (built from labextension/ with jlpm by the build hook, copied where JupyterLab looks). With --browser, also
+# the Debian packages the tests need: chromium (+ driver and an emoji font) and bubblewrap (the Bash sandbox).
+#
+# Safe to run again and again on the same checkout: when nothing the install depends on changed (see
+# install_inputs) it only checks that the install is still there and returns in about a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+STAMP=.venv/.jupyter-agent-install
+LABEXT=.venv/share/jupyter/labextensions/jupyter-agent
+
+install_inputs() {
+  # Everything the Python install and the labextension build read; a change to any of them reinstalls.
+  {
+    .venv/bin/python -c 'import sys; print(sys.version)'
+    sha256sum scripts/install.sh pyproject.toml install.json
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+      git ls-files -z --cached --others --exclude-standard labextension
+    else
+      find labextension \( -name node_modules -o -name lib -o -name .yarn \) -prune -o -type f -print0
+    fi | sort -z | xargs -0 sha256sum
+  } 2>/dev/null | sha256sum | cut -d' ' -f1
+}
+
+installed() {
+  [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(install_inputs)" ] && [ -x .venv/bin/jupyter ] \
+    && [ -f "$LABEXT/package.json" ] && [ ! -L "$LABEXT" ] \
+    && .venv/bin/python -c 'import jupyter_agent' >/dev/null 2>&1
+}
 
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 export PATH="$PWD/.venv/bin:$PATH"  # the build tools call jlpm / jupyter-builder by name
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[test]"
-# The editable install builds the labextension into jupyter_agent/labextension; link it where JupyterLab looks.
-.venv/bin/jupyter-builder develop --overwrite . >/dev/null
 
-if [ "${1:-}" = "--browser" ] && { [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "color emoji"; }; then
-  SUDO=""
-  [ "$(id -u)" = "0" ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver fonts-noto-color-emoji >/dev/null
+if installed; then
+  echo "jupyter_agent: already installed, nothing changed (delete $STAMP to force a reinstall)"
+else
+  # Earlier versions of this script replaced $LABEXT with a link into jupyter_agent/labextension; pip then
+  # wrote install.json through the link into the build folder and the next build packed that file twice
+  # ("A second file is being added to the wheel archive"). Undo both; the editable install below copies the
+  # built extension into $LABEXT as real files, so nothing ever writes into the build folder.
+  if [ -L "$LABEXT" ]; then rm "$LABEXT"; fi
+  rm -f jupyter_agent/labextension/install.json
+  rm -f "$STAMP"
+  .venv/bin/python -m pip install --quiet --upgrade pip
+  .venv/bin/python -m pip install --quiet -e ".[test]"
+  install_inputs >"$STAMP"
+fi
+
+if [ "${1:-}" = "--browser" ]; then
+  missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
+  fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
+  command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+  if [ "${#missing[@]}" -gt 0 ]; then
+    SUDO=""
+    if [ "$(id -u)" != "0" ]; then
+      command -v sudo >/dev/null 2>&1 || {
+        echo "jupyter_agent: the tests need Debian packages ${missing[*]}; run as root or install sudo" >&2
+        exit 1
+      }
+      SUDO="sudo"
+    fi
+    echo "jupyter_agent: installing ${missing[*]} with apt"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
 fi

@@ -72,11 +72,11 @@ def prompts(page: Any) -> list[str]:
 
 
 def wait_all_ran(page: Any, timeout: float = 90_000) -> None:
-    """Until no cell is running or queued (`[*]`) and the last cell has a number."""
+    """Until the agent cell has its number and no cell is running or queued (`[*]`); aborted cells show `[ ]`."""
     page.wait_for_function(
         "() => { const ps = Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputArea-prompt'));"
-        " return ps.length > 0 && !ps.some(p => p.textContent.includes('*'))"
-        " && /\\[\\d+\\]/.test(ps[ps.length - 1].textContent); }",
+        " return ps.length > 2 && /\\[\\d+\\]/.test(ps[1].textContent)"
+        " && !ps.some(p => p.textContent.includes('*')); }",
         timeout=timeout,
     )
 
