@@ -6,6 +6,7 @@ Bedrock / Vertex ids (`us.anthropic.claude-…-v1:0`, `claude-…@20250929`) map
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -113,3 +114,14 @@ def unknown_price_note(model: str) -> str | None:
     if price_for(model) is not None:
         return None
     return f"no price is known for the model '{model}'; its cost is shown as $0"
+
+
+#: The offline demo sets this to the URL of its scripted model (see `jupyter_agent.testing.demo`).
+OFFLINE_DEMO_ENV = "JUPYTER_AGENT_OFFLINE_DEMO"
+OFFLINE_DEMO = "offline demo · no charge"
+
+
+def offline_demo() -> bool:
+    """Whether the model is the offline demo's scripted one: nothing is billed and the model name is not real."""
+    demo = os.environ.get(OFFLINE_DEMO_ENV)
+    return bool(demo) and os.environ.get("ANTHROPIC_BASE_URL") == demo

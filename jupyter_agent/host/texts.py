@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
     u = status.usage
     budget = f" (session budget ${status.session_budget_usd:.2f})" if status.session_budget_usd else ""
     rows = [
-        ("model", f"{status.model} ({status.provider})"),
+        ("model", OFFLINE_DEMO if offline_demo() else f"{status.model} ({status.provider})"),
         ("mode", settings.mode),
         (
             "rules",
@@ -37,7 +38,9 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
         ),
         (
             "cost",
-            f"last run ${status.last_run_cost_usd:.4f} · session ${status.cost_usd:.4f}{budget}"
+            OFFLINE_DEMO
+            if offline_demo()
+            else f"last run ${status.last_run_cost_usd:.4f} · session ${status.cost_usd:.4f}{budget}"
             f" · cache-read share {u.cache_read_share:.0%}",
         ),
         ("tools", ", ".join(status.tools)),

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..agent.pricing import OFFLINE_DEMO_ENV
 from .script import Text, ToolUse, Turn
 from .server import TEST_API_KEY, ScriptedServer
 
@@ -93,4 +94,5 @@ def start_demo_server() -> ScriptedServer:
     server = ScriptedServer(demo_turn).start()
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     os.environ["ANTHROPIC_API_KEY"] = TEST_API_KEY
+    os.environ[OFFLINE_DEMO_ENV] = server.url  # footers and `%agent status` then say nothing is billed
     return server

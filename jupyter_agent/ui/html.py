@@ -9,6 +9,11 @@ from typing import Any
 
 import mistune
 
+CODE_BLOCK_STYLE = (
+    "background:var(--jp-layout-color2,#f3f3f3);padding:8px 10px;border-radius:4px;overflow-x:auto;"
+    "margin:6px 0;font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4;"
+)
+
 
 class _SafeRenderer(mistune.HTMLRenderer):
     """Raw HTML escaped (`escape=True`), harmful URL schemes dropped by mistune, and no remote images:
@@ -16,6 +21,10 @@ class _SafeRenderer(mistune.HTMLRenderer):
 
     def image(self, text: str, url: str, title: str | None = None) -> str:
         return self.link(f"image: {text or url}", url, title)
+
+    def block_code(self, code: str, info: str | None = None) -> str:
+        """A fenced block as a code block (mistune escapes `code`): shaded, padded, scrolling sideways."""
+        return super().block_code(code, info).replace("<pre>", f'<pre style="{CODE_BLOCK_STYLE}">', 1)
 
     def link(self, text: str, url: str, title: str | None = None) -> str:
         anchor = super().link(text, url, title)

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..agent import events as ev
+from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..masking import mask
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
@@ -235,10 +236,13 @@ class RunView:
             self._collapse_intermediate_text()
         u = done.usage
         reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
+        cost = (
+            OFFLINE_DEMO if offline_demo() else f"${done.cost_usd:.4f} (session ${done.session_cost_usd:.4f})"
+        )
         text = (
             f"{done.turns} turn{'s' if done.turns != 1 else ''} · {u.input:,} in / {u.output:,} out tokens"
             f" · cache {u.cache_read:,} read / {u.cache_write:,} written ({u.cache_read_share:.0%} read)"
-            f" · ${done.cost_usd:.4f} (session ${done.session_cost_usd:.4f}) · {done.duration:.1f}s{reason}"
+            f" · {cost} · {done.duration:.1f}s{reason}"
         )
         bundle = {
             "text/plain": text,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
@@ -40,3 +41,17 @@ def test_the_quickstart_runs_offline_and_fixes_the_loader(tmp_path: Path) -> Non
     assert "['1', '2', '3']" in after
     assert "range(1, 4)" in (tmp_path / "demo" / "sales_loader.py").read_text()
     assert "sk-ant" not in "".join(outputs)
+    # offline nothing is billed and there is no real model: the footer and `%agent status` say so
+    status = outputs[-1]
+    assert "offline demo · no charge" in agent and "$" not in agent.splitlines()[-1]
+    assert "model:    offline demo · no charge" in status and "cost:     offline demo · no charge" in status
+    assert "$" not in status and "claude-" not in status
+
+
+def test_running_the_quickstart_in_the_checkout_leaves_git_clean() -> None:
+    """Its demo project is written next to the notebook, in notebooks/demo/, which git ignores."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    paths = ["notebooks/demo/sales_loader.py", "notebooks/demo/2026-03.csv"]
+    ignored = subprocess.run(["git", "check-ignore", *paths], cwd=ROOT, capture_output=True, text=True)
+    assert ignored.stdout.split() == paths
