@@ -261,7 +261,13 @@ class KernelAgent:
             self._session.pool.add("user", made)
 
     def close(self) -> None:
-        """On unload: close MCP connections on the loop that opened them, then stop the worker."""
+        """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
+        if self._session is not None:
+            from .tools.jobs import JOBS_SERVICE, BackgroundJobs
+
+            jobs = self._session.ctx.service(JOBS_SERVICE)
+            if isinstance(jobs, BackgroundJobs):
+                jobs.kill_all()
         if self._worker is None:
             return
         if self._mcp is not None:

@@ -168,6 +168,12 @@ def _compact(agent: KernelAgent, _args: list[str]) -> str:
     return agent.compact()
 
 
+def _jobs(agent: KernelAgent, _args: list[str]) -> str:
+    from ..tools.jobs import background_jobs
+
+    return background_jobs(agent.session.ctx).listing()
+
+
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="status", help="model, mode, tokens, cost, tools", run=_status),
     Subcommand(name="reset", help="forget the conversation", run=_reset),
@@ -210,6 +216,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="mcp",
         help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
         run=_mcp,
+    ),
+    Subcommand(
+        name="jobs", help="the background shell jobs (Bash run_in_background) and their status", run=_jobs
     ),
     Subcommand(name="compact", help="summarise the conversation now, to free context", run=_compact),
     Subcommand(name="memory", help="the AGENTS.md / CLAUDE.md files in the system prompt", run=_memory),

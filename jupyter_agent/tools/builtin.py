@@ -26,9 +26,10 @@ def builtin_tools() -> list[AnyTool]:
 
 
 def _bash() -> list[AnyTool]:
+    from .jobs import BashOutput, KillShell
     from .shell import bash_tool
 
-    return [bash_tool()]
+    return [bash_tool(), BashOutput(), KillShell()]
 
 
 def _web_fetch() -> list[AnyTool]:

@@ -39,6 +39,8 @@ class BashInput(ToolInput):
     """Milliseconds before the command and everything it started are killed; default 120000 (2 minutes), max 600000 (10 minutes)."""
     description: str | None = None
     """What the command does in 5–10 words, shown to the user next to it (e.g. "List files in src")."""
+    run_in_background: bool = False
+    """Start it in the background and return at once with its id (bash_1, …); no timeout applies."""
 
 
 def _signal_name(returncode: int) -> str:
@@ -84,7 +86,8 @@ class BashTool(Tool[BashInput]):
         "process it starts are killed at the timeout (default 2 minutes, `timeout` in milliseconds, max 10 "
         "minutes); long output is cut in the middle. Credentials (ANTHROPIC_*, *_API_KEY, *_TOKEN, …) are "
         "not in its environment. The user is asked before each command unless a rule allows it. Prefer "
-        "Read, Grep and Glob for reading and searching files."
+        "Read, Grep and Glob for reading and searching files. For a long-running command (a server, a "
+        "watcher, a long job) set run_in_background: it returns at once with an id for BashOutput and KillShell."
     )
     kind: ClassVar[ToolKind] = "execute"
     annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
@@ -116,6 +119,15 @@ class BashTool(Tool[BashInput]):
         if bubblewrap is not None:
             argv = bubblewrap.wrap(
                 argv, writable=sandbox.roots, cwd=sandbox.cwd, env=env, network=sandbox.network
+            )
+        if params.run_in_background:
+            from .jobs import background_jobs
+
+            job = background_jobs(ctx).start(params.command, argv, cwd=sandbox.cwd, env=env)
+            return ToolResult.ok(
+                f"Started in the background as {job.id}. Read its output with BashOutput (bash_id "
+                f"'{job.id}'); stop it with KillShell (shell_id '{job.id}').",
+                summary=f"background job {job.id}",
             )
         result = await run_process(
             argv, cwd=sandbox.cwd, timeout=seconds, env=env, max_output_chars=limits.max_output_chars

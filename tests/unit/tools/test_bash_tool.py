@@ -192,7 +192,8 @@ BASH_DEFINITION = {
     "(default 2 minutes, `timeout` in milliseconds, max 10 minutes); long output is "
     "cut in the middle. Credentials (ANTHROPIC_*, *_API_KEY, *_TOKEN, …) are not in "
     "its environment. The user is asked before each command unless a rule allows it. "
-    "Prefer Read, Grep and Glob for reading and searching files.",
+    "Prefer Read, Grep and Glob for reading and searching files. For a long-running command (a server, a "
+    "watcher, a long job) set run_in_background: it returns at once with an id for BashOutput and KillShell.",
     "input_schema": {
         "additionalProperties": False,
         "properties": {
@@ -214,6 +215,12 @@ BASH_DEFINITION = {
                 "description": "What the command does in 5–10 "
                 "words, shown to the user next to "
                 'it (e.g. "List files in src").',
+            },
+            "run_in_background": {
+                "default": False,
+                "description": "Start it in the background and return at once with its id (bash_1, …); "
+                "no timeout applies.",
+                "type": "boolean",
             },
         },
         "required": ["command"],

@@ -1,0 +1,223 @@
+"""Background shell jobs: Bash `run_in_background`, BashOutput and KillShell, per session.
+
+A job runs in its own process group (so KillShell and the kernel's exit stop everything it started), with
+the same sandbox, environment scrubbing and rules as Bash, since it is started by a Bash call through the
+Dispatcher. A reader thread keeps its unread output in a bounded buffer (head and tail, the middle cut and
+counted); BashOutput returns what arrived since the last read. Jobs are numbered `bash_1`, `bash_2`, … in
+order per session, and all of them are killed when the kernel exits or the extension is unloaded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from .context import ToolContext
+from .core import Tool, ToolAnnotations, ToolInput
+from .errors import ToolError
+from .process import kill_group
+from .result import ToolResult
+
+JOBS_SERVICE = "jobs"
+#: Unread output kept per job (head and tail); more is cut from the middle until the next read.
+MAX_UNREAD_BYTES = 512 * 1024
+_KILL_GRACE = 2.0
+
+
+@dataclass(kw_only=True)
+class Job:
+    id: str
+    command: str
+    proc: subprocess.Popen[bytes]
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    killed: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def feed(self, chunk: bytes) -> None:
+        with self.lock:
+            half = MAX_UNREAD_BYTES // 2
+            room = half - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            self.tail += chunk
+            excess = len(self.tail) - half
+            if excess > 0:
+                self.dropped += excess
+                del self.tail[:excess]
+
+    def take(self) -> str:
+        """The output since the last read (and forget it)."""
+        with self.lock:
+            text = self.head.decode("utf-8", "replace")
+            if self.dropped:
+                text += f"\n… [{self.dropped} bytes of output cut here] …\n"
+            text += self.tail.decode("utf-8", "replace")
+            self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+            return text
+
+    def status(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "running"
+        if self.killed:
+            return "killed by KillShell"
+        return f"exited with code {code}" if code >= 0 else f"killed by signal {-code}"
+
+
+class BackgroundJobs:
+    """One session's jobs."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, Job] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+        _ALL.add(self)
+
+    def start(self, command: str, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Job:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        with self._lock:
+            self._count += 1
+            job = Job(id=f"bash_{self._count}", command=command, proc=proc)
+            self.jobs[job.id] = job
+        threading.Thread(target=_read, args=(job,), name=f"jupyter-agent-{job.id}", daemon=True).start()
+        return job
+
+    def get(self, job_id: str) -> Job:
+        job = self.jobs.get(job_id)
+        if job is None:
+            known = ", ".join(self.jobs) or "none yet"
+            raise ToolError(
+                "INVALID_ARGS", f"there is no background job '{job_id}'; this session's jobs: {known}"
+            )
+        return job
+
+    def kill(self, job: Job) -> None:
+        if job.proc.poll() is not None:
+            return
+        job.killed = True
+        kill_group(job.proc.pid, signal.SIGTERM)
+        try:
+            job.proc.wait(_KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            kill_group(job.proc.pid, signal.SIGKILL)
+            job.proc.wait()
+        kill_group(job.proc.pid, signal.SIGKILL)  # whatever the leader left behind in its group
+
+    def kill_all(self) -> None:
+        for job in list(self.jobs.values()):
+            self.kill(job)
+
+    def listing(self) -> str:
+        if not self.jobs:
+            return "no background jobs"
+        return "\n".join(f"{j.id:<8} {j.status():<22} {j.command[:80]}" for j in self.jobs.values())
+
+
+def _read(job: Job) -> None:
+    stream = job.proc.stdout
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        while chunk := os.read(stream.fileno(), 64 * 1024):
+            job.feed(chunk)
+
+
+_ALL: weakref.WeakSet[BackgroundJobs] = weakref.WeakSet()
+
+
+@atexit.register
+def kill_every_job() -> None:
+    """Jobs die with the kernel."""
+    for jobs in list(_ALL):
+        jobs.kill_all()
+
+
+def background_jobs(ctx: ToolContext) -> BackgroundJobs:
+    found = ctx.service(JOBS_SERVICE)
+    if isinstance(found, BackgroundJobs):
+        return found
+    made = BackgroundJobs()
+    ctx.services[JOBS_SERVICE] = made
+    return made
+
+
+class BashOutputInput(ToolInput):
+    bash_id: str
+    """The id Bash returned for the background job, e.g. "bash_1"."""
+    filter: str | None = None
+    """A regular expression: only output lines matching it are returned (the others are skipped too)."""
+
+
+class KillShellInput(ToolInput):
+    shell_id: str
+    """The id of the background job to stop, e.g. "bash_1"."""
+
+
+#: Reading or stopping a job this session started changes nothing else: neither asks.
+_OWN_JOBS = ToolAnnotations(read_only=True, destructive=False)
+
+
+class BashOutput(Tool[BashOutputInput]):
+    name: ClassVar[str] = "BashOutput"
+    description: ClassVar[str] = (
+        "Read the output of a background Bash job (started with run_in_background) since your last read, and "
+        "whether it is still running or how it ended. filter keeps only lines matching a regular expression."
+    )
+    kind = "read"
+    annotations = _OWN_JOBS
+    Input = BashOutputInput
+
+    async def run(self, params: BashOutputInput, ctx: ToolContext) -> ToolResult:
+        try:
+            pattern = re.compile(params.filter) if params.filter is not None else None
+        except re.error as exc:
+            raise ToolError("INVALID_ARGS", f"filter is not a valid regular expression: {exc}") from exc
+        job = background_jobs(ctx).get(params.bash_id)
+        status = job.status()  # before taking the output, so "exited" means all of it is here
+        text = job.take()
+        if pattern is not None:
+            text = "\n".join(line for line in text.splitlines() if pattern.search(line))
+        body = text.rstrip("\n") or "(no new output)"
+        return ToolResult.ok(f"status: {status}\n{body}", summary=f"{job.id}: {status}")
+
+
+class KillShell(Tool[KillShellInput]):
+    name: ClassVar[str] = "KillShell"
+    description: ClassVar[str] = (
+        "Stop a background Bash job and every process it started (SIGTERM, then SIGKILL)."
+    )
+    kind = "other"
+    annotations = _OWN_JOBS
+    Input = KillShellInput
+
+    async def run(self, params: KillShellInput, ctx: ToolContext) -> ToolResult:
+        jobs = background_jobs(ctx)
+        job = jobs.get(params.shell_id)
+        before = job.status()
+        if before != "running":
+            return ToolResult.ok(f"{job.id} had already ended ({before}); nothing to stop")
+        import asyncio
+
+        await asyncio.to_thread(jobs.kill, job)
+        return ToolResult.ok(f"{job.id} was stopped ({job.status()})", summary=f"stopped {job.id}")

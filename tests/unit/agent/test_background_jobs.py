@@ -1,0 +1,115 @@
+"""Background jobs: Bash run_in_background returns at once, the job outlives the run, BashOutput reads what
+came since the last read, KillShell stops the whole process group."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from agent_testkit import HarnessFactory, result_text, tool_results
+
+from jupyter_agent.testing import Text, ToolUse, Turn
+from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools.jobs import BashOutput, Job, KillShell, background_jobs
+from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.tools.shell import bash_tool
+
+JOB_TOOLS = [bash_tool(), BashOutput(), KillShell()]
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes whose process group is `pgid`."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.append(int(entry))
+    return found
+
+
+def wait_for_output(job: Job, text: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while text.encode() not in bytes(job.head) + bytes(job.tail):
+        assert time.monotonic() < deadline, f"{job.id} did not print {text!r}"
+        time.sleep(0.02)
+
+
+def test_a_background_job_outlives_its_run_and_killshell_stops_its_whole_group(
+    harness: HarnessFactory,
+) -> None:
+    start = {"command": "echo started; sleep 300 & sleep 300; echo never", "run_in_background": True}
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Bash", input=start)]),
+            Turn(blocks=[Text("It runs in the background.")]),
+            Turn(blocks=[ToolUse(name="BashOutput", input={"bash_id": "bash_1"})]),
+            Turn(blocks=[ToolUse(name="KillShell", input={"shell_id": "bash_1"})]),
+            Turn(blocks=[Text("Stopped.")]),
+        ],
+        tools=JOB_TOOLS,
+        mode="bypassPermissions",
+    )
+    assert h.run("start the server").reason == "end_turn"
+    assert result_text(tool_results(h.server.requests[1])[0]).startswith(
+        "Started in the background as bash_1."
+    )
+    job = background_jobs(h.session.ctx).get("bash_1")
+    wait_for_output(job, "started")
+    assert job.status() == "running"  # the run is over, the job is not
+    pgid = job.proc.pid
+    assert len(group_members(pgid)) >= 2
+    h.run("check it, then stop it")
+    read, killed = (result_text(tool_results(h.server.requests[i])[0]) for i in (3, 4))
+    assert read == "status: running\nstarted"
+    assert killed == "bash_1 was stopped (killed by KillShell)"
+    assert group_members(pgid) == []
+    assert "never" not in job.take()
+
+
+def _call(ctx: ToolContext, name: str, **tool_input: object) -> ToolResult:
+    pool = ToolPool()
+    pool.set_source("builtin", JOB_TOOLS)
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
+    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx)).result
+
+
+def test_ids_go_in_order_and_output_is_read_once_with_an_optional_filter(tmp_path: Path) -> None:
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    script = "printf 'ok 1\\nerror 2\\nok 3\\n'; sleep 300"
+    first = _call(ctx, "Bash", command=script, run_in_background=True)
+    second = _call(ctx, "Bash", command="echo done", run_in_background=True)
+    assert "bash_1" in first.content and "bash_2" in second.content
+    jobs = background_jobs(ctx)
+    wait_for_output(jobs.get("bash_1"), "ok 3")
+    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="^ok").content == "status: running\nok 1\nok 3"
+    assert _call(ctx, "BashOutput", bash_id="bash_1").content == "status: running\n(no new output)"
+    jobs.get("bash_2").proc.wait(20)
+    assert _call(ctx, "BashOutput", bash_id="bash_2").content == "status: exited with code 0\ndone"
+    assert "already ended" in _call(ctx, "KillShell", shell_id="bash_2").content
+    unknown = _call(ctx, "BashOutput", bash_id="bash_9")
+    assert unknown.error_code == "INVALID_ARGS" and "bash_1, bash_2" in unknown.content
+    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="(").error_code == "INVALID_ARGS"
+    assert "bash_1   running" in jobs.listing()
+    jobs.kill_all()
+    assert jobs.get("bash_1").status() == "killed by KillShell"
+
+
+def test_a_background_command_obeys_the_bash_rules(tmp_path: Path) -> None:
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    pool = ToolPool()
+    pool.set_source("builtin", JOB_TOOLS)
+    from jupyter_agent.tools.permissions import Rule
+
+    policy = PermissionPolicy(mode="bypassPermissions", deny=[Rule.parse("Bash(sleep:*)")])
+    call = ToolCall(id="t", name="Bash", input={"command": "sleep 300", "run_in_background": True})
+    result = asyncio.run(Dispatcher(pool=pool, policy=policy).dispatch(call, ctx)).result
+    assert result.error_code == "DENIED"
+    assert background_jobs(ctx).jobs == {}
