@@ -23,6 +23,16 @@ class AgentSettings(Configurable):
     provider = Enum(
         ["anthropic", "bedrock", "vertex"], "anthropic", help="Which Anthropic SDK client to use."
     ).tag(config=True)
+    base_url = Unicode(
+        "",
+        help="The Messages API's address for an Anthropic-compatible server (a local model server, a proxy; "
+        "see docs/endpoints.md); empty uses $ANTHROPIC_BASE_URL, else api.anthropic.com.",
+    ).tag(config=True)
+    api_key_env = Unicode(
+        "",
+        help="The name of the environment variable that holds the API key (e.g. 'LITELLM_KEY'); empty uses "
+        "$ANTHROPIC_API_KEY. The key itself never goes into a setting.",
+    ).tag(config=True)
     mode = Enum(
         list(MODES), "default", help="Permission mode: default, acceptEdits, plan, bypassPermissions."
     ).tag(config=True)
@@ -112,6 +122,16 @@ class AgentSettings(Configurable):
     @default("model")
     def _model_from_env(self) -> str:
         return os.environ.get("ANTHROPIC_MODEL", "")
+
+    @validate("api_key_env")
+    def _env_name(self, proposal: Any) -> str:
+        value = str(proposal["value"]).strip()
+        if value and not value.replace("_", "a").isalnum():
+            raise ValueError(
+                f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {value[:12]!r}…; "
+                "put the key itself in that variable"
+            )
+        return value
 
     @validate("thinking")
     def _thinking_parses(self, proposal: Any) -> str:

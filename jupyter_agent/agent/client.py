@@ -14,9 +14,10 @@ of its block, and turns bad JSON into an INVALID_ARGS result the model can corre
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .config import AgentConfig
 
@@ -33,6 +34,9 @@ class ModelClient:
     def __init__(self) -> None:
         self._client: Any = None
         self._key: tuple[Any, ...] | None = None
+        #: Optional request features this endpoint rejected ("cache_control", "thinking"); left out for the
+        #: rest of the session (see `without_unsupported`).
+        self.unsupported: set[str] = set()
 
     def sdk(self, config: AgentConfig) -> Any:
         key = (
@@ -152,6 +156,41 @@ def _error_message(exc: Any) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return str(error["message"])
     return str(getattr(exc, "message", "") or exc)
+
+
+#: Optional request features an Anthropic-compatible endpoint may not know, and how its 400 names them.
+OPTIONAL_FEATURES = ("cache_control", "thinking")
+
+
+def rejected_feature(exc: BaseException, params: dict[str, Any]) -> str | None:
+    """The optional feature a 400 names, when the request used it (`system.0.cache_control: Extra inputs…`)."""
+    import anthropic
+
+    if not isinstance(exc, anthropic.BadRequestError):
+        return None
+    detail = _error_message(exc)
+    sent = json.dumps(params, default=str)
+    for feature in OPTIONAL_FEATURES:
+        if feature in detail and f'"{feature}"' in sent:
+            return feature
+    return None
+
+
+def _drop_key(value: Any, key: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_key(v, key) for k, v in cast(dict[str, Any], value).items() if k != key}
+    if isinstance(value, list):
+        return [_drop_key(v, key) for v in cast(list[Any], value)]
+    return value
+
+
+def without_unsupported(params: dict[str, Any], unsupported: set[str]) -> dict[str, Any]:
+    """The request without the features this endpoint rejected (a copy; unchanged when there are none)."""
+    if "thinking" in unsupported and "thinking" in params:
+        params = {k: v for k, v in params.items() if k != "thinking"}
+    if "cache_control" in unsupported:
+        params = cast(dict[str, Any], _drop_key(params, "cache_control"))
+    return params
 
 
 def describe_api_error(exc: BaseException, config: AgentConfig) -> tuple[str, bool] | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .client import ModelClient, describe_api_error
+from .client import ModelClient, describe_api_error, without_unsupported
 from .config import AgentConfig
 from .conversation import Block, Conversation, Message
 from .events import Usage
@@ -80,7 +80,8 @@ async def summarize(client: ModelClient, config: AgentConfig, params: dict[str, 
     """Ask for the summary (streamed, nothing shown); raises `CompactionFailed`."""
     assembler = TurnAssembler()
     try:
-        async with client.stream(config, summary_request(params)) as events:
+        request = without_unsupported(summary_request(params), client.unsupported)
+        async with client.stream(config, request) as events:
             async for event in events:
                 assembler.feed(event)
     except Exception as exc:

@@ -4,6 +4,10 @@ The SDK retries opening a request (429, 5xx, 529, connection errors). A stream t
 started — the connection drops, or the server sends an `error` event — is sent again once, from the
 same request; the partial attempt is thrown away (its text block is closed and its tool cards finished
 as not run, for the UI). A second break raises `RunFailed` with a retryable message.
+
+An Anthropic-compatible endpoint (a local model server, a proxy) may reject prompt caching or thinking
+with a 400 that names the field: the request is sent again without it, with one notice, and the feature
+stays off for the session.
 """
 
 from __future__ import annotations
@@ -13,7 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..tools.core import ToolCall
-from .client import IncompleteStream, ModelClient, describe_api_error, is_stream_cut
+from .client import (
+    IncompleteStream,
+    ModelClient,
+    describe_api_error,
+    is_stream_cut,
+    rejected_feature,
+    without_unsupported,
+)
 from .config import AgentConfig
 from .conversation import Conversation, interrupted_result
 from .events import AgentEvent, Notice, TextDone, ThinkingDone, ToolStarted
@@ -59,6 +70,15 @@ def request_params(
     return params
 
 
+_FEATURE_NAMES = {"cache_control": "prompt caching (cache_control)", "thinking": "extended thinking"}
+
+
+class _Unsupported(Exception):
+    def __init__(self, feature: str) -> None:
+        super().__init__(feature)
+        self.feature = feature
+
+
 class TurnStreamer:
     """Streams turns for one run; `current` is the turn being streamed (for a cancellation to keep)."""
 
@@ -77,13 +97,27 @@ class TurnStreamer:
         self.current: TurnAssembler | None = None
 
     async def stream(self, params: dict[str, Any]) -> TurnAssembler:
-        for attempt in (1, 2):
+        attempt = 0
+        while True:
+            attempt += 1
+            sent = without_unsupported(params, self.client.unsupported)
             assembler = TurnAssembler()
             self.current = assembler
             try:
-                await self._stream_into(assembler, params)
+                await self._stream_into(assembler, sent)
             except asyncio.CancelledError:
                 raise
+            except _Unsupported as refused:
+                self.client.unsupported.add(refused.feature)
+                self.emit(
+                    Notice(
+                        level="warning",
+                        message=f"this endpoint does not accept {_FEATURE_NAMES[refused.feature]}; continuing "
+                        "without it for this session",
+                    )
+                )
+                attempt -= 1
+                continue
             except _CutStream as cut:
                 self._discard(assembler)
                 if attempt == 2:
@@ -100,7 +134,6 @@ class TurnStreamer:
                 continue
             self.current = None
             return assembler
-        raise AssertionError("unreachable")
 
     async def _stream_into(self, assembler: TurnAssembler, params: dict[str, Any]) -> None:
         opened = False
@@ -127,6 +160,9 @@ class TurnStreamer:
         except Exception as exc:
             if opened and is_stream_cut(exc):
                 raise _CutStream() from exc
+            feature = None if opened else rejected_feature(exc, params)
+            if feature is not None and feature not in self.client.unsupported:
+                raise _Unsupported(feature) from exc
             described = describe_api_error(exc, self.config)
             if described is None:
                 raise

@@ -6,6 +6,7 @@ run and before `%agent status` / `%agent tools`; nothing else writes these parts
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, cast
 
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
@@ -27,6 +28,8 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
     """How the model is called: settings first, then this run's `--model` / `--max-turns` / `--max-cost` /
     `--think`."""
     return AgentConfig(
+        base_url=settings.base_url or None,
+        api_key=api_key_from(settings.api_key_env),
         model=options.model or settings.model or DEFAULT_MODEL,
         provider=cast("Provider", settings.provider),
         max_turns=options.max_turns or settings.max_turns,
@@ -36,6 +39,27 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         thinking=options.think if options.think is not None else parse_thinking(settings.thinking),
         context_compact_fraction=settings.context_compact_fraction or None,
     )
+
+
+class EndpointSettingError(ValueError):
+    """`api_key_env` names a variable that is not set; the magic shows it as a UsageError."""
+
+
+def api_key_from(name: str) -> str | None:
+    """The key in the environment variable `api_key_env` names; None (the SDK's own lookup) when it names none.
+
+    An unset variable is an error naming it: the SDK would otherwise fall back to $ANTHROPIC_API_KEY and send
+    that key to a server it was not meant for.
+    """
+    if not name:
+        return None
+    value = os.environ.get(name)
+    if not value:
+        raise EndpointSettingError(
+            f"api_key_env names the environment variable {name}, which is not set; set it in the kernel's "
+            "environment (or %env), or clear api_key_env"
+        )
+    return value
 
 
 def configure(session: AgentSession, settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> None:

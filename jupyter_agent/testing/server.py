@@ -244,6 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
         route = urlsplit(self.path).path.rstrip("/")
         if self.command == "POST" and route == _MESSAGES:
             self._messages(body)
+        elif self.command == "POST" and route == _COUNT_TOKENS and "count_tokens" in self.owner.rejects:
+            self._record(body)
+            self._send_error(404, "not_found_error", "count_tokens is not supported by this endpoint")
         elif self.command == "POST" and route == _COUNT_TOKENS:
             self._record(body)
             self._send_json(200, {"input_tokens": estimate_tokens(body)})
@@ -262,6 +265,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _messages(self, raw_body: Any) -> None:
         body = cast(dict[str, Any], raw_body) if isinstance(raw_body, dict) else {}
+        rejected = _unsupported_field(body, self.owner.rejects)
+        if rejected is not None:
+            self._record(body)
+            self._send_error(400, "invalid_request_error", f"{rejected}: Extra inputs are not permitted")
+            return
         try:
             index, turn = self.owner._next_turn(body, lambda i: self._recording(raw_body, i))
         except _Unscripted as e:
@@ -333,12 +341,35 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_error(ERROR_STATUS[fault.error_type], fault.error_type, fault.message, headers)
 
 
+def _unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:
+    """The JSON path of the first field `rejects` names in `body` (`system.0.cache_control`), else None."""
+    if "thinking" in rejects and "thinking" in body:
+        return "thinking"
+    if "cache_control" not in rejects:
+        return None
+    stack: list[tuple[str, Any]] = [(key, value) for key, value in body.items()]
+    while stack:
+        path, value = stack.pop(0)
+        if isinstance(value, dict):
+            mapping = cast(dict[str, Any], value)
+            if "cache_control" in mapping:
+                return f"{path}.cache_control"
+            stack.extend((f"{path}.{k}", v) for k, v in mapping.items())
+        elif isinstance(value, list):
+            stack.extend((f"{path}.{i}", v) for i, v in enumerate(cast(list[Any], value)))
+    return None
+
+
 class ScriptedServer:
     """Serves `POST /v1/messages` (SSE or JSON) and `/v1/messages/count_tokens` from `script`.
 
     `script` is a sequence of `Turn`s, one per messages request in order, or a callable
     `(request_body, index) -> Turn`. Use as a context manager, or call `start()` / `stop()`.
     Every request is recorded (`recorded`; bodies of messages requests in `requests`).
+
+    `rejects` makes it behave like an Anthropic-compatible endpoint without some features: "cache_control"
+    or "thinking" in a messages request is a 400 naming the field (the request uses no script entry), and
+    "count_tokens" makes that route a 404.
     """
 
     def __init__(
@@ -348,8 +379,10 @@ class ScriptedServer:
         host: str = "127.0.0.1",
         port: int = 0,
         on_request: Callable[[RecordedRequest], None] | None = None,
+        rejects: frozenset[str] = frozenset(),
     ) -> None:
         self._script = script if callable(script) else tuple(script)
+        self.rejects = rejects
         self._address = (host, port)
         self._on_request = on_request
         self._lock = threading.Condition()

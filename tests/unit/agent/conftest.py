@@ -19,8 +19,9 @@ from jupyter_agent.tools.permissions import Mode
 
 @pytest.fixture
 def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
-    """`harness(script, tools=[...], mode="default", session_options={...}, **AgentConfig fields)` → a
-    started `Harness`. `session_options` go to `AgentSession` (project, sessions_root, user_memory)."""
+    """`harness(script, tools=[...], mode="default", session_options={...}, server_options={...},
+    **AgentConfig fields)` → a started `Harness`. `session_options` go to `AgentSession` (project,
+    sessions_root, user_memory), `server_options` to `ScriptedServer` (e.g. `rejects`)."""
     made: list[Harness] = []
 
     def make(
@@ -29,9 +30,10 @@ def harness(tmp_path: Path) -> Iterator[HarnessFactory]:
         tools: Sequence[AnyTool] = (),
         mode: Mode = "default",
         session_options: dict[str, Any] | None = None,
+        server_options: dict[str, Any] | None = None,
         **config: Any,
     ) -> Harness:
-        server = ScriptedServer(script).start()
+        server = ScriptedServer(script, **(server_options or {})).start()
         pool = ToolPool()
         pool.set_source("test", list(tools))
         session = AgentSession(
