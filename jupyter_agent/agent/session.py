@@ -132,7 +132,7 @@ class AgentSession:
                 self.recorder.request(self._run_id, request)
             run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
             self.ctx.services[SUBAGENTS_SERVICE] = Subagents(
-                run, kernel=self.kernel, notebook_path=self.notebook_path
+                run, kernel=self.kernel, notebook_path=self.notebook_path, memory=self.memory
             )
             finished = await run.run(request, attachments=attachments)
             self._last_run_cost = finished.cost_usd

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..tools.context import ToolContext
@@ -24,6 +25,7 @@ from ..tools.result import ToolResult
 from ..tools.workflow.task import SUBAGENTS_SERVICE, SubagentType, TaskInput
 from .conversation import Conversation
 from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
+from .memory import MemoryFile
 from .prompt import PromptFacts, system_prompt
 
 if TYPE_CHECKING:
@@ -46,10 +48,19 @@ class Subagents:
     """Starts sub-agents for one parent run (the session installs it as the `subagents` service the Task
     tool calls)."""
 
-    def __init__(self, parent: AgentRun, *, kernel: str, notebook_path: str | None) -> None:
+    def __init__(
+        self,
+        parent: AgentRun,
+        *,
+        kernel: str,
+        notebook_path: str | None,
+        memory: Sequence[MemoryFile] = (),
+    ) -> None:
         self.parent = parent
         self.kernel = kernel
         self.notebook_path = notebook_path
+        #: The session's AGENTS.md / CLAUDE.md: a sub-agent follows the user's standing instructions too.
+        self.memory = memory
 
     async def run(self, call_id: str, params: TaskInput, ctx: ToolContext) -> ToolResult:
         from .loop import AgentRun
@@ -75,6 +86,7 @@ class Subagents:
             tool_names=tuple(sub_dispatcher.tools()),
             notebook_path=self.notebook_path,
             subagent=True,
+            memory=self.memory,
         )
         run = AgentRun(
             run_id=parent.run_id,

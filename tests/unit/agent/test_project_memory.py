@@ -7,7 +7,7 @@ from pathlib import Path
 from agent_testkit import HarnessFactory
 
 from jupyter_agent.agent.memory import load_memory
-from jupyter_agent.testing import Text, Turn
+from jupyter_agent.testing import Text, ToolUse, Turn
 
 
 def _system(body: dict[str, object]) -> str:
@@ -73,3 +73,23 @@ def test_a_git_work_tree_above_the_notebook_is_the_top(tmp_path: Path) -> None:
     (repo / "AGENTS.md").write_text("repo rules")
     loaded = load_memory(notebooks, [notebooks], user_file=tmp_path / "none.md")
     assert [m.text for m in loaded] == ["repo rules"]
+
+
+def test_a_subagent_follows_the_same_memory(harness: HarnessFactory, tmp_path: Path) -> None:
+    from jupyter_agent.tools.files import file_tools
+    from jupyter_agent.tools.workflow import TaskTool
+
+    (tmp_path / "AGENTS.md").write_text("Dates are day-first.")
+    task = {"description": "Check dates", "prompt": "Check the date format."}
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Task", input=task)]),
+            Turn(blocks=[Text("Day-first.")]),
+            Turn(blocks=[Text("Done.")]),
+        ],
+        tools=[*file_tools(), TaskTool()],
+    )
+    h.run("check the dates")
+    subagent_system = _system(h.server.requests[1])
+    assert subagent_system != _system(h.server.requests[0])  # it is the sub-agent's own prompt
+    assert f"## {tmp_path / 'AGENTS.md'}\nDates are day-first." in subagent_system
