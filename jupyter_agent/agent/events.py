@@ -174,6 +174,8 @@ class RunFinished:
     duration: float
     #: The session's cost so far (all runs of this kernel's agent), for the footer.
     session_cost_usd: float = 0.0
+    #: False for a model without a known price (a local model, a proxy's name): the cost is "n/a", not $0.
+    priced: bool = True
 
 
 AgentEvent = (

@@ -48,7 +48,7 @@ from .events import (
     Usage,
     UsageUpdate,
 )
-from .pricing import turn_cost, unknown_price_note
+from .pricing import price_for, turn_cost, unknown_price_note
 from .thinking import thinking_note
 from .toolrun import ToolRunner
 from .turn import RunFailed, TurnStreamer, close_partial, request_params
@@ -166,6 +166,7 @@ class AgentRun:
             cost_usd=self.tally.cost_usd,
             duration=time.monotonic() - started,
             session_cost_usd=self.session.cost_usd,
+            priced=price_for(self.config.model) is not None,
         )
         self.emit(finished)
         return finished

@@ -113,7 +113,7 @@ def unknown_price_note(model: str) -> str | None:
     """A line for the UI when the cost shown is not real; None when the model is priced."""
     if price_for(model) is not None:
         return None
-    return f"no price is known for the model '{model}'; its cost is shown as $0"
+    return f"no price is known for the model '{model}'; cost n/a (tokens are still counted)"
 
 
 #: The offline demo sets this to the URL of its scripted model (see `jupyter_agent.testing.demo`).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..agent.pricing import OFFLINE_DEMO, offline_demo
+from ..agent.pricing import OFFLINE_DEMO, offline_demo, price_for
 from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
             "cost",
             OFFLINE_DEMO
             if offline_demo()
+            else f"n/a (no price is known for {status.model})"
+            if price_for(status.model) is None
             else f"last run ${status.last_run_cost_usd:.4f} · session ${status.cost_usd:.4f}{budget}"
             f" · cache-read share {u.cache_read_share:.0%}",
         ),

@@ -236,9 +236,12 @@ class RunView:
             self._collapse_intermediate_text()
         u = done.usage
         reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
-        cost = (
-            OFFLINE_DEMO if offline_demo() else f"${done.cost_usd:.4f} (session ${done.session_cost_usd:.4f})"
-        )
+        if offline_demo():
+            cost = OFFLINE_DEMO
+        elif not done.priced:
+            cost = "cost n/a"
+        else:
+            cost = f"${done.cost_usd:.4f} (session ${done.session_cost_usd:.4f})"
         text = (
             f"{done.turns} turn{'s' if done.turns != 1 else ''} · {u.input:,} in / {u.output:,} out tokens"
             f" · cache {u.cache_read:,} read / {u.cache_write:,} written ({u.cache_read_share:.0%} read)"

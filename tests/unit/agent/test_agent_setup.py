@@ -117,11 +117,11 @@ def test_haiku_5_5_prompts_over_100k_tokens_cost_the_long_prompt_rate() -> None:
     assert turn_cost("claude-haiku-5-5", long) == pytest.approx(100_001 * 0.50 / 1e6 + 2.50)
 
 
-def test_an_unknown_model_costs_zero_with_a_note() -> None:
+def test_an_unknown_model_costs_nothing_countable_and_says_cost_n_a() -> None:
     assert turn_cost("my-proxy-model", Usage(input=10**6)) == 0
     assert (
         unknown_price_note("my-proxy-model")
-        == "no price is known for the model 'my-proxy-model'; its cost is shown as $0"
+        == "no price is known for the model 'my-proxy-model'; cost n/a (tokens are still counted)"
     )
     assert unknown_price_note(DEFAULT_MODEL) is None
 

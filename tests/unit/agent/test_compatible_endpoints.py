@@ -68,3 +68,14 @@ def test_a_400_about_something_else_still_fails_the_run_with_its_message(harness
     finished = h.run("hello")
     assert finished.reason == "error"
     assert not [n for n in h.of(Notice) if "does not accept" in n.message]
+
+
+def test_a_model_the_price_table_does_not_know_finishes_unpriced_with_a_note(harness: HarnessFactory) -> None:
+    from jupyter_agent.agent import RunFinished
+
+    h = harness([Turn(blocks=[Text("hi")])], model="qwen3-coder")
+    finished = h.run("hello")
+    assert isinstance(finished, RunFinished) and not finished.priced
+    assert "no price is known for the model 'qwen3-coder'; cost n/a (tokens are still counted)" in [
+        n.message for n in h.of(Notice)
+    ]

@@ -56,3 +56,20 @@ def test_the_footer_shows_run_and_session_cost_and_the_cache_read_share() -> Non
     assert "(75% read)" in footer
     assert "$0.0123 (session $0.5000)" in footer
     assert "stopped: budget" in footer
+
+
+def test_the_footer_of_a_model_without_a_known_price_says_cost_n_a() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(
+        ev.RunFinished(
+            reason="end_turn",
+            turns=1,
+            usage=ev.Usage(input=100, output=10),
+            cost_usd=0.0,
+            duration=1.0,
+            priced=False,
+        )
+    )
+    footer = publisher.shown[-1][1]["text/plain"]
+    assert "· cost n/a ·" in footer and "$" not in footer
