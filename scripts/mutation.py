@@ -132,7 +132,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "permissions",
-        (_P + "tools/permissions.py", _P + "tools/shell.py"),
+        (_P + "tools/permissions.py",),
         (_T + "core/test_permissions*.py", _T + "core/test_rule*.py", _T + "core/test_dispatcher.py"),
     ),
     Group(
