@@ -10,8 +10,10 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
+from .agent.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
-from .tools.permissions import MODES, Rule, check_rule_names
+from .tools.modes import MODES, modes_help
+from .tools.permissions import Rule, check_rule_names
 
 
 class AgentSettings(Configurable):
@@ -20,9 +22,7 @@ class AgentSettings(Configurable):
     model = Unicode(
         "", help="Model id; empty uses $ANTHROPIC_MODEL, else the package default (a current Sonnet)."
     ).tag(config=True)
-    provider = Enum(
-        ["anthropic", "bedrock", "vertex"], "anthropic", help="Which Anthropic SDK client to use."
-    ).tag(config=True)
+    provider = Enum(list(PROVIDERS), PROVIDERS[0], help="Which Anthropic SDK client to use.").tag(config=True)
     base_url = Unicode(
         "",
         help="The Messages API's address for an Anthropic-compatible server (a local model server, a proxy; "
@@ -33,9 +33,7 @@ class AgentSettings(Configurable):
         help="The name of the environment variable that holds the API key (e.g. 'LITELLM_KEY'); empty uses "
         "$ANTHROPIC_API_KEY. The key itself never goes into a setting.",
     ).tag(config=True)
-    mode = Enum(
-        list(MODES), "default", help="Permission mode: default, acceptEdits, plan, bypassPermissions."
-    ).tag(config=True)
+    mode = Enum(list(MODES), MODES[0], help=f"Permission mode. {modes_help()}.").tag(config=True)
     allow = List(Unicode(), help="Permission allow rules, e.g. ['Edit(src/**)', 'Bash(git status*)'].").tag(
         config=True
     )
@@ -46,8 +44,8 @@ class AgentSettings(Configurable):
     roots = List(
         Unicode(), help="Directories the file tools may touch; empty means the notebook's directory."
     ).tag(config=True)
-    max_turns = Int(40, help="Model turns per run before the agent stops.").tag(config=True)
-    max_tokens = Int(8192, help="max_tokens for each model turn.").tag(config=True)
+    max_turns = Int(DEFAULT_MAX_TURNS, help="Model turns per run before the agent stops.").tag(config=True)
+    max_tokens = Int(DEFAULT_MAX_TOKENS, help="max_tokens for each model turn.").tag(config=True)
     budget_usd = Float(
         0.0, help="Stop a run when its cost passes this many USD (0 = no cap); --max-cost for one run."
     ).tag(config=True)

@@ -16,6 +16,10 @@ PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
 
 #: A current Sonnet from the SDK's model list (`anthropic.types.Model`, SDK 2.12): fast, capable, 1M context.
 DEFAULT_MODEL = "claude-sonnet-5-5"
+#: Output tokens per model turn: room for a whole file in one Write (the settings' default too).
+DEFAULT_MAX_TOKENS = 32_000
+#: Model turns per run (the settings' default too).
+DEFAULT_MAX_TURNS = 50
 
 #: Context windows (tokens) by canonical model name; anything else is assumed to have 200k.
 _CONTEXT_WINDOWS: dict[str, int] = {
@@ -49,9 +53,9 @@ class AgentConfig:
 
     model: str = DEFAULT_MODEL
     #: Output tokens per model turn. A tool call cut by this limit is sent back as an error to retry smaller.
-    max_tokens: int = 32_000
+    max_tokens: int = DEFAULT_MAX_TOKENS
     #: Model turns (requests) per run; a run that needs more stops with reason "max_turns".
-    max_turns: int = 50
+    max_turns: int = DEFAULT_MAX_TURNS
     #: Stop a run once its cost reaches this many US dollars (None: no cap). `--max-cost` sets it for one run.
     budget_usd: float | None = None
     #: Stop runs once the session's cost (all runs of this kernel's agent) reaches this many US dollars.

@@ -9,19 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..tools.permissions import Mode
+from ..tools.modes import MODE_PROMPT, Mode
 from .memory import MemoryFile, memory_section
-
-_MODE_LINES: dict[str, str] = {
-    "default": "default: read-only tools run; anything else asks the user first.",
-    "acceptEdits": "acceptEdits: file and notebook edits run without asking; running code asks first.",
-    "plan": (
-        "plan: only read-only tools run. Investigate, then present a plan as your answer; "
-        "the user switches the mode to carry it out. Do not attempt edits."
-    ),
-    "bypassPermissions": "bypassPermissions: nothing asks for approval, so be careful with anything destructive.",
-}
-
 
 _SUBAGENT_OPENING = (
     "You are a sub-agent of a coding agent running inside a Jupyter kernel. The main agent gave you one task "
@@ -49,7 +38,7 @@ class PromptFacts:
 def system_prompt(facts: PromptFacts) -> str:
     notebook = facts.notebook_path or "none attached (work with files)"
     tools = ", ".join(facts.tool_names) if facts.tool_names else "none"
-    mode_line = _MODE_LINES.get(facts.mode, facts.mode)
+    mode_line = MODE_PROMPT[facts.mode]
     if facts.mode == "plan" and "ExitPlanMode" in facts.tool_names:
         mode_line = (
             "plan: only read-only tools run. Investigate, then present your plan with ExitPlanMode; the user "

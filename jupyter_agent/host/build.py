@@ -89,10 +89,19 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
 
 
 def kernel_description(kernel: Any) -> str:
-    """The kernel line of the system prompt: `ipykernel 7.1.0 · Python 3.12.3 · pid 4242`."""
+    """The kernel line of the system prompt: `ipykernel 7.1.0 · Python 3.12.3 · pid 4242`.
+
+    ipykernel's own version, from its distribution: the kernel's `implementation_version` is IPython's.
+    """
     if kernel is None:
         return "IPython (terminal)"
-    return f"ipykernel {getattr(kernel, 'implementation_version', '')} · Python {sys.version.split()[0]} · pid {os.getpid()}"
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ipykernel = version("ipykernel")
+    except PackageNotFoundError:
+        ipykernel = "(version unknown)"
+    return f"ipykernel {ipykernel} · Python {sys.version.split()[0]} · pid {os.getpid()}"
 
 
 class McpLines:

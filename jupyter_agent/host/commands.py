@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..tools.permissions import MODES
+from ..tools.modes import MODES
 from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules

@@ -13,7 +13,8 @@ from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
 from ..agent.thinking import parse_thinking
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS, Mode, check_rule_names, parse_rules
+from ..tools.modes import Mode
+from ..tools.permissions import DEFAULT_PROTECTED_PATHS, check_rule_names, parse_rules
 from ..tools.sandbox import Sandbox
 from .options import RunOptions
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..agent.config import ThinkingSetting
 from ..agent.thinking import parse_thinking
-from ..tools.permissions import MODES, Mode, Rule
+from ..tools.modes import MODES, Mode
+from ..tools.permissions import Rule
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .hooks import HookCall, Hooks, Rewrite
     from .journal import CellChange, FileChange, RunJournal
     from .ledger import ReadLedger
-    from .permissions import MODES, Allow, Ask, Decision, Deny, Mode, PermissionPolicy, Rule
+    from .modes import MODES, Mode
+    from .permissions import Allow, Ask, Decision, Deny, PermissionPolicy, Rule
     from .registry import ToolPool
     from .result import ErrorCode, ImageContent, Issue, ToolResult
     from .sandbox import Limits, Sandbox, atomic_write, cap_text, confine, resolve_path
@@ -70,12 +71,12 @@ __getattr__ = lazy_exports(
         "FileChange": ".journal",
         "RunJournal": ".journal",
         "ReadLedger": ".ledger",
-        "MODES": ".permissions",
+        "MODES": ".modes",
         "Allow": ".permissions",
         "Ask": ".permissions",
         "Decision": ".permissions",
         "Deny": ".permissions",
-        "Mode": ".permissions",
+        "Mode": ".modes",
         "PermissionPolicy": ".permissions",
         "Rule": ".permissions",
         "ToolPool": ".registry",

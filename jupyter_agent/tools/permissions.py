@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .core import AnyTool
 
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
-MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+from .modes import Mode
+
 RuleKind = Literal["path", "command", "text"]
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]

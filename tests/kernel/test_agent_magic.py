@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,15 @@ def test_allow_once_runs_the_write_while_the_cell_is_busy(agent_kernel: AgentKer
     assert "Wrote notes.md" in cell.html() or "+1" in text
     assert not tool_results(server.requests[1])[0].get("is_error")
     assert TEST_API_KEY not in text + cell.html()
+
+
+def test_the_system_prompt_names_ipykernels_own_version(agent_kernel: AgentKernel) -> None:
+    frontend, server = agent_kernel([Turn(blocks=[Text("hi")])])
+    cell = frontend.execute("%%agent\nsay hi")
+    frontend.wait(lambda: cell.done, 60, "the agent cell")
+    system = str(server.requests[0]["system"])
+    assert f"ipykernel {version('ipykernel')} · Python" in system
+    assert version("ipykernel") != version("ipython")
 
 
 def test_deny_with_a_message_leaves_the_file_alone_and_tells_the_model(

@@ -1,0 +1,32 @@
+"""Facts declared once: the settings' defaults and choices are the config's, the help and the prompt read
+the modes' tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_agent.agent.config import PROVIDERS, AgentConfig
+from jupyter_agent.agent.prompt import PromptFacts, system_prompt
+from jupyter_agent.host.commands import help_text
+from jupyter_agent.host.configure import agent_config
+from jupyter_agent.settings import AgentSettings
+from jupyter_agent.tools.modes import MODE_HELP, MODE_PROMPT, MODES, Mode
+
+
+def test_untouched_settings_give_the_default_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    assert agent_config(AgentSettings()) == AgentConfig()
+
+
+def test_the_settings_offer_exactly_the_configs_providers_and_modes() -> None:
+    traits = AgentSettings.class_traits()
+    assert tuple(traits["provider"].values) == PROVIDERS  # pyright: ignore[reportAttributeAccessIssue]
+    assert tuple(traits["mode"].values) == MODES  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_is_explained_to_the_person_and_to_the_model(mode: Mode) -> None:
+    assert f"{mode}: {MODE_HELP[mode]}" in AgentSettings.class_traits()["mode"].help
+    assert mode in help_text()
+    facts = PromptFacts(cwd="/w", kernel="k", mode=mode, tool_names=("Read",))
+    assert MODE_PROMPT[mode] in system_prompt(facts)
