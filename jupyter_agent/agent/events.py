@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..tools.permissions import Decision
 from ..tools.result import ToolResult
+
+if TYPE_CHECKING:
+    from ..tools.core import ToolKind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,7 +115,7 @@ class ToolStarted:
     name: str
     input: Any
     #: The tool's kind (read / edit / delete / execute / other), so the card shows its icon from the start.
-    kind: str = "other"
+    kind: ToolKind = "other"
     #: The id of the Task call whose sub-agent made this call ("" for the run's own calls): nest it there.
     parent_id: str = ""
 
@@ -131,7 +134,7 @@ class ToolFinished:
     call_id: str
     name: str
     title: str
-    kind: str
+    kind: ToolKind
     result: ToolResult
     duration: float
     decision: Decision | None

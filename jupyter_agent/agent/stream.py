@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tools.core import ToolCall
 from .events import TextDelta, TextDone, ThinkingDelta, ThinkingDone, Usage
+
+if TYPE_CHECKING:
+    from anthropic.types import StopReason
 
 #: How much of a malformed tool input is quoted back to the model.
 _QUOTE_CHARS = 120
@@ -38,7 +41,7 @@ class TurnAssembler:
     def __init__(self) -> None:
         self._blocks: dict[int, _Block] = {}
         self.calls: list[ToolCall] = []
-        self.stop_reason: str | None = None
+        self.stop_reason: StopReason | None = None
         self.usage = Usage()
         self.message_id: str = ""
         self.finished = False

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 from ..tools.context import ToolContext
-from ..tools.core import ToolCall
+from ..tools.core import ToolCall, ToolKind
 from ..tools.dispatch import Dispatched, Dispatcher
 from ..tools.result import ToolResult
 from ..tools.sandbox import cap_text
@@ -43,7 +43,7 @@ class ToolRunner:
         """True between the start of `run` and its end: a cancellation must answer these calls."""
         return bool(self._calls)
 
-    def kind_of(self, name: str) -> str:
+    def kind_of(self, name: str) -> ToolKind:
         tool = self.dispatcher.tools().get(name)
         return tool.kind if tool is not None else "other"
 

@@ -11,7 +11,7 @@ import difflib
 from pathlib import Path
 
 from ..tools.context import ToolContext
-from ..tools.journal import CellChange, Change, FileChange, RunJournal
+from ..tools.journal import CellChange, Change, FileChange, RunJournal, UndoStep
 from ..tools.sandbox import Sandbox, atomic_write
 
 
@@ -27,7 +27,7 @@ def _changed_lines(expected: str, current: str) -> int:
     return sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
 
 
-async def _undo_file(change: FileChange, sandbox: Sandbox) -> str:
+async def _undo_file(change: FileChange, sandbox: Sandbox) -> UndoStep:
     name = sandbox.display_path(change.path)
     try:
         current: bytes | None = await asyncio.to_thread(change.path.read_bytes)
@@ -35,20 +35,21 @@ async def _undo_file(change: FileChange, sandbox: Sandbox) -> str:
         current = None
     if current != change.after:
         if current is None:
-            return f"skipped {name}: it was deleted after the agent wrote it; nothing to restore over"
+            return UndoStep.kept(name, "it was deleted after the agent wrote it; nothing to restore over")
         lost = _changed_lines(change.after.decode("utf-8", "replace"), current.decode("utf-8", "replace"))
-        return (
-            f"skipped {name}: it changed after the agent wrote it ({lost} line(s) differ); undoing would lose "
-            "those changes — edit it by hand or ask the agent"
+        return UndoStep.kept(
+            name,
+            f"it changed after the agent wrote it ({lost} line(s) differ); undoing would lose "
+            "those changes — edit it by hand or ask the agent",
         )
     if change.before is None:
         await asyncio.to_thread(change.path.unlink)
-        return f"removed {name} (the agent had created it)"
+        return UndoStep(done=True, text=f"removed {name} (the agent had created it)")
     await asyncio.to_thread(atomic_write, change.path, change.before)
-    return f"restored {name}"
+    return UndoStep(done=True, text=f"restored {name}")
 
 
-async def _undo_cell(change: CellChange, ctx: ToolContext) -> str:
+async def _undo_cell(change: CellChange, ctx: ToolContext) -> UndoStep:
     from ..notebook.undo import undo_cell_change
 
     return await undo_cell_change(change, ctx)
@@ -59,11 +60,11 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     all_done = True
     for change in reversed(journal.changes):
         if isinstance(change, FileChange):
-            line = await _undo_file(change, ctx.sandbox)
+            step = await _undo_file(change, ctx.sandbox)
         else:
-            line = await _undo_cell(change, ctx)
-        all_done = all_done and not line.startswith("skipped")
-        lines.append(f"  {line}")
+            step = await _undo_cell(change, ctx)
+        all_done = all_done and step.done
+        lines.append(f"  {step.text}")
         if isinstance(change, FileChange):
             ctx.reads.forget(str(change.path))
     journal.undone = all_done

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from ..tools.context import ToolContext
 from ..tools.errors import ToolError
-from ..tools.journal import CellChange
+from ..tools.journal import CellChange, UndoStep
 from .ops import op_from_wire
 from .provider import NOTEBOOKS_SERVICE, NotebookProvider
 
@@ -30,23 +30,22 @@ _SKIPPED = {
 }
 
 
-async def undo_cell_change(change: CellChange, ctx: ToolContext) -> str:
-    """One line saying what happened; it starts with "skipped" when the change was kept."""
+async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
+    """What happened, in one line; `done` is False when the change was kept."""
     name = Path(change.notebook).name
-    skipped = f"skipped cell {change.cell_id} in {name}: {{}}"
+    subject = f"cell {change.cell_id} in {name}"
     provider: Any = ctx.service(NOTEBOOKS_SERVICE) or NotebookProvider(default_path=None)
     try:
         ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
         book = await cast(NotebookProvider, provider).open(change.notebook)
         results = await book.apply(ops)
     except ToolError as exc:
-        return skipped.format(exc.message)
+        return UndoStep.kept(subject, exc.message)
     except ValueError as exc:
-        return skipped.format(f"its undo record is not usable ({exc})")
+        return UndoStep.kept(subject, f"its undo record is not usable ({exc})")
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
-        return skipped.format(_SKIPPED.get(failed.error or "", failed.message))
+        return UndoStep.kept(subject, _SKIPPED.get(failed.error or "", failed.message))
     ctx.reads.forget(f"{book.path}#{change.cell_id}")
-    return _DONE.get(change.op, "undid {op} of cell {id} in {name}").format(
-        id=change.cell_id, name=name, op=change.op
-    )
+    text = _DONE.get(change.op, "undid {op} of cell {id} in {name}")
+    return UndoStep(done=True, text=text.format(id=change.cell_id, name=name, op=change.op))

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
         ToolAnnotations,
         ToolCall,
         ToolInput,
-        ToolKind,
         schema_for,
     )
     from .dispatch import (
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from .function_tool import FunctionTool, function_tool, tool
     from .hooks import HookCall, Hooks, Rewrite
     from .journal import CellChange, FileChange, RunJournal
+    from .kinds import ToolKind
     from .ledger import ReadLedger
     from .modes import MODES, Mode
     from .permissions import Allow, Ask, Decision, Deny, PermissionPolicy, Rule
@@ -50,7 +50,7 @@ __getattr__ = lazy_exports(
         "ToolAnnotations": ".core",
         "ToolCall": ".core",
         "ToolInput": ".core",
-        "ToolKind": ".core",
+        "ToolKind": ".kinds",
         "schema_for": ".core",
         "Approval": ".dispatch",
         "ApprovalRequest": ".dispatch",

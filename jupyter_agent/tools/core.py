@@ -9,12 +9,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from .kinds import RuleKind, ToolKind
 from .result import ToolResult
 
 if TYPE_CHECKING:
     from .context import ToolContext
-
-ToolKind = Literal["read", "edit", "delete", "execute", "other"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +54,7 @@ class Tool(Generic[InputT]):
     Input: type[InputT]
     #: Which input field permission patterns like `Edit(notebooks/**)` match, and how it is matched.
     rule_field: ClassVar[str | None] = None
-    rule_kind: ClassVar[Literal["path", "command", "text"]] = "text"
+    rule_kind: ClassVar[RuleKind] = "text"
 
     @property
     def read_only(self) -> bool:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..masking import REGISTRY, SecretRegistry
 from .context import ToolContext
-from .core import AnyTool, Preview, ToolCall
+from .core import AnyTool, Preview, ToolCall, ToolKind
 from .errors import ToolError
 from .hooks import HookCall, Hooks, PreResult, Rewrite
 from .permissions import (
@@ -24,6 +24,7 @@ from .permissions import (
     Mode,
     PermissionPolicy,
     Rule,
+    RuleKind,
     call_facts,
     escape_pattern,
 )
@@ -94,7 +95,7 @@ class Dispatched:
 
     result: ToolResult
     title: str
-    kind: str
+    kind: ToolKind
     decision: Decision | None
     duration: float
 
@@ -267,7 +268,7 @@ def _as_json(params: BaseModel) -> dict[str, Any]:
     return params.model_dump(mode="json", by_alias=True, exclude_unset=False)
 
 
-def suggest_rule(tool: str, subject: str | None, kind: str) -> Rule:
+def suggest_rule(tool: str, subject: str | None, kind: RuleKind) -> Rule:
     """What "Always allow" adds, never wider than what was approved.
 
     For a shell tool: the exact command, wildcards escaped (`Bash(ls && cat x)` allows that line and nothing

@@ -31,6 +31,18 @@ class CellChange:
 Change = FileChange | CellChange
 
 
+@dataclass(frozen=True)
+class UndoStep:
+    """What undoing one change did: `done`, or kept (the user changed it since) with the reason in `text`."""
+
+    done: bool
+    text: str
+
+    @classmethod
+    def kept(cls, subject: str, why: str) -> UndoStep:
+        return cls(done=False, text=f"skipped {subject}: {why}")
+
+
 @dataclass(kw_only=True)
 class RunJournal:
     """Changes made by one `%%agent` run, in order."""

@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .core import AnyTool
 
+from .kinds import RuleKind, ToolKind
 from .modes import Mode
 
-RuleKind = Literal["path", "command", "text"]
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
 _ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
@@ -147,7 +147,7 @@ class CallFacts:
     #: The path as written (relative to the working directory when inside it), the command, or None.
     subject: str | None
     rule_kind: RuleKind
-    kind: str
+    kind: ToolKind
     read_only: bool
     #: What the tool does to the path it names, for `Read(...)` / `Edit(...)` rules and protected paths.
     access: PathAccess | None = None

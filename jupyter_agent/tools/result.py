@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NewType, TypeAlias, get_args
 
-ErrorCode = Literal[
+#: The package's own error identifiers. A tool elsewhere declares its own with `error_code("NAME")`.
+BuiltinErrorCode = Literal[
     "INVALID_ARGS",
     "UNKNOWN_TOOL",
     "FILE_NOT_FOUND",
@@ -27,6 +29,31 @@ ErrorCode = Literal[
     "EXECUTION_ERROR",
     "NOT_AVAILABLE",
 ]
+#: An identifier a tool declared with `error_code()`.
+DeclaredErrorCode = NewType("DeclaredErrorCode", str)
+#: What `ToolResult.error` and `ToolError` take: a built-in code, or one a tool declared.
+ErrorCode: TypeAlias = BuiltinErrorCode | DeclaredErrorCode
+
+_CODE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+_CODES: set[str] = set(get_args(BuiltinErrorCode))
+
+
+def error_code(name: str) -> DeclaredErrorCode:
+    """Declare a tool's own error identifier (`PAGE_NOT_FOUND = error_code("PAGE_NOT_FOUND")`), once.
+
+    The name is UPPER_SNAKE like the built-in ones, which it may not shadow.
+    """
+    if not _CODE.match(name):
+        raise ValueError(f"error code {name!r} must be UPPER_SNAKE_CASE, e.g. 'PAGE_NOT_FOUND'")
+    if name in get_args(BuiltinErrorCode):
+        raise ValueError(f"{name} is a built-in error code; use it as the string {name!r}")
+    _CODES.add(name)
+    return DeclaredErrorCode(name)
+
+
+def known_error_codes() -> frozenset[str]:
+    """Every code in use: the built-in ones and those tools declared."""
+    return frozenset(_CODES)
 
 
 @dataclass(frozen=True, kw_only=True)

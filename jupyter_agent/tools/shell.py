@@ -15,7 +15,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Collection, Mapping
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -23,6 +23,7 @@ from ..masking import scrubbed_environ
 from .bubblewrap import check_sandbox
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
+from .permissions import RuleKind
 from .process import ProcessResult, run_process
 from .result import ToolResult
 
@@ -95,7 +96,7 @@ class BashTool(Tool[BashInput]):
     )
     Input = BashInput
     rule_field: ClassVar[str | None] = "command"
-    rule_kind: ClassVar[Literal["path", "command", "text"]] = "command"
+    rule_kind: ClassVar[RuleKind] = "command"
 
     def __init__(self, *, keep_env: Collection[str] = (), shell: str = "/bin/bash") -> None:
         self.keep_env = frozenset(keep_env)

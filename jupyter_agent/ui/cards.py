@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..masking import mask
 from ..tools.result import ToolResult
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
+if TYPE_CHECKING:
+    from ..tools.core import ToolKind
+
 Status = Literal["pending", "asking", "running", "done", "error", "denied", "interrupted"]
 
-ICONS = {"read": "🔍", "edit": "✏️", "delete": "🗑️", "execute": "▶️", "other": "🔧"}
+ICONS: dict[ToolKind, str] = {"read": "🔍", "edit": "✏️", "delete": "🗑️", "execute": "▶️", "other": "🔧"}
 _STATUS_TEXT: dict[Status, str] = {
     "pending": "…",
     "asking": "waiting for approval",
@@ -42,7 +45,7 @@ class ToolCard:
     call_id: str
     name: str
     input: Any
-    kind: str = "other"
+    kind: ToolKind = "other"
     title: str = ""
     status: Status = "pending"
     duration: float | None = None
@@ -84,7 +87,7 @@ class ToolCard:
         )
         summary = (
             f'<summary style="cursor:pointer;list-style-position:inside;">'
-            f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
+            f"{ICONS[self.kind]} <code>{esc(self.headline())}</code>{status}</summary>"
         )
         is_error = self.result is not None and self.result.is_error
         opened = " open" if is_error and not self.collapsed else ""

@@ -182,8 +182,9 @@ def test_delete_then_undo_puts_the_cell_back(world: World) -> None:
     assert "c1" not in world.sources()
     (change,) = world.ctx.journal.changes
     assert isinstance(change, CellChange) and change.inverse["ops"][0]["op"] == "restore"
-    line = asyncio.run(undo_cell_change(change, world.ctx))
-    assert line == "restored cell c1 in analysis.ipynb (the agent had deleted it)"
+    step = asyncio.run(undo_cell_change(change, world.ctx))
+    assert step.done
+    assert step.text == "restored cell c1 in analysis.ipynb (the agent had deleted it)"
     assert list(world.sources()) == ["c0", "c1", "c2", "md"]
 
 
@@ -195,7 +196,9 @@ def test_undo_of_an_insert_and_a_replace(world: World) -> None:
         {"cell_id": "c2", "new_source": "y = 1", "cell_type": "code", "edit_mode": "insert"},
     )
     call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 0  # changed"})
-    lines = [asyncio.run(undo_cell_change(c, world.ctx)) for c in reversed(world.ctx.journal.changes)]  # type: ignore[arg-type]
+    steps = [asyncio.run(undo_cell_change(c, world.ctx)) for c in reversed(world.ctx.journal.changes)]  # type: ignore[arg-type]
+    assert all(step.done for step in steps)
+    lines = [step.text for step in steps]
     assert lines[0] == "restored cell c0 in analysis.ipynb"
     assert lines[1].startswith("removed cell ") and lines[1].endswith(
         " from analysis.ipynb (the agent had inserted it)"
@@ -213,8 +216,9 @@ def test_undo_skips_a_cell_the_user_changed_after_the_agent(world: World) -> Non
     call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'agent'"})
     world.type_into("c0", "x = 'user'")
     (change,) = world.ctx.journal.changes
-    line = asyncio.run(undo_cell_change(change, world.ctx))  # type: ignore[arg-type]
-    assert line == (
+    step = asyncio.run(undo_cell_change(change, world.ctx))  # type: ignore[arg-type]
+    assert not step.done
+    assert step.text == (
         "skipped cell c0 in analysis.ipynb: it changed after the agent edited it; undoing would lose those "
         "changes — edit it by hand or ask the agent"
     )
