@@ -1,6 +1,6 @@
 """The agent loop: stream a turn, run its tool calls, send the results back, until the model is done.
 
-One async core (DESIGN.md §7). A run always returns a `RunFinished` — on success, on a limit, on an API
+One async core (docs/architecture.md, "The path of a request"). A run always returns a `RunFinished` — on success, on a limit, on an API
 error and on cancellation — and always leaves the conversation valid for the next request:
 
 - **Interrupt** (the task is cancelled: Interrupt or Stop) at any await — streaming, running a tool,

@@ -18,6 +18,8 @@ T = TypeVar("T")
 
 
 class AgentWorker:
+    """The agent's thread: an asyncio loop of its own, where runs are submitted from the main thread."""
+
     def __init__(self, *, name: str = "jupyter-agent") -> None:
         self._name = name
         self._loop: asyncio.AbstractEventLoop | None = None

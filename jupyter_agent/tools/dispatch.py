@@ -101,6 +101,12 @@ class Dispatched:
 
 
 class Dispatcher:
+    """The one gate of every tool call: pool → validation → hooks → permission → approval → run → hooks.
+
+    One per run (the session makes it with the run's approver). `dispatch` never raises: an unknown tool,
+    bad input, a denial or a tool's own exception all come back as an error `ToolResult` the model can act on.
+    """
+
     def __init__(
         self,
         *,
