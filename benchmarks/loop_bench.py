@@ -27,7 +27,8 @@ import anthropic
 from jupyter_agent.agent import AgentConfig, AgentSession, AgentWorker
 from jupyter_agent.agent.events import AgentEvent
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
-from jupyter_agent.tools import Sandbox, ToolContext, ToolPool, refuse_all, tool
+from jupyter_agent.tools import Sandbox, ToolContext, ToolPool, tool
+from jupyter_agent.tools.dispatch import refuse_all
 
 
 @tool(read_only=True)

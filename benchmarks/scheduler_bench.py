@@ -16,16 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
-    run_scheduled,
-    tool,
-)
+from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool, tool
+from jupyter_agent.tools.scheduler import run_scheduled
 
 SLEEP = 0.2
 

@@ -10,10 +10,7 @@ from typing import Any, TypeVar
 from jupyter_agent.agent import AgentSession, AgentWorker, RunFinished
 from jupyter_agent.agent.events import AgentEvent
 from jupyter_agent.testing import ScriptedServer
-from jupyter_agent.tools import (
-    Approver,
-    refuse_all,
-)
+from jupyter_agent.tools.dispatch import Approver, refuse_all
 
 E = TypeVar("E")
 

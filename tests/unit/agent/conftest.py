@@ -13,7 +13,8 @@ from agent_testkit import Harness, HarnessFactory
 from jupyter_agent.agent import AgentConfig, AgentSession, AgentWorker
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
 from jupyter_agent.testing.script import Script
-from jupyter_agent.tools import AnyTool, PermissionPolicy, Sandbox, ToolContext, ToolPool
+from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext, ToolPool
+from jupyter_agent.tools.core import AnyTool
 from jupyter_agent.tools.permissions import Mode
 
 

@@ -16,10 +16,8 @@ from jupyter_agent.tools import (
     Approve,
     Ask,
     Deny,
-    Dispatched,
     Dispatcher,
     HookCall,
-    Hooks,
     PermissionPolicy,
     Reject,
     Rewrite,
@@ -29,9 +27,10 @@ from jupyter_agent.tools import (
     ToolContext,
     ToolPool,
     ToolResult,
-    refuse_all,
     tool,
 )
+from jupyter_agent.tools.dispatch import Dispatched, refuse_all
+from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.permissions import CallFacts, call_facts
 from jupyter_agent.tools.shell import bash_tool
 

@@ -19,7 +19,6 @@ from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Approve,
-    Dispatched,
     Dispatcher,
     PermissionPolicy,
     Reject,
@@ -30,6 +29,7 @@ from jupyter_agent.tools import (
     ToolPool,
     tool,
 )
+from jupyter_agent.tools.dispatch import Dispatched
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.tools.shell import bash_tool

@@ -17,13 +17,13 @@ from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Approve,
-    CellChange,
-    Dispatched,
     Dispatcher,
     PermissionPolicy,
     ToolCall,
     ToolPool,
 )
+from jupyter_agent.tools.dispatch import Dispatched
+from jupyter_agent.tools.journal import CellChange
 from jupyter_agent.tools.notebook import notebook_tools
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from filetools_harness import Harness
 
-from jupyter_agent.tools import FileChange
+from jupyter_agent.tools.journal import FileChange
 
 ROUND_TRIPS: list[tuple[str, bytes, str, str, bytes]] = [
     (

@@ -16,7 +16,6 @@ import pytest
 
 from jupyter_agent.tools import (
     Dispatcher,
-    Hooks,
     PermissionPolicy,
     Sandbox,
     ToolCall,
@@ -25,6 +24,7 @@ from jupyter_agent.tools import (
     ToolResult,
     tool,
 )
+from jupyter_agent.tools.hooks import Hooks
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "hooks.md"
 

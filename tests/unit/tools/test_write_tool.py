@@ -13,13 +13,13 @@ from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Dispatcher,
-    FileChange,
     PermissionPolicy,
     Reject,
     ToolCall,
     ToolPool,
 )
 from jupyter_agent.tools.files import file_tools
+from jupyter_agent.tools.journal import FileChange
 
 
 def test_a_new_file_is_created_with_its_parent_directories(tmp_path: Path) -> None:
