@@ -28,6 +28,7 @@ __all__ = [
 
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:
+    """`%load_ext jupyter_agent`: register the magics and their settings, start warming the heavy imports."""
     from ._preload import start_preload
     from .magics import load
 
@@ -36,6 +37,7 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
+    """`%unload_ext jupyter_agent`: close MCP connections, stop the worker, remove the magics."""
     from .magics import unload
 
     unload(ipython)

@@ -58,9 +58,11 @@ class Tool(Generic[InputT]):
 
     @property
     def read_only(self) -> bool:
+        """Read-only tools run without asking (in every mode but plan's refusals) and run concurrently."""
         return self.annotations.read_only
 
     def input_schema(self) -> dict[str, Any]:
+        """The JSON schema of `Input`, as the model sees it."""
         return schema_for(self.Input)
 
     def to_param(self) -> dict[str, Any]:
@@ -94,6 +96,7 @@ class Tool(Generic[InputT]):
         return Preview(kind="args", text=json.dumps(params.model_dump(mode="json", by_alias=True), indent=2))
 
     async def run(self, params: InputT, ctx: ToolContext) -> ToolResult:
+        """Do the work on validated, permitted input; raise `ToolError` for a failure the model can fix."""
         raise NotImplementedError
 
 
@@ -120,18 +123,22 @@ class InstanceTool(Tool[InputT]):
 
     @property
     def name(self) -> str:  # type: ignore[override]
+        """The name the model calls."""
         return self._name
 
     @property
     def description(self) -> str:  # type: ignore[override]
+        """What the model reads about the tool."""
         return self._description
 
     @property
     def kind(self) -> ToolKind:  # type: ignore[override]
+        """What the call does (read, edit, …): the card's icon and what the mode lets run."""
         return self._kind
 
     @property
     def annotations(self) -> ToolAnnotations:  # type: ignore[override]
+        """Read-only, destructive, idempotent: what the scheduler and the permission layer act on."""
         return self._annotations
 
 
@@ -172,6 +179,7 @@ class ToolCall:
 
 
 def relative_display(path: Path, base: Path) -> str:
+    """`path` relative to `base` when it is under it, else as it is."""
     try:
         return str(path.relative_to(base)) or "."
     except ValueError:

@@ -103,6 +103,7 @@ class FunctionTool(InstanceTool[BaseModel]):
         return self.func(*args, **kwargs)
 
     async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        """Call the function (a sync one in a thread, so the worker's loop keeps going)."""
         kwargs = {name: getattr(params, name) for name in type(params).model_fields}
         if self.context_param:
             kwargs[self.context_param] = ctx
@@ -114,6 +115,7 @@ class FunctionTool(InstanceTool[BaseModel]):
 
 
 def as_result(value: Any) -> ToolResult:
+    """What a `@tool` function returned, as a result: a ToolResult as is, text as is, anything else as JSON."""
     if isinstance(value, ToolResult):
         return value
     if value is None:
@@ -137,6 +139,7 @@ def function_tool(
     idempotent: bool = False,
     open_world: bool = False,
 ) -> FunctionTool:
+    """`func` as a tool: its signature is the input schema, its docstring the description (see `tool`)."""
     tool_name = name or func.__name__
     if not _NAME.match(tool_name):
         raise ValueError(f"tool name {tool_name!r} must match [A-Za-z0-9_-]{{1,64}}")

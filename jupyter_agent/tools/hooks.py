@@ -57,6 +57,8 @@ def _after_failed_post_hook(result: ToolResult, call: HookCall, hook: object, ex
 
 @dataclass(kw_only=True)
 class Hooks:
+    """The session's hooks, run by the Dispatcher around every call (see docs/hooks.md)."""
+
     pre_tool_use: list[PreHook] = field(default_factory=list[PreHook])
     post_tool_use: list[PostHook] = field(default_factory=list[PostHook])
 

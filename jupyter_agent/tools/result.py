@@ -39,9 +39,10 @@ _CODES: set[str] = set(get_args(BuiltinErrorCode))
 
 
 def error_code(name: str) -> DeclaredErrorCode:
-    """Declare a tool's own error identifier (`PAGE_NOT_FOUND = error_code("PAGE_NOT_FOUND")`), once.
+    """Declare a tool's own error identifier, once, in the tool's module.
 
-    The name is UPPER_SNAKE like the built-in ones, which it may not shadow.
+    `PAGE_NOT_FOUND = error_code("PAGE_NOT_FOUND")`; the name is UPPER_SNAKE like the built-in ones, which
+    it may not shadow.
     """
     if not _CODE.match(name):
         raise ValueError(f"error code {name!r} must be UPPER_SNAKE_CASE, e.g. 'PAGE_NOT_FOUND'")
@@ -89,6 +90,7 @@ class ToolResult:
 
     @classmethod
     def ok(cls, content: str, *, summary: str = "", diff: str | None = None, **kw: Any) -> ToolResult:
+        """A success; the summary defaults to the first line of the content."""
         return cls(content=content, summary=summary or _first_line(content), diff=diff, **kw)
 
     @classmethod

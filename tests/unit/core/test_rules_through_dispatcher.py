@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +68,7 @@ class Project:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Iterator[Path]:
+def root(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / "secrets").mkdir(parents=True)
     (project / "secrets" / "key.txt").write_text("k\n")
@@ -80,7 +79,7 @@ def root(tmp_path: Path) -> Iterator[Path]:
     (project / ".git" / "config").write_text("[core]\n")
     (project / "x").write_text("keep me\n")
     os.symlink("../ci", project / "src" / "shared")
-    yield project
+    return project
 
 
 def project(root: Path, person: Person | None = None, **policy: Any) -> Project:
