@@ -31,7 +31,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
 function addUndoKeys(app: JupyterFrontEnd): void {
   const selector = '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus';
   app.commands.addKeyBinding({ command: 'notebook:undo-cell-action', keys: ['Accel Z'], selector });
-  app.commands.addKeyBinding({ command: 'notebook:redo-cell-action', keys: ['Accel Shift Z'], selector });
+  app.commands.addKeyBinding({
+    command: 'notebook:redo-cell-action',
+    keys: ['Accel Shift Z'],
+    selector
+  });
 }
 
 export default plugin;

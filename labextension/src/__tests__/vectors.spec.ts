@@ -36,7 +36,12 @@ function loadCases(): Array<[string, IVector]> {
 }
 
 /** Exact equality, except that an expected `id` of "*" accepts any id not among `otherIds`. */
-function assertMatches(expected: Json, actual: unknown, otherIds: Set<string>, where: string): void {
+function assertMatches(
+  expected: Json,
+  actual: unknown,
+  otherIds: Set<string>,
+  where: string
+): void {
   if (
     expected !== null &&
     typeof expected === 'object' &&
@@ -73,9 +78,7 @@ describe('the shared operation vectors', () => {
     const doc = new FakeDoc(JSON.parse(JSON.stringify(vector.cells)));
     const { results } = applyOps(doc, vector.ops);
     expect(results).toHaveLength(vector.ops.length);
-    const named = new Set(
-      vector.expected_cells.map(c => c.id as string).filter(id => id !== '*')
-    );
+    const named = new Set(vector.expected_cells.map(c => c.id as string).filter(id => id !== '*'));
     vector.results.forEach((expected, index) => {
       const actual = results[index] as unknown as { [key: string]: unknown };
       const shown = Object.fromEntries(Object.entries(actual).filter(([key]) => key in expected));
