@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from .host.build import HostServices, McpLines
     from .settings import AgentSettings
     from .tools.core import AnyTool
-    from .tools.function_tool import FunctionTool
     from .tools.mcp import McpServers
     from .tools.permissions import Rule
     from .watch.note import KernelNote
@@ -255,7 +254,7 @@ class KernelAgent:
         return "nothing to undo"
 
     # -- user tools -------------------------------------------------------------------------------------
-    def register_user_tool(self, made: FunctionTool) -> None:
+    def register_user_tool(self, made: AnyTool) -> None:
         self.user_tools[made.name] = made
         if self._session is not None:
             self._session.pool.add("user", made)
@@ -284,7 +283,7 @@ def track_user_tools(shell: Any, magics: Any) -> None:
     """`@jupyter_agent.tool` in a cell registers the function with this kernel's agent."""
     untrack_user_tools(shell)
 
-    def listener(made: FunctionTool) -> None:
+    def listener(made: AnyTool) -> None:
         magics.kernel_agent.register_user_tool(made)
 
     setattr(shell, _UNSUBSCRIBE_KEY, on_tool_defined(listener))

@@ -9,13 +9,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .function_tool import FunctionTool
+    from .core import AnyTool
 
-Listener = Callable[["FunctionTool"], None]
+Listener = Callable[["AnyTool"], None]
 _LISTENERS: list[Listener] = []
 
 
-def announce(made: FunctionTool) -> None:
+def announce(made: AnyTool) -> None:
+    """Tell every listener about a tool just made by `@tool`."""
     for listener in list(_LISTENERS):
         listener(made)
 

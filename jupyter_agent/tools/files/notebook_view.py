@@ -7,16 +7,13 @@ ledger under `<real path>#<cell id>` with its source, for NotebookEdit's read-be
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..context import ToolContext
 from ..errors import ToolError
 from ..result import ToolResult
 from .access import Target, remember
 from .media import human_size
-
-if TYPE_CHECKING:
-    from .read import ReadInput
 
 NOTEBOOK_MAX_BYTES = 64 * 1024 * 1024
 OUTPUT_CHARS = 2000
@@ -37,7 +34,9 @@ def _parse(data: bytes, name: str) -> dict[str, Any] | None:
         return None
 
 
-def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolResult | None:
+def read_notebook(
+    offset: int | None, limit: int | None, ctx: ToolContext, where: Target
+) -> ToolResult | None:
     """The rendered cells, or None when the file is not notebook JSON (Read then shows it as text)."""
     size = where.real.stat().st_size
     if size > NOTEBOOK_MAX_BYTES:
@@ -53,11 +52,9 @@ def read_notebook(params: ReadInput, ctx: ToolContext, where: Target) -> ToolRes
     nb = _parse(data, where.shown)
     if nb is None:
         return None
-    start = max(params.offset or 1, 1) - 1
+    start = max(offset or 1, 1) - 1
     budget = min(TOTAL_CHARS, max(ctx.sandbox.limits.max_file_bytes, OUTPUT_CHARS))
-    shown = render_notebook(
-        nb, start=start, count=params.limit, output_chars=OUTPUT_CHARS, total_chars=budget
-    )
+    shown = render_notebook(nb, start=start, count=limit, output_chars=OUTPUT_CHARS, total_chars=budget)
     remember(ctx, where, data)
     cells: list[dict[str, Any]] = nb.get("cells", [])
     for index in range(shown.first, shown.last + 1):

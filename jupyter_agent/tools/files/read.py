@@ -107,7 +107,7 @@ def read_file(params: ReadInput, ctx: ToolContext) -> ToolResult:
         content, summary = pdf_text(data, where.shown, params.pages, READ_OUTPUT_CHARS)
         return ToolResult.ok(content, summary=summary)
     if where.real.suffix.lower() == ".ipynb":
-        result = read_notebook(params, ctx, where)
+        result = read_notebook(params.offset, params.limit, ctx, where)
         if result is not None:
             return result
     if known_binary(where.real):
