@@ -15,7 +15,6 @@ from jupyter_agent.masking import SecretRegistry
 from jupyter_agent.tools import (
     Dispatcher,
     HookCall,
-    Hooks,
     PermissionPolicy,
     Sandbox,
     ToolCall,
@@ -24,6 +23,7 @@ from jupyter_agent.tools import (
     ToolResult,
     tool,
 )
+from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.ui.cards import ToolCard
 from jupyter_agent.ui.publish import DisplayPublisher, masked
 

@@ -40,11 +40,11 @@ needs_bwrap = pytest.mark.skipif(
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[Path]:
+def world(tmp_path: Path) -> Path:
     """`tmp_path/project` is the root; `tmp_path` around it is outside."""
     root = tmp_path / "project"
     root.mkdir()
-    yield root
+    return root
 
 
 def bash(root: Path, command: str, *, roots: tuple[Path, ...] = (), network: bool = False) -> ToolResult:
