@@ -87,7 +87,7 @@ class ToolCard:
         )
         summary = (
             f'<summary style="cursor:pointer;list-style-position:inside;">'
-            f"{ICONS[self.kind]} <code>{esc(self.headline())}</code>{status}</summary>"
+            f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
         )
         is_error = self.result is not None and self.result.is_error
         opened = " open" if is_error and not self.collapsed else ""

@@ -319,9 +319,10 @@ def test_undo_of_a_cell_whose_notebook_is_gone_is_skipped_with_the_reason(world:
         after_source=change.after_source,
         tool=change.tool,
     )
-    line = asyncio.run(undo_cell_change(moved, world.ctx))
-    assert line.startswith("skipped cell c0 in gone.ipynb: ")
-    assert "gone.ipynb' does not exist" in line
+    step = asyncio.run(undo_cell_change(moved, world.ctx))
+    assert not step.done
+    assert step.text.startswith("skipped cell c0 in gone.ipynb: ")
+    assert "gone.ipynb' does not exist" in step.text
 
 
 def test_an_unusable_undo_record_is_skipped_not_applied(world: World) -> None:
@@ -333,6 +334,9 @@ def test_an_unusable_undo_record_is_skipped_not_applied(world: World) -> None:
         after_source="x",
         tool="NotebookEdit",
     )
-    line = asyncio.run(undo_cell_change(broken, world.ctx))
-    assert line == "skipped cell c0 in analysis.ipynb: its undo record is not usable (unknown op 'explode')"
+    step = asyncio.run(undo_cell_change(broken, world.ctx))
+    assert not step.done
+    assert (
+        step.text == "skipped cell c0 in analysis.ipynb: its undo record is not usable (unknown op 'explode')"
+    )
     assert world.sources()["c0"] == "x = 0\nprint(x)"
