@@ -26,6 +26,12 @@ class ToolAnnotations:
     open_world: bool = False
 
 
+#: Reads and changes nothing: runs without asking, alongside other reads, and is safe to repeat.
+READ_ONLY = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
+#: Changes files or cells: asks unless the mode or a rule allows it, and runs alone.
+WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False)
+
+
 class ToolInput(BaseModel):
     """Base for every tool input: unknown fields are errors (`additionalProperties: false`), docstrings describe."""
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..context import ToolContext
-from ..core import ToolAnnotations
 from ..errors import ToolError
 from ..ledger import content_hash
 
@@ -115,6 +114,4 @@ def read_existing(where: Target) -> bytes | None:
 
 
 #: Read, Glob and Grep: they change nothing, so they run concurrently and never ask.
-READ_ONLY = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
 #: Write and Edit replace what was there.
-WRITES = ToolAnnotations(read_only=False, destructive=True, idempotent=False)

@@ -10,10 +10,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..context import ToolContext
-from ..core import Tool, ToolInput
+from ..core import READ_ONLY, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import READ_ONLY, Target, model_path, not_found, target
+from .access import Target, model_path, not_found, target
 from .globmatch import glob_regex, mentions_hidden, split_literal_prefix
 from .pysearch import NOTE, walk_files
 from .ripgrep import RgLocator, find_rg, run_rg

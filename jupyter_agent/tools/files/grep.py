@@ -12,10 +12,10 @@ from typing import ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from ..context import ToolContext
-from ..core import Tool, ToolInput
+from ..core import READ_ONLY, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import READ_ONLY, Target, model_path, not_found, target
+from .access import Target, model_path, not_found, target
 from .globmatch import mentions_hidden
 from .grep_output import render
 from .hits import Hits, parse_content, parse_counts, parse_files

@@ -13,10 +13,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolInput
+from ..core import WRITES, Preview, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import WRITES, not_found, read_existing, require_fresh
+from .access import not_found, read_existing, require_fresh
 from .change import PlannedChange, commit, plan
 from .edit import check_editable, require_change, text_target
 from .replace import replace

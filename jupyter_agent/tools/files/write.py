@@ -6,10 +6,10 @@ import asyncio
 from typing import ClassVar
 
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolInput
+from ..core import WRITES, Preview, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import WRITES, read_existing, require_fresh, target
+from .access import read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
 from .text import decode, is_binary, with_eol
 

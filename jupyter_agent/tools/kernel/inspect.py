@@ -14,7 +14,7 @@ import difflib
 from typing import Any, ClassVar
 
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
 from ..result import ToolResult
 from ..sandbox import cap_text
@@ -123,9 +123,7 @@ class Inspect(Tool[InspectInput]):
         "seconds are abandoned and reported as such."
     )
     kind: ClassVar[ToolKind] = "read"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
-        read_only=True, destructive=False, idempotent=True
-    )
+    annotations: ClassVar[ToolAnnotations] = READ_ONLY
     Input = InspectInput
 
     def __init__(self, *, repr_seconds: float = 2.0, total_seconds: float = 8.0) -> None:

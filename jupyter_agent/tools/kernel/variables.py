@@ -6,7 +6,7 @@ import asyncio
 from typing import Any, ClassVar
 
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
 from ..result import ToolResult
 from .capped import Deadline
@@ -55,9 +55,7 @@ class ListVariables(Tool[ListVariablesInput]):
         "Use Inspect to look at one variable in detail."
     )
     kind: ClassVar[ToolKind] = "read"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
-        read_only=True, destructive=False, idempotent=True
-    )
+    annotations: ClassVar[ToolAnnotations] = READ_ONLY
     Input = ListVariablesInput
 
     def __init__(self, *, per_value_seconds: float = 1.0, total_seconds: float = 5.0) -> None:

@@ -9,11 +9,8 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...notebook.provider import NOTEBOOKS_SERVICE, NotebookProvider, kernel_notebook_path
 from ..context import ToolContext
-from ..core import InputT, Tool, ToolAnnotations
+from ..core import InputT, Tool
 from ..errors import ToolError
-
-READS = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
-EDITS = ToolAnnotations(read_only=False, destructive=True, idempotent=False)
 
 
 def provider_of(ctx: ToolContext) -> NotebookProvider:

@@ -15,13 +15,12 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell, CellType
 from ...notebook.ops import Delete, Op, OpResult, Replace, SetType, op_to_wire, raise_for
 from ..context import ToolContext
-from ..core import Preview, ToolInput, ToolKind
+from ..core import WRITES, Preview, ToolInput, ToolKind
 from ..errors import ToolError
 from ..files.diff import Diff, unified_diff
 from ..journal import CellChange
 from ..result import ToolResult
 from .common import (
-    EDITS,
     LIVE_NOTE,
     NotebookPathTool,
     find,
@@ -218,7 +217,7 @@ class NotebookEdit(NotebookPathTool[NotebookEditInput]):
     name: ClassVar[str] = "NotebookEdit"
     description: ClassVar[str] = DESCRIPTION
     kind: ClassVar[ToolKind] = "edit"
-    annotations = EDITS
+    annotations = WRITES
     Input = NotebookEditInput
 
     def title(self, params: NotebookEditInput, ctx: ToolContext) -> str:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..context import ToolContext
-from ..core import ToolInput, ToolKind
+from ..core import READ_ONLY, ToolInput, ToolKind
 from ..result import ToolResult
 from ..sandbox import cap_text
-from .common import READS, NotebookPathTool, find, ledger_key, open_notebook, shown
+from .common import NotebookPathTool, find, ledger_key, open_notebook, shown
 from .view import ImageBudget, render_full, render_notebook_view
 
 DESCRIPTION = """\
@@ -37,7 +37,7 @@ class NotebookRead(NotebookPathTool[NotebookReadInput]):
     name: ClassVar[str] = "NotebookRead"
     description: ClassVar[str] = DESCRIPTION
     kind: ClassVar[ToolKind] = "read"
-    annotations = READS
+    annotations = READ_ONLY
     Input = NotebookReadInput
 
     async def run(self, params: NotebookReadInput, ctx: ToolContext) -> ToolResult:

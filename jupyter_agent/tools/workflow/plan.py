@@ -7,11 +7,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolInput
+from ..core import READ_ONLY, Preview, Tool, ToolInput
 from ..permissions import Mode, PermissionPolicy
 from ..result import ToolResult
 from .asking import POLICY_SERVICE, PlanApproval, PlanVerdict, ask_user
-from .todo import AGENT_STATE
 
 DESCRIPTION = """\
 Use this in plan mode once your plan is ready, to present it to the user for approval. Only for planning \
@@ -34,7 +33,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
     name: ClassVar[str] = "ExitPlanMode"
     description: ClassVar[str] = DESCRIPTION
     kind = "other"
-    annotations = AGENT_STATE
+    annotations = READ_ONLY
     Input = ExitPlanModeInput
 
     async def preview(self, params: ExitPlanModeInput, ctx: ToolContext) -> Preview:

@@ -7,10 +7,9 @@ from typing import ClassVar
 from pydantic import Field
 
 from ..context import ToolContext
-from ..core import Tool, ToolInput
+from ..core import READ_ONLY, Tool, ToolInput
 from ..result import Issue, ToolResult
 from .asking import Answer, Choice, ChoiceQuestion, UserQuestions, ask_user
-from .todo import AGENT_STATE
 
 DESCRIPTION = """\
 Ask the user questions while you work, when a decision is theirs to make: an ambiguous instruction, a \
@@ -85,7 +84,7 @@ class AskUserQuestion(Tool[AskUserQuestionInput]):
     name: ClassVar[str] = "AskUserQuestion"
     description: ClassVar[str] = DESCRIPTION
     kind = "other"
-    annotations = AGENT_STATE
+    annotations = READ_ONLY
     Input = AskUserQuestionInput
 
     def title(self, params: AskUserQuestionInput, ctx: ToolContext) -> str:

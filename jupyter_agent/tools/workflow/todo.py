@@ -15,14 +15,13 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolInput
+from ..core import READ_ONLY, Tool, ToolInput
 from ..result import Issue, ToolResult
 
 TODOS_SERVICE = "todos"
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 #: It changes nothing outside the agent's own notes: it never asks and runs in every mode.
-AGENT_STATE = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
 
 DESCRIPTION = """\
 Create and update the checklist for the current request, so you and the user can follow the progress of \
@@ -108,7 +107,7 @@ class TodoWrite(Tool[TodoWriteInput]):
     name: ClassVar[str] = "TodoWrite"
     description: ClassVar[str] = DESCRIPTION
     kind = "other"
-    annotations = AGENT_STATE
+    annotations = READ_ONLY
     Input = TodoWriteInput
 
     def title(self, params: TodoWriteInput, ctx: ToolContext) -> str:
