@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,11 +26,11 @@ from jupyter_agent.tools.sandbox import atomic_write
 
 
 @pytest.fixture
-def places(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+def places(tmp_path: Path) -> tuple[Path, Path]:
     root, outside = tmp_path / "root", tmp_path / "outside"
     (root / "sub" / "deeper").mkdir(parents=True)
     (outside / "deeper").mkdir(parents=True)
-    yield root, outside
+    return root, outside
 
 
 def swap_for_link(directory: Path, target: Path) -> None:
