@@ -98,6 +98,9 @@ class KernelAgent:
         session = self.session
         configure(session, self.settings, options)
         self.sync_mcp()
+        from .tools.notebook.edit import RUNNING_CELL_SERVICE
+
+        session.ctx.services[RUNNING_CELL_SERVICE] = running_cell_id(self.kernel)
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
@@ -277,6 +280,18 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
+
+
+def running_cell_id(kernel: Any) -> str | None:
+    """The id of the cell being executed, which JupyterLab and Notebook 7 send as `cellId` in the
+    execute request's metadata (None outside a kernel or from a frontend that does not)."""
+    try:
+        parent: Any = kernel.get_parent("shell") if kernel is not None else None
+    except Exception:
+        return None
+    metadata: Any = parent.get("metadata") if isinstance(parent, dict) else None
+    cell_id: Any = metadata.get("cellId") if isinstance(metadata, dict) else None
+    return cell_id if isinstance(cell_id, str) and cell_id else None
 
 
 def track_user_tools(shell: Any, magics: Any) -> None:

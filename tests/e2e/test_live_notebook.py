@@ -57,7 +57,7 @@ def test_an_inserted_cell_appears_live_undo_removes_it_and_the_file_is_untouched
                     )
                 ]
             ),
-            Turn(blocks=[Text("Inserted a cell at the top.")]),
+            Turn(blocks=[Text("Inserted a cell below.")]),
         ],
         server,
     )
@@ -67,16 +67,17 @@ def test_an_inserted_cell_appears_live_undo_removes_it_and_the_file_is_untouched
     run_cell(page, 1)
     output = agent_output(page)
     output.locator("button.jupyter-button:has-text('Allow once')").click(timeout=60_000)
-    output.locator("text=Inserted a cell at the top.").wait_for(timeout=60_000)
+    output.locator("text=Inserted a cell below.").wait_for(timeout=60_000)
     sources = live_sources(page, "live.ipynb")
-    assert sources[0] == "answer = 42  # by the agent"
+    # No cell_id: right below the running %%agent cell (JupyterLab names it in the execute request).
+    assert sources[:3] == ["%load_ext jupyter_agent", "%%agent\nadd a cell", "answer = 42  # by the agent"]
     assert page.locator(".jp-Notebook .jp-Cell.jp-agent-touched").count() == 1
     assert (lab.root / "live.ipynb").read_bytes() == on_disk  # not written until the user saves
     page.keyboard.press("Escape")
     page.locator(".jp-Notebook").first.focus()
     page.keyboard.press("Escape")
     page.keyboard.press("Control+z")  # in command mode: the notebook's undo (the extension binds it, like Z)
-    wait_for(lambda: live_sources(page, "live.ipynb")[0] == "%load_ext jupyter_agent", 10, "the undo")
+    wait_for(lambda: "answer = 42  # by the agent" not in live_sources(page, "live.ipynb"), 10, "the undo")
     assert (lab.root / "live.ipynb").read_bytes() == on_disk
 
 
@@ -142,14 +143,16 @@ def test_each_kernel_edits_only_its_own_notebook(
     box.set(insert("written by the first notebook's agent"), server)
     run_cell_of(page, "first.ipynb", 1)
     wait_for(
-        lambda: live_sources(page, "first.ipynb")[0].startswith("written by the first"), 60, "first insert"
+        lambda: live_sources(page, "first.ipynb")[-1].startswith("written by the first"), 60, "first insert"
     )
     wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "first run to end")
     wait_cell_done_of(page, "first.ipynb", 1)
     box.set(insert("written by the second notebook's agent"), server)
     run_cell_of(page, "second.ipynb", 1)
     wait_for(
-        lambda: live_sources(page, "second.ipynb")[0].startswith("written by the second"), 60, "second insert"
+        lambda: live_sources(page, "second.ipynb")[-1].startswith("written by the second"),
+        60,
+        "second insert",
     )
     first, second = live_sources(page, "first.ipynb"), live_sources(page, "second.ipynb")
     assert [s for s in first if s.startswith("written")] == ["written by the first notebook's agent"]
@@ -163,7 +166,7 @@ def test_each_kernel_edits_only_its_own_notebook(
         Turn(blocks=[Text("refused, as expected")]),
     ]  # fmt: skip
     box.set(reach, server)
-    run_cell_of(page, "first.ipynb", 2)
+    run_cell_of(page, "first.ipynb", 1)  # the %%agent cell (the agent's insert went below it)
     wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "the cross-notebook attempt")
     refusal = server.requests[-1]["messages"][-1]["content"][0]
     assert refusal["is_error"] is True

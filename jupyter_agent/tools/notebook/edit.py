@@ -8,6 +8,7 @@ approval is pending. Each change is journaled with what undoing it takes (wire-f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -35,8 +36,8 @@ DESCRIPTION = """\
 Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).
 - edit_mode "replace" (default): new_source replaces the cell's source; cell_type, if given, also \
 changes its type.
-- edit_mode "insert": a new cell with new_source goes after cell_id (at the top when cell_id is omitted); \
-cell_type is required. The result gives the new cell's id.
+- edit_mode "insert": a new cell with new_source goes after cell_id; without cell_id it goes right below \
+the running %%agent cell of this kernel's notebook (at the top of another notebook); cell_type is required. The result gives the new cell's id.
 - edit_mode "delete": removes the cell (new_source is ignored; pass "").
 - Without notebook_path it edits this kernel's notebook; when that is open in JupyterLab the change \
 shows there at once and the user can undo it (the file is saved by the user).
@@ -51,7 +52,7 @@ class NotebookEditInput(ToolInput):
     notebook_path: str | None = None
     """The notebook to edit, absolute or relative to the notebook's directory. Omit it for this kernel's notebook."""
     cell_id: str | None = None
-    """The cell to replace or delete; for insert, the cell to insert after (omit to insert at the top)."""
+    """The cell to replace or delete; for insert, the cell to insert after (omit: below the running %%agent cell)."""
     new_source: str
     """The cell's new source (ignored for delete)."""
     cell_type: Literal["code", "markdown"] | None = None
@@ -95,6 +96,19 @@ def _needs_cell(mode: EditMode, cell_id: str | None) -> str:
     return cell_id
 
 
+#: The `%%agent` cell that is running, by its nbformat id (the frontend sends it with the execute request).
+RUNNING_CELL_SERVICE = "running_cell_id"
+
+
+def _running_cell(ctx: ToolContext, notebook_path: str | None, cells: Sequence[Cell]) -> Cell | None:
+    """An insert without cell_id into this kernel's notebook goes right below the running `%%agent` cell,
+    where the user is looking (None, the top, when that cell is unknown or in another notebook)."""
+    running = ctx.services.get(RUNNING_CELL_SERVICE)
+    if notebook_path is not None or not isinstance(running, str):
+        return None
+    return next((cell for cell in cells if cell.id == running), None)
+
+
 async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
     book = await open_notebook(ctx, params.notebook_path)
     cells = await book.cells()
@@ -102,7 +116,11 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
     if params.edit_mode == "insert":
         if params.cell_type is None:
             raise ToolError("INVALID_ARGS", "edit_mode 'insert' needs cell_type ('code' or 'markdown')")
-        after = find(cells, params.cell_id, book)[1] if params.cell_id is not None else None
+        after = (
+            find(cells, params.cell_id, book)[1]
+            if params.cell_id is not None
+            else _running_cell(ctx, params.notebook_path, cells)
+        )
         diff = unified_diff("", params.new_source, label.format("new"))
         return CellEdit(
             book=book,

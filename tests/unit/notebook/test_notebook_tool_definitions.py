@@ -42,9 +42,9 @@ EXPECTED = [
         "description": "Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).\n"
         '- edit_mode "replace" (default): new_source replaces the cell\'s source; '
         "cell_type, if given, also changes its type.\n"
-        '- edit_mode "insert": a new cell with new_source goes after cell_id (at the top '
-        "when cell_id is omitted); cell_type is required. The result gives the new cell's "
-        "id.\n"
+        '- edit_mode "insert": a new cell with new_source goes after cell_id; without cell_id it '
+        "goes right below the running %%agent cell of this kernel's notebook (at the top of another "
+        "notebook); cell_type is required. The result gives the new cell's id.\n"
         '- edit_mode "delete": removes the cell (new_source is ignored; pass "").\n'
         "- Without notebook_path it edits this kernel's notebook; when that is open in "
         "JupyterLab the change shows there at once and the user can undo it (the file is "
@@ -68,7 +68,7 @@ EXPECTED = [
                     "default": None,
                     "description": "The cell to replace or delete; for "
                     "insert, the cell to insert after "
-                    "(omit to insert at the top).",
+                    "(omit: below the running %%agent cell).",
                 },
                 "new_source": {
                     "description": "The cell's new source (ignored for delete).",

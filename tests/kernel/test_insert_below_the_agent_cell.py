@@ -1,0 +1,60 @@
+"""A NotebookEdit insert without cell_id into the kernel's own notebook lands right below the running
+`%%agent` cell (the frontend names it as `cellId` in the execute request), not at the top."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from frontend import AgentKernel, Execution
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from jupyter_agent.testing import Text, ToolUse, Turn
+
+pytestmark = pytest.mark.kernel
+
+
+def test_an_insert_without_cell_id_goes_below_the_running_agent_cell(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    nb = new_notebook()
+    for cell_id, cell in (
+        ("intro", new_markdown_cell("# Sales")),
+        ("load", new_code_cell("df = load()")),
+        ("ask", new_code_cell("%%agent\nadd a note")),
+        ("plot", new_code_cell("df.plot()")),
+    ):
+        cell.id = cell_id
+        nb.cells.append(cell)
+    nbformat.write(nb, tmp_path / "analysis.ipynb")
+    script = [
+        Turn(
+            blocks=[
+                ToolUse(
+                    name="NotebookEdit",
+                    input={"edit_mode": "insert", "cell_type": "markdown", "new_source": "A note."},
+                )
+            ]
+        ),
+        Turn(blocks=[Text("added")]),
+    ]
+    frontend, _server = agent_kernel(script)
+    frontend.run("%agent mode acceptEdits")
+    content = {
+        "code": "%%agent\nadd a note",
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
+    message = frontend.kc.session.msg("execute_request", content, metadata={"cellId": "ask"})
+    frontend.kc.shell_channel.send(message)
+    execution = Execution(message["header"]["msg_id"])
+    frontend.executions[execution.msg_id] = execution
+    frontend.wait(lambda: execution.done, 90, "the %%agent cell")
+    sources = [cell.source for cell in nbformat.read(tmp_path / "analysis.ipynb", as_version=4).cells]
+    assert sources == ["# Sales", "df = load()", "%%agent\nadd a note", "A note.", "df.plot()"], (
+        execution.text()
+    )
