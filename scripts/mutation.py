@@ -78,7 +78,9 @@ GROUPS: tuple[Group, ...] = (
         (_P + "ui/html.py", _P + "ui/cards.py", _P + "ui/approval.py", _P + "ui/questions.py"),
         (
             _T + "ui/test_safe_html.py",
+            _T + "ui/test_tool_card.py",
             _T + "ui/test_approval_card.py",
+            _T + "ui/test_approval_text.py",
             _T + "ui/test_run_view.py",
             _T + "tools/test_unified_diff.py",
         ),
