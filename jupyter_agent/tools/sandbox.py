@@ -9,6 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..masking import mask
 from .errors import ToolError
 
 
@@ -197,7 +198,12 @@ def _create_temp(directory: int, name: str) -> tuple[str, int]:
 
 
 def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
-    """Keep the head and the tail, say how much was cut in between (errors are usually at the end)."""
+    """Keep the head and the tail, say how much was cut in between (errors are usually at the end).
+
+    Secrets are masked first: a cut inside a secret would leave a part the Dispatcher's mask no longer
+    recognises, and that part would reach the model.
+    """
+    text = mask(text)
     if len(text) <= max_chars:
         return text
     head = int(max_chars * head_share)

@@ -79,6 +79,19 @@ def test_output_over_the_cap_keeps_head_and_tail(tmp_path: Path) -> None:
     assert len(result.content) < 4000
 
 
+def test_a_secret_the_output_cap_cuts_through_is_masked_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-ant-api03-" + "Kq7Zr2Wm" * 12
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    (tmp_path / "key.txt").write_text(secret)
+    # The head kept by the cap is 1200 characters: it ends inside the secret, which starts at 1190.
+    command = "head -c 1190 /dev/zero | tr '\\0' a; cat key.txt; head -c 5000 /dev/zero | tr '\\0' b"
+    result = run({"command": command}, tmp_path, limits=Limits(max_output_chars=2000))
+    assert "cut" in result.content
+    assert not any(secret[:n] in result.content for n in range(8, len(secret) + 1))
+
+
 def test_credentials_are_not_in_the_commands_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
