@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .journal import RunJournal
 from .ledger import ReadLedger
 from .sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from .permissions import PermissionPolicy
 
 
 @dataclass(kw_only=True)
@@ -23,6 +26,9 @@ class ToolContext:
     services: dict[str, Any] = field(default_factory=dict[str, Any])
     #: The id of the tool_use being run, for tools that report progress.
     tool_use_id: str = ""
+    #: The policy deciding this call (set by the Dispatcher), for searches that must leave out what a deny
+    #: rule hides.
+    policy: PermissionPolicy | None = None
 
     def service(self, name: str) -> Any | None:
         return self.services.get(name)

@@ -155,7 +155,7 @@ class Dispatcher:
                 "UNKNOWN_TOOL", f"there is no tool named '{call.name}'; available tools: {names}"
             )
             return Dispatched(result=result, title=call.name, kind="other", decision=None, duration=0.0)
-        ctx = dataclasses.replace(ctx, tool_use_id=call.id)
+        ctx = dataclasses.replace(ctx, tool_use_id=call.id, policy=self.policy)
         title = tool.name
         decision: Decision | None = None
         try:

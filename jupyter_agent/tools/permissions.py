@@ -340,6 +340,20 @@ class PermissionPolicy:
     deny: list[Rule] = field(default_factory=list[Rule])
     protected: tuple[str, ...] = DEFAULT_PROTECTED_PATHS
 
+    def hides(self, tool: str, shown: str, real: str) -> bool:
+        """Whether a deny rule on reading (`Read(secrets/**)`, or a path rule naming `tool`) covers a file a
+        search reached without naming it: Grep and Glob leave such a file out, as Read would refuse it."""
+        facts = CallFacts(
+            tool=tool,
+            subject=shown,
+            rule_kind="path",
+            kind="read",
+            read_only=True,
+            access="read",
+            real_subject=real,
+        )
+        return any(rule.pattern is not None and rule.matches(facts) for rule in self.deny)
+
     def decide(self, call: CallFacts) -> Decision:
         for rule in self.deny:
             if rule.matches(call):

@@ -51,6 +51,20 @@ def model_path(ctx: ToolContext, real: Path) -> str:
     return real.relative_to(cwd).as_posix() if real.is_relative_to(cwd) else str(real)
 
 
+def hidden_by_deny(ctx: ToolContext, tool: str, shown: str) -> bool:
+    """Whether a deny rule hides this file (shown as `model_path` gives it) from a search run by `tool`."""
+    if ctx.policy is None or not ctx.policy.deny:
+        return False
+    real = ctx.sandbox.display_path(Path(os.path.realpath(ctx.sandbox.cwd / shown)))
+    return ctx.policy.hides(tool, shown, real)
+
+
+def hidden_note(count: int) -> str:
+    """What a search says when a deny rule left files out (the model should not retry with another tool)."""
+    paths = "1 path was" if count == 1 else f"{count} paths were"
+    return f"[{paths} hidden by a deny rule.]"
+
+
 def not_found(ctx: ToolContext, where: Target) -> ToolError:
     """`FILE_NOT_FOUND` naming up to three existing neighbours with similar names."""
     parent = where.real.parent

@@ -13,7 +13,7 @@ from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import Target, model_path, not_found, target
+from .access import Target, hidden_by_deny, hidden_note, model_path, not_found, target
 from .globmatch import glob_regex, mentions_hidden, split_literal_prefix
 from .pysearch import NOTE, walk_files
 from .ripgrep import RgLocator, find_rg, run_rg
@@ -69,10 +69,13 @@ class GlobTool(Tool[GlobInput]):
                 found = await asyncio.to_thread(_walk, where.real, rest)
         regex = glob_regex(rest)
         matches = [where.real / rel for rel in found if regex.fullmatch(rel)]
-        text, summary = await asyncio.to_thread(_listing, matches, ctx, params.pattern, where)
+        shown = [m for m in matches if not hidden_by_deny(ctx, self.name, model_path(ctx, m))]
+        text, summary = await asyncio.to_thread(_listing, shown, ctx, params.pattern, where)
+        if len(shown) < len(matches):
+            text += "\n\n" + hidden_note(len(matches) - len(shown))
         if rg is None:
             text += f"\n\n{NOTE}"
-        return ToolResult.ok(text, summary=summary, data={"count": len(matches)})
+        return ToolResult.ok(text, summary=summary, data={"count": len(shown)})
 
 
 async def _rg_files(rg: str, directory: Path, pattern: str, timeout: float) -> list[str]:

@@ -15,7 +15,7 @@ from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
 from ..errors import ToolError
 from ..result import ToolResult
-from .access import Target, model_path, not_found, target
+from .access import Target, hidden_by_deny, model_path, not_found, target
 from .globmatch import mentions_hidden
 from .grep_output import render
 from .hits import Hits, parse_content, parse_counts, parse_files
@@ -96,6 +96,7 @@ class GrepTool(Tool[GrepInput]):
             hits = await _ripgrep(rg, params, ctx, where)
         else:
             hits = await asyncio.to_thread(_fallback, params, ctx, where)
+        hits.drop({p for p in hits.paths() if hidden_by_deny(ctx, self.name, p)})
         await asyncio.to_thread(_sort, hits, params, ctx.sandbox.cwd)  # stats files: keep it off the loop
         result = render(hits, params.output_mode, params, where.shown, ctx.sandbox.limits.max_output_chars)
         if rg is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ..result import ToolResult
+from .access import hidden_note
 from .hits import Hit, Hits, OutputMode
 
 
@@ -63,6 +64,8 @@ def render(hits: Hits, mode: OutputMode, params: _Shown, shown: str, max_chars: 
         before, after = params.context_lines()
         entries = content_lines(hits.lines, numbers=params.line_numbers, separated=bool(before or after))
     notes = [hits.warnings] if hits.warnings else []
+    if hits.hidden:
+        notes.append(hidden_note(hits.hidden))
     if hits.cut:
         notes.append(
             "[ripgrep printed more than we keep, so these results are incomplete; narrow the search.]"

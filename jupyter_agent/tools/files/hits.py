@@ -27,6 +27,18 @@ class Hits:
     #: The backend's output was larger than we keep; what is here is only part of it.
     cut: bool = False
     warnings: str = ""
+    #: How many matching files a deny rule left out.
+    hidden: int = 0
+
+    def drop(self, hidden: set[str]) -> None:
+        """Leave out the files in `hidden` (they are counted, never shown)."""
+        self.files = [p for p in self.files if p not in hidden]
+        self.counts = [(p, n) for p, n in self.counts if p not in hidden]
+        self.lines = [hit for hit in self.lines if hit.path not in hidden]
+        self.hidden += len(hidden)
+
+    def paths(self) -> set[str]:
+        return {*self.files, *(p for p, _ in self.counts), *(hit.path for hit in self.lines)}
 
 
 def parse_files(stdout: str) -> list[str]:

@@ -194,6 +194,37 @@ def test_a_read_deny_rule_stops_every_tool_that_reads(
     assert "k\n" not in result.content
 
 
+@pytest.mark.parametrize("output_mode", ["files_with_matches", "content", "count"])
+def test_a_read_deny_rule_hides_matches_from_a_grep_of_the_whole_project(
+    root: Path, output_mode: str
+) -> None:
+    (root / "secrets" / "key.txt").write_text("password swordfish-9173\n")
+    (root / "notes.txt").write_text("the swordfish-9173 is in the vault\n")
+    p = project(root, deny=[Rule("Read", "secrets/**")])
+    result = p.call("Grep", pattern="swordfish", output_mode=output_mode).result
+    assert not result.is_error, result.content
+    assert "notes.txt" in result.content
+    assert "secrets" not in result.content and "password" not in result.content
+    assert "1 path was hidden by a deny rule" in result.content
+
+
+def test_a_read_deny_rule_hides_files_from_a_glob_of_the_whole_project(root: Path) -> None:
+    (root / "secrets" / "key.txt").write_text("password swordfish-9173\n")
+    (root / "notes.txt").write_text("notes\n")
+    p = project(root, deny=[Rule("Read", "secrets/**")])
+    result = p.call("Glob", pattern="**/*.txt").result
+    assert not result.is_error, result.content
+    assert result.content.splitlines()[0] == "notes.txt"
+    assert "secrets" not in result.content
+    assert "1 path was hidden by a deny rule" in result.content
+
+
+def test_a_search_with_no_deny_rule_says_nothing_was_hidden(root: Path) -> None:
+    (root / "notes.txt").write_text("notes\n")
+    result = project(root).call("Glob", pattern="**/*.txt").result
+    assert sorted(result.content.splitlines()) == ["notes.txt", "secrets/key.txt"]
+
+
 def test_a_symlink_in_the_project_does_not_widen_an_allow_rule(root: Path) -> None:
     p = project(root, allow=[Rule("Edit", "src/**")])
     p.call("Read", file_path="src/shared/deploy.sh")
