@@ -14,7 +14,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'Applies the jupyter_agent kernel extension’s cell operations to the live notebook.',
   autoStart: true,
   requires: [INotebookTracker, IRenderMimeRegistry],
-  activate: (app: JupyterFrontEnd, tracker: INotebookTracker, rendermime: IRenderMimeRegistry): void => {
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    rendermime: IRenderMimeRegistry
+  ): void => {
     const bridge = new NotebookBridge(tracker, app.serviceManager.contents);
     // Panels restored before this plugin activated, then every new one.
     tracker.forEach(panel => bridge.watch(panel));
