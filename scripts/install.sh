@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into .venv: Python deps, the package (editable) and the labextension
 # (built from labextension/ with jlpm by the build hook, copied where JupyterLab looks). With --browser, also
-# the Debian packages the tests need: chromium (+ driver and an emoji font) and bubblewrap (the Bash sandbox).
+# what only the tests need: the Debian packages chromium (+ driver and an emoji font) and bubblewrap (the Bash
+# sandbox), and the npm MCP servers the MCP tests talk to.
 #
 # Safe to run again and again on the same checkout: when nothing the install depends on changed (see
 # install_inputs) it only checks that the install is still there and returns in about a second.
@@ -53,6 +54,11 @@ else
 fi
 
 if [ "${1:-}" = "--browser" ]; then
+  # Third-party MCP servers from npm that the MCP tests run against, locked in tests/fixtures/mcp-npm.
+  MCP_NPM=tests/fixtures/mcp-npm
+  if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
+    npm ci --prefix "$MCP_NPM" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
   fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
