@@ -70,8 +70,9 @@ class AgentSettings(Configurable):
         False, help="Offer the Bash tool (it still asks unless a rule allows the command)."
     ).tag(config=True)
     enable_web_fetch = Bool(
-        False,
-        help="Offer the WebFetch tool (it still asks unless a rule allows the domain, e.g. WebFetch(domain:docs.python.org)).",
+        True,
+        help="Offer the WebFetch tool; it asks before each fetch unless a rule allows the domain, e.g. "
+        "WebFetch(domain:docs.python.org). False hides it from the model.",
     ).tag(config=True)
     mcp_servers = Dict(
         help='MCP servers: {"name": {"command": "...", "args": [...]}} or {"name": {"url": "http://..."}}.'

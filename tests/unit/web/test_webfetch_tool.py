@@ -194,3 +194,12 @@ def test_the_definition_the_model_sees_is_pinned() -> None:
         "type": "object",
     }
     assert param["description"].startswith("Fetch a web page and read it as Markdown")
+
+
+def test_webfetch_is_offered_by_default_and_a_setting_hides_it() -> None:
+    from jupyter_agent.settings import AgentSettings
+    from jupyter_agent.tools.builtin import OPT_IN_TOOLS
+
+    row = next(row for row in OPT_IN_TOOLS if row.name == "WebFetch")
+    assert row.wanted(getattr(AgentSettings(), row.setting), [])  # asking is pinned above
+    assert not row.wanted(getattr(AgentSettings(enable_web_fetch=False), row.setting), [])
