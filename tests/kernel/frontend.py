@@ -65,7 +65,8 @@ class KernelFrontend:
         self.widgets_enabled = widgets
         self.cwd = cwd
         self.km = KernelManager(kernel_name="python3")
-        kernel_env = {**os.environ, **(env or {})}
+        # Saved sessions stay in the test unless the test chose a data dir.
+        kernel_env = {**os.environ, "JUPYTER_DATA_DIR": str(cwd / "jupyter-data"), **(env or {})}
         self.km.start_kernel(cwd=str(cwd), env=kernel_env)
         self.kc = self.km.client()
         self.kc.start_channels()

@@ -68,6 +68,7 @@ def test_the_api_key_is_in_no_request_no_output_and_not_in_the_saved_notebook(tm
             ANTHROPIC_BASE_URL=server.url,
             ANTHROPIC_API_KEY=SECRET,
             JPY_SESSION_NAME=str(path),
+            JUPYTER_DATA_DIR=str(tmp_path / "jupyter-data"),  # the saved session stays in the test
         )
         client = RecordingClient(
             notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
