@@ -142,6 +142,18 @@ def write_notebook(lab: Lab, name: str, cells: list[str | tuple[str, str]]) -> P
     return path
 
 
+def notebook_with_ids(lab: Lab, name: str, cells: list[tuple[str, str]]) -> bytes:
+    """Code cells with the given ids (so the agent can name them); returns the bytes written."""
+    notebook = new_notebook()
+    for cell_id, source in cells:
+        cell = new_code_cell(source)
+        cell.id = cell_id
+        notebook.cells.append(cell)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, lab.root / name)
+    return (lab.root / name).read_bytes()
+
+
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not condition():

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import nbformat
 from lab import (
     Lab,
     ScriptBox,
     agent_output,
     live_sources,
+    notebook_with_ids,
     open_another,
     open_notebook,
     run_cell,
@@ -19,20 +19,8 @@ from lab import (
     wait_cell_done_of,
     wait_for,
 )
-from nbformat.v4 import new_code_cell, new_notebook
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
-
-
-def notebook_with_ids(lab: Lab, name: str, cells: list[tuple[str, str]]) -> bytes:
-    notebook = new_notebook()
-    for cell_id, source in cells:
-        cell = new_code_cell(source)
-        cell.id = cell_id
-        notebook.cells.append(cell)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, lab.root / name)
-    return (lab.root / name).read_bytes()
 
 
 def test_an_inserted_cell_appears_live_undo_removes_it_and_the_file_is_untouched(
