@@ -3,17 +3,41 @@ ipython_config.py. Environment variables fill the defaults where that is the con
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from traitlets import Any as AnyTrait
-from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode, default, observe, validate
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
 from .agent.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.modes import MODES, modes_help
 from .tools.permissions import Rule, check_rule_names
+
+T = TypeVar("T")
+
+
+class SettingError(TraitError, ValueError):
+    """A rejected setting value. traitlets undoes a `%config` assignment only on a TraitError: any other error
+    left the invalid value in place, and the next run failed on it."""
+
+
+def _rejecting(check: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
+    """A validator whose ValueError (with the accepted values and the fix) becomes a SettingError."""
+
+    @functools.wraps(check)
+    def checked(self: Any, proposal: Any) -> T:
+        try:
+            return check(self, proposal)
+        except TraitError:
+            raise
+        except ValueError as exc:
+            raise SettingError(str(exc)) from exc
+
+    return checked
 
 
 class AgentSettings(Configurable):
@@ -123,6 +147,7 @@ class AgentSettings(Configurable):
         return os.environ.get("ANTHROPIC_MODEL", "")
 
     @validate("api_key_env")
+    @_rejecting
     def _env_name(self, proposal: Any) -> str:
         value = str(proposal["value"]).strip()
         if value and not value.replace("_", "a").isalnum():
@@ -133,6 +158,7 @@ class AgentSettings(Configurable):
         return value
 
     @validate("thinking")
+    @_rejecting
     def _thinking_parses(self, proposal: Any) -> str:
         from .agent.thinking import parse_thinking
 
@@ -141,6 +167,7 @@ class AgentSettings(Configurable):
         return value
 
     @validate("context_compact_fraction")
+    @_rejecting
     def _fraction_in_range(self, proposal: Any) -> float:
         value = float(proposal["value"])
         if not 0 <= value <= 1:
@@ -148,6 +175,7 @@ class AgentSettings(Configurable):
         return value
 
     @validate("allow", "ask", "deny")
+    @_rejecting
     def _rules_parse(self, proposal: Any) -> list[str]:
         value: list[str] = list(proposal["value"])
         for text in value:

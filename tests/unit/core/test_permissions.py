@@ -448,10 +448,11 @@ def test_case_only_checking_refuses_only_a_known_name_in_the_wrong_case() -> Non
 
 
 def test_a_wrong_case_rule_in_the_settings_is_refused_when_set() -> None:
-    from jupyter_agent.settings import AgentSettings
+    from jupyter_agent.settings import AgentSettings, SettingError
 
-    with pytest.raises(RuleNameError, match="did you mean Bash"):
+    with pytest.raises(SettingError, match="did you mean Bash") as info:
         AgentSettings(deny=["bash"])
+    assert isinstance(info.value.__cause__, RuleNameError)
     assert AgentSettings(deny=["Bash", "my_later_tool"]).deny == ["Bash", "my_later_tool"]
 
 

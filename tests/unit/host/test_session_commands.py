@@ -92,6 +92,39 @@ def test_settings_for_thinking_session_budget_and_compaction_reach_the_run(
         settings.context_compact_fraction = 2.0
 
 
+def test_an_invalid_thinking_setting_is_refused_and_the_next_run_uses_the_previous_one(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = serve(served, monkeypatch, [Turn(blocks=[Text("done")])])
+    shell.run_line_magic("config", "AgentMagics.thinking = '4096'")
+    shell.run_line_magic("config", "AgentMagics.thinking = 'lots'")
+    assert "thinking: 'lots' is not off, adaptive or a budget in tokens (e.g. 8000)" in caplog.text
+    settings = next(c for c in shell.configurables if isinstance(c, AgentMagics))
+    assert settings.thinking == "4096"
+    shell.run_cell_magic("agent", "", "go")
+    assert server.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "kept"),
+    [
+        ("context_compact_fraction", "2.0", 0.85),
+        ("deny", "['bash(rm*)']", []),
+        ("api_key_env", "'sk-ant-key'", ""),
+    ],
+)
+def test_an_invalid_setting_given_with_config_keeps_the_previous_value(
+    shell: InteractiveShell, setting: str, value: str, kept: object
+) -> None:
+    settings = next(c for c in shell.configurables if isinstance(c, AgentMagics))
+    assert getattr(settings, setting) == kept
+    shell.run_line_magic("config", f"AgentMagics.{setting} = {value}")
+    assert getattr(settings, setting) == kept
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
