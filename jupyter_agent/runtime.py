@@ -265,10 +265,8 @@ class KernelAgent:
     def close(self) -> None:
         """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
         if self._session is not None:
-            from .tools.jobs import JOBS_SERVICE, BackgroundJobs
-
-            jobs = self._session.ctx.service(JOBS_SERVICE)
-            if isinstance(jobs, BackgroundJobs):
+            jobs = self._session.ctx.services.jobs
+            if jobs is not None:
                 jobs.kill_all()
         if self._worker is None:
             return

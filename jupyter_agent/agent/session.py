@@ -19,8 +19,7 @@ from ..tools.hooks import Hooks
 from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
-from ..tools.workflow import POLICY_SERVICE, todo_list
-from ..tools.workflow.task import SUBAGENTS_SERVICE
+from ..tools.workflow import todo_list
 from .client import ModelClient
 from .config import AgentConfig, ThinkingSetting
 from .conversation import Block, Conversation
@@ -123,7 +122,7 @@ class AgentSession:
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
-            self.ctx.services[POLICY_SERVICE] = self.policy
+            self.ctx.services.permissions = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(
                 model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking
@@ -131,14 +130,14 @@ class AgentSession:
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request)
             run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
-            self.ctx.services[SUBAGENTS_SERVICE] = Subagents(
+            self.ctx.services.subagents = Subagents(
                 run, kernel=self.kernel, notebook_path=self.notebook_path, memory=self.memory
             )
             finished = await run.run(request, attachments=attachments)
             self._last_run_cost = finished.cost_usd
             return finished
         finally:
-            self.ctx.services.pop(SUBAGENTS_SERVICE, None)
+            self.ctx.services.subagents = None
             self._running = False
 
     def _agent_run(

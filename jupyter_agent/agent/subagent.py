@@ -22,7 +22,7 @@ from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
 from ..tools.result import ToolResult
-from ..tools.workflow.task import SUBAGENTS_SERVICE, SubagentType, TaskInput
+from ..tools.workflow.task import SubagentType, TaskInput
 from .conversation import Conversation
 from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
 from .memory import MemoryFile
@@ -76,7 +76,7 @@ class Subagents:
             approver=dispatcher.approver,
             on_grant=dispatcher.on_grant,
         )
-        services = {k: v for k, v in ctx.services.items() if k != SUBAGENTS_SERVICE}
+        services = dataclasses.replace(ctx.services, subagents=None)
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
         sub_ctx = dataclasses.replace(ctx, reads=ReadLedger(), services=services, tool_use_id="")
         facts = PromptFacts(

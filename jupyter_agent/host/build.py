@@ -66,12 +66,10 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     nb_path = kernel_notebook_path(user_ns)
     cwd = nb_path.parent if nb_path is not None else Path.cwd()
     ctx = ToolContext(sandbox=Sandbox.at(cwd, roots=tuple(settings.roots)), namespace=user_ns)
-    ctx.services.update(
-        shell=host.shell,
-        main_thread=host.main_thread,
-        questions=host.main_thread,
-        notebooks=NotebookProvider(default_path=nb_path, kernel=host.kernel),
-    )
+    ctx.services.shell = host.shell
+    ctx.services.main_thread = host.main_thread
+    ctx.services.questions = host.main_thread
+    ctx.services.notebooks = NotebookProvider(default_path=nb_path, kernel=host.kernel)
     pool = ToolPool()
     pool.set_source("builtin", builtin_tools())
     pool.set_source("user", list(host.user_tools.values()))

@@ -18,11 +18,10 @@ from .ops import (
     SetOutputs,
     SetType,
 )
-from .provider import NOTEBOOKS_SERVICE, NotebookProvider, kernel_notebook_path
+from .provider import NotebookProvider, kernel_notebook_path
 
 __all__ = [
     "COMM_TARGET",
-    "NOTEBOOKS_SERVICE",
     "PROTOCOL_VERSION",
     "Cell",
     "CellType",

@@ -19,9 +19,6 @@ from .bridge import PROTOCOL_VERSION, Hello, LiveBridge
 from .file_backend import FileNotebook
 from .live_backend import LiveNotebook
 
-#: The key tools look the provider up under: `ctx.service(NOTEBOOKS_SERVICE)`.
-NOTEBOOKS_SERVICE = "notebooks"
-
 
 def _real(path: str | Path) -> Path:
     return Path(os.path.realpath(Path(path).expanduser()))

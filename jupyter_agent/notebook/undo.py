@@ -15,7 +15,7 @@ from ..tools.context import ToolContext
 from ..tools.errors import ToolError
 from ..tools.journal import CellChange, UndoStep
 from .ops import op_from_wire
-from .provider import NOTEBOOKS_SERVICE, NotebookProvider
+from .provider import NotebookProvider
 
 _DONE = {
     "insert": "removed cell {id} from {name} (the agent had inserted it)",
@@ -34,10 +34,10 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
     """What happened, in one line; `done` is False when the change was kept."""
     name = Path(change.notebook).name
     subject = f"cell {change.cell_id} in {name}"
-    provider: Any = ctx.service(NOTEBOOKS_SERVICE) or NotebookProvider(default_path=None)
+    provider = ctx.services.notebooks or NotebookProvider(default_path=None)
     try:
         ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
-        book = await cast(NotebookProvider, provider).open(change.notebook)
+        book = await provider.open(change.notebook)
         results = await book.apply(ops)
     except ToolError as exc:
         return UndoStep.kept(subject, exc.message)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .journal import RunJournal
 from .ledger import ReadLedger
 from .sandbox import Sandbox
+from .services import ToolServices
 
 if TYPE_CHECKING:
     from .permissions import PermissionPolicy
@@ -22,13 +23,10 @@ class ToolContext:
     journal: RunJournal = field(default_factory=lambda: RunJournal(run_id=0))
     #: The user's namespace when the agent runs in a kernel (ListVariables, Inspect, RunCode).
     namespace: dict[str, Any] | None = None
-    #: Backend-specific services (notebook bridge, kernel shell), looked up by the tools that need them.
-    services: dict[str, Any] = field(default_factory=dict[str, Any])
+    #: What the surroundings offer (kernel shell, main thread, notebooks, …); None where they do not.
+    services: ToolServices = field(default_factory=ToolServices)
     #: The id of the tool_use being run, for tools that report progress.
     tool_use_id: str = ""
     #: The policy deciding this call (set by the Dispatcher), for searches that must leave out what a deny
     #: rule hides.
     policy: PermissionPolicy | None = None
-
-    def service(self, name: str) -> Any | None:
-        return self.services.get(name)

@@ -28,7 +28,6 @@ from .errors import ToolError
 from .process import kill_group
 from .result import ToolResult
 
-JOBS_SERVICE = "jobs"
 #: Unread output kept per job (head and tail); more is cut from the middle until the next read.
 MAX_UNREAD_BYTES = 512 * 1024
 _KILL_GRACE = 2.0
@@ -154,12 +153,9 @@ def kill_every_job() -> None:
 
 
 def background_jobs(ctx: ToolContext) -> BackgroundJobs:
-    found = ctx.service(JOBS_SERVICE)
-    if isinstance(found, BackgroundJobs):
-        return found
-    made = BackgroundJobs()
-    ctx.services[JOBS_SERVICE] = made
-    return made
+    if ctx.services.jobs is None:
+        ctx.services.jobs = BackgroundJobs()
+    return ctx.services.jobs
 
 
 class BashOutputInput(ToolInput):

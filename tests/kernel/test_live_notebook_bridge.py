@@ -119,6 +119,7 @@ from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext
 from jupyter_agent.tools.notebook import RunCell
+from jupyter_agent.tools.services import ToolServices
 from jupyter_agent.ui.channel import CallOnMain, UIChannel
 from jupyter_agent.ui.pump import ShellPump
 
@@ -127,11 +128,11 @@ bridge = LiveBridge(notebook_path=str(Path("analysis.ipynb").resolve()))
 ctx = ToolContext(
     sandbox=Sandbox.at("."),
     namespace=get_ipython().user_ns,
-    services={
-        "notebooks": NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge),
-        "main_thread": channel,
-        "shell": get_ipython(),
-    },
+    services=ToolServices(
+        notebooks=NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge),
+        main_thread=channel,
+        shell=get_ipython(),
+    ),
 )
 outcome = {}
 

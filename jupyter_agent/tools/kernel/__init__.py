@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core import AnyTool
 from .debug import Debug, DebugInput
 from .inspect import Inspect, InspectInput
-from .main_thread import MAIN_THREAD_SERVICE, InlineMainThread, MainThread
+from .main_thread import InlineMainThread, MainThread
 from .runcode import RunCode, RunCodeInput
 from .variables import ListVariables, ListVariablesInput
 
@@ -17,7 +17,6 @@ def kernel_tools() -> list[AnyTool]:
 
 
 __all__ = [
-    "MAIN_THREAD_SERVICE",
     "Debug",
     "DebugInput",
     "InlineMainThread",

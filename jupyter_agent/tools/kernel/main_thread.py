@@ -17,9 +17,6 @@ from ..errors import ToolError
 
 T = TypeVar("T")
 
-#: The key tools look the service up under: `ctx.service(MAIN_THREAD_SERVICE)`.
-MAIN_THREAD_SERVICE = "main_thread"
-
 
 @runtime_checkable
 class MainThread(Protocol):
@@ -51,8 +48,8 @@ class InlineMainThread:
 
 def main_thread_of(ctx: ToolContext, tool: str) -> MainThread:
     """The `main_thread` service, or NOT_AVAILABLE naming the tool that needed it."""
-    main: object = ctx.service(MAIN_THREAD_SERVICE)
-    if not isinstance(main, MainThread):
+    main = ctx.services.main_thread
+    if main is None:
         raise ToolError(
             "NOT_AVAILABLE",
             f"{tool} needs the kernel's main thread to run code on, and this session does not provide one "

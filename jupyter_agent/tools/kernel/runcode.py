@@ -111,7 +111,7 @@ class RunCode(Tool[RunCodeInput]):
         job = CodeRun(
             params.code,
             namespace,
-            shell=ctx.service("shell"),
+            shell=ctx.services.shell,
             timeout=seconds,
             max_chars=limits.max_output_chars // 2,
             max_image_bytes=limits.max_image_bytes,

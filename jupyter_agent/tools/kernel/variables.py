@@ -32,7 +32,7 @@ def user_namespace(ctx: ToolContext, tool: str) -> dict[str, Any]:
 
 def _hidden_by_shell(ctx: ToolContext) -> dict[str, Any]:
     """IPython's own startup names (`%who` hides them too), unless the user rebound them."""
-    shell = ctx.service("shell")
+    shell = ctx.services.shell
     hidden = getattr(shell, "user_ns_hidden", None)
     return dict(hidden) if isinstance(hidden, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
-from ...notebook.provider import NOTEBOOKS_SERVICE, NotebookProvider, kernel_notebook_path
+from ...notebook.provider import NotebookProvider, kernel_notebook_path
 from ..context import ToolContext
 from ..core import InputT, Tool
 from ..errors import ToolError
@@ -15,11 +14,9 @@ from ..errors import ToolError
 
 def provider_of(ctx: ToolContext) -> NotebookProvider:
     """The session's `notebooks` service; outside a kernel, a file-only provider for the env's notebook."""
-    provider: Any = ctx.service(NOTEBOOKS_SERVICE)
-    if provider is None:
-        provider = NotebookProvider(default_path=kernel_notebook_path())
-        ctx.services[NOTEBOOKS_SERVICE] = provider
-    return provider
+    if ctx.services.notebooks is None:
+        ctx.services.notebooks = NotebookProvider(default_path=kernel_notebook_path())
+    return ctx.services.notebooks
 
 
 class NotebookPathTool(Tool[InputT]):

@@ -65,7 +65,7 @@ class RunCell(Tool[RunCellInput]):
                 "not in a cell)",
             )
         unread = cap_text(_unread_note(ctx, book, cell), ctx.sandbox.limits.max_output_chars // 4)
-        shell = ctx.service("shell")
+        shell = ctx.services.shell
         count: int | None = getattr(shell, "execution_count", None)
         limits = ctx.sandbox.limits
         seconds = limits.max_timeout

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from ..core import AnyTool
 from .asking import (
-    ASK_SERVICE,
-    POLICY_SERVICE,
     Answer,
     Answers,
     Choice,
@@ -17,8 +15,8 @@ from .asking import (
 )
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
-from .task import SUBAGENTS_SERVICE, SubagentType, TaskInput, TaskTool
-from .todo import TODOS_SERVICE, Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
+from .task import SubagentType, TaskInput, TaskTool
+from .todo import Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:
@@ -26,10 +24,6 @@ def workflow_tools() -> list[AnyTool]:
 
 
 __all__ = [
-    "ASK_SERVICE",
-    "POLICY_SERVICE",
-    "SUBAGENTS_SERVICE",
-    "TODOS_SERVICE",
     "Answer",
     "Answers",
     "AskUserQuestion",

@@ -9,14 +9,11 @@ waiting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar, cast
+from typing import Literal, Protocol, TypeVar
 
 from ..context import ToolContext
 from ..question import Question
 
-ASK_SERVICE = "questions"
-#: The session's `PermissionPolicy`, so an approved plan can switch the run's mode at once.
-POLICY_SERVICE = "permissions"
 A = TypeVar("A")
 
 
@@ -81,7 +78,7 @@ class Asker(Protocol):
 
 async def ask_user(ctx: ToolContext, request: Question[A]) -> A | None:
     """The person's answer, or None when this session has no one to ask."""
-    asker = cast("Asker | None", ctx.service(ASK_SERVICE))
+    asker = ctx.services.questions
     if asker is None:
         return None
     return await asker.ask(request)

@@ -8,9 +8,9 @@ from pydantic import Field
 
 from ..context import ToolContext
 from ..core import READ_ONLY, Preview, Tool, ToolInput
-from ..permissions import Mode, PermissionPolicy
+from ..permissions import Mode
 from ..result import ToolResult
-from .asking import POLICY_SERVICE, PlanApproval, PlanVerdict, ask_user
+from .asking import PlanApproval, PlanVerdict, ask_user
 
 DESCRIPTION = """\
 Use this in plan mode once your plan is ready, to present it to the user for approval. Only for planning \
@@ -40,9 +40,9 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
         return Preview(kind="code", text=params.plan, language="markdown")
 
     async def run(self, params: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:
-        policy = ctx.service(POLICY_SERVICE)
-        if not isinstance(policy, PermissionPolicy) or policy.mode != "plan":
-            mode = policy.mode if isinstance(policy, PermissionPolicy) else "unknown"
+        policy = ctx.services.permissions
+        if policy is None or policy.mode != "plan":
+            mode = policy.mode if policy is not None else "unknown"
             return ToolResult.error(
                 "NOT_AVAILABLE",
                 f"ExitPlanMode only applies in plan mode and the mode is {mode}; carry on without it",

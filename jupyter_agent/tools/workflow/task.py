@@ -6,7 +6,7 @@ runs the sub-agent's own conversation. A sub-agent's context has no such service
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Protocol, cast
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import Field
 
@@ -14,7 +14,6 @@ from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
 from ..result import ToolResult
 
-SUBAGENTS_SERVICE = "subagents"
 SubagentType = Literal["Explore", "general-purpose"]
 
 DESCRIPTION = """\
@@ -54,7 +53,7 @@ class TaskTool(Tool[TaskInput]):
         return f"Task {params.description} ({params.subagent_type})"
 
     async def run(self, params: TaskInput, ctx: ToolContext) -> ToolResult:
-        subagents = cast("SubagentRunner | None", ctx.service(SUBAGENTS_SERVICE))
+        subagents = ctx.services.subagents
         if subagents is None:
             return ToolResult.error(
                 "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"

@@ -18,7 +18,6 @@ from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
 from ..result import Issue, ToolResult
 
-TODOS_SERVICE = "todos"
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 #: It changes nothing outside the agent's own notes: it never asks and runs in every mode.
@@ -95,12 +94,9 @@ class TodoList:
 
 def todo_list(ctx: ToolContext) -> TodoList:
     """The session's list, created on first use."""
-    found = ctx.service(TODOS_SERVICE)
-    if isinstance(found, TodoList):
-        return found
-    made = TodoList()
-    ctx.services[TODOS_SERVICE] = made
-    return made
+    if ctx.services.todos is None:
+        ctx.services.todos = TodoList()
+    return ctx.services.todos
 
 
 class TodoWrite(Tool[TodoWriteInput]):

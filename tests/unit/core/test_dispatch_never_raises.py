@@ -14,6 +14,7 @@ from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools.dispatch import ApprovalRequest
 from jupyter_agent.tools.kernel.main_thread import InlineMainThread
 from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.tools.services import ToolServices
 from jupyter_agent.tools.shell import bash_tool
 
 json_values = st.recursive(
@@ -56,7 +57,7 @@ def test_any_json_to_any_tool_gives_a_result(tmp_path: Path, data: st.DataObject
     name = data.draw(st.sampled_from(NAMES))
     arguments = data.draw(_arguments_for(name))
     ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path), namespace={}, services={"main_thread": InlineMainThread()}
+        sandbox=Sandbox.at(tmp_path), namespace={}, services=ToolServices(main_thread=InlineMainThread())
     )
     outcome = asyncio.run(DISPATCHER.dispatch(ToolCall(id="fuzz", name=name, input=arguments), ctx))
     assert isinstance(outcome.result, ToolResult)

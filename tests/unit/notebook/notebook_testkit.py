@@ -20,6 +20,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from jupyter_agent.notebook.apply import apply_ops
 from jupyter_agent.notebook.cells import new_cell_json
 from jupyter_agent.notebook.ops import op_from_wire
+from jupyter_agent.tools.services import ToolServices
 
 
 def write_notebook(path: Path, *, cells: int = 3, with_ids: bool = True) -> Path:
@@ -156,7 +157,7 @@ class World:
             page = self.page
             bridge = LiveBridge(open_comm=lambda: page, notebook_path=str(self.path))
         provider = NotebookProvider(default_path=self.path, bridge=bridge)
-        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services={"notebooks": provider})
+        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=provider))
 
     def sources(self) -> dict[str, str]:
         if self.page is not None:

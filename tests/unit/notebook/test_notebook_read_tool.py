@@ -16,6 +16,7 @@ from notebook_testkit import World
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.notebook import NotebookRead
+from jupyter_agent.tools.services import ToolServices
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
 
@@ -36,7 +37,7 @@ def ctx_for(tmp_path: Path, nb: nbformat.NotebookNode) -> ToolContext:
     path = tmp_path / "big.ipynb"
     nbformat.write(nb, path)
     return ToolContext(
-        sandbox=Sandbox.at(tmp_path), services={"notebooks": NotebookProvider(default_path=path)}
+        sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=NotebookProvider(default_path=path))
     )
 
 
@@ -133,7 +134,7 @@ def test_a_large_notebook_comes_back_as_an_outline(tmp_path: Path) -> None:
 
 def test_without_a_known_notebook_the_model_is_asked_for_a_path(tmp_path: Path) -> None:
     ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path), services={"notebooks": NotebookProvider(default_path=None)}
+        sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=NotebookProvider(default_path=None))
     )
     with pytest.raises(ToolError) as caught:
         read(ctx)

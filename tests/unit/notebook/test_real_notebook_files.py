@@ -22,6 +22,7 @@ from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall,
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.tools.services import ToolServices
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "notebooks"
 COLAB = "colab-holiday-shopping.ipynb"
@@ -50,7 +51,7 @@ class Session:
         pool.set_source("builtin", [*file_tools(), *notebook_tools()])
         self.dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
         self.ctx = ToolContext(
-            sandbox=Sandbox.at(root), services={"notebooks": NotebookProvider(default_path=None)}
+            sandbox=Sandbox.at(root), services=ToolServices(notebooks=NotebookProvider(default_path=None))
         )
 
     def ok(self, name: str, **fields: Any) -> ToolResult:

@@ -24,7 +24,7 @@ from jupyter_agent.tools.notebook import RunCell
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     world = World(tmp_path, request.param)
     world.ctx.namespace = {}
-    world.ctx.services["main_thread"] = InlineMainThread()
+    world.ctx.services.main_thread = InlineMainThread()
     yield world
     world.close()
 
@@ -84,7 +84,7 @@ def test_only_code_cells_run(world: World) -> None:
 
 
 def test_without_the_kernels_main_thread_it_is_not_available(world: World) -> None:
-    del world.ctx.services["main_thread"]
+    world.ctx.services.main_thread = None
     with pytest.raises(ToolError) as caught:
         run_cell(world, "c0")
     assert caught.value.code == "NOT_AVAILABLE"

@@ -31,6 +31,7 @@ from jupyter_agent.tools import (
     ToolResult,
 )
 from jupyter_agent.tools.kernel import InlineMainThread, RunCode
+from jupyter_agent.tools.services import ToolServices
 
 PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
@@ -52,15 +53,15 @@ def run(
     namespace: dict[str, Any] | None = None,
     shell: InteractiveShell | None = None,
     timeout_ms: int | None = None,
-    services: dict[str, Any] | None = None,
+    services: ToolServices | None = None,
     limits: Limits | None = None,
 ) -> ToolResult:
     pool = ToolPool()
     pool.set_source("builtin", [RunCode()])
     dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    chosen: dict[str, Any] = {"main_thread": InlineMainThread()} if services is None else services
+    chosen = ToolServices(main_thread=InlineMainThread()) if services is None else services
     if shell is not None:
-        chosen["shell"] = shell
+        chosen.shell = shell
         namespace = shell.user_ns
     ctx = ToolContext(
         sandbox=Sandbox.at(tmp_path, limits=limits),
@@ -187,7 +188,7 @@ def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
 
 
 def test_without_the_main_thread_service_runcode_is_not_available(tmp_path: Path) -> None:
-    result = run("1", tmp_path, services={})
+    result = run("1", tmp_path, services=ToolServices())
     assert result.content == (
         "NOT_AVAILABLE: RunCode needs the kernel's main thread to run code on, and this session does not provide "
         "one (it is not running inside a Jupyter kernel); use the other tools instead"
@@ -205,7 +206,7 @@ def test_runcode_asks_first_and_shows_the_code(tmp_path: Path) -> None:
     pool.set_source("builtin", [RunCode()])
     dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="acceptEdits"), approver=approve)
     ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path), namespace={}, services={"main_thread": InlineMainThread()}
+        sandbox=Sandbox.at(tmp_path), namespace={}, services=ToolServices(main_thread=InlineMainThread())
     )
     call = ToolCall(id="t1", name="RunCode", input={"code": "df = load()\ndf.head()"})
     dispatched = asyncio.run(dispatcher.dispatch(call, ctx))

@@ -13,8 +13,6 @@ from jupyter_agent.tools.permissions import Mode
 from jupyter_agent.tools.question import Question
 from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.workflow import (
-    ASK_SERVICE,
-    POLICY_SERVICE,
     Answer,
     AskUserQuestion,
     ChoiceQuestion,
@@ -72,9 +70,9 @@ def _dispatch(
     pool.set_source("builtin", [AskUserQuestion(), ExitPlanMode()])
     policy = PermissionPolicy(mode=mode)
     ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    ctx.services[POLICY_SERVICE] = policy
+    ctx.services.permissions = policy
     if person is not None:
-        ctx.services[ASK_SERVICE] = person
+        ctx.services.questions = person
     dispatcher = Dispatcher(pool=pool, policy=policy)  # its approver refuses: these tools must not need it
     result = asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), ctx)).result
     return result, policy

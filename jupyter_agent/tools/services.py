@@ -1,0 +1,42 @@
+"""What the session offers its tools besides the sandbox: one typed field per service.
+
+Each field is None when the surroundings do not offer the service (no kernel, a sub-agent, a test); the
+tool that needs it says so in its result. The types are declared in this layer or below it, so `tools/`
+never imports the host or the UI that provide them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..notebook.provider import NotebookProvider
+    from .jobs import BackgroundJobs
+    from .kernel.main_thread import MainThread
+    from .permissions import PermissionPolicy
+    from .workflow.asking import Asker
+    from .workflow.task import SubagentRunner
+    from .workflow.todo import TodoList
+
+
+@dataclass(kw_only=True)
+class ToolServices:
+    """Filled by the host when it builds the session; the session-scoped ones are created on first use."""
+
+    #: IPython's `InteractiveShell` in a kernel (untyped library): RunCode and RunCell use its parts.
+    shell: Any = None
+    #: Runs code on the kernel's main thread (RunCode, RunCell).
+    main_thread: MainThread | None = None
+    #: Puts questions to the person (AskUserQuestion, ExitPlanMode).
+    questions: Asker | None = None
+    #: Which backend a notebook path gets (the notebook tools, undo of a cell change).
+    notebooks: NotebookProvider | None = None
+    #: The session's permission policy during a run, so an approved plan can switch the mode at once.
+    permissions: PermissionPolicy | None = None
+    #: Runs a Task's sub-agent; only during a run of the top-level session.
+    subagents: SubagentRunner | None = None
+    #: The session's background shell jobs, created on first use.
+    jobs: BackgroundJobs | None = None
+    #: The session's todo list, created on first use.
+    todos: TodoList | None = None
