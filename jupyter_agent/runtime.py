@@ -98,9 +98,7 @@ class KernelAgent:
         session = self.session
         configure(session, self.settings, options)
         self.sync_mcp()
-        from .tools.notebook.edit import RUNNING_CELL_SERVICE
-
-        session.ctx.services[RUNNING_CELL_SERVICE] = running_cell_id(self.kernel)
+        session.ctx.services.running_cell_id = running_cell_id(self.kernel)
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,

@@ -40,3 +40,6 @@ class ToolServices:
     jobs: BackgroundJobs | None = None
     #: The session's todo list, created on first use.
     todos: TodoList | None = None
+    #: The `%%agent` cell that is running, by its nbformat id (the frontend sends it with the execute
+    #: request): a NotebookEdit insert without cell_id goes below it.
+    running_cell_id: str | None = None

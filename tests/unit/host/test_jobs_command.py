@@ -39,11 +39,9 @@ def test_jobs_are_listed_and_die_when_the_extension_unloads(
     shell.run_line_magic("agent", "jobs")
     listing = capsys.readouterr().out
     assert "bash_1   running" in listing and "sleep 300" in listing
-    from jupyter_agent.tools.jobs import JOBS_SERVICE, BackgroundJobs
-
     agent = shell.magics_manager.registry["AgentMagics"].kernel_agent  # type: ignore[attr-defined]
-    jobs = agent.session.ctx.service(JOBS_SERVICE)
-    assert isinstance(jobs, BackgroundJobs)
+    jobs = agent.session.ctx.services.jobs
+    assert jobs is not None
     proc = jobs.get("bash_1").proc
     shell.run_line_magic("unload_ext", "jupyter_agent")
     deadline = time.monotonic() + 10
