@@ -27,7 +27,6 @@ MODULES = (
     "jupyter_agent.tools.builtin",
     "jupyter_agent.ui.view",
     "jupyter_agent.ui.presenter",
-    "jupyter_agent.tools.mcp",  # building a session imports it (and the MCP SDK) even with no server set
 )
 #: The HTTP stack's parts the SDK's first connection loads; absent in some installs, so failures are ignored.
 OPTIONAL = ("anyio._backends._asyncio", "h11")

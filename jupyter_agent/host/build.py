@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
-    from ..tools.mcp import McpServers
+    from ..tools.mcp.servers import McpServers
     from ..ui.channel import UIChannel
 
 #: How long starting the MCP servers' tasks on the worker may take (they connect afterwards, in the background).
@@ -130,7 +130,7 @@ class McpLines:
 def _start_mcp(
     settings: AgentSettings, host: HostServices, session: AgentSession, lines: McpLines
 ) -> McpServers:
-    from ..tools.mcp import McpServers
+    from ..tools.mcp.servers import McpServers
 
     def sync_pool() -> None:
         for source, tools in servers.sources().items():

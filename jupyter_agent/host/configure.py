@@ -95,7 +95,7 @@ def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]
     """RuleNameError for a rule naming no tool of this session (`deny bash`): it would never match."""
     servers: list[str] = []
     if settings.mcp_servers:
-        from ..tools.mcp import tool_name
+        from ..tools.mcp.names import tool_name
 
         servers = [tool_name(name, "").split("__")[1] for name in settings.mcp_servers]
     known = [*session.pool.merged(), *(opt_in.name for opt_in in OPT_IN_TOOLS)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("jupyter_agent", "jupyter_agent.agent", "jupyter_agent.tools")
+PACKAGES = ("jupyter_agent", "jupyter_agent.agent", "jupyter_agent.tools", "jupyter_agent.tools.mcp")
 
 
 def _source(package: str) -> ast.Module:

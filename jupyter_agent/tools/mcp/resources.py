@@ -6,6 +6,7 @@ session of the server named in the input; a server that is not connected is an e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import mcp.types as mcp_types
@@ -16,10 +17,11 @@ from ..core import AnyTool, Tool, ToolAnnotations, ToolInput, ToolKind
 from ..errors import ToolError
 from ..result import ImageContent, ToolResult
 from ..sandbox import cap_text
+from .paging import pages
 from .tool import image_block
 
 if TYPE_CHECKING:
-    from .client import McpServers, _Server  # pyright: ignore[reportPrivateUsage]
+    from .client import ServerConnection
 
 _READS = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=True)
 
@@ -43,11 +45,12 @@ class _ResourceTool(Tool[_InputT]):
     kind: ClassVar[ToolKind] = "read"
     annotations = _READS
 
-    def __init__(self, servers: McpServers) -> None:
-        self.servers = servers
+    def __init__(self, connected: Callable[[], list[ServerConnection]]) -> None:
+        #: The servers connected now (asked at each call: they come and go during a session).
+        self.connected = connected
 
-    def _offering(self, name: str | None) -> list[_Server]:
-        offering = [s for s in self.servers.connected() if s.has_resources]
+    def _offering(self, name: str | None) -> list[ServerConnection]:
+        offering = [s for s in self.connected() if s.has_resources]
         if name is None:
             return offering
         chosen = [s for s in offering if s.name == name]
@@ -145,8 +148,6 @@ class ReadMcpResource(_ResourceTool[ReadMcpResourceInput]):
 async def _listing(
     name: str, client: Any
 ) -> tuple[list[mcp_types.Resource], list[mcp_types.ResourceTemplate]]:
-    from .client import pages
-
     resources: list[mcp_types.Resource] = []
     templates: list[mcp_types.ResourceTemplate] = []
     try:
@@ -162,5 +163,5 @@ async def _listing(
     return resources, templates
 
 
-def resource_tools(servers: McpServers) -> list[AnyTool]:
-    return [ListMcpResources(servers), ReadMcpResource(servers)]
+def resource_tools(connected: Callable[[], list[ServerConnection]]) -> list[AnyTool]:
+    return [ListMcpResources(connected), ReadMcpResource(connected)]
