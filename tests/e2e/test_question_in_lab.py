@@ -49,7 +49,11 @@ def test_clicking_an_option_answers_the_agents_question(
     output.locator("text=Dropping duplicates").wait_for(timeout=60_000)
     wait_cell_done(page, 1)
     assert "Which rows should the loader drop? → Duplicates" in output.inner_text()
-    answered = [b for b in server.requests[1]["messages"][-1]["content"] if b.get("type") == "tool_result"]
+    answered = [
+        b
+        for b in server.requests[box.offset + 1]["messages"][-1]["content"]
+        if b.get("type") == "tool_result"
+    ]
     assert answered[0]["content"][0]["text"] == (
         'The user answered your questions: "Which rows should the loader drop?"="Duplicates". '
         "Continue with these answers in mind."
