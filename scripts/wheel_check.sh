@@ -92,7 +92,7 @@ cp "$ROOT/notebooks/quickstart.ipynb" "$RUN/"
 echo 'c.AgentMagics.mode = "acceptEdits"' >"$RUN/ipython/profile_default/ipython_kernel_config.py"
 (
   cd "$RUN"
-  env -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL IPYTHONDIR="$RUN/ipython" \
+  env -u ANTHROPIC_API_KEY -u ANTHROPIC_BASE_URL IPYTHONDIR="$RUN/ipython" JUPYTER_DATA_DIR="$RUN/data" \
     JPY_SESSION_NAME="$RUN/quickstart.ipynb" "$VENV/bin/python" - <<'EOF'
 import nbformat
 from nbclient import NotebookClient

@@ -158,7 +158,10 @@ def run_socket() -> Iterator[tuple[socket.socket, Path]]:
 
 
 def connect_to(path: Path) -> str:
-    return f"{sys.executable} -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
+    # The interpreter itself, not the venv's link to it: a checkout under /tmp (CI's clone) puts the venv
+    # behind the sandbox's private /tmp, and "not found" would pass the first assertion for the wrong reason.
+    python = os.path.realpath(sys.executable)
+    return f"{python} -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\""
 
 
 @needs_bwrap
