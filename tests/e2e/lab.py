@@ -89,7 +89,10 @@ def settings_dir(tmp: Path) -> Path:
     return tmp / "lab-settings"
 
 
-def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
+def start_lab(tmp: Path, server_url: str, api_key: str, *, collaborative: bool = False) -> Lab:
+    """A JupyterLab server on a free port. With jupyter-collaboration installed every test but the
+    collaboration ones runs with real-time collaboration off (`YDocExtension.disable_rtc`), so they see
+    JupyterLab as most users run it; the setting is ignored where the package is absent."""
     root = tmp / "work"
     root.mkdir()
     port = free_port()
@@ -114,6 +117,7 @@ def start_lab(tmp: Path, server_url: str, api_key: str) -> Lab:
             jupyter, "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--ServerApp.token={token}",
             "--allow-root", "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}",
             "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 (/notebooks/…) on the same server
+            f"--YDocExtension.disable_rtc={not collaborative}",
         ],
         cwd=root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )  # fmt: skip
