@@ -55,7 +55,7 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from lab import CHROMIUM_ARGS, ROOT, Lab, ScriptBox, start_lab  # noqa: E402
+from lab import CHROMIUM_ARGS, ROOT, Lab, ScriptBox, start_lab, stop_lab  # noqa: E402
 
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -80,11 +80,7 @@ def lab(
 ) -> Iterator[Lab]:
     lab = start_lab(tmp_path_factory.mktemp("lab"), model_server[0].url, TEST_API_KEY)
     yield lab
-    lab.process.terminate()
-    try:
-        lab.process.wait(10)
-    except Exception:
-        lab.process.kill()
+    stop_lab(lab)
 
 
 @pytest.fixture(scope="package")

@@ -16,7 +16,7 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from jupyter_agent.testing import Script, ScriptedServer, Turn
+from jupyter_agent.testing import Script, ScriptedServer, Text, ToolUse, Turn
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots of every e2e test end up here (CI keeps them as artifacts).
@@ -131,6 +131,23 @@ def start_lab(tmp: Path, server_url: str, api_key: str, *, collaborative: bool =
             if time.monotonic() > deadline or process.poll() is not None:
                 raise RuntimeError(f"JupyterLab did not start:\n{log.read_text()[-3000:]}") from None
             time.sleep(0.3)
+
+
+def stop_lab(lab: Lab) -> None:
+    lab.process.terminate()
+    try:
+        lab.process.wait(10)
+    except Exception:
+        lab.process.kill()
+
+
+def insert_below_script(new_source: str) -> Script:
+    """The model reads the notebook, then inserts a code cell with no cell_id (so: below the running cell)."""
+    return [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"edit_mode": "insert", "cell_type": "code", "new_source": new_source})]),
+        Turn(blocks=[Text("Inserted a cell below.")]),
+    ]  # fmt: skip
 
 
 def write_notebook(lab: Lab, name: str, cells: list[str | tuple[str, str]]) -> Path:

@@ -14,16 +14,18 @@ from lab import (
     Lab,
     ScriptBox,
     agent_output,
+    insert_below_script,
     live_sources,
     notebook_with_ids,
     open_notebook,
     run_cell,
     start_lab,
+    stop_lab,
     wait_cell_done,
     wait_for,
 )
 
-from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
+from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
 
 NEW_SOURCE = "answer = 42  # by the agent, with collaboration on"
 
@@ -35,11 +37,7 @@ def lab(
     """This module's own server, with real-time collaboration on (the other e2e tests run with it off)."""
     lab = start_lab(tmp_path_factory.mktemp("collab"), model_server[0].url, TEST_API_KEY, collaborative=True)
     yield lab
-    lab.process.terminate()
-    try:
-        lab.process.wait(10)
-    except Exception:
-        lab.process.kill()
+    stop_lab(lab)
 
 
 def sources_on_disk(lab: Lab, name: str) -> list[str]:
@@ -54,21 +52,7 @@ def test_a_live_insert_with_collaboration_on_lands_once_in_every_page_and_ctrl_z
     notebook_with_ids(
         lab, name, [("load", "%load_ext jupyter_agent"), ("ask", "%%agent\nadd a cell"), ("last", "x = 1")]
     )
-    box.set(
-        [
-            Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
-            Turn(
-                blocks=[
-                    ToolUse(
-                        name="NotebookEdit",
-                        input={"edit_mode": "insert", "cell_type": "code", "new_source": NEW_SOURCE},
-                    )
-                ]
-            ),
-            Turn(blocks=[Text("Inserted a cell below.")]),
-        ],
-        server,
-    )
+    box.set(insert_below_script(NEW_SOURCE), server)
     open_notebook(page, lab, name)
     assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.collaborative") is True
     other_context = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -9,6 +9,7 @@ from lab import (
     Lab,
     ScriptBox,
     agent_output,
+    insert_below_script,
     live_sources,
     notebook_with_ids,
     open_another,
@@ -30,25 +31,7 @@ def test_an_inserted_cell_appears_live_undo_removes_it_and_the_file_is_untouched
     on_disk = notebook_with_ids(
         lab, "live.ipynb", [("load", "%load_ext jupyter_agent"), ("ask", "%%agent\nadd a cell")]
     )
-    box.set(
-        [
-            Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
-            Turn(
-                blocks=[
-                    ToolUse(
-                        name="NotebookEdit",
-                        input={
-                            "edit_mode": "insert",
-                            "cell_type": "code",
-                            "new_source": "answer = 42  # by the agent",
-                        },
-                    )
-                ]
-            ),
-            Turn(blocks=[Text("Inserted a cell below.")]),
-        ],
-        server,
-    )
+    box.set(insert_below_script("answer = 42  # by the agent"), server)
     open_notebook(page, lab, "live.ipynb")
     run_cell(page, 0)
     wait_cell_done(page, 0)

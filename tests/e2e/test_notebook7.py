@@ -13,6 +13,7 @@ from lab import (
     Lab,
     ScriptBox,
     agent_output,
+    insert_below_script,
     live_sources,
     notebook_with_ids,
     open_notebook_7,
@@ -79,21 +80,7 @@ def test_a_live_insert_in_notebook_7_lands_below_the_agent_cell_and_ctrl_z_remov
         [("load", "%load_ext jupyter_agent"), ("ask", "%%agent\nadd a cell"), ("last", "x = 1")],
     )
     new_source = "answer = 42  # by the agent in Notebook 7"
-    box.set(
-        [
-            Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
-            Turn(
-                blocks=[
-                    ToolUse(
-                        name="NotebookEdit",
-                        input={"edit_mode": "insert", "cell_type": "code", "new_source": new_source},
-                    )
-                ]
-            ),
-            Turn(blocks=[Text("Inserted a cell below.")]),
-        ],
-        server,
-    )
+    box.set(insert_below_script(new_source), server)
     open_in_notebook_7(page, lab, "nb7-live.ipynb")
     run_cell(page, 1)
     output = agent_output(page)
