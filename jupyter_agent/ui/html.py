@@ -43,6 +43,10 @@ def markdown_to_html(text: str) -> str:
     return str(_markdown()(text))
 
 
+#: Classes that keep MathJax (v3 and v2 names) from typesetting `$…$` in our own lines (costs, tables).
+NO_MATH = "mathjax_ignore tex2jax_ignore"
+
+
 def esc(text: object) -> str:
     """Escape for element content and quoted attribute values."""
     return html.escape(str(text), quote=True)

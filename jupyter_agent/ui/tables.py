@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .html import esc
+from .html import NO_MATH, esc
 
 _STYLE = (
     "border-collapse:collapse;font-size:var(--jp-ui-font-size1,12px);margin:2px 0;"
@@ -41,4 +41,6 @@ def html_table(rows: Sequence[Sequence[str]], *, headers: Sequence[str] = (), no
         "<tr>" + "".join(f'<td style="{_CELL}">{esc(cell)}</td>' for cell in row) + "</tr>" for row in rows
     )
     under = f'<div style="opacity:0.8">{esc(note)}</div>' if note else ""
-    return f'<table class="jp-agent-table" style="{_STYLE}">{head}<tbody>{body}</tbody></table>{under}'
+    return (
+        f'<table class="jp-agent-table {NO_MATH}" style="{_STYLE}">{head}<tbody>{body}</tbody></table>{under}'
+    )

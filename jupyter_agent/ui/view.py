@@ -10,7 +10,7 @@ from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..masking import mask
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
-from .html import esc, markdown_to_html, pre
+from .html import NO_MATH, esc, markdown_to_html, pre
 from .publish import Bundle, Publisher
 
 #: At most ~15 updates of the streamed text per second, however fast the deltas come.
@@ -249,7 +249,9 @@ class RunView:
         )
         bundle = {
             "text/plain": text,
-            "text/html": f'<div style="font-size:11px;color:var(--jp-ui-font-color3,#888);margin-top:4px;">{esc(text)}</div>',
+            # Two dollar amounts would be typeset as LaTeX by the frontend's MathJax; these classes opt out.
+            "text/html": f'<div class="{NO_MATH}" style="font-size:11px;color:var(--jp-ui-font-color3,#888);'
+            f'margin-top:4px;">{esc(text)}</div>',
         }
         self.publisher.show(bundle, final=True)
 

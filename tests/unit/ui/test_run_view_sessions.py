@@ -73,3 +73,20 @@ def test_the_footer_of_a_model_without_a_known_price_says_cost_n_a() -> None:
     )
     footer = publisher.shown[-1][1]["text/plain"]
     assert "· cost n/a ·" in footer and "$" not in footer
+
+
+def test_dollar_amounts_in_the_footer_and_tables_are_not_typeset_as_math() -> None:
+    """Two `$` in one output are LaTeX to the frontend's MathJax; our own lines opt out by class."""
+    from jupyter_agent.ui.tables import html_table
+
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(
+        ev.RunFinished(
+            reason="end_turn", turns=1, usage=ev.Usage(input=1, output=1), cost_usd=0.01, duration=1.0,
+            session_cost_usd=0.02,
+        )
+    )  # fmt: skip
+    footer = publisher.shown[-1][1]["text/html"]
+    assert '<div class="mathjax_ignore tex2jax_ignore"' in footer and "$0.0100 (session $0.0200)" in footer
+    assert 'class="jp-agent-table mathjax_ignore tex2jax_ignore"' in html_table([("cost", "$1 and $2")])
