@@ -142,11 +142,7 @@ class KernelAgent:
         note = self.kernel_note()
         if note is None:
             return []
-        images = [
-            {"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
-            for i in note.images
-        ]
-        return [{"type": "text", "text": mask(note.text)}, *images]
+        return [{"type": "text", "text": mask(note.text)}, *(image.to_block() for image in note.images)]
 
     def _watch_paused(self) -> AbstractContextManager[None]:
         """What the agent's own run does in the kernel is not news for its next run."""

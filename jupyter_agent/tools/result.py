@@ -74,6 +74,13 @@ class ImageContent:
     media_type: str
     data: str
 
+    def to_block(self) -> dict[str, Any]:
+        """The Anthropic `image` content block (base64 source)."""
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": self.media_type, "data": self.data},
+        }
+
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResult:
@@ -110,13 +117,7 @@ class ToolResult:
     def to_block(self, tool_use_id: str) -> dict[str, Any]:
         """The Anthropic `tool_result` content block for this result."""
         blocks: list[dict[str, Any]] = [{"type": "text", "text": self.content or "(no output)"}]
-        for image in self.images:
-            blocks.append(
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
-                }
-            )
+        blocks += [image.to_block() for image in self.images]
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": blocks}
         if self.is_error:
             block["is_error"] = True
