@@ -21,7 +21,7 @@ output and protect nothing. The environment is read at each call, so `%env X_TOK
 once. A value is also masked in the forms it takes inside JSON strings, Python reprs, HTML and URLs.
 
 What masking cannot do: a secret the model reassembles from parts (a slice, every other character, base64)
-is not recognised. Tools shorten long output with `tools.sandbox.cap_text`, which masks before it cuts, so
+is not recognised. Tools shorten long output with `base.sandbox.cap_text`, which masks before it cuts, so
 a cut never leaves a part of a secret the Dispatcher's mask would no longer recognise.
 """
 

@@ -208,8 +208,8 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
+        from .base.sandbox import atomic_write, resolve_path
         from .sessions import SavedSession, load_session, session_markdown
-        from .tools.sandbox import atomic_write, resolve_path
 
         session = self.session
         recorder = session.recorder
@@ -242,7 +242,7 @@ class KernelAgent:
 
     def undo(self) -> str:
         """Revert the newest run with changes not yet undone; say what was done."""
-        from .agent.undo import undo_run
+        from .undo.run import undo_run
 
         session = self.session
         for journal in reversed(session.history):

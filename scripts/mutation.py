@@ -87,7 +87,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "undo",
-        (_P + "agent/undo.py", _P + "tools/journal.py", _P + "notebook/undo.py"),
+        (_P + "undo/run.py", _P + "undo/files.py", _P + "undo/cells.py", _P + "base/journal.py"),
         (
             _T + "agent/test_undo_files.py",
             _T + "notebook/test_notebook_edit_tool.py",
@@ -109,7 +109,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "sandbox",
-        (_P + "tools/sandbox.py",),
+        (_P + "base/sandbox.py",),
         (
             _T + "tools/test_sandbox_properties.py",
             _T + "core/test_sandbox_nul_paths.py",

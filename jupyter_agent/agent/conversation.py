@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..tools.result import ToolResult
+from ..base.result import ToolResult
 
 Message = dict[str, Any]
 Block = dict[str, Any]

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..base.result import ToolResult
 from ..tools.permissions import Decision
-from ..tools.result import ToolResult
 
 if TYPE_CHECKING:
     from ..tools.core import ToolKind

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.journal import RunJournal
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
 from ..tools.context import ToolContext
 from ..tools.dispatch import Approver, Dispatcher, OnGrant, refuse_all
 from ..tools.hooks import Hooks
-from ..tools.journal import RunJournal
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list

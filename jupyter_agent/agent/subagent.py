@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..base.result import ToolResult
 from ..tools.context import ToolContext
 from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
-from ..tools.result import ToolResult
 from ..tools.workflow.task import SubagentType, TaskInput
 from .conversation import Conversation
 from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from ..base.result import ToolResult
+from ..base.sandbox import cap_text
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall, ToolKind
 from ..tools.dispatch import Dispatched, Dispatcher
-from ..tools.result import ToolResult
-from ..tools.sandbox import cap_text
 from ..tools.scheduler import run_scheduled
 from .conversation import interrupted_result
 from .events import AgentEvent, ToolFinished, ToolRunning

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..base.sandbox import Sandbox
 from ..tools.builtin import builtin_tools
 from ..tools.context import ToolContext
 from ..tools.registry import ToolPool
-from ..tools.sandbox import Sandbox
 from .configure import agent_config
 
 if TYPE_CHECKING:

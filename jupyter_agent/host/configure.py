@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, cast
 
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
 from ..agent.thinking import parse_thinking
+from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
 from ..tools.permissions import DEFAULT_PROTECTED_PATHS, check_rule_names, parse_rules
-from ..tools.sandbox import Sandbox
 from .options import RunOptions
 
 if TYPE_CHECKING:

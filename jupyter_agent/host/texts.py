@@ -135,7 +135,7 @@ def _first_line(text: str) -> str:
 
 
 def history_report(session: AgentSession) -> Report:
-    from ..agent.undo import describe_change
+    from ..undo.run import describe_change
 
     journals = session.history
     if not journals:

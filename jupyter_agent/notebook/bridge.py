@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
-from ..tools.errors import ToolError
+from ..base.errors import ToolError
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from ..tools.errors import ToolError
-from ..tools.sandbox import atomic_write
+from ..base.errors import ToolError
+from ..base.sandbox import atomic_write
 from .apply import Applied, CellJson, apply_ops
 from .base import Notebook
 from .cells import VALID_ID, split_for_disk

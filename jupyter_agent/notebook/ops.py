@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from ..tools.errors import ToolError
-from ..tools.result import ErrorCode
+from ..base.errors import ToolError
+from ..base.result import ErrorCode
 from .cells import CELL_TYPES, Cell, CellType
 
 #: The error identifiers of the wire protocol (the labextension's `ErrorCode`).

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..tools.errors import ToolError
+from ..base.errors import ToolError
 from .base import Notebook
 from .bridge import PROTOCOL_VERSION, Hello, LiveBridge
 from .file_backend import FileNotebook

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..tools.sandbox import cap_text
+from ..base.sandbox import cap_text
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TAG = re.compile(r"<[^>]+>")

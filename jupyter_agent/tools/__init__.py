@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ..base.errors import ToolError
+    from ..base.result import ToolResult, error_code
+    from ..base.sandbox import Limits, Sandbox
     from .context import ToolContext
     from .core import Preview, Tool, ToolAnnotations, ToolCall, ToolInput
     from .dispatch import Approval, ApprovalRequest, Approve, Dispatcher, Reject
-    from .errors import ToolError
     from .function_tool import FunctionTool, tool
     from .hooks import HookCall, Rewrite
     from .kinds import ToolKind
     from .permissions import Allow, Ask, Deny, PermissionPolicy, Rule
     from .registry import ToolPool
-    from .result import ToolResult, error_code
-    from .sandbox import Limits, Sandbox
 
 EXPORTS = {
     "ToolContext": ".context",
@@ -35,7 +35,7 @@ EXPORTS = {
     "Approve": ".dispatch",
     "Dispatcher": ".dispatch",
     "Reject": ".dispatch",
-    "ToolError": ".errors",
+    "ToolError": "..base.errors",
     "FunctionTool": ".function_tool",
     "tool": ".function_tool",
     "HookCall": ".hooks",
@@ -47,10 +47,10 @@ EXPORTS = {
     "PermissionPolicy": ".permissions",
     "Rule": ".permissions",
     "ToolPool": ".registry",
-    "ToolResult": ".result",
-    "error_code": ".result",
-    "Limits": ".sandbox",
-    "Sandbox": ".sandbox",
+    "ToolResult": "..base.result",
+    "error_code": "..base.result",
+    "Limits": "..base.sandbox",
+    "Sandbox": "..base.sandbox",
 }
 __getattr__ = lazy_exports(__name__, EXPORTS)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .journal import RunJournal
+from ..base.journal import RunJournal
+from ..base.sandbox import Sandbox
 from .ledger import ReadLedger
-from .sandbox import Sandbox
 from .services import ToolServices
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ..base.result import ToolResult
 from .kinds import RuleKind, ToolKind
-from .result import ToolResult
 
 if TYPE_CHECKING:
     from .context import ToolContext

@@ -10,10 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..base.errors import ToolError
+from ..base.result import Issue, ToolResult
 from ..masking import REGISTRY, SecretRegistry
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
-from .errors import ToolError
 from .hooks import HookCall, Hooks, PreResult, Rewrite
 from .permissions import (
     Allow,
@@ -30,7 +31,6 @@ from .permissions import (
 )
 from .question import Question
 from .registry import ToolPool
-from .result import Issue, ToolResult
 from .validation import invalid_args, validate
 
 

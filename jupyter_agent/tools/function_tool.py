@@ -11,10 +11,10 @@ from typing import Any, cast, get_type_hints, overload
 
 from pydantic import BaseModel, Field, create_model
 
+from ..base.result import ToolResult
 from .context import ToolContext
 from .core import InstanceTool, ToolAnnotations, ToolInput, ToolKind
 from .registration import announce
-from .result import ToolResult
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _GOOGLE_HEADER = re.compile(r"^(Args|Arguments|Parameters|Params)\s*:\s*$")

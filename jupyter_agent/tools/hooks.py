@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import ToolError
+from ..base.errors import ToolError
+from ..base.result import ToolResult
 from .permissions import Allow, Ask, Deny
-from .result import ToolResult
 
 
 @dataclass(frozen=True, kw_only=True)

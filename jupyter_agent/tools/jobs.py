@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from ..base.errors import ToolError
+from ..base.result import ToolResult
 from .context import ToolContext
 from .core import Tool, ToolAnnotations, ToolInput
-from .errors import ToolError
 from .process import kill_group
-from .result import ToolResult
 
 #: Unread output kept per job (head and tail); more is cut from the middle until the next read.
 MAX_UNREAD_BYTES = 512 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 
-from .errors import ToolError
+from ..base.errors import ToolError
 
 
 def content_hash(data: bytes | str) -> str:

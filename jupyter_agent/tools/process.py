@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sandbox import cap_text
+from ..base.sandbox import cap_text
 
 _CHUNK = 64 * 1024
 

@@ -19,13 +19,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ..base.result import ToolResult
 from ..masking import scrubbed_environ
 from .bubblewrap import check_sandbox
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
 from .permissions import RuleKind
 from .process import ProcessResult, run_process
-from .result import ToolResult
 
 
 def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = ()) -> dict[str, str]:

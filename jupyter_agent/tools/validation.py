@@ -8,8 +8,8 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
+from ..base.result import Issue, ToolResult
 from ..masking import mask
-from .result import Issue, ToolResult
 
 _RECEIVED_CHARS = 60
 

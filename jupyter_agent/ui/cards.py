@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..base.result import ToolResult
 from ..masking import mask
-from ..tools.result import ToolResult
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 

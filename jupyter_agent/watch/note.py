@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base.result import ImageContent
 from ..tools.kernel.tracebacks import describe_exception
-from ..tools.result import ImageContent
 from .watcher import CellRun, SinceLastLook, VariableChange
 
 

@@ -43,9 +43,9 @@ def type_checking_imports(package: str) -> dict[str, str]:
     for node in _source(package).body:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
             for statement in node.body:
-                if isinstance(statement, ast.ImportFrom) and statement.level == 1:
+                if isinstance(statement, ast.ImportFrom) and statement.level >= 1:
                     for alias in statement.names:
-                        found[alias.asname or alias.name] = f".{statement.module}"
+                        found[alias.asname or alias.name] = "." * statement.level + (statement.module or "")
     return found
 
 

@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...base.errors import ToolError
 from ..context import ToolContext
-from ..errors import ToolError
 from ..ledger import content_hash
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...base.journal import FileChange
+from ...base.sandbox import atomic_write
 from ..context import ToolContext
 from ..core import Preview
-from ..journal import FileChange
-from ..sandbox import atomic_write
 from .access import Target, remember
 from .diff import Diff, unified_diff
 from .text import decode, display, is_binary

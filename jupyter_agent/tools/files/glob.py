@@ -9,10 +9,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
 from .access import Target, hidden_by_deny, hidden_note, model_path, not_found, target
 from .globmatch import glob_regex, mentions_hidden, split_literal_prefix
 from .pysearch import NOTE, walk_files

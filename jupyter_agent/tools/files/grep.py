@@ -11,10 +11,10 @@ from typing import ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
 from .access import Target, hidden_by_deny, model_path, not_found, target
 from .globmatch import mentions_hidden
 from .grep_output import render

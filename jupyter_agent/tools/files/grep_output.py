@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..result import ToolResult
+from ...base.result import ToolResult
 from .access import hidden_note
 from .hits import Hit, Hits, OutputMode
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from ..errors import ToolError
-from ..result import ImageContent
+from ...base.errors import ToolError
+from ...base.result import ImageContent
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 

@@ -12,10 +12,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
 from .access import not_found, read_existing, require_fresh
 from .change import PlannedChange, commit, plan
 from .edit import check_editable, require_change, text_target

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
-from ..errors import ToolError
-from ..result import ToolResult
 from .access import Target, remember
 from .media import human_size
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import re
 
-from ..errors import ToolError
-from ..sandbox import cap_text
+from ...base.errors import ToolError
+from ...base.sandbox import cap_text
 from .media import human_size
 
 #: A PDF longer than this must be read with `pages`.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ToolError
+from ...base.errors import ToolError
 from .globmatch import glob_regex
 from .hits import Hit, Hits, OutputMode
 

@@ -9,11 +9,11 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import Limits
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
-from ..sandbox import Limits
 from .access import Target, not_a_directory, not_found, remember, target
 from .lines import Window, cat_n, count_lines, read_window
 from .media import binary_error, human_size, image_content, is_image, known_binary

@@ -12,7 +12,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..errors import ToolError
+from ...base.errors import ToolError
 from .text import Eol, dominant_eol, normalize_eol
 
 _CRLF = re.compile(r"\r\n")

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..errors import ToolError
+from ...base.errors import ToolError
 from ..process import ProcessResult, run_process
 
 #: Finds the `rg` executable (or None); tools take one so tests can simulate a machine without ripgrep.

@@ -10,7 +10,7 @@ import codecs
 from dataclasses import dataclass
 from typing import Literal
 
-from ..sandbox import looks_binary
+from ...base.sandbox import looks_binary
 
 Eol = Literal["\n", "\r\n"]
 

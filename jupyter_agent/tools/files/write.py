@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
 from .access import read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
 from .text import decode, is_binary, with_eol

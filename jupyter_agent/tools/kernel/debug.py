@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .capped import Deadline
 from .describe import describe_variable
 from .portraits import safe_repr

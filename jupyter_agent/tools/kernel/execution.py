@@ -26,7 +26,7 @@ from typing import Any
 
 from IPython.core.displaypub import DisplayPublisher
 
-from ..result import ImageContent
+from ...base.result import ImageContent
 from .output_log import LogStream, OutputLog
 
 _COUNTER = itertools.count(1)

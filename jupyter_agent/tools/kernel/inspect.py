@@ -13,11 +13,11 @@ import asyncio
 import difflib
 from typing import Any, ClassVar
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .capped import Deadline
 from .portraits import portray, type_path
 from .variables import user_namespace

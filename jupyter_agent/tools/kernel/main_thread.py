@@ -12,8 +12,8 @@ import contextvars
 from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
+from ...base.errors import ToolError
 from ..context import ToolContext
-from ..errors import ToolError
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ import io
 import re
 from typing import Any
 
-from ..result import ImageContent
+from ...base.result import ImageContent
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 MAX_IMAGES = 4

@@ -10,11 +10,11 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .execution import CodeRun, Outcome
 from .main_thread import MainThread, main_thread_of
 from .variables import user_namespace

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
-from ..result import ToolResult
 from .capped import Deadline
 from .describe import VariableFacts, describe_variable, is_callable_kind, is_hidden
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
 
+from ...base.errors import ToolError
+from ...base.result import ImageContent, ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import AnyTool, Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
-from ..result import ImageContent, ToolResult
-from ..sandbox import cap_text
 from .paging import pages
 from .tool import image_block
 

@@ -17,11 +17,11 @@ from typing import Any
 import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
 
+from ...base.errors import ToolError
+from ...base.result import ImageContent, ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations
-from ..errors import ToolError
-from ..result import ImageContent, ToolResult
-from ..sandbox import cap_text
 from .names import tool_name
 from .schema import JsonSchemaArguments, arguments_model, model_facing_schema
 

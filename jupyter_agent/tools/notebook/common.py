@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...base.errors import ToolError
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...notebook.provider import NotebookProvider, kernel_notebook_path
 from ..context import ToolContext
 from ..core import InputT, Tool
-from ..errors import ToolError
 
 
 def provider_of(ctx: ToolContext) -> NotebookProvider:

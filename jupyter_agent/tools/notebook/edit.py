@@ -3,7 +3,7 @@
 Two guards: the read ledger (the model must have read the cell, and it must be unchanged since), and the
 backend's `expect` check, atomic in the page or the file, which catches a keystroke that lands while the
 approval is pending. Each change is journaled with what undoing it takes (wire-format ops, see
-`notebook/undo.py`).
+`undo/cells.py`).
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from ...base.errors import ToolError
+from ...base.journal import CellChange
+from ...base.result import ToolResult
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell, CellType
 from ...notebook.ops import Delete, Op, OpResult, Replace, SetType, op_to_wire, raise_for
 from ..context import ToolContext
 from ..core import WRITES, Preview, ToolInput, ToolKind
-from ..errors import ToolError
 from ..files.diff import Diff, unified_diff
-from ..journal import CellChange
-from ..result import ToolResult
 from .common import (
     LIVE_NOTE,
     NotebookPathTool,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import READ_ONLY, ToolInput, ToolKind
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .common import NotebookPathTool, find, ledger_key, open_notebook, shown
 from .view import ImageBudget, render_full, render_notebook_view
 

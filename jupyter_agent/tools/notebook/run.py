@@ -11,17 +11,17 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
-from ..errors import ToolError
 from ..kernel.execution import CodeRun
 from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import outcome_result, run_on_main
 from ..kernel.variables import user_namespace
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .cell_outputs import CellOutputs
 from .common import ledger_key, open_notebook, require_fresh, shown
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...base.result import ImageContent
+from ...base.sandbox import cap_text
 from ...notebook.cells import Cell, joined
 from ...notebook.render import render_cell, render_output
-from ..result import ImageContent
-from ..sandbox import cap_text
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 #: Images attached to one NotebookRead result; a plot costs the model about as much as 1,500 words.

@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ..errors import ToolError
+from ...base.errors import ToolError
 
 MAX_REDIRECTS = 5
 USER_AGENT = "jupyter-agent-webfetch/0.1 (+https://github.com)"

@@ -6,11 +6,11 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
-from ..errors import ToolError
-from ..result import ToolResult
-from ..sandbox import cap_text
 from .http import Fetched, Redirected, check_url, fetch, host_of
 from .markdown import html_to_markdown
 

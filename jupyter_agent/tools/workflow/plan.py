@@ -6,10 +6,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Preview, Tool, ToolInput
 from ..permissions import Mode
-from ..result import ToolResult
 from .asking import PlanApproval, PlanVerdict, ask_user
 
 DESCRIPTION = """\

@@ -6,9 +6,9 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ...base.result import Issue, ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from ..result import Issue, ToolResult
 from .asking import Answer, Choice, ChoiceQuestion, UserQuestions, ask_user
 
 DESCRIPTION = """\

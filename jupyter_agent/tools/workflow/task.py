@@ -10,9 +10,9 @@ from typing import ClassVar, Literal, Protocol
 
 from pydantic import Field
 
+from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
-from ..result import ToolResult
 
 SubagentType = Literal["Explore", "general-purpose"]
 

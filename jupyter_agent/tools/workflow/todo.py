@@ -14,9 +14,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from ...base.result import Issue, ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from ..result import Issue, ToolResult
 
 TodoStatus = Literal["pending", "in_progress", "completed"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from jupyter_agent.agent.undo import describe_change, undo_run
+from jupyter_agent.base.journal import CellChange, FileChange, RunJournal
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.journal import CellChange, FileChange, RunJournal
+from jupyter_agent.undo.run import describe_change, undo_run
 
 
 def agent(tmp_path: Path) -> tuple[Dispatcher, ToolContext]:

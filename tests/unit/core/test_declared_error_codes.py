@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from jupyter_agent.base.result import error_code, known_error_codes
 from jupyter_agent.tools import ToolError, ToolResult
-from jupyter_agent.tools.result import error_code, known_error_codes
 
 PAGE_NOT_FOUND = error_code("PAGE_NOT_FOUND")
 

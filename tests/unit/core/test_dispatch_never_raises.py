@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Reject, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools.dispatch import ApprovalRequest
 from jupyter_agent.tools.kernel.main_thread import InlineMainThread
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.services import ToolServices
 from jupyter_agent.tools.shell import bash_tool
 

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, Sandbox, ToolCall, ToolContext, ToolPool, tool
 from jupyter_agent.tools.core import Tool, ToolInput
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.validation import validate
 
 

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from notebook_testkit import assert_valid, write_notebook
 
+from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.file_backend import FileNotebook
 from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore
-from jupyter_agent.tools.errors import ToolError
 
 
 def run(coro):  # type: ignore[no-untyped-def]

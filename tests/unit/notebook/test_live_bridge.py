@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from notebook_testkit import FakePage, write_notebook
 
+from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.file_backend import FileNotebook
 from jupyter_agent.notebook.live_backend import LiveNotebook
 from jupyter_agent.notebook.ops import GetCells, Insert, NotebookError, Replace
 from jupyter_agent.notebook.provider import NotebookProvider
-from jupyter_agent.tools.errors import ToolError
 
 
 def run(coro):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from notebook_testkit import World, assert_valid
 
-from jupyter_agent.notebook.undo import undo_cell_change
+from jupyter_agent.base.journal import CellChange
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
@@ -23,8 +23,8 @@ from jupyter_agent.tools import (
     ToolPool,
 )
 from jupyter_agent.tools.dispatch import Dispatched
-from jupyter_agent.tools.journal import CellChange
 from jupyter_agent.tools.notebook import notebook_tools
+from jupyter_agent.undo.cells import undo_cell_change
 
 
 @pytest.fixture(params=["file", "live"])
@@ -255,7 +255,7 @@ def test_a_notebook_outside_the_roots_is_refused(world: World) -> None:
 
 
 def test_a_keystroke_between_the_check_and_the_change_is_caught_by_the_backend(world: World) -> None:
-    from jupyter_agent.tools.errors import ToolError
+    from jupyter_agent.base.errors import ToolError
     from jupyter_agent.tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
 
     read(world)
@@ -276,7 +276,7 @@ def test_a_keystroke_between_the_check_and_the_change_is_caught_by_the_backend(w
 
 def test_an_edit_of_a_cell_read_as_empty_is_refused_after_the_user_types_in_it(world: World) -> None:
     """An empty source is still an expectation ('' is not 'no check'), down to the backend's last check."""
-    from jupyter_agent.tools.errors import ToolError
+    from jupyter_agent.base.errors import ToolError
     from jupyter_agent.tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
 
     world.type_into("c1", "")
@@ -295,7 +295,7 @@ def test_an_edit_of_a_cell_read_as_empty_is_refused_after_the_user_types_in_it(w
 
 
 def test_undo_run_reverts_cell_edits_and_the_agent_must_read_the_cell_again(world: World) -> None:
-    from jupyter_agent.agent.undo import undo_run
+    from jupyter_agent.undo.run import undo_run
 
     read(world)
     call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'agent'"})

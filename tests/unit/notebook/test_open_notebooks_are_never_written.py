@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from notebook_testkit import World, write_notebook
 
-from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.base.errors import ToolError
 
 
 def test_a_notebook_open_in_another_tab_is_refused_and_its_file_kept(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, Limits, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.files import RgLocator, file_tools, find_rg
-from jupyter_agent.tools.result import ToolResult
 
 
 class Harness:

@@ -15,7 +15,7 @@ CHILD = """
 import os
 import sys
 from pathlib import Path
-from jupyter_agent.tools.sandbox import atomic_write
+from jupyter_agent.base.sandbox import atomic_write
 
 real_fsync = os.fsync
 

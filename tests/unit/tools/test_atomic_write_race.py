@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.base.sandbox import atomic_write
 from jupyter_agent.tools import (
     Dispatcher,
     PermissionPolicy,
@@ -22,7 +23,6 @@ from jupyter_agent.tools import (
     ToolPool,
 )
 from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.sandbox import atomic_write
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from filetools_harness import Harness
 
-from jupyter_agent.tools.journal import FileChange
+from jupyter_agent.base.journal import FileChange
 
 ROUND_TRIPS: list[tuple[str, bytes, str, str, bytes]] = [
     (

@@ -17,9 +17,9 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.kernel.debug import Debug
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import NoteBudget, render_note
 from jupyter_agent.watch.watcher import Figure, KernelWatcher

@@ -8,10 +8,10 @@ from typing import Any
 
 from filetools_harness import Harness
 
-from jupyter_agent.agent.undo import undo_run
+from jupyter_agent.base.journal import FileChange, RunJournal
 from jupyter_agent.tools import Approval, ApprovalRequest, Approve, Dispatcher, PermissionPolicy, ToolCall
 from jupyter_agent.tools.files import MultiEditTool
-from jupyter_agent.tools.journal import FileChange, RunJournal
+from jupyter_agent.undo.run import undo_run
 
 SOURCE = b"def load(path):\r\n    data = open(path).read()\r\n    return data\r\n\r\nTOTAL = 1\r\n"
 

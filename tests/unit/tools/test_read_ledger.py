@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.base.errors import ToolError
 from jupyter_agent.tools.ledger import ReadLedger
 
 

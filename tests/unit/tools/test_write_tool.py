@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from filetools_harness import Harness
 
+from jupyter_agent.base.journal import FileChange
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
@@ -19,7 +20,6 @@ from jupyter_agent.tools import (
     ToolPool,
 )
 from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.journal import FileChange
 
 
 def test_a_new_file_is_created_with_its_parent_directories(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from test_run_view import Recorder
 
 from jupyter_agent.agent import events as ev
-from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.ui.view import RunView
 
 

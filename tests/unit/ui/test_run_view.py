@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from jupyter_agent.agent import events as ev
-from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.ui.publish import Bundle
 from jupyter_agent.ui.view import MIN_UPDATE_INTERVAL, RunView
 

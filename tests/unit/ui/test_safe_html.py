@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.ui.cards import ToolCard
 from jupyter_agent.ui.diff_view import diff_to_html
 from jupyter_agent.ui.html import markdown_to_html

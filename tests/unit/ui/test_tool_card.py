@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from jupyter_agent.tools.result import ToolResult
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.ui.cards import ToolCard
 
 DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"
@@ -131,7 +131,7 @@ def test_arguments_keep_non_ascii_text() -> None:
 
 
 def test_images_sent_to_the_model_are_counted() -> None:
-    from jupyter_agent.tools.result import ImageContent
+    from jupyter_agent.base.result import ImageContent
 
     shown = card(status="done")
     shown.result = ToolResult.ok("png", images=(ImageContent(media_type="image/png", data="AAAA"),))

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
@@ -24,7 +25,6 @@ from jupyter_agent.tools import (
     ToolContext,
     ToolPool,
 )
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.web import WebFetch
 from jupyter_agent.tools.web import tool as web_tool
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.permissions import Mode
 from jupyter_agent.tools.question import Question
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.workflow import (
     Answer,
     AskUserQuestion,

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.permissions import Mode
-from jupyter_agent.tools.result import ToolResult
 from jupyter_agent.tools.workflow import TodoWrite, todo_list
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
+from ..base.errors import ToolError
+from ..base.journal import CellChange, UndoStep
+from ..notebook.ops import op_from_wire
+from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
-from ..tools.errors import ToolError
-from ..tools.journal import CellChange, UndoStep
-from .ops import op_from_wire
-from .provider import NotebookProvider
 
 _DONE = {
     "insert": "removed cell {id} from {name} (the agent had inserted it)",

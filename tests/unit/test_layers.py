@@ -1,0 +1,136 @@
+"""The package's layers, as docs/architecture.md draws them: a module imports only from its own layer or below,
+and no two modules import each other, directly or round a loop."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import jupyter_agent
+
+PACKAGE = Path(jupyter_agent.__file__).parent
+
+#: Lowest first. A top-level module or subpackage of `jupyter_agent`, by name; `""` is the package itself. A
+#: dotted name places one module apart from its package: the `%agent` subcommands drive the `KernelAgent`.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"_lazy", "masking"}),
+    frozenset({"base"}),
+    frozenset({"notebook"}),
+    frozenset({"tools"}),
+    frozenset({"sessions"}),
+    frozenset({"agent"}),
+    frozenset({"undo", "watch"}),
+    frozenset({"ui"}),
+    frozenset({"settings"}),
+    frozenset({"host"}),
+    frozenset({"runtime"}),
+    frozenset({"host.commands"}),
+    frozenset({"magics", "_preload", "", "testing"}),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, *, type_checking: bool) -> set[str]:
+    """The `jupyter_agent` modules this file imports, at the top or inside functions; with `type_checking`,
+    also those under `if TYPE_CHECKING:` (a layer may not name a layer above it even in annotations)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: set[int] = set()
+    if not type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                skipped |= {id(inner) for inner in ast.walk(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            found.add(target)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return {t for t in found if t == "jupyter_agent" or t.startswith("jupyter_agent.")}
+
+
+def _graph(*, type_checking: bool = True) -> dict[str, set[str]]:
+    return {
+        _module_name(path): _imports(path, type_checking=type_checking)
+        for path in PACKAGE.rglob("*.py")
+        if "labextension" not in path.relative_to(PACKAGE).parts
+    }
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")[1:]
+    for size in range(len(parts), 0, -1):
+        for i, names in enumerate(LAYERS):
+            if ".".join(parts[:size]) in names:
+                return i
+    return next(i for i, names in enumerate(LAYERS) if "" in names)
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    tops = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()}
+    tops = {t for t in tops if t not in ("__init__", "__pycache__", "labextension") and not t.startswith(".")}
+    placed = set().union(*LAYERS)
+    assert tops <= placed, f"add {sorted(tops - placed)} to LAYERS (and to docs/architecture.md's table)"
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in _graph().items()
+        for target in targets
+        if _layer(target) > _layer(module)
+    )
+    assert upward == []
+
+
+def test_the_base_and_the_notebook_layer_do_not_import_the_tools() -> None:
+    """The reason `base/` exists: `notebook/` and `tools/` must not need each other both ways."""
+    graph = _graph()
+    below_tools = [m for m in graph if m.startswith(("jupyter_agent.base", "jupyter_agent.notebook"))]
+    assert below_tools
+    assert not [
+        (m, t)
+        for m in below_tools
+        for t in graph[m]
+        if t.startswith(("jupyter_agent.tools", "jupyter_agent.agent"))
+    ]
+
+
+def test_there_is_no_import_cycle_between_modules() -> None:
+    graph = _graph(type_checking=False)
+    modules = set(graph)
+
+    def resolve(target: str) -> str:
+        while target not in modules and "." in target:
+            target = target.rpartition(".")[0]
+        return target
+
+    edges = {m: {resolve(t) for t in ts} & modules - {m} for m, ts in graph.items()}
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges[module]):
+            if state.get(target) == 1:
+                cycles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
