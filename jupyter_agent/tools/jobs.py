@@ -20,7 +20,6 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
 
 from ..base.errors import ToolError
 from ..base.result import ToolResult
@@ -175,8 +174,8 @@ _OWN_JOBS = ToolAnnotations(read_only=True, destructive=False)
 
 
 class BashOutput(Tool[BashOutputInput]):
-    name: ClassVar[str] = "BashOutput"
-    description: ClassVar[str] = (
+    name = "BashOutput"
+    description = (
         "Read the output of a background Bash job (started with run_in_background) since your last read, and "
         "whether it is still running or how it ended. filter keeps only lines matching a regular expression."
     )
@@ -199,10 +198,8 @@ class BashOutput(Tool[BashOutputInput]):
 
 
 class KillShell(Tool[KillShellInput]):
-    name: ClassVar[str] = "KillShell"
-    description: ClassVar[str] = (
-        "Stop a background Bash job and every process it started (SIGTERM, then SIGKILL)."
-    )
+    name = "KillShell"
+    description = "Stop a background Bash job and every process it started (SIGTERM, then SIGKILL)."
     kind = "other"
     annotations = _OWN_JOBS
     Input = KillShellInput

@@ -15,7 +15,6 @@ import asyncio
 import os
 import signal
 from collections.abc import Collection, Mapping
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -23,8 +22,7 @@ from ..base.result import ToolResult
 from ..masking import scrubbed_environ
 from .bubblewrap import check_sandbox
 from .context import ToolContext
-from .core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
-from .permissions import RuleKind
+from .core import Preview, Tool, ToolAnnotations, ToolInput
 from .process import ProcessResult, run_process
 
 
@@ -80,8 +78,8 @@ def process_result(result: ProcessResult, *, seconds: float) -> ToolResult:
 
 
 class BashTool(Tool[BashInput]):
-    name: ClassVar[str] = "Bash"
-    description: ClassVar[str] = (
+    name = "Bash"
+    description = (
         "Run a bash command in the notebook's directory and return its output (stdout, then stderr) and exit "
         "status. Each call is a fresh shell: `cd` and variables do not carry over. The command and every "
         "process it starts are killed at the timeout (default 2 minutes, `timeout` in milliseconds, max 10 "
@@ -90,13 +88,11 @@ class BashTool(Tool[BashInput]):
         "Read, Grep and Glob for reading and searching files. For a long-running command (a server, a "
         "watcher, a long job) set run_in_background: it returns at once with an id for BashOutput and KillShell."
     )
-    kind: ClassVar[ToolKind] = "execute"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
-        read_only=False, destructive=True, open_world=True
-    )
+    kind = "execute"
+    annotations = ToolAnnotations(read_only=False, destructive=True, open_world=True)
     Input = BashInput
-    rule_field: ClassVar[str | None] = "command"
-    rule_kind: ClassVar[RuleKind] = "command"
+    rule_field = "command"
+    rule_kind = "command"
 
     def __init__(self, *, keep_env: Collection[str] = (), shell: str = "/bin/bash") -> None:
         self.keep_env = frozenset(keep_env)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
@@ -114,8 +113,8 @@ def snippet(text: str, first_line: int, new_string: str) -> str:
 
 
 class EditTool(Tool[EditInput]):
-    name: ClassVar[str] = "Edit"
-    description: ClassVar[str] = DESCRIPTION
+    name = "Edit"
+    description = DESCRIPTION
     kind = "edit"
     annotations = WRITES
     Input = EditInput

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -35,8 +34,8 @@ class GlobInput(ToolInput):
 
 
 class GlobTool(Tool[GlobInput]):
-    name: ClassVar[str] = "Glob"
-    description: ClassVar[str] = DESCRIPTION
+    name = "Glob"
+    description = DESCRIPTION
     kind = "read"
     annotations = READ_ONLY
     Input = GlobInput

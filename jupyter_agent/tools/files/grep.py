@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
@@ -73,8 +73,8 @@ class GrepInput(ToolInput):
 
 
 class GrepTool(Tool[GrepInput]):
-    name: ClassVar[str] = "Grep"
-    description: ClassVar[str] = DESCRIPTION
+    name = "Grep"
+    description = DESCRIPTION
     kind = "read"
     annotations = READ_ONLY
     Input = GrepInput

@@ -8,7 +8,6 @@ journal holds one change (one undo step), and a failing edit leaves the file byt
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -101,8 +100,8 @@ def _failed(number: int, total: int, shown: str, error: ToolError) -> ToolError:
 
 
 class MultiEditTool(Tool[MultiEditInput]):
-    name: ClassVar[str] = "MultiEdit"
-    description: ClassVar[str] = DESCRIPTION
+    name = "MultiEdit"
+    description = DESCRIPTION
     kind = "edit"
     annotations = WRITES
     Input = MultiEditInput

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import io
 import stat
-from typing import ClassVar
 
 from pydantic import Field
 
@@ -53,8 +52,8 @@ class ReadInput(ToolInput):
 
 
 class ReadTool(Tool[ReadInput]):
-    name: ClassVar[str] = "Read"
-    description: ClassVar[str] = DESCRIPTION.format(
+    name = "Read"
+    description = DESCRIPTION.format(
         lines=_DEFAULTS.max_read_lines,
         size=human_size(_DEFAULTS.max_file_bytes),
         line_chars=_DEFAULTS.max_line_chars,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
@@ -55,8 +54,8 @@ def plan_write(params: WriteInput, ctx: ToolContext) -> PlannedChange:
 
 
 class WriteTool(Tool[WriteInput]):
-    name: ClassVar[str] = "Write"
-    description: ClassVar[str] = DESCRIPTION
+    name = "Write"
+    description = DESCRIPTION
     kind = "edit"
     annotations = WRITES
     Input = WriteInput

@@ -8,13 +8,13 @@ shown, not the whole namespace. Evaluating an expression in a frame is RunCode's
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import Tool, ToolAnnotations, ToolInput
 from .capped import Deadline
 from .describe import describe_variable
 from .portraits import safe_repr
@@ -54,17 +54,15 @@ def _local_line(name: str, value: Any, deadline: Deadline) -> str:
 
 
 class Debug(Tool[DebugInput]):
-    name: ClassVar[str] = "Debug"
-    description: ClassVar[str] = (
+    name = "Debug"
+    description = (
         "Post-mortem look at the last exception raised in the user's kernel: the list of traceback frames, "
         "and for one frame (default: the innermost, where it was raised) its function, file:line, the "
         "source around the line and its local variables (types, shapes and bounded reprs). Nothing is "
         "evaluated; to run an expression in the kernel use RunCode."
     )
-    kind: ClassVar[ToolKind] = "read"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(
-        read_only=True, destructive=False, idempotent=True
-    )
+    kind = "read"
+    annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=True)
     Input = DebugInput
 
     def __init__(self, *, repr_seconds: float = 1.0, total_seconds: float = 8.0) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import ast
 import asyncio
 import difflib
-from typing import Any, ClassVar
+from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
-from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import READ_ONLY, Tool, ToolInput
 from .capped import Deadline
 from .portraits import portray, type_path
 from .variables import user_namespace
@@ -114,16 +114,16 @@ def _follow(value: Any, root: str, steps: list[tuple[str, Any]]) -> Any:
 
 
 class Inspect(Tool[InspectInput]):
-    name: ClassVar[str] = "Inspect"
-    description: ClassVar[str] = (
+    name = "Inspect"
+    description = (
         "Look at one variable of the user's live kernel in detail, without running code: for a DataFrame "
         "its shape, dtypes, memory and first rows; for an array its shape, dtype and min/max/mean; for a "
         "function or class its signature and docstring; otherwise a length-capped repr. Attributes and "
         "constant subscripts are allowed (df.columns, data['key']). Reprs that take longer than a few "
         "seconds are abandoned and reported as such."
     )
-    kind: ClassVar[ToolKind] = "read"
-    annotations: ClassVar[ToolAnnotations] = READ_ONLY
+    kind = "read"
+    annotations = READ_ONLY
     Input = InspectInput
 
     def __init__(self, *, repr_seconds: float = 2.0, total_seconds: float = 8.0) -> None:

@@ -6,15 +6,13 @@ so what it defines stays there for the user and for later calls. It asks first b
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import Preview, Tool, ToolAnnotations, ToolInput
 from .execution import CodeRun, Outcome
 from .main_thread import MainThread, main_thread_of
 from .variables import user_namespace
@@ -81,8 +79,8 @@ def outcome_result(outcome: Outcome, *, seconds: float, max_chars: int) -> ToolR
 
 
 class RunCode(Tool[RunCodeInput]):
-    name: ClassVar[str] = "RunCode"
-    description: ClassVar[str] = (
+    name = "RunCode"
+    description = (
         "Run Python code in the user's live Jupyter kernel, like running a notebook cell: it uses and changes "
         "the user's variables and imports. Returns what it printed (stdout and stderr, in order), displayed "
         "outputs (text, and images such as plots as image blocks), the value of the last expression, and the "
@@ -90,8 +88,8 @@ class RunCode(Tool[RunCodeInput]):
         "ListVariables for just looking. The user is asked before it runs unless a rule allows it. "
         "Top-level `await` is not supported."
     )
-    kind: ClassVar[ToolKind] = "execute"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(read_only=False, destructive=True)
+    kind = "execute"
+    annotations = ToolAnnotations(read_only=False, destructive=True)
     Input = RunCodeInput
 
     def title(self, params: RunCodeInput, ctx: ToolContext) -> str:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ..context import ToolContext
-from ..core import READ_ONLY, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import READ_ONLY, Tool, ToolInput
 from .capped import Deadline
 from .describe import VariableFacts, describe_variable, is_callable_kind, is_hidden
 
@@ -47,15 +47,15 @@ def _table(rows: list[VariableFacts]) -> str:
 
 
 class ListVariables(Tool[ListVariablesInput]):
-    name: ClassVar[str] = "ListVariables"
-    description: ClassVar[str] = (
+    name = "ListVariables"
+    description = (
         "List the variables in the user's live kernel namespace (what their notebook cells defined): name, "
         "type, shape or length, dtype, approximate size, and the value of short scalars. Private names, "
         "modules and IPython's own names are hidden; functions and classes only with include_functions. "
         "Use Inspect to look at one variable in detail."
     )
-    kind: ClassVar[ToolKind] = "read"
-    annotations: ClassVar[ToolAnnotations] = READ_ONLY
+    kind = "read"
+    annotations = READ_ONLY
     Input = ListVariablesInput
 
     def __init__(self, *, per_value_seconds: float = 1.0, total_seconds: float = 5.0) -> None:

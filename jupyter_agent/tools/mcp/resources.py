@@ -7,7 +7,7 @@ session of the server named in the input; a server that is not connected is an e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
@@ -16,7 +16,7 @@ from ...base.errors import ToolError
 from ...base.result import ImageContent, ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
-from ..core import AnyTool, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import AnyTool, Tool, ToolAnnotations, ToolInput
 from .paging import pages
 from .tool import image_block
 
@@ -42,7 +42,7 @@ _InputT = TypeVar("_InputT", bound=ToolInput)
 
 
 class _ResourceTool(Tool[_InputT]):
-    kind: ClassVar[ToolKind] = "read"
+    kind = "read"
     annotations = _READS
 
     def __init__(self, connected: Callable[[], list[ServerConnection]]) -> None:
@@ -65,8 +65,8 @@ class _ResourceTool(Tool[_InputT]):
 
 
 class ListMcpResources(_ResourceTool[ListMcpResourcesInput]):
-    name: ClassVar[str] = "ListMcpResources"
-    description: ClassVar[str] = (
+    name = "ListMcpResources"
+    description = (
         "List the resources (files, records, documents) that connected MCP servers offer, with their URIs, "
         "and the URI templates they accept. Read one with ReadMcpResource."
     )
@@ -100,8 +100,8 @@ class ListMcpResources(_ResourceTool[ListMcpResourcesInput]):
 
 
 class ReadMcpResource(_ResourceTool[ReadMcpResourceInput]):
-    name: ClassVar[str] = "ReadMcpResource"
-    description: ClassVar[str] = (
+    name = "ReadMcpResource"
+    description = (
         "Read one resource of an MCP server by its URI (from ListMcpResources). Text comes back as text, "
         "images as images; other binary content is named, not shown."
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from ...base.errors import ToolError
 from ...base.journal import CellChange
@@ -19,7 +19,7 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell, CellType
 from ...notebook.ops import Delete, Op, OpResult, Replace, SetType, op_to_wire, raise_for
 from ..context import ToolContext
-from ..core import WRITES, Preview, ToolInput, ToolKind
+from ..core import WRITES, Preview, ToolInput
 from ..files.diff import Diff, unified_diff
 from .common import (
     LIVE_NOTE,
@@ -228,9 +228,9 @@ def _journal(
 
 
 class NotebookEdit(NotebookPathTool[NotebookEditInput]):
-    name: ClassVar[str] = "NotebookEdit"
-    description: ClassVar[str] = DESCRIPTION
-    kind: ClassVar[ToolKind] = "edit"
+    name = "NotebookEdit"
+    description = DESCRIPTION
+    kind = "edit"
     annotations = WRITES
     Input = NotebookEditInput
 

@@ -6,12 +6,10 @@ returned is recorded in the read ledger, which NotebookEdit checks before it cha
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
-from ..core import READ_ONLY, ToolInput, ToolKind
+from ..core import READ_ONLY, ToolInput
 from .common import NotebookPathTool, find, ledger_key, open_notebook, shown
 from .view import ImageBudget, render_full, render_notebook_view
 
@@ -34,9 +32,9 @@ class NotebookReadInput(ToolInput):
 
 
 class NotebookRead(NotebookPathTool[NotebookReadInput]):
-    name: ClassVar[str] = "NotebookRead"
-    description: ClassVar[str] = DESCRIPTION
-    kind: ClassVar[ToolKind] = "read"
+    name = "NotebookRead"
+    description = DESCRIPTION
+    kind = "read"
     annotations = READ_ONLY
     Input = NotebookReadInput
 

@@ -9,7 +9,7 @@ not advanced, so the numbers in the notebook stay consistent with JupyterLab's.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
@@ -17,7 +17,7 @@ from ...base.sandbox import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolAnnotations, ToolInput, ToolKind
+from ..core import Preview, Tool, ToolAnnotations, ToolInput
 from ..kernel.execution import CodeRun
 from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import outcome_result, run_on_main
@@ -39,10 +39,10 @@ class RunCellInput(ToolInput):
 
 
 class RunCell(Tool[RunCellInput]):
-    name: ClassVar[str] = "RunCell"
-    description: ClassVar[str] = DESCRIPTION
-    kind: ClassVar[ToolKind] = "execute"
-    annotations: ClassVar[ToolAnnotations] = ToolAnnotations(read_only=False, destructive=True)
+    name = "RunCell"
+    description = DESCRIPTION
+    kind = "execute"
+    annotations = ToolAnnotations(read_only=False, destructive=True)
     Input = RunCellInput
 
     def title(self, params: RunCellInput, ctx: ToolContext) -> str:

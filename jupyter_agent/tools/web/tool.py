@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ...base.errors import ToolError
@@ -57,8 +55,8 @@ def page_text(fetched: Fetched) -> tuple[str, str]:
 
 
 class WebFetch(Tool[WebFetchInput]):
-    name: ClassVar[str] = "WebFetch"
-    description: ClassVar[str] = DESCRIPTION
+    name = "WebFetch"
+    description = DESCRIPTION
     kind = "other"
     #: Reaches outside the machine: it asks unless a rule allows the domain.
     annotations = ToolAnnotations(read_only=False, destructive=False, idempotent=True, open_world=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ...base.result import ToolResult
@@ -30,8 +28,8 @@ class ExitPlanModeInput(ToolInput):
 
 
 class ExitPlanMode(Tool[ExitPlanModeInput]):
-    name: ClassVar[str] = "ExitPlanMode"
-    description: ClassVar[str] = DESCRIPTION
+    name = "ExitPlanMode"
+    description = DESCRIPTION
     kind = "other"
     annotations = READ_ONLY
     Input = ExitPlanModeInput

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import Field
 
 from ...base.result import Issue, ToolResult
@@ -81,8 +79,8 @@ def answers_text(answers: tuple[Answer, ...]) -> str:
 
 
 class AskUserQuestion(Tool[AskUserQuestionInput]):
-    name: ClassVar[str] = "AskUserQuestion"
-    description: ClassVar[str] = DESCRIPTION
+    name = "AskUserQuestion"
+    description = DESCRIPTION
     kind = "other"
     annotations = READ_ONLY
     Input = AskUserQuestionInput

@@ -6,7 +6,7 @@ runs the sub-agent's own conversation. A sub-agent's context has no such service
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import Field
 
@@ -42,8 +42,8 @@ class SubagentRunner(Protocol):
 
 
 class TaskTool(Tool[TaskInput]):
-    name: ClassVar[str] = "Task"
-    description: ClassVar[str] = DESCRIPTION
+    name = "Task"
+    description = DESCRIPTION
     kind = "other"
     #: The call itself changes nothing; each call its sub-agent makes is checked on its own.
     annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -100,8 +100,8 @@ def todo_list(ctx: ToolContext) -> TodoList:
 
 
 class TodoWrite(Tool[TodoWriteInput]):
-    name: ClassVar[str] = "TodoWrite"
-    description: ClassVar[str] = DESCRIPTION
+    name = "TodoWrite"
+    description = DESCRIPTION
     kind = "other"
     annotations = READ_ONLY
     Input = TodoWriteInput
