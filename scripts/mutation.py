@@ -82,6 +82,8 @@ GROUPS: tuple[Group, ...] = (
             _T + "ui/test_approval_card.py",
             _T + "ui/test_approval_text.py",
             _T + "ui/test_run_view.py",
+            _T + "ui/test_checklist_and_subagent_cards.py",
+            _T + "ui/test_offline_demo_and_code_blocks.py",
             _T + "tools/test_unified_diff.py",
         ),
     ),

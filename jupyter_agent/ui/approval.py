@@ -131,6 +131,6 @@ def ask_on_stdin(request: ApprovalRequest) -> Approval:
         return Approve()
     if answer.lower() in ("a", "always"):
         return Approve(always=True)
-    if answer.lower() in ("", "n", "no"):
+    if answer.lower() in ("n", "no"):
         return Reject()
-    return Reject(message=answer)
+    return Reject(message=answer)  # an empty answer is a plain no

@@ -70,8 +70,10 @@ class ToolCard:
         return summary if subject and subject in summary else f"{line} · {summary}"
 
     def status_text(self) -> str:
-        if self.result is not None and self.result.is_error and self.status in ("error", "denied"):
-            return self.result.error_code or "error"
+        """A failed call shows its error code (`FILE_NOT_FOUND`, `DENIED`), which says more than "error"."""
+        code = self.result.error_code if self.result is not None else None
+        if code and self.status in ("error", "denied"):
+            return code
         return _STATUS_TEXT[self.status]
 
     def text(self) -> str:

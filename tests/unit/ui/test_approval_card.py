@@ -18,7 +18,8 @@ from traitlets.config import Config
 from jupyter_agent.tools.core import Preview
 from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from jupyter_agent.tools.permissions import Rule
-from jupyter_agent.ui.approval import WidgetApproval, ask_on_stdin, headless_refusal
+from jupyter_agent.tools.workflow import PlanApproval
+from jupyter_agent.ui.approval import ApprovalUI, WidgetApproval, ask_on_stdin, headless_refusal
 from jupyter_agent.ui.channel import Ask
 
 ATTACK = '<img src=x onerror="window.pwned=1">'
@@ -140,9 +141,24 @@ def test_deny_with_a_message_sends_the_typed_text_trimmed(shell: InteractiveShel
 def test_only_the_first_click_counts(shell: InteractiveShell) -> None:
     made = shown_card(shell)
     widget(made, "Button", "Deny").click()
-    widget(made, "Button", "Allow once").click()
+    with capture_output() as second:
+        widget(made, "Button", "Allow once").click()
+    assert (second.stdout, second.stderr, second.outputs) == ("", "", [])  # ignored, not an error traceback
     assert made.ask.reply.result() == Reject()
     assert collapse(made) == "🚫 Bash git push: denied"
+
+
+def test_the_record_replaces_the_card_where_it_was_shown(shell: InteractiveShell) -> None:
+    made = WidgetApproval(ask=Ask(request=plain_request(), reply=concurrent.futures.Future()))
+    with capture_output() as shown:
+        made.show()
+    widget(made, "Button", "Allow once").click()
+    with capture_output() as collapsed:
+        assert made.settle()
+    (card,), (record,) = shown.outputs, collapsed.outputs
+    assert card.transient["display_id"] == made.display_id
+    assert record.update and record.transient["display_id"] == made.display_id
+    assert record.data["text/plain"] == "✅ Bash git push: allowed once"
 
 
 def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_message(
@@ -182,6 +198,7 @@ def test_an_abandoned_question_collapses_as_interrupted(shell: InteractiveShell)
     assert made.outcome is None
     widget(made, "Button", "Allow once").click()  # a late click answers nothing
     assert made.ask.reply.cancelled()
+    assert collapse(made) == "⏹ Bash git push: interrupted before an answer"  # nor changes the record
 
 
 def test_the_preview_shows_a_diff_as_a_diff_and_a_command_as_text(shell: InteractiveShell) -> None:
@@ -229,3 +246,28 @@ def test_headless_the_refusal_says_no_one_could_answer_and_how_to_allow_the_call
             f"browser). To allow it without asking, {request.how_to_allow()}"
         )
     )
+
+
+def test_the_approval_ui_marks_the_asking_card_running_when_allowed_and_denied_otherwise() -> None:
+    ui = ApprovalUI()
+    assert ui.card_status(Approve()) == "running"
+    assert ui.card_status(Approve(always=True)) == "running"
+    assert ui.card_status(Reject(message="no")) == "denied"
+    assert ui.card_status(None) == "denied"  # the worker gave up waiting
+
+
+def test_the_approval_ui_asks_in_the_cell_on_stdin_or_refuses_when_no_one_can_answer(
+    shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ui, request = ApprovalUI(), plain_request()
+    ask: Ask[Approval] = Ask(request=request, reply=concurrent.futures.Future())
+    card = ui.widget(ask)
+    assert isinstance(card, WidgetApproval) and card.ask is ask
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
+    assert ui.on_stdin(request) == Approve(always=True)
+    assert ui.unanswered(request) == headless_refusal(request)
+
+
+def test_the_approval_ui_refuses_another_kind_of_question_by_name() -> None:
+    with pytest.raises(TypeError, match=r"^ApprovalUI asked a PlanApproval, not an ApprovalRequest$"):
+        ApprovalUI().unanswered(PlanApproval(plan="1. fix"))  # type: ignore[arg-type]

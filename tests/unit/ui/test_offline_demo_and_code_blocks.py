@@ -43,5 +43,11 @@ def test_a_fenced_code_block_gets_block_styling_and_stays_escaped() -> None:
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>" not in html
 
 
+def test_a_fenced_code_block_keeps_its_language_and_its_code() -> None:
+    html = markdown_to_html("```python\nx = 1\n```\n")
+    assert html.endswith('<code class="language-python">x = 1\n</code></pre>\n')
+    assert html.count("<pre") == 1
+
+
 def test_inline_code_is_not_turned_into_a_block() -> None:
     assert "<pre" not in markdown_to_html("use `range(1, 4)` here")

@@ -54,6 +54,9 @@ def card(name: str = "Read", kind: str = "read", **kw: object) -> ToolCard:
         ),
         (card(status="interrupted"), ToolResult.error("INTERRUPTED", "stopped"), "🔍 Read  [interrupted]"),
         (card(status="denied"), None, "🔍 Read  [denied]"),
+        # a tool's own error result without a code: the status says what happened to the call
+        (card(status="denied"), ToolResult(content="nope", is_error=True), "🔍 Read  [denied]"),
+        (card(status="error"), ToolResult(content="boom", is_error=True), "🔍 Read  [error]"),
         (card("mine", "unknown-kind", status="asking"), None, "🔧 mine  [waiting for approval]"),
     ],
 )
@@ -136,3 +139,32 @@ def test_images_sent_to_the_model_are_counted() -> None:
     shown = card(status="done")
     shown.result = ToolResult.ok("png", images=(ImageContent(media_type="image/png", data="AAAA"),))
     assert "<div>1 image(s) sent to the model</div>" in shown.html()
+
+
+def task_card(*children: ToolCard) -> ToolCard:
+    task = card("Task", "other", title="Task look around", status="done", input={"description": "look"})
+    task.children = list(children)
+    return task
+
+
+def sub_call(name: str, title: str, status: str = "done") -> ToolCard:
+    return card(name, "read", title=title, status=status)  # type: ignore[arg-type]
+
+
+def test_a_task_card_lists_its_sub_agent_calls_one_line_each_under_its_own() -> None:
+    task = task_card(sub_call("Read", "Read a.py"), sub_call("Grep", "Grep <b>", "running"))
+    assert task.text() == "🔧 Task look around  [done]\n    🔍 Read a.py  [done]\n    🔍 Grep <b>  [running]"
+    assert (
+        '<details class="jp-agent-subcalls" style="margin:2px 0;"><summary style="font-size:11px;cursor:pointer;">'
+        '2 sub-agent calls</summary><div style="font-size:11px;">🔍 Read a.py  [done]</div>'
+        '<div style="font-size:11px;">🔍 Grep &lt;b&gt;  [running]</div></details>'
+    ) in task.html()
+
+
+def test_a_single_sub_agent_call_is_counted_in_the_singular() -> None:
+    html = task_card(sub_call("Read", "Read a.py")).html()
+    assert ">1 sub-agent call</summary>" in html
+
+
+def test_a_card_without_sub_agent_calls_has_no_sub_call_list() -> None:
+    assert "sub-agent" not in task_card().html()
