@@ -180,7 +180,9 @@ def file_backend(edits: int, cells: int = 1000) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--round-trips", type=int, default=50)
     parser.add_argument("--batches", type=int, default=10)
     parser.add_argument("--edits", type=int, default=20)

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import json
 
-from agent_testkit import HarnessFactory
+from agent_testkit import Harness, HarnessFactory
 
 from jupyter_agent.agent import Notice
 from jupyter_agent.testing import Text, Turn
 
 
-def rejected(h: object) -> list[int]:
+def rejected(h: Harness) -> list[int]:
     """Statuses are not recorded; a rejected messages request is the one without a script index."""
     return [
         i for i, r in enumerate(h.server.recorded) if r.path.startswith("/v1/messages") and r.index is None
-    ]  # type: ignore[attr-defined]
+    ]
 
 
 def test_an_endpoint_without_prompt_caching_gets_one_notice_and_no_cache_control_after_that(

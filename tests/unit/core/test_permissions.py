@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 import pytest
 
+from jupyter_agent.tools.kinds import ToolKind
 from jupyter_agent.tools.permissions import (
     DEFAULT_PROTECTED_PATHS,
     Allow,
@@ -21,15 +23,23 @@ from jupyter_agent.tools.permissions import (
 )
 
 
-def facts(tool: str, subject: str | None = None, *, kind: str = "edit", read_only: bool = False,
+def facts(tool: str, subject: str | None = None, *, kind: ToolKind = "edit", read_only: bool = False,
           rule_kind: RuleKind = "path", access: PathAccess | None = None,
           real_subject: str | None = None) -> CallFacts:  # fmt: skip
     return CallFacts(tool=tool, subject=subject, rule_kind=rule_kind, kind=kind, read_only=read_only,
                      access=access, real_subject=real_subject)  # fmt: skip
 
 
-READ = dict(kind="read", read_only=True)
-EXEC = dict(kind="execute", rule_kind="command")
+class ToolShape(TypedDict, total=False):
+    """What a kind of tool declares about its calls, unpacked into `facts(...)`."""
+
+    kind: ToolKind
+    read_only: bool
+    rule_kind: RuleKind
+
+
+READ: ToolShape = {"kind": "read", "read_only": True}
+EXEC: ToolShape = {"kind": "execute", "rule_kind": "command"}
 
 CASES = [
     # (description, policy, call, expected decision type)

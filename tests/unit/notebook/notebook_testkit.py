@@ -38,7 +38,7 @@ def write_notebook(path: Path, *, cells: int = 3, with_ids: bool = True) -> Path
         nb.nbformat_minor = 4
         for cell in nb.cells:
             del cell["id"]
-    path.write_text(nbformat.writes(nb, version=4) + "\n", encoding="utf-8")
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return path
 
 
@@ -156,8 +156,8 @@ class World:
                 )
             page = self.page
             bridge = LiveBridge(open_comm=lambda: page, notebook_path=str(self.path))
-        provider = NotebookProvider(default_path=self.path, bridge=bridge)
-        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=provider))
+        self.notebooks = NotebookProvider(default_path=self.path, bridge=bridge)
+        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=self.notebooks))
 
     def sources(self) -> dict[str, str]:
         if self.page is not None:

@@ -18,9 +18,8 @@ def test_a_notebook_open_in_another_tab_is_refused_and_its_file_kept(tmp_path: P
         before = other.read_bytes()
         assert world.page is not None
         world.page.also_open = ["other.ipynb"]
-        provider = world.ctx.services.notebooks
         with pytest.raises(ToolError) as refused:
-            asyncio.run(provider.open(str(other)))
+            asyncio.run(world.notebooks.open(str(other)))
         assert refused.value.code == "NOT_AVAILABLE"
         assert str(refused.value) == (
             "'other.ipynb' is open in JupyterLab with another kernel; the agent does not write the file of an open "
@@ -35,7 +34,7 @@ def test_a_closed_notebook_is_edited_as_a_file_while_the_page_is_live(tmp_path: 
     world = World(tmp_path, "live")
     try:
         closed = write_notebook(tmp_path / "closed.ipynb")
-        book = asyncio.run(world.ctx.services.notebooks.open(str(closed)))
+        book = asyncio.run(world.notebooks.open(str(closed)))
         assert not book.live
     finally:
         world.close()
