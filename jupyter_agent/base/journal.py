@@ -5,7 +5,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+#: What a NotebookEdit did to a cell, and so what undoing it means.
+CellOp = Literal["insert", "replace", "delete"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -20,7 +23,7 @@ class FileChange:
 @dataclass(frozen=True, kw_only=True)
 class CellChange:
     notebook: str
-    op: str
+    op: CellOp
     cell_id: str
     #: What it takes to reverse the operation (cell JSON, index, previous source), backend-neutral.
     inverse: dict[str, Any]

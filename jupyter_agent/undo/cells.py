@@ -12,17 +12,18 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..base.errors import ToolError
-from ..base.journal import CellChange, UndoStep
-from ..notebook.ops import op_from_wire
+from ..base.journal import CellChange, CellOp, UndoStep
+from ..notebook.ops import WireError, op_from_wire
 from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
 
-_DONE = {
+_DONE: dict[CellOp, str] = {
     "insert": "removed cell {id} from {name} (the agent had inserted it)",
     "replace": "restored cell {id} in {name}",
     "delete": "restored cell {id} in {name} (the agent had deleted it)",
 }
-_SKIPPED = {
+#: The usual reasons a cell is kept, in the user's terms; any other refusal is told in the engine's words.
+_SKIPPED: dict[WireError | None, str] = {
     "STALE_READ": "it changed after the agent edited it; undoing would lose those changes — edit it by hand "
     "or ask the agent",
     "CELL_NOT_FOUND": "it is no longer in the notebook",
@@ -45,7 +46,6 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
         return UndoStep.kept(subject, f"its undo record is not usable ({exc})")
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
-        return UndoStep.kept(subject, _SKIPPED.get(failed.error or "", failed.message))
+        return UndoStep.kept(subject, _SKIPPED.get(failed.error, failed.message))
     ctx.reads.forget(f"{book.path}#{change.cell_id}")
-    text = _DONE.get(change.op, "undid {op} of cell {id} in {name}")
-    return UndoStep(done=True, text=text.format(id=change.cell_id, name=name, op=change.op))
+    return UndoStep(done=True, text=_DONE[change.op].format(id=change.cell_id, name=name))

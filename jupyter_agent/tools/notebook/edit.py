@@ -212,7 +212,13 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
 
 
 def _journal(
-    ctx: ToolContext, book: Notebook, op: str, cell_id: str, undo: list[Any], after: str | None, tool: str
+    ctx: ToolContext,
+    book: Notebook,
+    op: EditMode,
+    cell_id: str,
+    undo: list[Any],
+    after: str | None,
+    tool: str,
 ) -> None:
     ops = [step if isinstance(step, dict) else op_to_wire(step) for step in undo]
     ctx.journal.record(

@@ -83,6 +83,21 @@ def test_the_skip_note_counts_every_line_the_user_changed_even_in_binary_looking
     assert "(3 line(s) differ)" in report  # one line replaced (-1 +1), one added in a second hunk
 
 
+def test_the_skip_note_counts_changed_lines_in_a_file_the_agent_wrote_with_non_utf8_bytes(
+    tmp_path: Path,
+) -> None:
+    dispatcher, ctx = agent(tmp_path)
+    (tmp_path / "legacy.py").write_bytes(b"name = 'caf\xe9'\nx = 1\n")  # Latin-1: the edit keeps the byte
+    ctx.journal = journal = RunJournal(run_id=6)
+    call(dispatcher, ctx, "Read", file_path="legacy.py")
+    call(dispatcher, ctx, "Edit", file_path="legacy.py", old_string="x = 1", new_string="x = 2")
+    assert (tmp_path / "legacy.py").read_bytes() == b"name = 'caf\xe9'\nx = 2\n"
+    (tmp_path / "legacy.py").write_bytes(b"name = 'caf\xe9'\nx = 2\ny = 3\n")
+    report = asyncio.run(undo_run(journal, ctx))
+    assert "skipped legacy.py: it changed after the agent wrote it (1 line(s) differ)" in report
+    assert (tmp_path / "legacy.py").read_bytes() == b"name = 'caf\xe9'\nx = 2\ny = 3\n"
+
+
 def test_after_an_undo_the_agent_must_read_the_file_again(tmp_path: Path) -> None:
     dispatcher, ctx = agent(tmp_path)
     (tmp_path / "a.py").write_text("x = 1\n")

@@ -340,3 +340,20 @@ def test_an_unusable_undo_record_is_skipped_not_applied(world: World) -> None:
         step.text == "skipped cell c0 in analysis.ipynb: its undo record is not usable (unknown op 'explode')"
     )
     assert world.sources()["c0"] == "x = 0\nprint(x)"
+
+
+def test_an_undo_the_notebook_refuses_is_skipped_with_the_notebooks_own_reason(world: World) -> None:
+    """A refusal without a wording of its own (not stale, gone or already back) is passed on as the engine says it."""
+    no_id = {"cell_type": "code", "source": "x = 9", "metadata": {}, "outputs": [], "execution_count": None}
+    restore = CellChange(
+        notebook=str(world.path),
+        op="delete",
+        cell_id="c9",
+        inverse={"ops": [{"op": "restore", "index": 0, "cell": no_id}]},
+        after_source=None,
+        tool="NotebookEdit",
+    )
+    step = asyncio.run(undo_cell_change(restore, world.ctx))
+    assert not step.done
+    assert step.text == "skipped cell c9 in analysis.ipynb: the cell to restore has no 'id'"
+    assert list(world.sources()) == ["c0", "c1", "c2", "md"]
