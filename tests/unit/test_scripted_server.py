@@ -360,7 +360,7 @@ def test_malformed_tool_json_in_a_non_streaming_response_arrives_as_the_raw_stri
     _, client = serve([Turn(blocks=[ToolUse(name="Read", raw_input='{"file_path": "a.py"')])])
     message = client.messages.create(model="claude-test", max_tokens=100, messages=USER)
     assert message.content[0].type == "tool_use"
-    assert message.content[0].input == '{"file_path": "a.py"'  # type: ignore[comparison-overlap]
+    assert message.content[0].input == '{"file_path": "a.py"'
 
 
 # --- script handling and recording --------------------------------------------------------------
@@ -455,7 +455,7 @@ def test_turn_rejects_values_that_cannot_be_served() -> None:
     with pytest.raises(ValueError, match="chunk_size must be >= 1"):
         Turn(chunk_size=0)
     with pytest.raises(TypeError, match="takes Text, Thinking or ToolUse, got str"):
-        Turn(blocks=["hi"])  # type: ignore[list-item]
+        Turn(blocks=["hi"])  # pyright: ignore[reportArgumentType]  (the wrong type on purpose)
 
 
 # --- JSON scripts and the subprocess mode --------------------------------------------------------

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -17,6 +20,7 @@ from jupyter_agent.agent.config import DEFAULT_MODEL, context_window_for
 from jupyter_agent.agent.pricing import canonical_model, turn_cost, unknown_price_note
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
+from jupyter_agent.tools.modes import Mode
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -34,15 +38,27 @@ Read a file or cell before editing it; an edit of something changed since your r
 Answer in short Markdown and say what you changed."""
 
 
-def _facts(**changes: object) -> PromptFacts:
-    base: dict[str, object] = {
-        "cwd": "/home/me/project",
-        "kernel": "python3 (ipykernel)",
-        "mode": "default",
-        "tool_names": ("Read", "Edit", "NotebookEdit"),
-        "notebook_path": "analysis/sales.ipynb",
-    }
-    return PromptFacts(**(base | changes))  # pyright: ignore[reportArgumentType]
+_BASE_FACTS = PromptFacts(
+    cwd="/home/me/project",
+    kernel="python3 (ipykernel)",
+    mode="default",
+    tool_names=("Read", "Edit", "NotebookEdit"),
+    notebook_path="analysis/sales.ipynb",
+)
+
+
+class _FactChanges(TypedDict, total=False):
+    """What a test varies in the pinned facts, typed as `PromptFacts` types it."""
+
+    mode: Mode
+    tool_names: Sequence[str]
+    notebook_path: str | None
+    extra_instructions: str
+    subagent: bool
+
+
+def _facts(**changes: Unpack[_FactChanges]) -> PromptFacts:
+    return dataclasses.replace(_BASE_FACTS, **changes)
 
 
 def test_the_system_prompt_is_pinned() -> None:

@@ -72,7 +72,8 @@ def test_near_the_window_the_next_request_holds_the_summary_not_the_old_turns(
     assert compacted.automatic and compacted.messages_before == 3
     assert compacted.tokens_after < compacted.tokens_before
 
-    saved = load_session(h.session.recorder.path)  # pyright: ignore[reportOptionalMemberAccess]
+    assert h.session.recorder is not None
+    saved = load_session(h.session.recorder.path)
     assert saved.messages == h.session.conversation.messages
     markdown = session_markdown(saved)
     assert "why is March missing?" in markdown and "Compaction 1" in markdown

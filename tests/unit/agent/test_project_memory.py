@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent_testkit import HarnessFactory
 
@@ -10,9 +11,12 @@ from jupyter_agent.agent.memory import load_memory
 from jupyter_agent.testing import Text, ToolUse, Turn
 
 
-def _system(body: dict[str, object]) -> str:
-    [block] = body["system"]  # type: ignore[misc]
-    return block["text"]  # type: ignore[index]
+def _system(body: dict[str, Any]) -> str:
+    match body["system"]:
+        case [{"text": str(text)}]:
+            return text
+        case other:
+            raise AssertionError(f"expected one system block with text, got {other!r}")
 
 
 def test_agents_md_reaches_the_system_prompt_with_its_path(harness: HarnessFactory, tmp_path: Path) -> None:

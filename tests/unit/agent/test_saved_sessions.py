@@ -145,7 +145,8 @@ def test_resume_in_a_new_session_sends_the_earlier_messages_and_an_edit_needs_a_
     [edited] = tool_results(second.server.requests[3])
     assert "is_error" not in edited
     assert (tmp_path / "load.py").read_text() == "x = 2\n"
-    resumed = load_session(second.session.recorder.path)  # pyright: ignore[reportOptionalMemberAccess]
+    assert second.session.recorder is not None
+    resumed = load_session(second.session.recorder.path)
     assert resumed.resumed_from == saved.id
     assert resumed.messages[: len(earlier)] == earlier
 
@@ -208,7 +209,8 @@ def test_export_writes_the_conversation_as_markdown(harness: HarnessFactory, tmp
     )
     h.run("what is in a.md?")
     markdown = session_markdown(load_session(_only_file(tmp_path)))
-    assert markdown.startswith(f"# Agent session {h.session.recorder.id}")  # pyright: ignore[reportOptionalMemberAccess]
+    assert h.session.recorder is not None
+    assert markdown.startswith(f"# Agent session {h.session.recorder.id}")
     assert "### User\n\nwhat is in a.md?" in markdown
     assert "### Agent\n\nLooking." in markdown
     assert '**Tool call** `Read`\n\n```json\n{\n  "file_path": "a.md"\n}\n```' in markdown

@@ -31,6 +31,7 @@ from jupyter_agent.tools import (
 )
 from jupyter_agent.tools.dispatch import Dispatched, refuse_all
 from jupyter_agent.tools.hooks import Hooks
+from jupyter_agent.tools.modes import MODES, Mode
 from jupyter_agent.tools.permissions import CallFacts, call_facts
 from jupyter_agent.tools.shell import bash_tool
 
@@ -230,11 +231,11 @@ def test_a_failing_pre_hook_says_the_tool_did_not_run() -> None:
     assert "pre_tool_use hook" in result.content and "so save did not run" in result.content
 
 
-def allowed_with(policy: PermissionPolicy, facts: CallFacts, *, rule: str | None, mode: str | None) -> bool:
+def allowed_with(policy: PermissionPolicy, facts: CallFacts, *, rule: str | None, mode: Mode | None) -> bool:
     """Evaluate the policy with what a refusal suggested, as the user would apply it."""
     changed = dataclasses.replace(policy, allow=[*policy.allow, *([Rule.parse(rule)] if rule else [])])
     if mode is not None:
-        changed = dataclasses.replace(changed, mode=mode)  # pyright: ignore[reportArgumentType]
+        changed = dataclasses.replace(changed, mode=mode)
     return isinstance(changed.decide(facts), Allow)
 
 
@@ -260,7 +261,8 @@ def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call
     ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
     facts = call_facts(called, params, ctx, called.rule_subject(params, ctx))
     rules = re.findall(r"--allow '([^']*)'", refusal)
-    modes = re.findall(r"--mode (\w+)", refusal)
+    # MODES.index refuses a name that is no mode
+    modes: list[Mode] = [MODES[MODES.index(name)] for name in re.findall(r"--mode (\w+)", refusal)]
     assert rules and modes, refusal
     for rule in rules:
         assert allowed_with(policy, facts, rule=rule, mode=None), f"{rule} would not allow it: {refusal}"

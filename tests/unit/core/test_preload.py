@@ -56,5 +56,5 @@ def test_load_ext_returns_while_the_sdk_import_hangs_and_survives_its_failure(tm
 def test_every_module_the_warm_up_names_exists() -> None:
     from jupyter_agent import _preload
 
-    _preload._import_all()  # pyright: ignore[reportPrivateUsage]
+    _preload._import_all()
     assert _preload.preload_error is None

@@ -4,6 +4,7 @@ the modes' tables."""
 from __future__ import annotations
 
 import pytest
+from traitlets import Enum
 
 from jupyter_agent.agent.config import PROVIDERS, AgentConfig
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
@@ -20,8 +21,10 @@ def test_untouched_settings_give_the_default_config(monkeypatch: pytest.MonkeyPa
 
 def test_the_settings_offer_exactly_the_configs_providers_and_modes() -> None:
     traits = AgentSettings.class_traits()
-    assert tuple(traits["provider"].values) == PROVIDERS  # pyright: ignore[reportAttributeAccessIssue]
-    assert tuple(traits["mode"].values) == MODES  # pyright: ignore[reportAttributeAccessIssue]
+    provider, mode = traits["provider"], traits["mode"]
+    assert isinstance(provider, Enum) and isinstance(mode, Enum)
+    assert tuple(provider.values or ()) == PROVIDERS
+    assert tuple(mode.values or ()) == MODES
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from jupyter_agent.magics import AgentMagics
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 
 
@@ -39,7 +40,9 @@ def test_jobs_are_listed_and_die_when_the_extension_unloads(
     shell.run_line_magic("agent", "jobs")
     listing = capsys.readouterr().out
     assert "bash_1   running" in listing and "sleep 300" in listing
-    agent = shell.magics_manager.registry["AgentMagics"].kernel_agent  # type: ignore[attr-defined]
+    magics = shell.magics_manager.registry["AgentMagics"]
+    assert isinstance(magics, AgentMagics)
+    agent = magics.kernel_agent
     jobs = agent.session.ctx.services.jobs
     assert jobs is not None
     proc = jobs.get("bash_1").proc

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+from asyncio import run
 from pathlib import Path
 
 import nbformat
@@ -13,10 +13,6 @@ from notebook_testkit import assert_valid, write_notebook
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.file_backend import FileNotebook
 from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore
-
-
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
 
 
 @pytest.fixture

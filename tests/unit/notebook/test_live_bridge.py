@@ -8,8 +8,10 @@ in a real ipykernel with a jupyter_client frontend.
 from __future__ import annotations
 
 import asyncio
+from asyncio import run
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from notebook_testkit import FakePage, write_notebook
@@ -18,12 +20,8 @@ from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.file_backend import FileNotebook
 from jupyter_agent.notebook.live_backend import LiveNotebook
-from jupyter_agent.notebook.ops import GetCells, Insert, NotebookError, Replace
+from jupyter_agent.notebook.ops import GetCells, Insert, NotebookError, OpResult, Replace
 from jupyter_agent.notebook.provider import NotebookProvider
-
-
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
 
 
 @pytest.fixture
@@ -80,7 +78,7 @@ def test_a_batch_is_one_request_with_one_result_per_op(page: FakePage, kernel_nb
     assert len(results[-1].cells) == 51
 
 
-async def run_batch(provider: NotebookProvider, ops: list[Insert | GetCells]):  # type: ignore[no-untyped-def]
+async def run_batch(provider: NotebookProvider, ops: list[Insert | GetCells]) -> list[OpResult]:
     return await (await provider.open(None)).apply(ops)
 
 
@@ -144,7 +142,8 @@ def test_after_the_panel_closes_the_next_call_probes_again(page: FakePage, kerne
     page.close_panel()
     page.stop()  # the close is delivered before the thread ends
     page.answer = False
-    provider.bridge.hello_timeout = 0.05  # type: ignore[union-attr]
+    assert provider.bridge is not None
+    provider.bridge.hello_timeout = 0.05
     assert isinstance(run(provider.open(None)), FileNotebook)
     assert len(page.opened) == 2
 
@@ -162,7 +161,7 @@ def test_a_renamed_notebook_is_still_live_under_its_new_name(page: FakePage, ker
 
 def test_a_page_speaking_another_protocol_is_not_used(kernel_nb: Path) -> None:
     class OldPage(FakePage):
-        def open(self, data=None):  # type: ignore[no-untyped-def]
+        def open(self, data: dict[str, Any] | None = None) -> None:
             self.opened.append(dict(data or {}))
             self._inbox.put(
                 lambda: self._deliver({"type": "hello", "path": "work/analysis.ipynb", "protocol": 9})
@@ -198,7 +197,7 @@ def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel
 
 def test_the_pages_cell_not_found_reaches_the_model_in_the_same_words_as_the_files(kernel_nb: Path) -> None:
     class TypeScriptWording(FakePage):
-        def _respond(self, request):  # type: ignore[no-untyped-def]
+        def _respond(self, request: dict[str, Any]) -> None:
             message = "no cell with id 'gone' in work/analysis.ipynb; read the notebook again for current ids"
             results = [{"ok": False, "error": "CELL_NOT_FOUND", "message": message}]
             self._deliver({"type": "response", "request_id": request["request_id"], "results": results})

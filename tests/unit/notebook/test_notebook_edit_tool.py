@@ -196,7 +196,9 @@ def test_undo_of_an_insert_and_a_replace(world: World) -> None:
         {"cell_id": "c2", "new_source": "y = 1", "cell_type": "code", "edit_mode": "insert"},
     )
     call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 0  # changed"})
-    steps = [asyncio.run(undo_cell_change(c, world.ctx)) for c in reversed(world.ctx.journal.changes)]  # type: ignore[arg-type]
+    changes = [c for c in reversed(world.ctx.journal.changes) if isinstance(c, CellChange)]
+    assert len(changes) == len(world.ctx.journal.changes) == 2
+    steps = [asyncio.run(undo_cell_change(c, world.ctx)) for c in changes]
     assert all(step.done for step in steps)
     lines = [step.text for step in steps]
     assert lines[0] == "restored cell c0 in analysis.ipynb"
@@ -216,7 +218,8 @@ def test_undo_skips_a_cell_the_user_changed_after_the_agent(world: World) -> Non
     call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'agent'"})
     world.type_into("c0", "x = 'user'")
     (change,) = world.ctx.journal.changes
-    step = asyncio.run(undo_cell_change(change, world.ctx))  # type: ignore[arg-type]
+    assert isinstance(change, CellChange)
+    step = asyncio.run(undo_cell_change(change, world.ctx))
     assert not step.done
     assert step.text == (
         "skipped cell c0 in analysis.ipynb: it changed after the agent edited it; undoing would lose those "

@@ -4,12 +4,12 @@ NotebookRead; an edit keeps the file's layout so its git diff is only the change
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import difflib
 import json
 import re
 import shutil
+from asyncio import run
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,6 @@ from jupyter_agent.tools.services import ToolServices
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "notebooks"
 COLAB = "colab-holiday-shopping.ipynb"
-
-
-def run(coro):  # type: ignore[no-untyped-def]
-    return asyncio.run(coro)
 
 
 def copy(name: str, to: Path, *, crlf: bool = False, bom: bool = False) -> Path:

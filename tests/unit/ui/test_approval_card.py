@@ -270,4 +270,5 @@ def test_the_approval_ui_asks_in_the_cell_on_stdin_or_refuses_when_no_one_can_an
 
 def test_the_approval_ui_refuses_another_kind_of_question_by_name() -> None:
     with pytest.raises(TypeError, match=r"^ApprovalUI asked a PlanApproval, not an ApprovalRequest$"):
-        ApprovalUI().unanswered(PlanApproval(plan="1. fix"))  # type: ignore[arg-type]
+        # the wrong kind of question on purpose: the type checker would refuse it, the check at run time too
+        ApprovalUI().unanswered(PlanApproval(plan="1. fix"))  # pyright: ignore[reportArgumentType]

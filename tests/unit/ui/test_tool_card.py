@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any, TypedDict, Unpack
 
 import pytest
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.ui.cards import ToolCard
+from jupyter_agent.tools.kinds import ToolKind
+from jupyter_agent.ui.cards import Status, ToolCard
 
 DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"
 PRE = (
@@ -17,8 +19,24 @@ PRE = (
 LABEL = '<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">'
 
 
-def card(name: str = "Read", kind: str = "read", **kw: object) -> ToolCard:
-    return ToolCard(call_id="t1", name=name, input=kw.pop("input", {"file_path": "a.py"}), kind=kind, **kw)  # type: ignore[arg-type]
+class CardFields(TypedDict, total=False):
+    """The fields of a `ToolCard` a test sets, with their types, passed on as they are."""
+
+    title: str
+    status: Status
+    duration: float | None
+    result: ToolResult | None
+    collapsed: bool
+    extra: dict[str, Any]
+    children: list[ToolCard]
+
+
+def card(
+    name: str = "Read", kind: ToolKind = "read", *, input: object = None, **fields: Unpack[CardFields]
+) -> ToolCard:
+    return ToolCard(
+        call_id="t1", name=name, input={"file_path": "a.py"} if input is None else input, kind=kind, **fields
+    )
 
 
 @pytest.mark.parametrize(
@@ -57,7 +75,12 @@ def card(name: str = "Read", kind: str = "read", **kw: object) -> ToolCard:
         # a tool's own error result without a code: the status says what happened to the call
         (card(status="denied"), ToolResult(content="nope", is_error=True), "🔍 Read  [denied]"),
         (card(status="error"), ToolResult(content="boom", is_error=True), "🔍 Read  [error]"),
-        (card("mine", "unknown-kind", status="asking"), None, "🔧 mine  [waiting for approval]"),
+        (
+            # a kind outside ToolKind (a custom tool's typo) falls back to the wrench
+            card("mine", "unknown-kind", status="asking"),  # pyright: ignore[reportArgumentType]
+            None,
+            "🔧 mine  [waiting for approval]",
+        ),
     ],
 )
 def test_the_one_line_of_a_card(made: ToolCard, result: ToolResult | None, line: str) -> None:
@@ -147,8 +170,8 @@ def task_card(*children: ToolCard) -> ToolCard:
     return task
 
 
-def sub_call(name: str, title: str, status: str = "done") -> ToolCard:
-    return card(name, "read", title=title, status=status)  # type: ignore[arg-type]
+def sub_call(name: str, title: str, status: Status = "done") -> ToolCard:
+    return card(name, "read", title=title, status=status)
 
 
 def test_a_task_card_lists_its_sub_agent_calls_one_line_each_under_its_own() -> None:
