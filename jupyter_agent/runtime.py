@@ -10,6 +10,7 @@ from collections.abc import Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .base.json_values import is_object
 from .host.options import RunOptions
 from .tools.registration import on_tool_defined
 from .ui.channel import UIChannel
@@ -281,8 +282,8 @@ def running_cell_id(kernel: Any) -> str | None:
         parent: Any = kernel.get_parent("shell") if kernel is not None else None
     except Exception:
         return None
-    metadata: Any = parent.get("metadata") if isinstance(parent, dict) else None
-    cell_id: Any = metadata.get("cellId") if isinstance(metadata, dict) else None
+    metadata = parent.get("metadata") if is_object(parent) else None
+    cell_id = metadata.get("cellId") if is_object(metadata) else None
     return cell_id if isinstance(cell_id, str) and cell_id else None
 
 

@@ -19,6 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
+from ..base.json_values import is_array, is_object
 from .config import AgentConfig
 
 if TYPE_CHECKING:
@@ -140,22 +141,21 @@ class IncompleteStream(Exception):
     """The stream ended without `message_stop` (the connection closed cleanly, but too early)."""
 
 
+def _error_field(exc: Any, name: str) -> str | None:
+    """`name` of the API's error body `{"error": {"type": ..., "message": ...}}`, when the body has one."""
+    body: object = getattr(exc, "body", None)
+    error = body.get("error") if is_object(body) else None
+    value = error.get(name) if is_object(error) else None
+    return value if isinstance(value, str) else None
+
+
 def _error_type(exc: Any) -> str:
-    body: Any = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error: Any = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("type"), str):
-            return str(error["type"])
-    return ""
+    return _error_field(exc, "type") or ""
 
 
 def _error_message(exc: Any) -> str:
-    body: Any = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error: Any = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-    return str(getattr(exc, "message", "") or exc)
+    message = _error_field(exc, "message")
+    return message if message is not None else str(getattr(exc, "message", "") or exc)
 
 
 #: Optional request features an Anthropic-compatible endpoint may not know, and how its 400 names them.
@@ -177,10 +177,10 @@ def rejected_feature(exc: BaseException, params: dict[str, Any]) -> str | None:
 
 
 def _drop_key(value: Any, key: str) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_key(v, key) for k, v in cast(dict[str, Any], value).items() if k != key}
-    if isinstance(value, list):
-        return [_drop_key(v, key) for v in cast(list[Any], value)]
+    if is_object(value):
+        return {k: _drop_key(v, key) for k, v in value.items() if k != key}
+    if is_array(value):
+        return [_drop_key(v, key) for v in value]
     return value
 
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..base.json_values import is_object
 from ..base.result import ToolResult
 
 Message = dict[str, Any]
@@ -36,24 +37,23 @@ def interrupted_result(message: str = INTERRUPTED_TEXT) -> ToolResult:
 
 def block_chars(block: Any) -> int:
     """A cheap size of a content block for the chars/4 token estimate (images at their token cost)."""
-    if not isinstance(block, dict):
+    if not is_object(block):
         return len(str(block))
-    data: dict[str, Any] = block
-    kind = data.get("type")
+    kind = block.get("type")
     if kind == "text":
-        return len(data.get("text", ""))
+        return len(block.get("text", ""))
     if kind == "image":
         return _IMAGE_CHARS
     if kind == "tool_result":
-        content = data.get("content", "")
+        content = block.get("content", "")
         if isinstance(content, str):
             return len(content) + 20
         return sum(block_chars(b) for b in content) + 20
     if kind == "tool_use":
-        return len(json.dumps(data.get("input", {}), ensure_ascii=False)) + len(data.get("name", "")) + 30
+        return len(json.dumps(block.get("input", {}), ensure_ascii=False)) + len(block.get("name", "")) + 30
     if kind == "thinking":
-        return len(data.get("thinking", ""))
-    return len(json.dumps(data, ensure_ascii=False, default=str))
+        return len(block.get("thinking", ""))
+    return len(json.dumps(block, ensure_ascii=False, default=str))
 
 
 def message_chars(message: Message) -> int:
@@ -265,7 +265,7 @@ def _result_text(block: Block) -> str:
     content = block.get("content", "")
     if isinstance(content, str):
         return content
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "\n".join(b.get("text", "") for b in content if is_object(b) and b.get("type") == "text")
 
 
 def shortened_text(original: str, images: int = 0) -> str:

@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from ..base.json_values import is_array, is_object
 from .store import SavedSession, mask_secret_values
 
 #: Characters of a tool result kept in the export.
@@ -28,7 +29,7 @@ def _fence(text: str, lang: str = "") -> str:
 def _blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []  # pyright: ignore[reportUnknownVariableType]
+    return [b for b in content if is_object(b)] if is_array(content) else []
 
 
 def _result_text(block: dict[str, Any]) -> str:

@@ -28,8 +28,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from ..base.json_values import is_array, is_object
 from ..masking import mask
 
 Record = dict[str, Any]
@@ -74,9 +75,9 @@ def _masked(value: Any) -> Any:
     if isinstance(value, str):
         return mask_secret_values(value)
     if isinstance(value, Mapping):
-        return {str(k): _masked(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        return {str(k): _masked(v) for k, v in cast("Mapping[object, object]", value).items()}
     if isinstance(value, list | tuple):
-        return [_masked(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return [_masked(v) for v in cast("list[object] | tuple[object, ...]", value)]
     return value
 
 
@@ -135,8 +136,8 @@ def read_records(path: Path) -> tuple[list[Record], int]:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 skipped += 1
                 continue
-            if isinstance(value, dict) and isinstance(value.get("type"), str):
-                records.append(value)  # pyright: ignore[reportUnknownArgumentType]
+            if is_object(value) and isinstance(value.get("type"), str):
+                records.append(value)
             else:
                 skipped += 1
     return records, skipped
@@ -231,10 +232,10 @@ def load_session(path: Path) -> SavedSession:
 
 
 def _valid_messages(value: Any) -> Iterator[dict[str, Any]]:
-    if not isinstance(value, list):
+    if not is_array(value):
         return
-    for item in value:  # pyright: ignore[reportUnknownVariableType]
-        if isinstance(item, dict) and item.get("role") in ("user", "assistant") and "content" in item:
+    for item in value:
+        if is_object(item) and item.get("role") in ("user", "assistant") and "content" in item:
             yield {"role": item["role"], "content": item["content"]}
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.pricing import OFFLINE_DEMO_ENV
+from ..base.json_values import is_array, is_object
 from .script import Text, ToolUse, Turn
 from .server import TEST_API_KEY, ScriptedServer
 
@@ -42,10 +43,9 @@ def write_demo_project(root: str | Path = ".") -> Path:
 def _last_tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     last = body["messages"][-1]
     content = last.get("content")
-    if last["role"] != "user" or not isinstance(content, list):
+    if last["role"] != "user" or not is_array(content):
         return []
-    blocks: list[Any] = content
-    return [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [b for b in content if is_object(b) and b.get("type") == "tool_result"]
 
 
 def demo_turn(body: dict[str, Any], index: int) -> Turn:

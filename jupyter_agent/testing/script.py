@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias, cast, get_args
 
+from ..base.json_values import is_array, is_object
+
 StopReason: TypeAlias = Literal[
     "end_turn",
     "tool_use",
@@ -326,12 +328,10 @@ def _fault_from_json(value: object, where: str) -> Fault:
 
 def _turn_from_json(value: object, where: str) -> Turn:
     f = _Fields(value, where)
-    blocks_value = f.get("blocks") or []
-    if not isinstance(blocks_value, list):
+    blocks_value = f.get("blocks") or list[object]()
+    if not is_array(blocks_value):
         raise ScriptFormatError(f"{where}.blocks: expected a list, got {type(blocks_value).__name__}")
-    blocks = [
-        _block_from_json(b, f"{where}.blocks[{i}]") for i, b in enumerate(cast(list[object], blocks_value))
-    ]
+    blocks = [_block_from_json(b, f"{where}.blocks[{i}]") for i, b in enumerate(blocks_value)]
     usage = Usage()
     if f.get("usage") is not None:
         u = _Fields(f.data["usage"], f"{where}.usage")
@@ -358,17 +358,17 @@ def _turn_from_json(value: object, where: str) -> Turn:
 
 def script_from_json(data: object) -> list[Turn]:
     """Turns from parsed JSON: a list of turns, or `{"turns": [...]}`. Raises `ScriptFormatError`."""
-    if isinstance(data, dict):
+    if is_object(data):
         f = _Fields(data, "script")
         data = f.get("turns")
         f.done()
-        if not isinstance(data, list):
+        if not is_array(data):
             raise ScriptFormatError("script.turns: expected a list of turns")
-    if not isinstance(data, list):
+    if not is_array(data):
         raise ScriptFormatError(
             f"script: expected a list of turns or {{'turns': [...]}}, got {type(data).__name__}"
         )
-    return [_turn_from_json(t, f"turns[{i}]") for i, t in enumerate(cast(list[object], data))]
+    return [_turn_from_json(t, f"turns[{i}]") for i, t in enumerate(data)]
 
 
 def load_script(path: str | Path) -> list[Turn]:

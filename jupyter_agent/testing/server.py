@@ -13,14 +13,14 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self, cast
 from urllib.parse import urlsplit
 
-from .script import ERROR_STATUS, Fault, Script, Text, Thinking, ToolUse, Turn
+from .script import ERROR_STATUS, Fault, Script, ScriptFn, Text, Thinking, ToolUse, Turn
 
 #: A dummy key for clients of the scripted server; the server accepts any key.
 TEST_API_KEY = "sk-ant-scripted-test-key"
@@ -381,7 +381,7 @@ class ScriptedServer:
         on_request: Callable[[RecordedRequest], None] | None = None,
         rejects: frozenset[str] = frozenset(),
     ) -> None:
-        self._script = script if callable(script) else tuple(script)
+        self._script: ScriptFn | tuple[Turn, ...] = script if callable(script) else tuple(script)
         self.rejects = rejects
         self._address = (host, port)
         self._on_request = on_request
@@ -496,7 +496,7 @@ class ScriptedServer:
         if self._on_request is not None:
             self._on_request(request)
         script = self._script
-        if isinstance(script, Sequence):
+        if not callable(script):
             if index >= len(script):
                 raise _Unscripted(
                     f"script exhausted after {len(script)} turns: messages request #{index + 1} has no scripted answer"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from ..base.json_values import is_array, is_object
 from ..base.result import ToolResult
 from .kinds import RuleKind, ToolKind
 
@@ -158,16 +159,15 @@ def schema_for(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _strip_titles(node: Any) -> None:
-    if isinstance(node, dict):
-        node_dict: dict[str, Any] = node
-        node_dict.pop("title", None)
-        for key, value in node_dict.items():
-            if key == "properties" and isinstance(value, dict):
+    if is_object(node):
+        node.pop("title", None)
+        for key, value in node.items():
+            if key == "properties" and is_object(value):
                 for prop in value.values():
                     _strip_titles(prop)
             else:
                 _strip_titles(value)
-    elif isinstance(node, list):
+    elif is_array(node):
         for item in node:
             _strip_titles(item)
 

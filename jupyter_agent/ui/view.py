@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..agent import events as ev
 from ..agent.pricing import OFFLINE_DEMO, offline_demo
+from ..base.json_values import is_array
 from ..masking import mask
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
@@ -180,7 +181,7 @@ class RunView:
     def _todos_finished(self, done: ev.ToolFinished) -> None:
         """A valid list updates the one checklist in place; a refused call shows as a card, with its error."""
         todos = done.result.data.get("todos")
-        if done.result.is_error or not isinstance(todos, list):
+        if done.result.is_error or not is_array(todos):
             self._finish_card(done)
             return
         self._close_text()

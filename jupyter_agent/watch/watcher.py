@@ -13,10 +13,12 @@ import contextlib
 import itertools
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from ..base.json_values import is_object
 
 if TYPE_CHECKING:
     from ..tools.kernel.describe import VariableFacts
@@ -154,12 +156,11 @@ class KernelWatcher:
 
     def _display_hook(self, msg: Any) -> Any:
         """Keep a reference to images the user's cells display; the message passes through unchanged."""
-        if self._paused or not isinstance(msg, dict):
+        if self._paused or not is_object(msg):
             return msg
-        message: dict[str, Any] = msg
-        content = message.get("content")
-        data = content.get("data") if isinstance(content, dict) else None
-        if isinstance(data, dict):
+        content = msg.get("content")
+        data = content.get("data") if is_object(content) else None
+        if is_object(data):
             for media_type in ("image/png", "image/jpeg"):
                 value = data.get(media_type)
                 if isinstance(value, str) and value:
@@ -205,7 +206,7 @@ class KernelWatcher:
         from ..tools.kernel.describe import is_callable_kind, is_hidden
 
         namespace = getattr(self.shell, "user_ns", None)
-        if not isinstance(namespace, dict):
+        if not is_object(namespace):
             return {}
         hidden: Any = getattr(self.shell, "user_ns_hidden", {})
         items: dict[str, Any] = dict(namespace)
@@ -247,14 +248,17 @@ class KernelWatcher:
         return tuple(changes)
 
 
-def _cheap_size(value: Any) -> str:
+_BUILTIN_SIZED: tuple[type[Sized], ...] = (list, tuple, dict, set, frozenset, str, bytes)
+
+
+def _cheap_size(value: object) -> str:
     """`len` of builtin containers and `shape` of arrays/frames (a plain attribute on numpy and pandas)."""
-    if isinstance(value, list | tuple | dict | set | frozenset | str | bytes):
-        return str(len(value))  # pyright: ignore[reportUnknownArgumentType]
+    if isinstance(value, _BUILTIN_SIZED):
+        return str(len(value))
     module = type(value).__module__.split(".")[0]
     if module in ("numpy", "pandas"):
         shape = getattr(value, "shape", None)
-        return str(shape) if isinstance(shape, tuple) else ""
+        return str(cast("tuple[object, ...]", shape)) if isinstance(shape, tuple) else ""
     return ""
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from IPython.core.displaypub import DisplayPublisher
 
+from ...base.json_values import is_object
 from ...base.result import ImageContent
 from .output_log import LogStream, OutputLog
 
@@ -90,12 +91,13 @@ class _LogPublisher(DisplayPublisher):
     """Takes the place of the shell's display publisher while the code runs: `display()` lands in the log."""
 
     def __init__(self, log: OutputLog, shell: Any) -> None:
-        super().__init__(shell=shell)
+        # IPython's DisplayPublisher.__init__ has no annotations (its `shell` parameter is unknown to a checker).
+        super().__init__(shell=shell)  # pyright: ignore[reportUnknownMemberType]
         self.log = log
 
     def publish(self, data: Any, metadata: Any = None, source: Any = None, **kwargs: Any) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
-        if isinstance(data, dict):
-            self.log.display(data)  # pyright: ignore[reportUnknownArgumentType]
+        if is_object(data):
+            self.log.display(data)
 
     def clear_output(self, wait: bool = False) -> None:
         return None

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from ...base.errors import ToolError
+from ...base.json_values import is_object
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
@@ -34,7 +35,7 @@ def _hidden_by_shell(ctx: ToolContext) -> dict[str, Any]:
     """IPython's own startup names (`%who` hides them too), unless the user rebound them."""
     shell = ctx.services.shell
     hidden = getattr(shell, "user_ns_hidden", None)
-    return dict(hidden) if isinstance(hidden, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+    return dict(hidden) if is_object(hidden) else {}
 
 
 def _table(rows: list[VariableFacts]) -> str:

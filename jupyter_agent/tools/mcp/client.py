@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import httpx2
 import mcp.types as mcp_types
@@ -44,11 +44,18 @@ class _QuietStrayLines(logging.Filter):
 logging.getLogger("mcp.client.stdio").addFilter(_QuietStrayLines())
 
 
+def _members(exc: BaseException) -> tuple[BaseException, ...]:
+    """The exceptions inside an exception group; none for any other exception."""
+    if isinstance(exc, BaseExceptionGroup):
+        return cast("BaseExceptionGroup[BaseException]", exc).exceptions
+    return ()
+
+
 def _leaf(exc: BaseException) -> BaseException:
     """The first real error inside the exception groups anyio wraps transport failures in."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
-        exc = (inner or list(exc.exceptions))[0]
+    while members := _members(exc):
+        inner = [e for e in members if not isinstance(e, asyncio.CancelledError)]
+        exc = (inner or list(members))[0]
     return exc
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ...base.json_values import is_array, is_object
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -70,10 +72,10 @@ def expand(text: str, environ: Mapping[str, str]) -> str:
 def _expand_all(value: Any, environ: Mapping[str, str]) -> Any:
     if isinstance(value, str):
         return expand(value, environ)
-    if isinstance(value, list):
-        return [_expand_all(item, environ) for item in value]  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, dict):
-        return {key: _expand_all(item, environ) for key, item in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    if is_array(value):
+        return [_expand_all(item, environ) for item in value]
+    if is_object(value):
+        return {key: _expand_all(item, environ) for key, item in value.items()}
     return value
 
 
@@ -84,7 +86,7 @@ def parse_server(raw: object, environ: Mapping[str, str] | None = None) -> Serve
             'expected a dict like {"command": "...", "args": [...]} or {"url": "http://..."}, '
             f"got {type(raw).__name__}"
         )
-    settings: dict[str, Any] = {str(k): v for k, v in raw.items()}  # pyright: ignore[reportUnknownVariableType]
+    settings: dict[str, Any] = {str(k): v for k, v in cast("dict[object, object]", raw).items()}
     kind = settings.get("type")
     if kind == "sse":
         raise ConfigError('the SSE transport is not supported; use streamable HTTP ("type": "http") instead')

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from ...base.json_values import is_array, is_object
+
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
 
@@ -57,13 +59,13 @@ _PHRASES = {
 
 
 def _close_objects(node: Any, *, root: bool = False) -> None:
-    if isinstance(node, list):
-        for item in node:  # pyright: ignore[reportUnknownVariableType]
+    if is_array(node):
+        for item in node:
             _close_objects(item)
         return
-    if not isinstance(node, dict):
+    if not is_object(node):
         return
-    schema: dict[str, Any] = node  # pyright: ignore[reportUnknownVariableType]
+    schema = node
     # Fields that come from elsewhere would be "additional" to a closed schema: leave it open.
     composed = "allOf" in schema or "$ref" in schema
     describes_fields = "properties" in schema or (root and schema.get("type") == "object")
@@ -76,8 +78,8 @@ def _close_objects(node: Any, *, root: bool = False) -> None:
         schema["additionalProperties"] = False
     schema.pop("title", None)  # noise for the model, as in the built-in tools' schemas
     for key, value in schema.items():
-        if key in ("properties", "patternProperties", "$defs", "definitions") and isinstance(value, dict):
-            for sub in value.values():  # pyright: ignore[reportUnknownVariableType]
+        if key in ("properties", "patternProperties", "$defs", "definitions") and is_object(value):
+            for sub in value.values():
                 _close_objects(sub)
         elif key not in _NOT_SCHEMAS and key != "allOf":
             _close_objects(value)
@@ -90,11 +92,11 @@ def _inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     match = _LOCAL_REF.match(ref)
     defs = schema.get(match.group(1)) if match else None
-    target = defs.get(match.group(2)) if isinstance(defs, dict) and match else None  # pyright: ignore[reportUnknownMemberType]
-    if not isinstance(target, dict) or "$ref" in target:
+    target = defs.get(match.group(2)) if is_object(defs) and match else None
+    if not is_object(target) or "$ref" in target:
         return schema
     rest = {key: value for key, value in schema.items() if key != "$ref"}
-    return {**rest, **copy.deepcopy(cast(dict[str, Any], target))}
+    return {**rest, **copy.deepcopy(target)}
 
 
 def model_facing_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -111,10 +113,10 @@ def _line_errors(error: SchemaError) -> list[InitErrorDetails]:
     loc = tuple(error.absolute_path)
     instance: Any = error.instance
     wanted: Any = error.validator_value
-    if error.validator == "required" and isinstance(instance, dict):
+    if error.validator == "required" and is_object(instance):
         missing = [name for name in wanted if name not in instance]
         return [{"type": "missing", "loc": (*loc, name), "input": instance} for name in missing]
-    if error.validator == "additionalProperties" and isinstance(instance, dict):
+    if error.validator == "additionalProperties" and is_object(instance):
         known: dict[str, Any] = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         extra = [name for name in instance if name not in known] or ["?"]
         return [
@@ -139,8 +141,8 @@ def _line_errors(error: SchemaError) -> list[InitErrorDetails]:
         )
         return [{"type": detail, "loc": loc, "input": instance}]
     phrase = _PHRASES.get(str(error.validator))
-    if isinstance(wanted, list):
-        wanted = " or ".join(str(item) for item in wanted)  # pyright: ignore[reportUnknownVariableType]
+    if is_array(wanted):
+        wanted = " or ".join(str(item) for item in wanted)
     text = phrase.format(wanted) if phrase else error.message
     detail = PydanticCustomError("json_schema", "Input should be {detail}", {"detail": text})
     return [{"type": detail, "loc": loc, "input": instance}]
@@ -194,13 +196,17 @@ class JsonSchemaArguments(BaseModel):
     @classmethod
     def allowed_fields_at(cls, parent: tuple[int | str, ...]) -> list[str]:
         """The property names the schema allows at `parent` (for "remove `x` (allowed fields: …)")."""
-        node: Any = cls.json_schema
+        node: object = cls.json_schema
         for step in parent:
-            if not isinstance(node, dict):
+            if not is_object(node):
                 return []
-            node = node.get("items") if isinstance(step, int) else node.get("properties", {}).get(step)
-        properties = node.get("properties", {}) if isinstance(node, dict) else {}
-        return [str(name) for name in properties] if isinstance(properties, dict) else []
+            if isinstance(step, int):
+                node = node.get("items")
+            else:
+                properties = node.get("properties", {})
+                node = properties.get(step) if is_object(properties) else None
+        properties = node.get("properties") if is_object(node) else None
+        return list(properties) if is_object(properties) else []
 
     def arguments(self) -> dict[str, Any]:
         return dict(self.__pydantic_extra__ or {})

@@ -119,6 +119,12 @@ def test_invalid_arguments_are_named_by_json_pointer_with_the_fix() -> None:
     )
 
 
+def test_allowed_fields_under_a_malformed_properties_entry_are_none_rather_than_a_crash() -> None:
+    model = arguments_model("t", {"type": "object", "properties": {"a": {"properties": ["b"]}}})
+    assert model.allowed_fields_at(()) == ["a"]
+    assert model.allowed_fields_at(("a", "b")) == []
+
+
 def test_valid_arguments_pass_through_unchanged_and_numbers_interchange() -> None:
     model = arguments_model(
         "t", model_facing_schema({"type": "object", "properties": {"n": {"type": "integer"}}})
