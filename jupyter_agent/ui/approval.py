@@ -17,6 +17,7 @@ from .cards import Status
 from .channel import Ask
 from .diff_view import diff_to_html
 from .html import esc, pre
+from .jupyter_api import add_class, on_click, on_submit
 from .publish import visible
 from .questions import WidgetQuestion
 
@@ -80,17 +81,17 @@ class WidgetApproval(WidgetQuestion[Approval]):
         def answer_with(choice: Callable[[], Approval]) -> Callable[[Any], None]:
             return lambda _widget: self.answer(choice())
 
-        allow.on_click(answer_with(Approve))
-        always.on_click(answer_with(lambda: Approve(always=True)))
-        deny.on_click(answer_with(Reject))
-        send.on_click(answer_with(lambda: Reject(message=message.value.strip())))
-        message.on_submit(answer_with(lambda: Reject(message=message.value.strip())))
+        on_click(allow, answer_with(Approve))
+        on_click(always, answer_with(lambda: Approve(always=True)))
+        on_click(deny, answer_with(Reject))
+        on_click(send, answer_with(lambda: Reject(message=message.value.strip())))
+        on_submit(message, answer_with(lambda: Reject(message=message.value.strip())))
         buttons = w.HBox([allow, always, deny])
         box = w.VBox(
             [head, body, buttons, w.HBox([message, send])],
             layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
         )
-        box.add_class("jp-agent-approval")
+        add_class(box, "jp-agent-approval")
         self.widgets = [head, body, allow, always, deny, message, send, buttons, box]
         return box
 

@@ -15,6 +15,7 @@ from ..tools.workflow.asking import Answer, Answers, ChoiceQuestion, UserQuestio
 from .cards import Status
 from .channel import Ask
 from .html import esc
+from .jupyter_api import add_class, on_click, on_submit
 from .questions import WidgetQuestion
 
 OTHER_PLACEHOLDER = "Other: type your own answer"
@@ -49,7 +50,7 @@ class _Picker:
             self._toggle(str(button.description), on_pick)
 
         for button in self.buttons:
-            button.on_click(clicked)
+            on_click(button, clicked)
         details = "".join(f"<li><b>{esc(o.label)}</b> — {esc(o.description)}</li>" for o in question.options)
         how = "choose one or more" if question.multi_select else "choose one"
         self.head = w.HTML(
@@ -101,14 +102,14 @@ class WidgetChoices(WidgetQuestion[Answers | None]):
 
         pickers.extend(_Picker(q, picked) for q in request.questions)
         submit = w.Button(description=SEND, button_style="primary", icon="check")
-        submit.on_click(send)
+        on_click(submit, send)
         for picker in pickers:
-            picker.other.on_submit(send)
+            on_submit(picker.other, send)
         box = w.VBox(
             [*(p.box for p in pickers), submit],
             layout=w.Layout(border="1px solid var(--jp-brand-color1,#1976d2)", padding="6px", margin="4px 0"),
         )
-        box.add_class("jp-agent-question")
+        add_class(box, "jp-agent-question")
         self.widgets = [*(x for p in pickers for x in p.widgets), submit, box]
         return box
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..tools.kernel.tracebacks import headline
 from .html import esc
+from .jupyter_api import display
 
 FIX_MIME = "application/vnd.jupyter-agent.fix+json"
 FIX_COMMAND = "%agent fix"
@@ -29,6 +30,4 @@ def fix_bundle(error: BaseException) -> dict[str, Any]:
 
 
 def show_fix_button(error: BaseException) -> None:
-    from IPython.display import display
-
     display(fix_bundle(error), raw=True)

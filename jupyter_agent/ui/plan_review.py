@@ -11,6 +11,7 @@ from ..tools.workflow.asking import PlanApproval, PlanReview, PlanVerdict
 from .cards import Status
 from .channel import Ask
 from .html import markdown_to_html
+from .jupyter_api import add_class, on_click
 from .questions import WidgetQuestion
 
 ACCEPT_EDITS = "Approve and switch to acceptEdits"
@@ -57,15 +58,15 @@ class WidgetPlanReview(WidgetQuestion[PlanReview | None]):
         accept = w.Button(description=ACCEPT_EDITS, button_style="success", layout=w.Layout(width="auto"))
         ask = w.Button(description=KEEP_ASKING, layout=w.Layout(width="auto"))
         keep = w.Button(description=KEEP_PLANNING, button_style="warning", layout=w.Layout(width="auto"))
-        accept.on_click(choose("accept_edits"))
-        ask.on_click(choose("keep_asking"))
-        keep.on_click(choose("keep_planning"))
+        on_click(accept, choose("accept_edits"))
+        on_click(ask, choose("keep_asking"))
+        on_click(keep, choose("keep_planning"))
         buttons = w.HBox([accept, ask, keep])
         box = w.VBox(
             [head, buttons, message],
             layout=w.Layout(border="1px solid var(--jp-brand-color1,#1976d2)", padding="6px", margin="4px 0"),
         )
-        box.add_class("jp-agent-plan-review")
+        add_class(box, "jp-agent-plan-review")
         self.widgets = [head, message, accept, ask, keep, buttons, box]
         return box
 

@@ -17,6 +17,7 @@ from ..tools.workflow.asking import PlanApproval, UserQuestions
 from .approval import ApprovalUI
 from .channel import Ask, UIChannel
 from .choices import ChoicesUI
+from .jupyter_api import add_class, display_with_handle, on_click
 from .mainloop import MainLoop, Stoppable
 from .plan_review import PlanReviewUI
 from .publish import DisplayPublisher, TerminalPublisher
@@ -147,18 +148,21 @@ class _StopButton:
 
     def __init__(self, worker: Stoppable) -> None:
         import ipywidgets as w
-        from IPython.display import display
 
-        button = w.Button(description="Stop", icon="stop", tooltip="Stop the agent (same as Interrupt)")
-        button.layout.width = "auto"
+        button = w.Button(
+            description="Stop",
+            icon="stop",
+            tooltip="Stop the agent (same as Interrupt)",
+            layout=w.Layout(width="auto"),
+        )
 
         def stop(_button: Any) -> None:
             worker.stop_current()
 
-        button.on_click(stop)
-        button.add_class("jp-agent-stop")
+        on_click(button, stop)
+        add_class(button, "jp-agent-stop")
         self.button = button
-        self.handle: Any = display(button, display_id=True)
+        self.handle = display_with_handle(button)
 
     def hide(self) -> None:
         self.button.close()

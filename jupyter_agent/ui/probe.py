@@ -4,8 +4,8 @@ widget to another and syncs it back. nbclient/papermill never answer, so asks th
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from .jupyter_api import display_with_handle
 from .pump import ShellPump
 
 PROBE_TIMEOUT = 2.0
@@ -13,13 +13,13 @@ PROBE_TIMEOUT = 2.0
 
 def widget_frontend_answers(pump: ShellPump, timeout: float = PROBE_TIMEOUT) -> bool:
     import ipywidgets as w
-    from IPython.display import display
+    from ipywidgets.widgets.widget_link import Link
 
     source = w.IntText(value=0, layout=w.Layout(display="none"))
     echo = w.IntText(value=0, layout=w.Layout(display="none"))
-    link: Any = w.jslink((source, "value"), (echo, "value"))
+    link = Link((source, "value"), (echo, "value"))  # what `w.jslink` builds, with its type
     box = w.HBox([source, echo], layout=w.Layout(display="none"))
-    handle: Any = display(box, display_id=True)
+    handle = display_with_handle(box)
     try:
         source.value = 1
         deadline = time.monotonic() + timeout

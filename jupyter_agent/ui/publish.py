@@ -13,6 +13,7 @@ import uuid
 from typing import Protocol
 
 from ..masking import mask
+from .jupyter_api import display, update_display
 
 Bundle = dict[str, str]
 
@@ -48,16 +49,12 @@ class DisplayPublisher:
     """Jupyter frontends: one display per element, updated in place through its display id."""
 
     def show(self, bundle: Bundle, *, final: bool = False) -> str:
-        from IPython.display import display
-
         display_id = uuid.uuid4().hex
         display(masked(bundle), raw=True, display_id=display_id)
         return display_id
 
     def update(self, display_id: str, bundle: Bundle, *, final: bool = False) -> None:
-        from IPython.display import update_display
-
-        update_display(masked(bundle), raw=True, display_id=display_id)
+        update_display(masked(bundle), display_id=display_id)
 
     def stream_text(self, text: str) -> bool:
         return False

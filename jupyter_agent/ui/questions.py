@@ -18,6 +18,7 @@ from ..tools.question import Question
 from .cards import Status
 from .channel import Ask
 from .html import esc
+from .jupyter_api import display, update_display
 
 A = TypeVar("A")
 
@@ -63,8 +64,6 @@ class WidgetQuestion(Generic[A]):
         raise NotImplementedError
 
     def show(self) -> None:
-        from IPython.display import display
-
         box = self.build()
         self.display_id = uuid.uuid4().hex
         display(box, display_id=self.display_id)
@@ -93,13 +92,11 @@ class WidgetQuestion(Generic[A]):
         return True
 
     def _collapse(self, text: str) -> None:
-        from IPython.display import update_display
-
         text = mask(text)  # the record stays in the notebook: no secret in it
         bundle = {
             "text/plain": text,
             "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',
         }
-        update_display(bundle, raw=True, display_id=self.display_id)
+        update_display(bundle, display_id=self.display_id)
         for widget in self.widgets:
             widget.close()

@@ -1,0 +1,76 @@
+"""The IPython display and ipywidgets calls the UI makes, typed in one place.
+
+Neither library annotates these parameters (`Button.on_click(callback)`, `display(*objs, display_id=None)`),
+so every call would leave a checker with unknown types. The widget helpers take the small protocols below,
+which ipywidgets' classes satisfy; the display helpers import `IPython.display` on first use, as the
+package always has (importing `jupyter_agent` stays cheap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+
+class Clickable(Protocol):
+    """A widget with click callbacks (`ipywidgets.Button`)."""
+
+    def on_click(self, callback: Callable[[Any], None], /) -> None: ...
+
+
+class Submittable(Protocol):
+    """A text field that calls back on Enter (`ipywidgets.Text`)."""
+
+    def on_submit(self, callback: Callable[[Any], None], /) -> None: ...
+
+
+class Styled(Protocol):
+    """A widget that takes CSS classes (any `ipywidgets.DOMWidget`)."""
+
+    def add_class(self, name: str, /) -> object: ...
+
+
+class DisplayHandle(Protocol):
+    """What the UI uses of IPython's `DisplayHandle`."""
+
+    def update(self, obj: object, **kwargs: Any) -> None: ...
+
+
+def on_click(button: Clickable, callback: Callable[[Any], None]) -> None:
+    """Call `callback(button)` on each click."""
+    button.on_click(callback)
+
+
+def on_submit(field: Submittable, callback: Callable[[Any], None]) -> None:
+    """Call `callback(field)` when the user presses Enter in the field."""
+    field.on_submit(callback)
+
+
+def add_class(widget: Styled, name: str) -> None:
+    """Add the CSS class `name` to the widget (the labextension's stylesheet targets it)."""
+    widget.add_class(name)
+
+
+def display(obj: object, *, raw: bool = False, display_id: str | None = None) -> None:
+    """Show `obj` (with `raw`, a mime bundle as it is) under `display_id`, to be updated later."""
+    _display(obj, raw=raw, display_id=display_id)
+
+
+def display_with_handle(obj: object) -> DisplayHandle | None:
+    """Show `obj` under a new display id; its handle (None outside an IPython shell)."""
+    return _display(obj, display_id=True)
+
+
+def update_display(bundle: Mapping[str, Any], *, display_id: str) -> None:
+    """Replace what `display_id` shows with the mime bundle, as it is."""
+    # IPython leaves `obj` and `display_id` unannotated; the wrapper's signature is the typed one.
+    from IPython.display import update_display as ipython_update  # pyright: ignore[reportUnknownVariableType]
+
+    ipython_update(bundle, raw=True, display_id=display_id)
+
+
+def _display(obj: object, **options: Any) -> DisplayHandle | None:
+    # IPython leaves most of display()'s parameters unannotated; the wrappers' signatures are the typed ones.
+    from IPython.display import display as ipython_display  # pyright: ignore[reportUnknownVariableType]
+
+    return ipython_display(obj, **options)
