@@ -27,11 +27,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _run_flags(fn: F) -> F:
-    """The `@argument` decorators of `%%agent`, one per `RUN_FLAGS` row (applied bottom-up, so reversed)."""
-    fn = argument("words", nargs="*", help="as a line magic: a subcommand (see %agent help)")(fn)
-    for flag in reversed(RUN_FLAGS):
-        fn = argument(flag.flag, **flag.argparse_kwargs())(fn)
-    return magic_arguments()(fn)
+    """The `@argument` decorators of `%%agent`, one per `RUN_FLAGS` row (applied bottom-up, so reversed).
+
+    IPython's decorators are untyped; each returns the function it was given (with the parser attached).
+    """
+    decorators: list[Callable[[F], F]] = [
+        argument("words", nargs="*", help="as a line magic: a subcommand (see %agent help)"),
+        *(argument(flag.flag, **flag.argparse_kwargs()) for flag in reversed(RUN_FLAGS)),
+        magic_arguments(),
+    ]
+    for decorate in decorators:
+        fn = decorate(fn)
+    return fn
 
 
 def parse_run_line(parser: Any, line: str) -> tuple[RunOptions, list[str]]:

@@ -33,7 +33,7 @@ import os
 import re
 import threading
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
 #: Environment variable names whose values are treated as secrets (shell-style patterns, case-insensitive).
@@ -192,11 +192,10 @@ class SecretRegistry:
         if isinstance(value, str):
             return self.mask(value)
         if isinstance(value, Mapping):
-            items: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            items = cast("Mapping[object, object]", value)
             return {self.mask_data(k): self.mask_data(v) for k, v in items.items()}
         if isinstance(value, list | tuple):
-            seq: Iterable[Any] = value  # pyright: ignore[reportUnknownVariableType]
-            return [self.mask_data(v) for v in seq]
+            return [self.mask_data(v) for v in cast("list[object] | tuple[object, ...]", value)]
         return value
 
     def scrubbed_environ(

@@ -44,14 +44,14 @@ class Cell:
     def from_json(cls, data: Mapping[str, Any]) -> Cell:
         """From nbformat cell JSON or a `get_cells` entry of the live protocol (same keys)."""
         kind = str(data.get("cell_type", "code"))
-        outputs = data.get("outputs") or []
+        outputs: list[Mapping[str, Any]] = data.get("outputs") or []
         count = data.get("execution_count")
         return cls(
             id=str(data.get("id", "")),
             cell_type=kind if kind in CELL_TYPES else "raw",
             source=joined(data.get("source", "")),
             execution_count=int(count) if isinstance(count, int) else None,
-            outputs=tuple(cast(list[Mapping[str, Any]], outputs)) if kind == "code" else (),
+            outputs=tuple(outputs) if kind == "code" else (),
             metadata=dict(cast(Mapping[str, Any], data.get("metadata") or {})),
         )
 

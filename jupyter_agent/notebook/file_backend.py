@@ -97,11 +97,13 @@ def _upgraded(data: bytes, name: str) -> dict[str, Any]:
     """A v2/v3 notebook as v4 JSON, without the random ids nbformat's upgrade invents (see the module docstring)."""
     import nbformat  # slow to import; old formats are rare
 
+    # nbformat's reads/writes carry no annotations: the NotebookNode goes straight back to JSON text.
     try:
-        upgraded = nbformat.reads(data.decode("utf-8-sig"), as_version=4)
+        upgraded: object = nbformat.reads(data.decode("utf-8-sig"), as_version=4)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     except Exception as exc:
         raise ToolError("INVALID_ARGS", f"{name} is not a notebook nbformat can read ({exc})") from None
-    nb: dict[str, Any] = json.loads(nbformat.writes(upgraded))
+    text: str = nbformat.writes(upgraded)  # pyright: ignore[reportUnknownMemberType]
+    nb: dict[str, Any] = json.loads(text)
     for cell in cast(list[CellJson], nb.get("cells") or []):
         cell.pop("id", None)
     return nb
@@ -135,7 +137,7 @@ def validate_changes(nb: dict[str, Any], changed: frozenset[str]) -> str | None:
     touched = [c for c in cells if c.get("id") in changed]
     problem = _schema_problem({**nb, "cells": touched})
     if problem is not None and _schema_problem({**nb, "cells": []}) is not None:
-        bare = {
+        bare: dict[str, Any] = {
             "cells": touched,
             "metadata": {},
             "nbformat": 4,

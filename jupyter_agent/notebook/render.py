@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.sandbox import cap_text
+from .cells import joined
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _TAG = re.compile(r"<[^>]+>")
@@ -37,14 +38,7 @@ def cell_id(cell: Mapping[str, Any], index: int) -> str:
 
 
 def source_of(cell: Mapping[str, Any]) -> str:
-    source = cell.get("source", "")
-    return "".join(str(part) for part in source) if isinstance(source, list) else str(source)
-
-
-def _joined(value: Any) -> str:
-    if isinstance(value, list):
-        return "".join(str(part) for part in value)
-    return str(value)
+    return joined(cell.get("source", ""))
 
 
 def _size(text: str) -> str:
@@ -55,14 +49,14 @@ def _size(text: str) -> str:
 def _render_data(data: Mapping[str, Any]) -> list[str]:
     parts: list[str] = []
     if "text/plain" in data:
-        parts.append(_joined(data["text/plain"]))
+        parts.append(joined(data["text/plain"]))
     elif "text/markdown" in data:
-        parts.append(_joined(data["text/markdown"]))
+        parts.append(joined(data["text/markdown"]))
     elif "text/html" in data:
-        parts.append("[text/html] " + _TAG.sub("", _joined(data["text/html"])).strip())
+        parts.append("[text/html] " + _TAG.sub("", joined(data["text/html"])).strip())
     for mime, value in data.items():
         if mime.startswith("image/"):
-            parts.append(f"[{mime} output, {_size(_joined(value))}]")
+            parts.append(f"[{mime} output, {_size(joined(value))}]")
         elif mime not in ("text/plain", "text/markdown", "text/html"):
             parts.append(f"[{mime} output]")
     return parts
@@ -72,10 +66,10 @@ def render_output(output: Mapping[str, Any]) -> str:
     """One output as plain text (ANSI colours removed)."""
     kind = output.get("output_type")
     if kind == "stream":
-        text = _joined(output.get("text", ""))
+        text = joined(output.get("text", ""))
         return text if output.get("name") != "stderr" else "[stderr]\n" + text
     if kind == "error":
-        traceback = "\n".join(_joined(line) for line in output.get("traceback", []))
+        traceback = "\n".join(joined(line) for line in output.get("traceback", []))
         head = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
         return _ANSI.sub("", traceback) if traceback else head
     if kind in ("execute_result", "display_data"):

@@ -10,8 +10,9 @@ from __future__ import annotations
 import itertools
 import sys
 import types
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from ...masking import mask
 from .capped import Deadline
@@ -62,16 +63,25 @@ def short_value(value: object) -> str:
     return text if len(text) <= _VALUE_CHARS else text[: _VALUE_CHARS - 1] + "…"
 
 
-def _container_size(value: Any) -> int:
-    """getsizeof of the container plus its elements, extrapolated from a sample of the first ones."""
-    total = sys.getsizeof(value)
-    is_dict = isinstance(value, dict)
-    items = list(itertools.islice(value.items() if is_dict else value, _SAMPLE))
-    if not items:
+def _container_size(value: Collection[object]) -> int:
+    """getsizeof of the container plus its elements (a dict's keys and values), extrapolated from a sample
+    of the first ones."""
+    total, count = sys.getsizeof(value), len(value)
+    entries: Iterable[tuple[object, ...]] = (
+        cast("dict[object, object]", value).items()
+        if isinstance(value, dict)
+        else ((item,) for item in value)
+    )
+    sample = list(itertools.islice(entries, _SAMPLE))
+    if not sample:
         return total
-    flat = [part for item in items for part in (item if is_dict else (item,))]
-    sampled = sum(sys.getsizeof(part) for part in flat)
-    return total + int(sampled * len(value) / len(items))
+    sampled = sum(sys.getsizeof(part) for entry in sample for part in entry)
+    return total + int(sampled * count / len(sample))
+
+
+def _is_shape(value: object) -> TypeGuard[tuple[int, ...]]:
+    """A tuple of ints, as the `shape` of an array-like is (torch.Size is a tuple subclass)."""
+    return isinstance(value, tuple) and all(isinstance(n, int) for n in cast("tuple[object, ...]", value))
 
 
 def _array_like_facts(value: Any) -> tuple[str, str, str]:
@@ -86,28 +96,29 @@ def _array_like_facts(value: Any) -> tuple[str, str, str]:
         return str(len(value)), str(value.dtype), format_size(int(value.memory_usage(deep=False)))
     if np is not None and isinstance(value, np.ndarray):
         return str(tuple(value.shape)), str(value.dtype), format_size(int(value.nbytes))
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape):  # pyright: ignore[reportUnknownVariableType]
+    shape: object = getattr(value, "shape", None)
+    if _is_shape(shape):
         dtype = getattr(value, "dtype", "")
         nbytes = getattr(value, "nbytes", None)
         return str(shape), str(dtype), format_size(nbytes) if isinstance(nbytes, int) else ""
     return "", "", ""
 
 
-def _facts(name: str, value: Any) -> VariableFacts:
+def _facts(name: str, value: object) -> VariableFacts:
     kind = type(value)
     if kind in _SCALARS:
-        shape = str(len(value)) if kind in (str, bytes) else ""
+        shape = str(len(value)) if isinstance(value, str | bytes) else ""  # exactly str or bytes here
         size = format_size(sys.getsizeof(value))
         return VariableFacts(
             name=name, type_name=kind.__name__, shape=shape, size=size, value=short_value(value)
         )
     if kind in _CONTAINERS:
+        container = cast("Collection[object]", value)
         return VariableFacts(
             name=name,
             type_name=kind.__name__,
-            shape=str(len(value)),
-            size="~" + format_size(_container_size(value)),
+            shape=str(len(container)),
+            size="~" + format_size(_container_size(container)),
         )
     shape, dtype, size = _array_like_facts(value)
     return VariableFacts(name=name, type_name=kind.__name__, shape=shape, dtype=dtype, size=size)

@@ -11,7 +11,7 @@ import reprlib
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ...masking import mask
 from .capped import Deadline
@@ -186,7 +186,7 @@ def _other(p: Portrait, value: Any) -> None:
         p.add("public attributes", lambda: _attributes(value))
 
 
-def portray(value: Any, deadline: Deadline) -> str:
+def portray(value: object, deadline: Deadline) -> str:
     """The inspection text for `value` (without its name line)."""
     p = Portrait(deadline)
     np, pd = module("numpy"), module("pandas")
@@ -198,7 +198,7 @@ def portray(value: Any, deadline: Deadline) -> str:
     elif np is not None and issubclass(kind, np.ndarray):
         _ndarray(p, value, np)
     elif issubclass(kind, types.ModuleType):
-        _module(p, value)
+        _module(p, cast(types.ModuleType, value))
     elif callable(value):
         _callable(p, value)
     else:

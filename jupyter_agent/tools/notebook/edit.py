@@ -216,7 +216,7 @@ def _journal(
     book: Notebook,
     op: EditMode,
     cell_id: str,
-    undo: list[Any],
+    undo: Sequence[Op | dict[str, Any]],
     after: str | None,
     tool: str,
 ) -> None:

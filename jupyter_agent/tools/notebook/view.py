@@ -11,7 +11,7 @@ import base64
 import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...base.result import ImageContent
 from ...base.sandbox import cap_text
@@ -66,7 +66,7 @@ def render_outputs(outputs: Sequence[Mapping[str, Any]], *, text_chars: int, ima
             errors.append(cap_text(shown, ERROR_CHARS))
             continue
         data = output.get("data")
-        note = images.take(data) if isinstance(data, Mapping) else None
+        note = images.take(cast("Mapping[str, Any]", data)) if isinstance(data, Mapping) else None
         texts.append(f"{shown}\n{note}" if note else shown)
     body = cap_text("\n".join(texts), text_chars) if texts else ""
     return "\n".join(part for part in (body, *errors) if part)

@@ -60,3 +60,9 @@ def test_rendering_stops_before_the_total_budget_but_always_shows_one_cell() -> 
 def test_a_start_past_the_end_shows_nothing() -> None:
     shown = render_notebook({"cells": [code("x")]}, start=5)
     assert shown.text == "" and shown.last < shown.first
+
+
+def test_a_null_source_or_text_renders_as_empty_not_as_none() -> None:
+    shown = render_cell({**code("x"), "source": None}, 0)
+    assert "None" not in shown
+    assert render_output({"output_type": "stream", "name": "stdout", "text": None}) == ""
