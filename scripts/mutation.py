@@ -126,6 +126,7 @@ GROUPS: tuple[Group, ...] = (
         (_P + "tools/dispatch.py",),
         (
             _T + "core/test_dispatcher.py",
+            _T + "core/test_what_the_dispatcher_reports.py",
             # not core/test_dispatch_never_raises.py: its hypothesis search runs minutes per mutant
             _T + "core/test_rules_through_dispatcher.py",
             _T + "core/test_permissions.py",

@@ -186,7 +186,6 @@ class Dispatcher:
                 return params, tool.name, None
             subject = tool.rule_subject(params, ctx)
             hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
-            verdict = None
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
         decision = _with_hook(verdict, self.policy.decide(facts))
@@ -242,7 +241,8 @@ class Dispatcher:
 
 
 def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
-    """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule."""
+    """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
+    A Rewrite (applied before the policy is asked) leaves the decision to the policy."""
     if (
         isinstance(verdict, Deny)
         or (isinstance(verdict, Ask) and isinstance(decision, Allow))
@@ -256,16 +256,14 @@ def mask_result(result: ToolResult, secrets: SecretRegistry) -> ToolResult:
     """The result with every known secret masked in what the model and people read (content, summary, diff,
     the issues' received values)."""
     issues = tuple(
-        dataclasses.replace(issue, received=secrets.mask(issue.received))
-        if issue.received is not None
-        else issue
+        dataclasses.replace(issue, received=issue.received and secrets.mask(issue.received))
         for issue in result.issues
     )
     return dataclasses.replace(
         result,
         content=secrets.mask(result.content),
         summary=secrets.mask(result.summary),
-        diff=secrets.mask(result.diff) if result.diff is not None else None,
+        diff=result.diff and secrets.mask(result.diff),
         issues=issues,
     )
 
