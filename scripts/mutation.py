@@ -114,8 +114,12 @@ GROUPS: tuple[Group, ...] = (
         (_P + "base/sandbox.py",),
         (
             _T + "tools/test_sandbox_properties.py",
+            _T + "tools/test_sandbox_paths.py",
             _T + "core/test_sandbox_nul_paths.py",
             _T + "tools/test_atomic_write_kill.py",
+            _T + "tools/test_atomic_write_race.py",
+            _T + "tools/test_atomic_write_files.py",
+            _T + "tools/test_text_sniffing_and_output_caps.py",
             _T + "tools/test_file_tool_errors.py",
             _T + "tools/test_write_tool.py",
             _T + "tools/test_bash_tool.py",

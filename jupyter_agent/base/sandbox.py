@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import secrets
@@ -218,16 +219,17 @@ def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
 
 
 def looks_binary(sample: bytes) -> bool:
-    """NUL bytes, or mostly undecodable bytes, in the first block: not text worth showing a model."""
-    if not sample:
-        return False
+    """NUL bytes, or many control bytes in a block that is not UTF-8: not text worth showing a model.
+
+    The sample is the file's first block, so a multi-byte character may be cut at its end: the decoder is
+    not told the data ends there, and such a block still counts as UTF-8.
+    """
     if b"\x00" in sample:
         return True
     try:
-        sample.decode("utf-8")
+        codecs.getincrementaldecoder("utf-8")().decode(sample)
         return False
-    except UnicodeDecodeError as exc:
-        if exc.start >= len(sample) - 4:  # a multi-byte char cut at the sample's end
-            return False
+    except UnicodeDecodeError:
+        pass
     control = sum(1 for b in sample if b < 9 or 13 < b < 32)
     return control / len(sample) > 0.1
