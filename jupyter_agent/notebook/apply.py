@@ -8,9 +8,9 @@ leaves the cells as they were and the batch goes on with the next op.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from .cells import VALID_ID, Cell, joined, new_cell_id, new_cell_json
 from .ops import (
@@ -180,7 +180,3 @@ def apply_ops(cells: list[CellJson], ops: Sequence[Op], *, name: str) -> Applied
         except NotebookError as exc:
             results.append(OpResult.failed(exc.wire, exc.message, current=exc.current))
     return Applied(results=results, changed=frozenset(applier.changed), modified=applier.modified)
-
-
-def cells_of(nb: Mapping[str, Any]) -> list[CellJson]:
-    return cast(list[CellJson], nb.get("cells", []))

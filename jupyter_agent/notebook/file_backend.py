@@ -41,10 +41,9 @@ def _lock_for(path: Path) -> threading.Lock:
         return _locks.setdefault(path, threading.Lock())
 
 
-def ensure_ids(cells: list[CellJson]) -> bool:
-    """Give every cell a valid, unique id (`cell-<index>` for missing ones); True when any was added."""
+def ensure_ids(cells: list[CellJson]) -> None:
+    """Give every cell a valid, unique id (`cell-<index>` for missing ones)."""
     taken: set[str] = set()
-    added = False
     for index, cell in enumerate(cells):
         value = cell.get("id")
         if isinstance(value, str) and VALID_ID.match(value) and value not in taken:
@@ -61,8 +60,6 @@ def ensure_ids(cells: list[CellJson]) -> bool:
         else:
             cell["id"] = candidate
         taken.add(candidate)
-        added = True
-    return added
 
 
 def parse_notebook(data: bytes, name: str) -> dict[str, Any]:
@@ -88,8 +85,8 @@ def load_notebook(data: bytes, name: str) -> tuple[dict[str, Any], Layout]:
         nb = _upgraded(data, name)
     if not isinstance(nb.get("cells"), list):
         raise ToolError("INVALID_ARGS", f"{name} is not a Jupyter notebook (no 'cells' list)")
-    if ensure_ids(cast(list[CellJson], nb["cells"])) or int(nb.get("nbformat_minor", 0)) < 5:
-        nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 0)), 5)
+    ensure_ids(cast(list[CellJson], nb["cells"]))
+    nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 0)), 5)  # cell ids came with nbformat 4.5
     return nb, layout
 
 
