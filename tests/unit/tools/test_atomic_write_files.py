@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.tools.sandbox import atomic_write
+from jupyter_agent.base.sandbox import atomic_write
 
 
 @pytest.fixture
