@@ -202,9 +202,8 @@ class Rule:
         return self._matches(call, allowing=True)
 
     def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
-        if self.pattern is None or self.pattern in ("*", "**"):
-            return True
-        regex = _glob_regex(self.pattern, "command")
+        # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
+        regex = _glob_regex(self.pattern or "**", "command")
         if allowing:
             return not sub.redirected and bool(regex.match(sub.text))
         return any(regex.match(form) for form in sub.forms())
@@ -257,10 +256,7 @@ def check_rule_names(
     only a known name in the wrong case.
     """
     known = sorted(set(known_tools))
-    servers = {
-        *mcp_servers,
-        *(n.split("__")[1] for n in known if n.startswith("mcp__") and n.count("__") >= 2),
-    }
+    servers = set(mcp_servers)
     for item in rules:
         rule = item if isinstance(item, Rule) else Rule.parse(item)
         if _names_something(rule, known, servers):
@@ -281,7 +277,7 @@ def _names_something(rule: Rule, known: list[str], servers: set[str]) -> bool:
 
 def _unknown_tool_message(rule: Rule, known: list[str]) -> str:
     same_but_case = [name for name in known if name.lower() == rule.tool.lower()]
-    close = same_but_case or difflib.get_close_matches(rule.tool, known, n=1, cutoff=0.6)
+    close = same_but_case or difflib.get_close_matches(rule.tool, known)
     hint = ""
     if close:
         hint = f"; did you mean {Rule(close[0], rule.pattern)}?"

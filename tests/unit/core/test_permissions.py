@@ -6,6 +6,7 @@ import re
 from typing import TypedDict
 
 import pytest
+from permission_facts import facts
 
 from jupyter_agent.tools.kinds import ToolKind
 from jupyter_agent.tools.permissions import (
@@ -14,20 +15,12 @@ from jupyter_agent.tools.permissions import (
     Ask,
     CallFacts,
     Deny,
-    PathAccess,
     PermissionPolicy,
     Rule,
     RuleKind,
     RuleNameError,
     check_rule_names,
 )
-
-
-def facts(tool: str, subject: str | None = None, *, kind: ToolKind = "edit", read_only: bool = False,
-          rule_kind: RuleKind = "path", access: PathAccess | None = None,
-          real_subject: str | None = None) -> CallFacts:  # fmt: skip
-    return CallFacts(tool=tool, subject=subject, rule_kind=rule_kind, kind=kind, read_only=read_only,
-                     access=access, real_subject=real_subject)  # fmt: skip
 
 
 class ToolShape(TypedDict, total=False):

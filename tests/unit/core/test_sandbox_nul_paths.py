@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.tools import Sandbox, ToolError
 from jupyter_agent.base.sandbox import confine
+from jupyter_agent.tools import Sandbox, ToolError
 
 
 @pytest.mark.parametrize("path", ["~\x00", "~\x00/a", "a\x00b", "@\x00", "/tmp/\x00"])
