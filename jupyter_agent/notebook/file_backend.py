@@ -138,7 +138,7 @@ def validate_changes(nb: dict[str, Any], changed: frozenset[str]) -> str | None:
             "cells": touched,
             "metadata": {},
             "nbformat": 4,
-            "nbformat_minor": nb.get("nbformat_minor", 5),
+            "nbformat_minor": nb["nbformat_minor"],  # load_notebook always sets it
         }
         return _schema_problem(bare)
     return problem

@@ -11,8 +11,8 @@ import pytest
 from notebook_testkit import assert_valid, write_notebook
 
 from jupyter_agent.base.errors import ToolError
-from jupyter_agent.notebook.file_backend import FileNotebook
-from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore
+from jupyter_agent.notebook.file_backend import FileNotebook, parse_notebook
+from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore, SetOutputs
 
 
 @pytest.fixture
@@ -311,3 +311,101 @@ def test_a_missing_id_never_takes_an_id_another_cell_already_has(tmp_path: Path)
     path.write_text(json.dumps(data))
     ids = [c.id for c in run(FileNotebook(path).cells())]
     assert ids == ["cell-1", "cell-1-1", "c2", "md"]
+
+
+def test_missing_ids_skip_every_id_an_earlier_cell_already_has(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "mixed.ipynb")
+    data = json.loads(path.read_text())
+    data["cells"][0]["id"] = "cell-2"
+    data["cells"][1]["id"] = "cell-2-1"
+    del data["cells"][2]["id"]
+    path.write_text(json.dumps(data))
+    assert [c.id for c in run(FileNotebook(path).cells())] == ["cell-2", "cell-2-1", "cell-2-2", "md"]
+
+
+def test_a_notebook_without_nbformat_minor_is_written_back_as_4_5(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "bare.ipynb")
+    data = json.loads(path.read_text())
+    del data["nbformat_minor"]
+    path.write_text(json.dumps(data))
+    run(FileNotebook(path).insert(None, "code", "import os"))
+    assert json.loads(path.read_text())["nbformat_minor"] == 5
+    assert_valid(path)
+
+
+def test_parsing_names_the_notebook_in_its_errors() -> None:
+    with pytest.raises(ToolError) as caught:
+        parse_notebook(b"{oops", "analysis.ipynb")
+    assert caught.value.message.startswith("analysis.ipynb is not valid notebook JSON (")
+
+
+def test_a_directory_named_like_a_notebook_is_notebook_not_found(tmp_path: Path) -> None:
+    (tmp_path / "folder.ipynb").mkdir()
+    with pytest.raises(ToolError) as caught:
+        run(FileNotebook(tmp_path / "folder.ipynb").cells())
+    assert caught.value.code == "NOTEBOOK_NOT_FOUND"
+    assert caught.value.message == f"'{tmp_path / 'folder.ipynb'}' is a directory, not a notebook"
+
+
+def test_a_refused_write_leaves_the_results_of_ops_that_changed_nothing_alone(nb_path: Path) -> None:
+    before = nb_path.read_bytes()
+    got, bogus, missing = run(
+        FileNotebook(nb_path).apply(
+            [GetCells(), SetOutputs(id="c0", outputs=({"output_type": "bogus"},), execution_count=None),
+             Replace(id="nope", source="x", expect=None)]
+        )
+    )  # fmt: skip
+    assert got.ok and [c.id for c in got.cells] == ["c0", "c1", "c2", "md"]
+    assert (bogus.ok, bogus.error) == (False, "INVALID_OP")
+    assert bogus.message.startswith("the change would make analysis.ipynb an invalid notebook: ")
+    assert (missing.ok, missing.error) == (False, "CELL_NOT_FOUND")
+    assert nb_path.read_bytes() == before
+
+
+def test_applying_ops_never_changes_the_ops_so_a_journaled_op_can_be_applied_again(nb_path: Path) -> None:
+    book = FileNotebook(nb_path)
+    (deleted,) = run(book.apply([Delete(id="c1", expect=None)]))
+    assert deleted.cell is not None
+    restore = Restore(index=1, cell=deleted.cell)
+    outputs = SetOutputs(id="c0", outputs=({"output_type": "stream", "name": "stdout", "text": "a\nb\n"},),
+                         execution_count=3)  # fmt: skip
+    snapshot = json.dumps([restore.cell, list(outputs.outputs)])
+    assert [r.ok for r in run(book.apply([restore, outputs]))] == [True, True]
+    assert json.dumps([restore.cell, list(outputs.outputs)]) == snapshot
+    assert run(book.cell("c1"))[1].outputs[0]["text"] in ("1\n", ["1\n"])
+
+
+def _key_orders(path: Path) -> list[tuple[str, list[str]]]:
+    return [(c["cell_type"], list(c)) for c in json.loads(path.read_text())["cells"]]
+
+
+CODE_ORDER = ["id", "cell_type", "source", "outputs", "metadata", "execution_count"]
+MARKDOWN_ORDER = ["source", "metadata", "id", "cell_type"]
+
+
+def test_a_new_cell_takes_the_key_order_of_the_files_cells_of_its_own_type(tmp_path: Path) -> None:
+    """Each type keeps its own layout; a cell put first is ordered like its kind, not like itself."""
+    path = write_notebook(tmp_path / "custom.ipynb")
+    data = json.loads(path.read_text())
+    code, markdown = data["cells"][:3], data["cells"][3]
+    data["cells"] = [
+        {k: markdown[k] for k in MARKDOWN_ORDER},
+        *({k: cell[k] for k in CODE_ORDER} for cell in code),
+    ]
+    path.write_text(json.dumps(data, indent=1))
+    book = FileNotebook(path)
+    run(book.insert(None, "code", "import os"))
+    run(book.insert(None, "markdown", "# Title"))
+    orders = _key_orders(path)
+    assert orders[0] == ("markdown", MARKDOWN_ORDER)
+    assert orders[1] == ("code", CODE_ORDER)
+
+
+def test_a_new_cell_of_a_type_the_file_lacks_takes_the_order_of_any_cell(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "code-only.ipynb")
+    data = json.loads(path.read_text())
+    data["cells"] = [{k: cell[k] for k in CODE_ORDER} for cell in data["cells"][:3]]
+    path.write_text(json.dumps(data, indent=1))
+    run(FileNotebook(path).insert("c2", "markdown", "# Notes"))
+    kind, order = _key_orders(path)[3]
+    assert (kind, order) == ("markdown", [k for k in CODE_ORDER if k in order])
