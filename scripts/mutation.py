@@ -71,6 +71,7 @@ GROUPS: tuple[Group, ...] = (
             _T + "tools/test_read_tool.py",
             _T + "tools/test_file_tool_errors.py",
             _T + "tools/test_read_ledger.py",
+            _T + "tools/test_searches_leave_out_denied_files.py",
         ),
     ),
     Group(

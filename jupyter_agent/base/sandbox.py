@@ -106,8 +106,7 @@ class Sandbox:
         """Relative to the working directory when inside it, so cards and rules read `src/a.py`."""
         for base in (self.cwd, *self.roots):
             if _within(path, base):
-                rel = path.relative_to(base).as_posix()
-                return rel or "."
+                return path.relative_to(base).as_posix()  # the directory itself is "."
         return str(path)
 
 
@@ -127,7 +126,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.close(directory)
 
 
-_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+#: Python opens every descriptor close-on-exec already (PEP 446), so no O_CLOEXEC here or for the temp file.
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
 def _open_directory(path: Path) -> int:
@@ -188,7 +188,7 @@ def _replace_in(directory: int, path: Path, data: bytes) -> None:
 
 def _create_temp(directory: int, name: str) -> tuple[str, int]:
     """`.<name>.<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     for _ in range(100):
         tmp_name = f".{name}.{secrets.token_hex(4)}.jupyter-agent.tmp"
         try:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.sandbox import atomic_write
 
 
@@ -147,3 +148,19 @@ def test_when_every_temp_name_is_taken_the_write_fails_naming_the_file(
 def test_a_relative_path_is_a_programming_error_that_names_its_directory() -> None:
     with pytest.raises(ValueError, match="atomic_write needs an absolute real path, got 'notes'"):
         atomic_write(Path("notes/x.md"), b"x\n")
+
+
+def test_a_directory_swapped_for_a_symlink_is_refused_with_what_happened_and_what_to_do(
+    tmp_path: Path,
+) -> None:
+    base = real_dir(tmp_path)
+    (base / "outside").mkdir()
+    (base / "project").symlink_to(base / "outside")  # was a directory when the path was checked
+    with pytest.raises(ToolError) as refused:
+        atomic_write(base / "project" / "notes.md", b"x\n")
+    assert refused.value.code == "OUTSIDE_ROOTS"
+    assert refused.value.message == (
+        f"'{base / 'project'}' was replaced by a symlink after the path '{base / 'project'}' was checked; "
+        "nothing was written — check what changed the directory, then retry"
+    )
+    assert list((base / "outside").iterdir()) == []
