@@ -179,3 +179,9 @@ def test_with_no_known_tools_the_message_says_none() -> None:
         "UNKNOWN_TOOL_IN_RULE: the rule Zzyzx names no known tool "
         "Known tools: none; mcp__<server> names all of a server's tools"
     )
+
+
+def test_a_configured_server_that_is_connected_has_its_tool_names_checked() -> None:
+    check_rule_names(["mcp__db__nope"], ["Read"], mcp_servers=["db"])  # not connected yet: accepted
+    with pytest.raises(RuleNameError, match="the rule mcp__db__nope names no known tool"):
+        check_rule_names(["mcp__db__nope"], ["Read", "mcp__db__read"], mcp_servers=["db"])
