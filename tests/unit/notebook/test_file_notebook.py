@@ -363,16 +363,31 @@ def test_a_refused_write_leaves_the_results_of_ops_that_changed_nothing_alone(nb
 
 
 def test_applying_ops_never_changes_the_ops_so_a_journaled_op_can_be_applied_again(nb_path: Path) -> None:
-    book = FileNotebook(nb_path)
-    (deleted,) = run(book.apply([Delete(id="c1", expect=None)]))
-    assert deleted.cell is not None
-    restore = Restore(index=1, cell=deleted.cell)
-    outputs = SetOutputs(id="c0", outputs=({"output_type": "stream", "name": "stdout", "text": "a\nb\n"},),
-                         execution_count=3)  # fmt: skip
+    """The file is written with multi-line texts split into lines; the ops keep the texts they were given."""
+    stream = {"output_type": "stream", "name": "stdout", "text": "a\nb\n"}
+    restore = Restore(
+        index=1,
+        cell={"id": "back", "cell_type": "code", "source": "x", "metadata": {}, "outputs": [stream],
+              "execution_count": 1},
+    )  # fmt: skip
+    outputs = SetOutputs(id="c0", outputs=(dict(stream),), execution_count=3)
     snapshot = json.dumps([restore.cell, list(outputs.outputs)])
-    assert [r.ok for r in run(book.apply([restore, outputs]))] == [True, True]
+    assert [r.ok for r in run(FileNotebook(nb_path).apply([restore, outputs]))] == [True, True]
     assert json.dumps([restore.cell, list(outputs.outputs)]) == snapshot
-    assert run(book.cell("c1"))[1].outputs[0]["text"] in ("1\n", ["1\n"])
+    written = {c["id"]: c for c in json.loads(nb_path.read_text())["cells"]}
+    assert written["back"]["outputs"][0]["text"] == ["a\n", "b\n"]
+    assert written["c0"]["outputs"][0]["text"] == ["a\n", "b\n"]
+
+
+@pytest.mark.parametrize("sorted_keys", [True, False], ids=["nbformat's layout", "a layout of its own"])
+def test_a_cell_inserted_into_an_empty_notebook_is_written(tmp_path: Path, sorted_keys: bool) -> None:
+    path = tmp_path / "empty.ipynb"
+    data = {"metadata": {}, "nbformat": 4, "nbformat_minor": 5, "cells": []}
+    path.write_text(json.dumps(data, indent=1, sort_keys=sorted_keys))
+    result = run(FileNotebook(path).insert(None, "code", "import os"))
+    assert [c.source for c in run(FileNotebook(path).cells())] == ["import os"]
+    assert result.index == 0
+    assert_valid(path)
 
 
 def _key_orders(path: Path) -> list[tuple[str, list[str]]]:
