@@ -218,6 +218,28 @@ def test_a_same_size_user_change_to_a_big_file_is_refused_as_stale(tmp_path: Pat
     assert log.read_text().startswith("status = no\n")
 
 
+def test_a_file_exactly_at_the_cap_is_checked_by_content_even_when_its_time_is_put_back(
+    tmp_path: Path,
+) -> None:
+    """Up to the cap a file can be read whole, so its content is what counts: a same-size change whose
+    modification time was restored (`cp -p`, `touch -r`, a checkout) is still caught."""
+    import os
+
+    from jupyter_agent.tools import Limits
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("status = ok\n" + "x" * 243 + "\n")
+    assert notes.stat().st_size == 256
+    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness.read("notes.txt")
+    before = notes.stat()
+    notes.write_text("status = no\n" + "x" * 243 + "\n")  # the user's change, same size, same time
+    os.utime(notes, ns=(before.st_atime_ns, before.st_mtime_ns))
+    result = harness.call("Edit", file_path="notes.txt", old_string="status = ok", new_string="status = done")
+    assert result.error_code == "STALE_READ"
+    assert notes.read_text().startswith("status = no\n")
+
+
 def test_a_big_file_read_in_part_can_still_be_edited_when_nobody_changed_it(tmp_path: Path) -> None:
     from jupyter_agent.tools import Limits
 
