@@ -323,6 +323,17 @@ def test_missing_ids_skip_every_id_an_earlier_cell_already_has(tmp_path: Path) -
     assert [c.id for c in run(FileNotebook(path).cells())] == ["cell-2", "cell-2-1", "cell-2-2", "md"]
 
 
+def test_an_id_given_to_a_cell_that_had_none_is_not_kept_by_a_later_cell_too(tmp_path: Path) -> None:
+    path = write_notebook(tmp_path / "mixed.ipynb")
+    data = json.loads(path.read_text())
+    del data["cells"][0]["id"]
+    data["cells"][1]["id"] = "cell-0"
+    path.write_text(json.dumps(data))
+    ids = [c.id for c in run(FileNotebook(path).cells())]
+    assert ids[0] == "cell-0"
+    assert len(set(ids)) == len(ids), ids
+
+
 def test_a_notebook_without_nbformat_minor_is_written_back_as_4_5(tmp_path: Path) -> None:
     path = write_notebook(tmp_path / "bare.ipynb")
     data = json.loads(path.read_text())
@@ -370,13 +381,15 @@ def test_applying_ops_never_changes_the_ops_so_a_journaled_op_can_be_applied_aga
         cell={"id": "back", "cell_type": "code", "source": "x", "metadata": {}, "outputs": [stream],
               "execution_count": 1},
     )  # fmt: skip
-    outputs = SetOutputs(id="c0", outputs=(dict(stream),), execution_count=3)
+    shown = {"output_type": "display_data", "data": {"text/plain": "a\nb\n"}, "metadata": {}}
+    outputs = SetOutputs(id="c0", outputs=(dict(stream), shown), execution_count=3)
     snapshot = json.dumps([restore.cell, list(outputs.outputs)])
     assert [r.ok for r in run(FileNotebook(nb_path).apply([restore, outputs]))] == [True, True]
     assert json.dumps([restore.cell, list(outputs.outputs)]) == snapshot
     written = {c["id"]: c for c in json.loads(nb_path.read_text())["cells"]}
     assert written["back"]["outputs"][0]["text"] == ["a\n", "b\n"]
     assert written["c0"]["outputs"][0]["text"] == ["a\n", "b\n"]
+    assert written["c0"]["outputs"][1]["data"]["text/plain"] == ["a\n", "b\n"]
 
 
 @pytest.mark.parametrize("sorted_keys", [True, False], ids=["nbformat's layout", "a layout of its own"])
