@@ -18,6 +18,9 @@ from .text import Eol, dominant_eol, normalize_eol
 _CRLF = re.compile(r"\r\n")
 _MAX_LISTED = 20
 _NEAR_LINES = 8
+#: Bounds of the near-miss search (`_best_windows`).
+_SIMILAR_CHARS = 200
+_SIMILAR_CANDIDATES = 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,23 +90,32 @@ def replace(raw: str, old: str, new: str, *, replace_all: bool, shown: str) -> R
 
 
 def _best_windows(lines: list[str], wanted: list[str]) -> list[tuple[float, int]]:
-    """(score, first line index) of the file windows most like `wanted`, best first."""
+    """(score, first line index) of the file windows most like `wanted`, best first.
+
+    Bounded, since it only makes a hint: difflib's matching grows far faster than the length on repetitive
+    text (two 4,000-character lines took minutes), so it compares at most `_SIMILAR_CHARS` characters of a
+    line or window, and runs the full comparison on the `_SIMILAR_CANDIDATES` lines its quick bound ranks best.
+    """
     probe_at = next((i for i, line in enumerate(wanted) if line.strip()), 0)
-    probe = wanted[probe_at].strip()
     matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(probe)
-    scored: list[tuple[float, int]] = []
+    matcher.set_seq2(wanted[probe_at].strip()[:_SIMILAR_CHARS])
+    bounded: list[tuple[float, int]] = []
     for index, line in enumerate(lines):
-        matcher.set_seq1(line.strip())
-        if matcher.real_quick_ratio() >= 0.5 and matcher.quick_ratio() >= 0.5:
-            ratio = matcher.ratio()
-            if ratio >= 0.5:
-                scored.append((ratio, index - probe_at))
+        matcher.set_seq1(line.strip()[:_SIMILAR_CHARS])
+        if matcher.real_quick_ratio() >= 0.5 and (bound := matcher.quick_ratio()) >= 0.5:
+            bounded.append((bound, index))
+    bounded.sort(key=lambda item: -item[0])
+    scored: list[tuple[float, int]] = []
+    for _, index in bounded[:_SIMILAR_CANDIDATES]:
+        matcher.set_seq1(lines[index].strip()[:_SIMILAR_CHARS])
+        ratio = matcher.ratio()
+        if ratio >= 0.5:
+            scored.append((ratio, index - probe_at))
     scored.sort(key=lambda item: -item[0])
-    target = "\n".join(wanted)
+    target = "\n".join(wanted)[:_SIMILAR_CHARS]
     rescored: list[tuple[float, int]] = []
     for start in dict.fromkeys(max(start, 0) for _, start in scored[:10]):
-        window = "\n".join(lines[start : start + len(wanted)])
+        window = "\n".join(lines[start : start + len(wanted)])[:_SIMILAR_CHARS]
         rescored.append((difflib.SequenceMatcher(None, target, window, autojunk=False).ratio(), start))
     rescored.sort(key=lambda item: (-item[0], item[1]))
     if not rescored:
@@ -149,19 +161,19 @@ def not_found_message(text: str, needle: str, shown: str) -> str:
         message += (
             " It does match if whitespace is ignored: check indentation (tabs vs spaces) and trailing spaces."
         )
-        windows = [(1.0, start) for start in loose]
+        starts = loose
     else:
-        windows = _best_windows(lines, wanted)
-    if not windows:
+        starts = [start for _, start in _best_windows(lines, wanted)]
+    if not starts:
         return message + " No similar lines were found; Read the file and copy old_string from it exactly."
     blocks: list[str] = []
-    for _, start in windows:
+    for start in starts:
         shown_lines = lines[start : start + min(len(wanted), _NEAR_LINES)]
         blocks.append("\n".join(f"{start + i + 1:>6}\t{line}" for i, line in enumerate(shown_lines)))
-    where = "line" if len(windows) == 1 else "lines"
-    starts = ", ".join(str(start + 1) for _, start in windows)
+    where = "line" if len(starts) == 1 else "lines"
+    numbers = ", ".join(str(start + 1) for start in starts)
     return (
-        f"{message} The closest text is at {where} {starts}:\n"
+        f"{message} The closest text is at {where} {numbers}:\n"
         + "\n---\n".join(blocks)
         + "\nCopy old_string from the file exactly (Read it again if it may have changed)."
     )

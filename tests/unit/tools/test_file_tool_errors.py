@@ -387,3 +387,46 @@ def test_a_missing_file_names_at_most_three_similar_neighbours(tmp_path: Path) -
     result = Harness(tmp_path).call("Read", file_path="report.csv")
     hint = result.content.split("did you mean ")[1]
     assert re.fullmatch(r"'report\d\.csv', 'report\d\.csv', 'report\d\.csv'\?", hint), hint
+
+
+def _not_found(tmp_path: Path, text: str, old_string: str) -> str:
+    (tmp_path / "f.py").write_text(text)
+    harness = Harness(tmp_path)
+    harness.read("f.py")
+    return harness.call("Edit", file_path="f.py", old_string=old_string, new_string="x").content
+
+
+def test_a_whitespace_only_match_is_shown_at_its_own_line_also_below_a_leading_blank_line(
+    tmp_path: Path,
+) -> None:
+    content = _not_found(tmp_path, "\nfirst = 1\nrate  =  2\n", "rate = 2")
+    assert "It does match if whitespace is ignored" in content
+    assert content.endswith(
+        "at line 3:\n     3\trate  =  2\nCopy old_string from the file exactly (Read it again if it may have changed)."
+    )
+
+
+def test_whitespace_only_matches_are_shown_three_at_the_most_and_all_three_when_there_are_three(
+    tmp_path: Path,
+) -> None:
+    three = _not_found(tmp_path, "a  =  1\nb = 0\na  =  1\na  =  1\n", "a = 1")
+    assert "It does match if whitespace is ignored" in three
+    assert "The closest text is at lines 1, 3, 4:\n" in three
+    four = _not_found(tmp_path, "a  =  1\na  =  1\na  =  1\na  =  1\n", "a = 1")
+    assert "It does match if whitespace is ignored" in four
+    assert "The closest text is at lines 1, 2, 3:\n" in four
+
+
+def test_an_old_string_of_4000_characters_is_still_matched_ignoring_whitespace(tmp_path: Path) -> None:
+    """The whitespace-insensitive search is bounded (a regex per character); 4000 characters is inside the bound."""
+    needle = "x = 1 " * 666 + "x = "
+    assert len(needle) == 4000
+    content = _not_found(tmp_path, "head\n" + needle.replace(" ", "  ") + "\n", needle)
+    assert "It does match if whitespace is ignored" in content
+    assert "at line 2:" in content
+
+
+def test_a_near_miss_on_a_very_long_line_is_still_pointed_out(tmp_path: Path) -> None:
+    row = "weights = [" + ", ".join(f"{i}.5" for i in range(1500)) + "]"
+    content = _not_found(tmp_path, "import numpy\n\n" + row + "\n", row.replace("weights", "weight", 1))
+    assert "The closest text is at line 3:" in content
