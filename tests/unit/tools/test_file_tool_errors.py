@@ -6,6 +6,7 @@ These strings are what the model reads to recover, so a change to one must be de
 from __future__ import annotations
 
 import os
+import random
 import re
 import stat
 from pathlib import Path
@@ -430,3 +431,15 @@ def test_a_near_miss_on_a_very_long_line_is_still_pointed_out(tmp_path: Path) ->
     row = "weights = [" + ", ".join(f"{i}.5" for i in range(1500)) + "]"
     content = _not_found(tmp_path, "import numpy\n\n" + row + "\n", row.replace("weights", "weight", 1))
     assert "The closest text is at line 3:" in content
+
+
+def test_the_near_miss_is_found_among_many_lines_made_of_the_same_characters(tmp_path: Path) -> None:
+    """The full comparison runs on the lines whose quick bound is best; scrambled lines have a good bound (the
+    same characters) but no likeness, and must not crowd the real near miss out."""
+    scrambled = [
+        "".join(random.Random(i).sample("total = price * quantity", 18)) + f"zq{i}" for i in range(30)
+    ]
+    content = _not_found(
+        tmp_path, "total = price * quantities\n" + "\n".join(scrambled) + "\n", "total = price * quantity"
+    )
+    assert "The closest text is at line 1:\n     1\ttotal = price * quantities\n" in content
