@@ -8,6 +8,11 @@ with the argument recorded there (equivalent, or accepted and why); one that is 
 
 The score is killed / all mutants (a timeout counts as killed: the tests noticed; a mutant no selected test
 reaches counts as a survivor).
+
+A group whose code runs in a kernel subprocess (the pump) cannot use `mutmut run`: mutmut maps tests to
+mutants by tracing its own process. For such a group mutmut only generates the mutants; this script then
+runs the group's tests once per mutant with MUTANT_UNDER_TEST naming it and the mutated package first on
+PYTHONPATH, which the kernel inherits, and records each outcome where mutmut keeps its results.
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ import fnmatch
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,8 +41,10 @@ class Group:
     name: str
     modules: tuple[str, ...]
     tests: tuple[str, ...]
-    #: Said when the group has no test files to run.
-    note: str = ""
+    #: The modules run in a kernel subprocess: every mutant gets all the tests (see `run_in_subprocesses`).
+    subprocess: bool = False
+    #: A pytest `-k` expression that keeps the tests of a subprocess group to the ones that reach its code.
+    select: str = ""
 
 
 _P = "jupyter_agent/"
@@ -148,11 +158,15 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "pump",
         (_P + "ui/pump.py",),
-        (_T + "ui/test_pump*.py",),
-        note=(
-            "ui/pump.py is exercised by tests/kernel only (a real ipykernel in a subprocess): mutmut records which "
-            "tests reach a function in its own process, so those tests cannot be mapped to its mutants"
+        (
+            _T + "ui/test_pump*.py",
+            "tests/kernel/test_shell_pump.py",
+            "tests/kernel/test_run_all_order.py",
+            "tests/kernel/test_live_notebook_bridge.py",
         ),
+        subprocess=True,
+        # Run All's repeats are there to catch a rare reorder; one of each mode tells a mutant apart
+        select="not dozen or approval-0 or acceptEdits-0",
     ),
 )
 
@@ -235,8 +249,12 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI", "MUTANT_UNDER_TEST")}
+
+
 def run_mutmut(workdir: Path, log: Path) -> int:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI")}
+    env = _clean_env()
     mutmut = Path(sys.executable).with_name("mutmut")
     with log.open("wb") as out:
         done = subprocess.run(
@@ -265,11 +283,121 @@ print(json.dumps(out))
 """
 
 
-def read_results(workdir: Path) -> list[dict[str, str]]:
+def in_mutmut(workdir: Path, code: str, stdin: str = "") -> str:
+    """Run `code` with mutmut's functions in `workdir` (they read its config and write under `mutants/`
+    relative to the working directory); the last line it printed."""
     done = subprocess.run(
-        [sys.executable, "-c", READ_RESULTS], cwd=workdir, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code],
+        cwd=workdir,
+        env=_clean_env(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    if done.returncode != 0:
+        raise SystemExit(f"mutmut failed in {workdir} (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return (done.stdout.strip().splitlines() or [""])[-1]
+
+
+def read_results(workdir: Path) -> list[dict[str, str]]:
+    return json.loads(in_mutmut(workdir, READ_RESULTS))
+
+
+# -- a group whose code runs in a kernel subprocess --------------------------------------------------------
+
+#: What `mutmut run` does before it traces the tests: copy the sources under `mutants/` and mutate the
+#: group's modules. Prints the names of the mutants.
+GENERATE = r"""
+import json, os
+from mutmut.__main__ import collect_source_file_mutation_data, create_mutants
+from mutmut.mutation.trampoline import set_mutant_under_test
+from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
+set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir()
+copy_also_copy_files()
+setup_source_paths()
+create_mutants(1)
+mutants, _ = collect_source_file_mutation_data(mutant_names=[])
+print(json.dumps([name for _, name, _ in mutants]))
+"""
+
+#: Stores the exit code of each mutant's tests (a JSON object on stdin) where `mutmut run` would.
+RECORD = r"""
+import json, sys
+from mutmut.__main__ import collect_source_file_mutation_data
+codes = json.load(sys.stdin)
+_, by_path = collect_source_file_mutation_data(mutant_names=[])
+for data in by_path.values():
+    data.exit_code_by_key.update({key: codes[key] for key in data.exit_code_by_key if key in codes})
+    data.save()
+"""
+
+#: pytest's exit codes that are an outcome (passed: survived; failed or internal error: killed), and the
+#: one mutmut records for a timeout. Anything else (usage error, nothing collected) is a broken setup.
+OUTCOMES = (0, 1, 3)
+TIMEOUT = 36
+#: Per mutant. pytest-timeout ends a stuck test well before; this catches a hang outside a test.
+SUBPROCESS_TIMEOUT = 900
+
+
+def run_tests_as(workdir: Path, group: Group, tests: list[str], mutant: str) -> tuple[int, str]:
+    """The group's tests with `mutant` active, in this process and in every kernel it starts."""
+    mutants = workdir / "mutants"
+    env = _clean_env() | {"PYTHONPATH": str(mutants), "MUTANT_UNDER_TEST": mutant}
+    # -x: the first failure decides. A test stuck past a minute (the unmutated ones take seconds) is killed.
+    command = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "--timeout=60", *tests]
+    if group.select:
+        command += ["-k", group.select]
+    process = subprocess.Popen(
+        command,
+        cwd=mutants,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # killed as a group on timeout; kernels exit with their parent
+        preexec_fn=_limit_memory,
+    )
+    try:
+        out, _ = process.communicate(timeout=SUBPROCESS_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        return TIMEOUT, out.decode(errors="replace")
+    return process.returncode, out.decode(errors="replace")
+
+
+def run_in_subprocesses(group: Group, workdir: Path, tests: list[str]) -> None:
+    """Generate the mutants with mutmut, run the tests once per mutant, record the outcomes for mutmut.
+
+    Checked first, or every mutant would look killed (or survive): the tests pass with no mutant active,
+    and fail when every mutated function raises (mutmut's own check), which shows the kernel really
+    imports the mutated package."""
+    names: list[str] = json.loads(in_mutmut(workdir, GENERATE))
+    code, out = run_tests_as(workdir, group, tests, "")
+    if code != 0:
+        raise SystemExit(f"{group.name}: the tests fail with no mutant active (exit {code}):\n{out[-3000:]}")
+    code, out = run_tests_as(workdir, group, tests, "fail")
+    if code == 0:
+        raise SystemExit(
+            f"{group.name}: the tests pass with every mutated function raising; is the kernel "
+            f"importing the mutated package from {workdir / 'mutants'}?\n{out[-3000:]}"
+        )
+    jobs = int(os.environ.get("MUTATION_JOBS", "1"))
+    print(f"   {len(names)} mutants, each against all the tests above ({jobs} at a time)", flush=True)
+    codes: dict[str, int] = {}
+    with (workdir / "mutmut.log").open("w", encoding="utf-8") as log, ThreadPoolExecutor(jobs) as pool:
+        runs = pool.map(partial(run_tests_as, workdir, group, tests), names)
+        for name, (code, out) in zip(names, runs, strict=True):
+            log.write(f"== {name}: exit {code}\n{out}\n")
+            log.flush()
+            if code not in (*OUTCOMES, TIMEOUT):
+                raise SystemExit(
+                    f"{group.name}: pytest exit {code} for {name}, not an outcome:\n{out[-3000:]}"
+                )
+            codes[name] = code
+    in_mutmut(workdir, RECORD, json.dumps(codes))
 
 
 @dataclass
@@ -288,15 +416,16 @@ def run_group(
     print(f"\n== {group.name}: {', '.join(modules)}", flush=True)
     print(f"   tests: {' '.join(tests) or '(none)'}", flush=True)
     if not tests:
-        print(f"   no unit test files: skipped. {group.note}".rstrip(), flush=True)
+        print("   no test files: skipped", flush=True)
         return Outcome(group.name, 0, 0, 0)
     workdir = base / group.name
     if not report_only:
-        prepare(Group(group.name, tuple(modules), group.tests, group.note), workdir, tests)
-    code = 0 if report_only else run_mutmut(workdir, workdir / "mutmut.log")
-    if code != 0:
-        tail = (workdir / "mutmut.log").read_text(errors="replace")[-3000:]
-        raise SystemExit(f"mutmut failed for {group.name} (exit {code}); the end of its log:\n{tail}")
+        prepare(replace(group, modules=tuple(modules)), workdir, tests)
+        if group.subprocess:
+            run_in_subprocesses(group, workdir, tests)
+        elif code := run_mutmut(workdir, workdir / "mutmut.log"):
+            tail = (workdir / "mutmut.log").read_text(errors="replace")[-3000:]
+            raise SystemExit(f"mutmut failed for {group.name} (exit {code}); the end of its log:\n{tail}")
     results = read_results(workdir)
     killed = sum(1 for r in results if r["status"] in ("killed", "timeout"))
     total = len(results)

@@ -6,6 +6,7 @@ button clicks as `custom` comm messages), and can answer the notebook bridge's c
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import time
@@ -227,3 +228,9 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def result_text(block: dict[str, Any]) -> str:
     return "".join(part["text"] for part in block["content"] if part["type"] == "text")
+
+
+def outcome_of(text: str) -> dict[str, Any]:
+    """The JSON a test cell printed after `OUTCOME ` (what it saw inside the kernel)."""
+    line = next(line for line in text.splitlines() if line.startswith("OUTCOME "))
+    return json.loads(line.removeprefix("OUTCOME "))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from frontend import KernelFrontend
+from frontend import KernelFrontend, outcome_of
 from notebook_page import NotebookPage
 
 pytestmark = pytest.mark.kernel
@@ -66,11 +66,6 @@ def kernel(tmp_path: Path) -> Iterator[KernelFrontend]:
     frontend = KernelFrontend(tmp_path, env=env)
     yield frontend
     frontend.close()
-
-
-def outcome_of(text: str) -> dict[str, Any]:
-    line = next(line for line in text.splitlines() if line.startswith("OUTCOME "))
-    return json.loads(line.removeprefix("OUTCOME "))
 
 
 def write_disk_copy(tmp_path: Path) -> bytes:
