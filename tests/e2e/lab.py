@@ -183,8 +183,9 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def open_notebook(page: Any, lab: Lab, name: str) -> None:
-    page.goto(f"{lab.url}/lab/tree/{name}?token={lab.token}&reset")
+def _open_until_kernel_idle(page: Any, url: str) -> None:
+    """Open `url` and wait until the notebook shows its cells and its kernel is idle."""
+    page.goto(url)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     page.wait_for_function(
         "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
@@ -192,18 +193,15 @@ def open_notebook(page: Any, lab: Lab, name: str) -> None:
         " return k && k.status === 'idle'; }",
         timeout=60_000,
     )
+
+
+def open_notebook(page: Any, lab: Lab, name: str) -> None:
+    _open_until_kernel_idle(page, f"{lab.url}/lab/tree/{name}?token={lab.token}&reset")
 
 
 def open_notebook_7(page: Any, lab: Lab, name: str) -> None:
     """The same notebook in Notebook 7's single-document UI, served by the same server."""
-    page.goto(f"{lab.url}/notebooks/{name}?token={lab.token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-    page.wait_for_function(
-        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
-        " return k && k.status === 'idle'; }",
-        timeout=60_000,
-    )
+    _open_until_kernel_idle(page, f"{lab.url}/notebooks/{name}?token={lab.token}")
 
 
 def run_cell(page: Any, index: int) -> None:
