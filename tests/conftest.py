@@ -1,10 +1,13 @@
-"""Every test run leaves the user's Jupyter data dir alone.
+"""Every test run has its own home and Jupyter dirs, and leaves the user's alone.
 
-Sessions are saved under the Jupyter data dir, so a kernel a test starts without its own `JUPYTER_DATA_DIR`
-would write into the real one (`~/.local/share/jupyter`). For the whole run, `JUPYTER_DATA_DIR` points at a
-temporary directory that every kernel, nbclient run and JupyterLab server a test starts inherits; and the run
-fails if the real data dir's session store gained files anyway (a test that builds a kernel's environment from
-scratch, or code that ignores the variable).
+Sessions are saved under the Jupyter data dir and memory is read from `~/.jupyter_agent`, so a test that used
+the real ones would read what the user wrote and write where the user keeps their work. For the whole run,
+`HOME`, `JUPYTER_DATA_DIR`, `JUPYTER_CONFIG_DIR`, `JUPYTER_RUNTIME_DIR` and `IPYTHONDIR` point at temporary
+directories that every kernel, nbclient run and JupyterLab server a test starts inherits.
+
+The run still fails if *this run* wrote a session into the real data dir anyway (a test that builds a kernel's
+environment from scratch, or code that ignores the variables): a file there counts only when it names this run's
+temporary directory, so a JupyterLab the user keeps open, or another test run on the machine, never fails it.
 """
 
 from __future__ import annotations
@@ -16,26 +19,42 @@ from pathlib import Path
 import pytest
 from jupyter_core.paths import jupyter_data_dir
 
+ISOLATED_VARIABLES = ("HOME", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR")
 
-def _files(root: Path) -> set[str]:
-    return {str(p) for p in root.rglob("*") if p.is_file()} if root.is_dir() else set()
+
+def _files(root: Path) -> set[Path]:
+    return {p for p in root.rglob("*") if p.is_file()} if root.is_dir() else set()
+
+
+def _mentions(path: Path, marker: bytes) -> bool:
+    try:
+        return marker in path.read_bytes()
+    except OSError:
+        return False
 
 
 @pytest.fixture(scope="session", autouse=True)
-def the_real_jupyter_data_dir_is_not_written(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    sessions = Path(jupyter_data_dir()) / "jupyter_agent" / "sessions"
-    before = _files(sessions)
-    previous = os.environ.get("JUPYTER_DATA_DIR")
+def each_run_has_its_own_home_and_jupyter_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    real_sessions = Path(jupyter_data_dir()) / "jupyter_agent" / "sessions"
+    before = _files(real_sessions)
+    previous = {name: os.environ.get(name) for name in ISOLATED_VARIABLES}
+    home = tmp_path_factory.mktemp("home")
+    os.environ["HOME"] = str(home)
     os.environ["JUPYTER_DATA_DIR"] = str(tmp_path_factory.mktemp("jupyter-data"))
+    os.environ["JUPYTER_CONFIG_DIR"] = str(tmp_path_factory.mktemp("jupyter-config"))
+    os.environ["JUPYTER_RUNTIME_DIR"] = str(tmp_path_factory.mktemp("jupyter-runtime"))
+    os.environ["IPYTHONDIR"] = str(tmp_path_factory.mktemp("ipython"))
     try:
         yield
     finally:
-        if previous is None:
-            del os.environ["JUPYTER_DATA_DIR"]
-        else:
-            os.environ["JUPYTER_DATA_DIR"] = previous
-    created = sorted(_files(sessions) - before)
-    assert not created, (
-        f"the test run wrote {len(created)} file(s) into the real Jupyter data dir ({sessions}): "
-        f"{created[:5]}; give the kernel a temporary JUPYTER_DATA_DIR"
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    marker = str(tmp_path_factory.getbasetemp()).encode()
+    ours = sorted(str(p) for p in _files(real_sessions) - before if _mentions(p, marker))
+    assert not ours, (
+        f"the test run wrote {len(ours)} session file(s) into the real Jupyter data dir ({real_sessions}): "
+        f"{ours[:5]}; give the kernel the run's HOME and JUPYTER_DATA_DIR"
     )
