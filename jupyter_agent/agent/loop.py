@@ -11,7 +11,8 @@ error and on cancellation — and always leaves the conversation valid for the n
   finishes in the background; its result is discarded.
 - **Limits** (`max_turns`, `budget_usd` for the run, `session_budget_usd` for the session) are checked
   before each model request: the tool calls of the turn that reached a limit still run, and their results
-  wait in the conversation for the next run.
+  wait in the conversation for the next run. A sub-agent's requests count against its run's and session's
+  caps. A capped run of a model without a known price sends nothing (pricing.unpriced_cap).
 - **Context**: near the window, older tool results are shortened; still over `context_compact_fraction`,
   the conversation is compacted into the model's summary of it (compact.py).
 - **Saving**: with a session recorder, the conversation is written after every change of a turn.
@@ -48,7 +49,7 @@ from .events import (
     Usage,
     UsageUpdate,
 )
-from .pricing import price_for, turn_cost, unknown_price_note
+from .pricing import price_for, turn_cost, unknown_price_note, unpriced_cap
 from .thinking import thinking_note
 from .toolrun import ToolRunner
 from .turn import RunFailed, TurnStreamer, close_partial, request_params
@@ -94,9 +95,12 @@ class AgentRun:
         system: str,
         emit: Emit,
         session: Tally,
+        within: Tally | None = None,
         mode: str = "default",
         recorder: SessionRecorder | None = None,
     ) -> None:
+        """`session`: the session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the
+        tally of the run it works for: its usage adds up there, and that run's `budget_usd` is its cap too."""
         self.run_id = run_id
         self.conversation = conversation
         self.client = client
@@ -106,7 +110,9 @@ class AgentRun:
         self._emit = emit
         self.session = session
         self.mode = mode
-        self.tally = Tally(parent=session)
+        self.tally = Tally(parent=within or session)
+        #: What `budget_usd` caps: the whole `%%agent` run, its sub-agents included.
+        self.run_total = within or self.tally
         self.turns = 0
         self.tools = ToolRunner(
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
@@ -126,8 +132,9 @@ class AgentRun:
     async def run(self, request: str, *, attachments: Sequence[Block] = ()) -> RunFinished:
         started = time.monotonic()
         self.emit(RunStarted(run_id=self.run_id, model=self.config.model, mode=self.mode))
+        capped = self.config.budget_usd is not None or self.config.session_budget_usd is not None
         for note in (
-            unknown_price_note(self.config.model),
+            None if capped else unknown_price_note(self.config.model),  # capped: _limit_reached says it
             thinking_note(self.config.thinking, self.config.model),
         ):
             if note:
@@ -218,6 +225,13 @@ class AgentRun:
             return "end_turn"
 
     def _limit_reached(self) -> RunReason | None:
+        config = self.config
+        unpriced = unpriced_cap(
+            config.model, budget_usd=config.budget_usd, session_budget_usd=config.session_budget_usd
+        )
+        if unpriced is not None:
+            self.emit(Notice(level="warning", message=unpriced))
+            return "budget"
         if self.turns >= self.config.max_turns:
             self.emit(
                 Notice(
@@ -227,11 +241,11 @@ class AgentRun:
             )
             return "max_turns"
         budget = self.config.budget_usd
-        if budget is not None and self.tally.cost_usd >= budget:
+        if budget is not None and self.run_total.cost_usd >= budget:
             self.emit(
                 Notice(
                     level="warning",
-                    message=f"stopped: this run cost ${self.tally.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
+                    message=f"stopped: this run cost ${self.run_total.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
                 )
             )
             return "budget"

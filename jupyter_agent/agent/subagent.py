@@ -97,7 +97,8 @@ class Subagents:
             config=parent.config,
             system=system_prompt(facts),
             emit=_Relay(parent, call_id, params.description).emit,
-            session=parent.tally,
+            session=parent.session,
+            within=parent.run_total,
             mode=dispatcher.policy.mode,
         )
         # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
