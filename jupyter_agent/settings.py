@@ -12,7 +12,7 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from .agent.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
+from .agent.config import DEFAULT_COMPACT_FRACTION, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.modes import MODES, modes_help
 from .tools.permissions import Rule, check_rule_names
@@ -82,7 +82,7 @@ class AgentSettings(Configurable):
         "--think for one run.",
     ).tag(config=True)
     context_compact_fraction = Float(
-        0.85,
+        DEFAULT_COMPACT_FRACTION,
         help="Compact the conversation into a summary when it passes this share of the model's context "
         "window (0 = never automatically; %agent compact does it on demand).",
     ).tag(config=True)
