@@ -50,6 +50,7 @@ from .events import (
     UsageUpdate,
 )
 from .pricing import price_for, turn_cost, unknown_price_note, unpriced_cap
+from .stops import after_stop
 from .thinking import thinking_note
 from .toolrun import ToolRunner
 from .turn import RunFailed, TurnStreamer, close_partial, request_params
@@ -190,39 +191,23 @@ class AgentRun:
             self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
-            stop = turn.stop_reason
+            after = after_stop(turn.stop_reason)
             if turn.calls:
-                if stop == "max_tokens":
+                if turn.stop_reason == "max_tokens":
                     self._explain_cut_calls(turn.calls)
-                if stop in ("tool_use", "max_tokens", "pause_turn"):
+                if after.runs_calls:
                     self.conversation.add_tool_results(await self.tools.run(turn.calls))
                     continue
-                skipped = self.tools.skip(turn.calls, f"not run: the model's turn ended with '{stop}'")
+                skipped = self.tools.skip(
+                    turn.calls, f"not run: the model's turn ended with '{turn.stop_reason}'"
+                )
                 self.conversation.add_tool_results(skipped)
-            if stop == "pause_turn":
-                self.emit(Notice(level="info", message="the model paused a long turn; continuing it"))
-                continue
-            if stop == "refusal":
-                self.emit(
-                    Notice(level="warning", message="the model declined to continue this request (refusal)")
-                )
-                return "refusal"
-            if stop == "max_tokens":
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message=f"the answer was cut at max_tokens ({self.config.max_tokens} output tokens); "
-                        "ask it to continue, or raise max_tokens",
-                    )
-                )
-            elif stop == "model_context_window_exceeded":
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message="the model's context window is full; start over with `%agent reset`",
-                    )
-                )
-            return "end_turn"
+            if after.failure is not None:
+                raise RunFailed(after.failure, retryable=False)
+            if after.notice is not None:
+                self.emit(after.notice(self.config))
+            if not after.continues:
+                return after.reason
 
     def _limit_reached(self) -> RunReason | None:
         config = self.config
