@@ -175,14 +175,24 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
-    Subcommand(name="status", help="model, mode, tokens, cost, tools", run=_status),
-    Subcommand(name="reset", help="forget the conversation", run=_reset),
-    Subcommand(name="history", help="past runs and the changes each made", run=_history),
-    Subcommand(name="tools", help="the tools the model sees, with their source", run=_tools),
     Subcommand(
-        name="context", help="what the next request will tell the agent about the kernel", run=_context
+        name="status",
+        help="model, mode, tokens, cost of the last run and of the session, cache-read share, tools",
+        run=_status,
     ),
-    Subcommand(name="fix", help="ask the agent to explain and fix the last error", run=_fix),
+    Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),
+    Subcommand(name="history", help="past runs and the changes each made", run=_history),
+    Subcommand(name="tools", help="the tools the model sees and where they come from", run=_tools),
+    Subcommand(
+        name="context",
+        help="what the next request will tell the agent about what you did in the kernel",
+        run=_context,
+    ),
+    Subcommand(
+        name="fix",
+        help="ask the agent to explain and fix the last error (also the Fix with agent button under a traceback)",
+        run=_fix,
+    ),
     Subcommand(
         name="mode",
         arg="MODE",
@@ -218,26 +228,30 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         run=_mcp,
     ),
     Subcommand(
-        name="jobs", help="the background shell jobs (Bash run_in_background) and their status", run=_jobs
+        name="jobs", help="background shell jobs (Bash with run_in_background) and their status", run=_jobs
     ),
-    Subcommand(name="compact", help="summarise the conversation now, to free context", run=_compact),
+    Subcommand(
+        name="compact",
+        help="replace the conversation by the model's summary of it, now, to free context",
+        run=_compact,
+    ),
     Subcommand(name="memory", help="the AGENTS.md / CLAUDE.md files in the system prompt", run=_memory),
     Subcommand(
-        name="sessions", help="saved sessions of this notebook: date, first request, cost", run=_sessions
+        name="sessions", help="this notebook's saved sessions: id, date, cost, first request", run=_sessions
     ),
     Subcommand(
         name="resume",
         optional="ID",
-        help="continue the latest saved session of this notebook (or session ID) in this kernel",
+        help="continue the latest saved session of this notebook (or session ID), e.g. after a kernel restart",
         run=_resume,
     ),
     Subcommand(
         name="export",
         optional="PATH",
-        help="write this conversation as Markdown (default: agent-session-<id>.md here)",
+        help="write this conversation as Markdown (default `agent-session-<id>.md` next to the notebook)",
         run=_export,
     ),
-    Subcommand(name="help", help="this text", run=_help),
+    Subcommand(name="help", help="all of the above: flags, subcommands and the settings' names", run=_help),
 )
 _BY_NAME = {command.name: command for command in SUBCOMMANDS}
 
@@ -267,6 +281,8 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
 
 
 _COLUMN = 23
+_CELL_ROW = ("%%agent [options]", "the cell body is the request; the conversation continues across cells")
+_REQUEST_ROW = ("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
 
 
 def _row(left: str, text: str) -> str:
@@ -277,17 +293,24 @@ def help_text() -> str:
     """`%agent help`: the run flags, the subcommands and the settings' names, from their declarations."""
     from ..settings import AgentSettings
 
-    lines = [
-        _row("%%agent [options]", "the cell body is the request; the conversation continues across cells")
-    ]
+    lines = [_row(*_CELL_ROW)]
     for flag in RUN_FLAGS:
         lines.append(_row(f"  {flag.flag} {flag.metavar}".rstrip(), flag.help))
     lines.append("")
     for command in SUBCOMMANDS:
         lines.append(_row(command.usage, command.help))
-    lines.append(
-        _row("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
-    )
+    lines.append(_row(*_REQUEST_ROW))
     names = ", ".join(AgentSettings.class_own_traits(config=True))
     settings = f"Settings: %config AgentMagics.<name> = … ({names}). Shift+Tab on AgentMagics lists them."
     return "\n".join([*lines, "", *textwrap.wrap(settings, width=110)])
+
+
+def commands_markdown() -> str:
+    """The README's command table: the rows of `%agent help` (the flags as one usage line), as Markdown."""
+    flags = " ".join(f"[{flag.flag} {flag.metavar}]".replace(" ]", "]") for flag in RUN_FLAGS)
+    rows = [
+        (f"%%agent {flags}", _CELL_ROW[1]),
+        *((command.usage, command.help) for command in SUBCOMMANDS),
+        _REQUEST_ROW,
+    ]
+    return "\n".join(["| | |", "|---|---|", *(f"| `{usage}` | {text} |" for usage, text in rows)])
