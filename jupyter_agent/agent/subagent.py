@@ -5,7 +5,8 @@ parent's tools — never the tools that steer the parent's own work with the use
 AskUserQuestion, ExitPlanMode), so it cannot start Tasks. Its calls go through a Dispatcher with the
 parent's policy, hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
 reach the UI with the Task call's id as `parent_id` (to nest them under the Task card), its usage adds up
-in the parent run's tally, and its final text is the Task's result. The Task tool itself changes nothing,
+in the parent run's tally (so the run's and the session's budgets cap it), and its final text is the Task's
+result. The Task tool itself changes nothing,
 so it is read-only for the scheduler: several Task calls of one turn run concurrently.
 """
 
