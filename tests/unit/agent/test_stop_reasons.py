@@ -62,7 +62,10 @@ def test_an_unknown_stop_reason_ends_the_run_with_an_error_and_does_not_run_the_
     assert h.run("go on").reason == "end_turn"
     second = h.server.requests[1]
     assert_valid_request(second)
-    assert result_text(tool_results(second)[0]) == "INTERRUPTED: not run: the model's turn ended with 'compaction'"
+    assert (
+        result_text(tool_results(second)[0])
+        == "INTERRUPTED: not run: the model's turn ended with 'compaction'"
+    )
 
 
 def test_a_stop_sequence_ends_the_turn_like_end_turn_and_its_calls_are_not_run(
