@@ -17,7 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from .host.options import RUN_FLAGS, RunOptions, run_options
 from .settings import AgentSettings
-from .tools.permissions import RuleNameError
+from .tools.rule_names import RuleNameError
 
 if TYPE_CHECKING:
     from .runtime import KernelAgent

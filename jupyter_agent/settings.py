@@ -15,7 +15,8 @@ from traitlets.config import Configurable
 from .agent.config import DEFAULT_COMPACT_FRACTION, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.modes import MODES, modes_help
-from .tools.permissions import Rule, check_rule_names
+from .tools.permissions import Rule
+from .tools.rule_names import check_rule_names
 
 T = TypeVar("T")
 

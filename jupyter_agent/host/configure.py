@@ -15,7 +15,8 @@ from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS, check_rule_names, parse_rules
+from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
+from ..tools.rule_names import check_rule_names
 from .options import RunOptions
 
 if TYPE_CHECKING:

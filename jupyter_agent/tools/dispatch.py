@@ -27,10 +27,10 @@ from .permissions import (
     Rule,
     RuleKind,
     call_facts,
-    escape_pattern,
 )
 from .question import Question
 from .registry import ToolPool
+from .rule_glob import escape_pattern
 from .validation import invalid_args, validate
 
 
