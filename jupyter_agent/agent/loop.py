@@ -54,6 +54,7 @@ from .stops import after_stop
 from .thinking import thinking_note
 from .toolrun import ToolRunner
 from .turn import RunFailed, TurnStreamer, close_partial, request_params
+from .web_search import fit_web_search
 
 if TYPE_CHECKING:
     from ..sessions.recorder import SessionRecorder
@@ -122,6 +123,8 @@ class AgentRun:
         self._tool_params = [tool.to_param() for tool in dispatcher.tools().values()]
         self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tool_params)
         self._compacted_turn: int | None = None
+        #: Whether a Stop hook already sent the model back in this run (the hook's input says so).
+        self._stop_hook_active = False
 
     def emit(self, event: AgentEvent) -> None:
         """The UI's sink must not be able to break the loop."""
@@ -207,7 +210,22 @@ class AgentRun:
             if after.notice is not None:
                 self.emit(after.notice(self.config))
             if not after.continues:
+                if turn.stop_reason == "end_turn" and await self._stop_hooks_continue():
+                    continue
                 return after.reason
+
+    async def _stop_hooks_continue(self) -> bool:
+        """Stop hooks may send the model back to work: their reason becomes the next user message."""
+        hooks = self.tools.dispatcher.hooks
+        if not hooks.stop:
+            return False
+        reason = await hooks.run_stop(self._stop_hook_active)
+        if reason is None:
+            return False
+        self._stop_hook_active = True
+        self.emit(Notice(level="info", message=f"a Stop hook sent the agent back to work: {reason}"))
+        self.conversation.add_user_text(f"[A Stop hook asks you to continue: {reason}]")
+        return True
 
     def _limit_reached(self) -> RunReason | None:
         config = self.config
@@ -248,9 +266,10 @@ class AgentRun:
         return None
 
     def _params(self) -> dict[str, object]:
-        return request_params(
+        params = request_params(
             config=self.config, system=self.system, tools=self._tool_params, conversation=self.conversation
         )
+        return fit_web_search(params, searches_used=self.tally.usage.web_searches)
 
     def checkpoint(self) -> None:
         """Save what changed in the conversation (a no-op without a recorder; failures are the recorder's)."""

@@ -12,6 +12,7 @@ import os
 from .config import DEFAULT_MODEL
 from .events import Usage
 from .models import ModelPrice, model_facts
+from .web_search import search_cost
 
 
 def price_for(model: str) -> ModelPrice | None:
@@ -20,9 +21,10 @@ def price_for(model: str) -> ModelPrice | None:
 
 
 def turn_cost(model: str, turn: Usage) -> float:
-    """Cost of one request in USD; 0 for a model not in the table (see `unknown_price_note`)."""
+    """Cost of one request in USD, its web searches included; 0 for a model not in the table (see
+    `unknown_price_note`)."""
     price = price_for(model)
-    return price.cost(turn) if price is not None else 0.0
+    return price.cost(turn) + search_cost(turn) if price is not None else 0.0
 
 
 def unknown_price_note(model: str) -> str | None:

@@ -119,6 +119,10 @@ class AgentSession:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
         self._running = True
         try:
+            blocked, added = await self.hooks.run_prompt(request)
+            if blocked is not None:
+                return self._blocked(blocked.reason, emit)
+            attachments = [*attachments, *({"type": "text", "text": text} for text in added)]
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
@@ -139,6 +143,20 @@ class AgentSession:
         finally:
             self.ctx.services.subagents = None
             self._running = False
+
+    def _blocked(self, reason: str, emit: Emit) -> RunFinished:
+        """A UserPromptSubmit hook refused the request: it is not sent, nor kept in the conversation."""
+        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {reason}"))
+        finished = RunFinished(
+            reason="blocked",
+            turns=0,
+            usage=Usage(),
+            cost_usd=0.0,
+            duration=0.0,
+            session_cost_usd=self.cost_usd,
+        )
+        emit(finished)
+        return finished
 
     def _agent_run(
         self, config: AgentConfig, approver: Approver, emit: Emit, *, on_grant: OnGrant | None = None

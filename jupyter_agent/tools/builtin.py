@@ -38,6 +38,12 @@ def _web_fetch() -> list[AnyTool]:
     return [WebFetch()]
 
 
+def _web_search() -> list[AnyTool]:
+    from .web.search import web_search_tools
+
+    return web_search_tools()
+
+
 @dataclass(frozen=True, kw_only=True)
 class OptInTool:
     """A tool offered only when asked for; `source` is its name in the tool pool (`%agent tools` shows it)."""
@@ -59,4 +65,5 @@ class OptInTool:
 OPT_IN_TOOLS: tuple[OptInTool, ...] = (
     OptInTool(name="Bash", setting="enable_bash", make=_bash),
     OptInTool(name="WebFetch", setting="enable_web_fetch", make=_web_fetch),
+    OptInTool(name="WebSearch", setting="enable_web_search", make=_web_search),
 )
