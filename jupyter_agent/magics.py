@@ -168,6 +168,7 @@ def load(ipython: Any) -> None:
             show_fix_button(cell.error)
 
     magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
+    magics.kernel_agent.project_notices()  # a malformed .claude/settings.json is one line, never a failed load
 
 
 def unload(ipython: Any) -> None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .host.build import HostServices, McpLines
+    from .project import ClaudeProject
     from .settings import AgentSettings
     from .tools.core import AnyTool
     from .tools.mcp import McpServers
@@ -49,6 +50,7 @@ class KernelAgent:
         self._worker: AgentWorker | None = None
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
+        self._project: ClaudeProject | None = None
 
     @property
     def worker(self) -> AgentWorker:
@@ -84,8 +86,37 @@ class KernelAgent:
 
         session = self.session
         if not session.running:
-            configure(session, self.settings)
+            configure(session, self.settings, project=self.project)
         return session
+
+    @property
+    def project(self) -> ClaudeProject | None:
+        """The notebook's Claude Code project (None when the `claude_project` setting is off)."""
+        if not self.settings.claude_project:
+            return None
+        if self._project is None:
+            from .host.build import notebook_sandbox
+            from .project import ClaudeProject
+
+            sandbox = notebook_sandbox(self.shell, self.settings)
+            self._project = ClaudeProject.at(sandbox.cwd, sandbox.roots)
+        return self._project
+
+    def project_notices(self) -> None:
+        """Print the project files' warnings not shown yet (a malformed settings file, a skill without a
+        description, an untrusted project's hooks); reading them never stops the extension from loading."""
+        from .masking import mask
+
+        try:
+            lines = self.project.take_warnings() if self.project is not None else []
+        except (
+            Exception
+        ) as exc:  # a bug of ours or an unreadable tree: say so, never break %load_ext or a run
+            lines = [
+                f"jupyter_agent: the Claude Code project files could not be read: {type(exc).__name__}: {exc}"
+            ]
+        for line in lines:
+            print(mask(line))
 
     # -- a run ------------------------------------------------------------------------------------------
     def run_cell(self, request: str, options: RunOptions | None = None) -> None:
@@ -97,7 +128,8 @@ class KernelAgent:
         if options.new:
             self.reset()
         session = self.session
-        configure(session, self.settings, options)
+        self.project_notices()
+        configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
         session.ctx.services.running_cell_id = running_cell_id(self.kernel)
         presenter = RunPresenter(
@@ -194,6 +226,8 @@ class KernelAgent:
     def reset(self) -> None:
         if self._session is not None:
             self._session.reset()
+        if self._project is not None:
+            self._project.reload()  # skills, agents and commands are read again, like the memory files
 
     def resume(self, ident: str | None) -> str:
         """`%agent resume [ID]`: continue a saved session of this notebook; say which and what it held."""

@@ -18,6 +18,7 @@ from ..tools.modes import MODES
 from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
+from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class Subcommand:
 
 
 def _status(agent: KernelAgent, _args: list[str]) -> Report:
-    return status_report(agent.current_session(), agent.settings)
+    return status_report(agent.current_session(), agent.settings, agent.project)
 
 
 def _reset(agent: KernelAgent, _args: list[str]) -> str:
@@ -251,6 +252,15 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         help="write this conversation as Markdown (default `agent-session-<id>.md` next to the notebook)",
         run=_export,
     ),
+    Subcommand(name="rules", help="every permission rule and the file or setting it came from", run=rules),
+    Subcommand(
+        name="skills",
+        help="skills, commands, sub-agents and MCP prompts (run one with %agent /name args)",
+        run=skills,
+    ),
+    Subcommand(
+        name="trust", help="trust this Claude Code project: apply its hooks and allow rules", run=trust
+    ),
     Subcommand(name="help", help="all of the above: flags, subcommands and the settings' names", run=_help),
 )
 _BY_NAME = {command.name: command for command in SUBCOMMANDS}
@@ -265,6 +275,13 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
     if not words:
         return help_text()
     name, args = words[0], words[1:]
+    if name.startswith("/") and len(name) > 1:
+        rest = line.strip()[len(name) :].strip() if line.strip().startswith(name) else " ".join(args)
+        try:
+            run_slash(agent, name[1:], rest)
+        except ProjectCommandError as exc:
+            raise CommandError(str(exc)) from None
+        return None
     command = _BY_NAME.get(name)
     if command is None:
         close = difflib.get_close_matches(name, list(_BY_NAME), n=1)
@@ -283,6 +300,7 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
 _COLUMN = 23
 _CELL_ROW = ("%%agent [options]", "the cell body is the request; the conversation continues across cells")
 _REQUEST_ROW = ("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
+_SLASH_ROW = ("%agent /NAME ARGS", "run a skill, a custom command or an MCP prompt (`%agent skills` lists them)")
 
 
 def _row(left: str, text: str) -> str:
@@ -299,6 +317,7 @@ def help_text() -> str:
     lines.append("")
     for command in SUBCOMMANDS:
         lines.append(_row(command.usage, command.help))
+    lines.append(_row(*_SLASH_ROW))
     lines.append(_row(*_REQUEST_ROW))
     names = ", ".join(AgentSettings.class_own_traits(config=True))
     settings = f"Settings: %config AgentMagics.<name> = … ({names}). Shift+Tab on AgentMagics lists them."
@@ -311,6 +330,7 @@ def commands_markdown() -> str:
     rows = [
         (f"%%agent {flags}", _CELL_ROW[1]),
         *((command.usage, command.help) for command in SUBCOMMANDS),
+        _SLASH_ROW,
         _REQUEST_ROW,
     ]
     return "\n".join(["| | |", "|---|---|", *(f"| `{usage}` | {text} |" for usage, text in rows)])

@@ -129,10 +129,23 @@ class SkillTool(InstanceTool[SkillInput]):
 
 def activate(skill: Skill, args: str, ctx: ToolContext) -> str:
     """The skill's instructions for the model; its `allowed-tools` become the policy's scope."""
+    scope = skill_scope(skill)
+    if scope is not None and ctx.policy is not None:
+        ctx.policy.scope = scope
+    return instructions(skill, args)
+
+
+def skill_scope(skill: Skill) -> ToolScope | None:
+    if skill.allowed_tools is None:
+        return None
+    return ToolScope(
+        rules=tuple(Rule.parse(t) for t in skill.allowed_tools), owner=f"the skill '{skill.name}'"
+    )
+
+
+def instructions(skill: Skill, args: str) -> str:
+    """What the model reads when the skill is loaded: where it is, its body (arguments filled in), its files."""
     _, body = front_matter_split(_read_text(skill.file, skill))
-    if skill.allowed_tools is not None and ctx.policy is not None:
-        rules = tuple(Rule.parse(text) for text in skill.allowed_tools)
-        ctx.policy.scope = ToolScope(rules=rules, owner=f"the skill '{skill.name}'")
     parts = [f"Base directory for this skill: {skill.directory}", "", with_arguments(body.strip(), args)]
     files = other_files(skill)
     if files:
