@@ -180,3 +180,49 @@ def test_the_task_definition_the_model_sees_is_pinned() -> None:
         "type": "object",
     }
     assert param["description"].startswith("Start a sub-agent for a self-contained piece of work")
+
+
+def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harness: HarnessFactory) -> None:
+    from jupyter_agent.tools.workflow import AgentType
+
+    reviewer = AgentType(
+        name="reviewer",
+        description="Reviews a change",
+        tools=("Read", "Grep", "Bash"),  # Bash is not in the parent's pool: it is not invented
+        prompt="You are a careful code reviewer.",
+        model="claude-haiku-5-5",
+    )
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if body["system"][0]["text"].startswith("You are a careful code reviewer."):
+            return Turn(blocks=[Text("No bugs found.")])
+        if index == 0:
+            task = {"description": "Review", "prompt": "Review loader.py.", "subagent_type": "reviewer"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("Reviewed.")])
+
+    tools = [*file_tools(), *(t for t in workflow_tools() if t.name != "Task"), TaskTool([reviewer])]
+    h = harness(script, tools=tools)
+    assert h.run("review it").reason == "end_turn"
+    body = h.server.requests[1]
+    assert _tool_names(body) == {"Read", "Grep"}
+    assert body["model"] == "claude-haiku-5-5"
+    assert body["system"][0]["text"].startswith("You are a careful code reviewer.\n\nYou are a sub-agent")
+    assert h.server.requests[0]["model"] == h.server.requests[2]["model"] != "claude-haiku-5-5"
+    assert result_text(tool_results(h.server.requests[2])[0]) == "No bugs found."
+
+
+def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: HarnessFactory) -> None:
+    from jupyter_agent.tools.workflow import AgentType
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if index == 0:
+            task = {"description": "Review", "prompt": "x", "subagent_type": "nobody"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("ok")])
+
+    tools = [*file_tools(), TaskTool([AgentType(name="reviewer", description="Reviews")])]
+    h = harness(script, tools=tools)
+    h.run("go")
+    (block,) = tool_results(h.server.requests[1])
+    assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(block)
