@@ -252,14 +252,21 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         help="write this conversation as Markdown (default `agent-session-<id>.md` next to the notebook)",
         run=_export,
     ),
-    Subcommand(name="rules", help="every permission rule and the file or setting it came from", run=rules),
+    Subcommand(
+        name="rules",
+        help="every permission rule and where it came from: a Claude Code settings file or AgentMagics "
+        "(also in %agent status)",
+        run=rules,
+    ),
     Subcommand(
         name="skills",
-        help="skills, commands, sub-agents and MCP prompts (run one with %agent /name args)",
+        help="the project's skills, custom commands and sub-agents, and the MCP servers' prompts",
         run=skills,
     ),
     Subcommand(
-        name="trust", help="trust this Claude Code project: apply its hooks and allow rules", run=trust
+        name="trust",
+        help="trust this Claude Code project: its hooks, allow rules, defaultMode and additionalDirectories apply",
+        run=trust,
     ),
     Subcommand(name="help", help="all of the above: flags, subcommands and the settings' names", run=_help),
 )
@@ -300,7 +307,10 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
 _COLUMN = 23
 _CELL_ROW = ("%%agent [options]", "the cell body is the request; the conversation continues across cells")
 _REQUEST_ROW = ("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
-_SLASH_ROW = ("%agent /NAME ARGS", "run a skill, a custom command or an MCP prompt (`%agent skills` lists them)")
+_SLASH_ROW = (
+    "%agent /NAME ARGS",
+    "run a skill, a custom command (.claude/commands/NAME.md) or an MCP prompt (/mcp__server__prompt)",
+)
 
 
 def _row(left: str, text: str) -> str:

@@ -225,4 +225,6 @@ def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: Harn
     h = harness(script, tools=tools)
     h.run("go")
     (block,) = tool_results(h.server.requests[1])
-    assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(block)
+    assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(
+        block
+    )
