@@ -80,7 +80,9 @@ class Subagents:
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))
         sub_dispatcher = Dispatcher(
             pool=pool,
-            policy=dispatcher.policy,
+            # The same rule lists (an "Always allow" counts for both), its own scope: a skill it loads narrows
+            # the sub-agent, not the parent; a skill active in the parent narrows it too.
+            policy=dataclasses.replace(dispatcher.policy),
             hooks=dispatcher.hooks.for_subagent(),
             approver=dispatcher.approver,
             on_grant=dispatcher.on_grant,

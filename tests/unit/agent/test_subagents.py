@@ -228,3 +228,38 @@ def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: Harn
     assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(
         block
     )
+
+
+def test_a_skill_a_subagent_loads_narrows_the_subagent_not_the_parent(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    from jupyter_agent.tools.skill import Skill, SkillTool
+
+    (tmp_path / "skills" / "look").mkdir(parents=True)
+    (tmp_path / "skills" / "look" / "SKILL.md").write_text("---\ndescription: Look\n---\nOnly look.\n")
+    skill = Skill(
+        name="look", description="Look", directory=tmp_path / "skills" / "look", allowed_tools=("Read",)
+    )
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            if len(body["messages"]) == 1:
+                return Turn(blocks=[ToolUse(name="Skill", input={"skill": "look"})])
+            if len(body["messages"]) == 3:
+                write = {"file_path": "sub.txt", "content": "x"}
+                return Turn(blocks=[ToolUse(name="Write", input=write, id="toolu_sub_write")])
+            return Turn(blocks=[Text("looked")])
+        if index == 0:
+            task = {"description": "Look", "prompt": "look", "subagent_type": "general-purpose"}
+            return Turn(blocks=[ToolUse(name="Task", input=task)])
+        if len(body["messages"]) == 3:
+            return Turn(blocks=[ToolUse(name="Write", input={"file_path": "out.txt", "content": "x"})])
+        return Turn(blocks=[Text("done")])
+
+    h = harness(script, tools=[*PARENT_TOOLS, SkillTool([skill])], mode="bypassPermissions")
+    h.run("go")
+    refused = next(e for e in h.of(ToolFinished) if e.call_id == "toolu_sub_write")
+    assert "outside the allowed-tools of the skill 'look' (Read)" in refused.result.content
+    assert not (tmp_path / "sub.txt").exists()
+    assert (tmp_path / "out.txt").read_text() == "x"  # the parent is not narrowed
+    assert h.session.policy.scope is None
