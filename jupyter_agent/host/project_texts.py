@@ -11,8 +11,12 @@ if TYPE_CHECKING:
     from ..project import ClaudeProject
     from ..settings import AgentSettings
 
-#: Where this package's own rules come from, as the person would set them.
-OWN_SOURCE = "AgentMagics.{kind} (%config, %agent {kind}, Always allow)"
+#: Where this package's own rules come from, as the person sets them.
+OWN_SOURCES = {
+    "allow": "AgentMagics.allow (%config, %agent allow, Always allow)",
+    "ask": "AgentMagics.ask (%config)",
+    "deny": "AgentMagics.deny (%config, %agent deny)",
+}
 _ORDER = {"deny": 0, "ask": 1, "allow": 2}
 
 
@@ -29,7 +33,7 @@ def rule_rows(settings: AgentSettings, project: ClaudeProject | None) -> list[tu
         for rule in settings_files.waiting():
             rows.append(("allow", rule.text, f"{rule.source} — not applied until %agent trust"))
     for kind in ("deny", "ask", "allow"):
-        rows += [(kind, text, OWN_SOURCE.format(kind=kind)) for text in getattr(settings, kind)]
+        rows += [(kind, text, OWN_SOURCES[kind]) for text in getattr(settings, kind)]
     return sorted(rows, key=lambda row: _ORDER[row[0]])
 
 

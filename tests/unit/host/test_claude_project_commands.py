@@ -104,7 +104,7 @@ def test_rules_and_status_show_each_rule_with_where_it_came_from(
     source = f"{Path.cwd()}/.claude/settings.json"
     assert lines[:5] == [
         f"deny  Read(secret.txt)  → Read({Path.cwd()}/**/secret.txt)  ({source})",
-        "deny  WebFetch  (AgentMagics.deny (%config, %agent deny, Always allow))",
+        "deny  WebFetch  (AgentMagics.deny (%config, %agent deny))",
         f"ask   Bash(git push:*)  ({source})",
         f"allow Edit(notes.md)  ({source} — not applied until %agent trust)",
         "Order: deny → ask → mode → allow; a deny always wins. project "
