@@ -12,7 +12,7 @@ later definition of the same name wins. A file that cannot be used is one warnin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -215,45 +215,35 @@ def read_command(path: Path, where: str, problems: Problems) -> Command | None:
     )
 
 
-def _latest(found: Iterable[T], name: Callable[[T], str]) -> list[T]:
-    """One per name: a later definition replaces an earlier one (more specific directories come later)."""
+def _load(
+    dirs: Sequence[tuple[Path, str]],
+    folder: str,
+    pattern: str,
+    read: Callable[[Path, str], T | None],
+    name: Callable[[T], str],
+) -> list[T]:
+    """Every `folder/pattern` file of every `.claude/` directory, read, one per name: a later definition (a more
+    specific directory comes later) replaces an earlier one."""
     by_name: dict[str, T] = {}
-    for item in found:
-        by_name.pop(name(item), None)
-        by_name[name(item)] = item
+    for claude_dir, where in dirs:
+        root = claude_dir / folder
+        for path in sorted(root.glob(pattern)) if root.is_dir() else []:
+            made = read(path, where)
+            if made is not None:
+                by_name.pop(name(made), None)
+                by_name[name(made)] = made
     return sorted(by_name.values(), key=name)
 
 
 def load_skills(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[Skill]:
-    found: list[Skill] = []
-    for claude_dir, where in dirs:
-        root = claude_dir / "skills"
-        for folder in (
-            sorted(p for p in root.glob("*") if (p / SKILL_FILE).is_file()) if root.is_dir() else []
-        ):
-            skill = read_skill(folder, where, problems)
-            if skill is not None:
-                found.append(skill)
-    return _latest(found, lambda s: s.name)
+    return _load(
+        dirs, "skills", f"*/{SKILL_FILE}", lambda p, w: read_skill(p.parent, w, problems), lambda s: s.name
+    )
 
 
 def load_agents(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[AgentType]:
-    found: list[AgentType] = []
-    for claude_dir, _ in dirs:
-        root = claude_dir / "agents"
-        for path in sorted(root.glob("*.md")) if root.is_dir() else []:
-            agent = read_agent(path, problems)
-            if agent is not None:
-                found.append(agent)
-    return _latest(found, lambda a: a.name)
+    return _load(dirs, "agents", "*.md", lambda p, _: read_agent(p, problems), lambda a: a.name)
 
 
 def load_commands(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[Command]:
-    found: list[Command] = []
-    for claude_dir, where in dirs:
-        root = claude_dir / "commands"
-        for path in sorted(root.rglob("*.md")) if root.is_dir() else []:
-            command = read_command(path, where, problems)
-            if command is not None:
-                found.append(command)
-    return _latest(found, lambda c: c.name)
+    return _load(dirs, "commands", "**/*.md", lambda p, w: read_command(p, w, problems), lambda c: c.name)

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import Tree
+from project_tree import Tree
 
 from jupyter_agent.project.slash import UnknownCommand, slash_run
 from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Tree
+from project_tree import Tree
 
 from jupyter_agent.project import ClaudeProject
 from jupyter_agent.project.anchors import anchored_pattern, effective_rule
