@@ -26,7 +26,7 @@ def status_report(
     budget = f" (session budget ${status.session_budget_usd:.2f})" if status.session_budget_usd else ""
     rows = [
         ("model", OFFLINE_DEMO if offline_demo() else f"{status.model} ({status.provider})"),
-        ("mode", settings.mode),
+        ("mode", _mode_text(status.mode, settings.mode)),
         ("rules", rules_text(rule_rows(settings, project))),
         (
             "runs",
@@ -59,6 +59,13 @@ def status_report(
     ]
     text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
     return Report(text=text, html=html_table(rows))
+
+
+def _mode_text(mode: str, setting: str) -> str:
+    """The mode in force, and where it came from when that is not the `mode` setting (a project's defaultMode)."""
+    return (
+        mode if mode == setting else f"{mode} (the project's permissions.defaultMode; %agent mode sets yours)"
+    )
 
 
 def memory_text(session: AgentSession) -> str:

@@ -205,3 +205,19 @@ def test_with_claude_project_off_nothing_of_the_project_is_read(
     capsys.readouterr()
     shell.run_line_magic("agent", "rules")
     assert capsys.readouterr().out.startswith("no permission rules")
+
+
+def test_a_projects_default_mode_applies_and_status_says_where_it_came_from(
+    project_shell: ProjectShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell = project_shell({".claude/settings.json": {"permissions": {"defaultMode": "acceptEdits"}}})
+    shell.run_line_magic("agent", "trust")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "status")
+    assert "mode:     acceptEdits (the project's permissions.defaultMode; %agent mode sets yours)" in (
+        capsys.readouterr().out
+    )
+    shell.run_line_magic("agent", "mode plan")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "status")
+    assert "mode:     plan\n" in capsys.readouterr().out
