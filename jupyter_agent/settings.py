@@ -106,7 +106,9 @@ class AgentSettings(Configurable):
     ).tag(config=True)
     web_search_max_uses = Int(
         5,
-        help="Web searches one run may make (the tool's max_uses; a run that used them goes on without it).",
+        help="Web searches per run: the tool's max_uses (at most this many in one request), and once a run has made "
+        "this many in all, its later requests go without WebSearch (the request that crosses it can add up to "
+        "max_uses - 1 more; the tool's definition stays the same so the prompt cache holds).",
     ).tag(config=True)
     web_search_allowed_domains = List(
         Unicode(), help="Only these domains in web search results, e.g. ['docs.python.org']; empty: any."

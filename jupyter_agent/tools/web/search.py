@@ -34,7 +34,8 @@ change or that you do not know: current versions, documentation, error messages,
 
 @dataclass(frozen=True, kw_only=True)
 class WebSearchConfig:
-    """What the tool definition sends: searches per run at most, and the domains results may (or may not) come from."""
+    """What the tool definition sends: searches per request at most (also the run's cap, `agent/web_search.py`), and
+    the domains results may (or may not) come from."""
 
     max_uses: int = DEFAULT_MAX_USES
     allowed_domains: tuple[str, ...] = ()
