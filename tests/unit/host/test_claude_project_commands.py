@@ -221,3 +221,23 @@ def test_a_projects_default_mode_applies_and_status_says_where_it_came_from(
     capsys.readouterr()
     shell.run_line_magic("agent", "status")
     assert "mode:     plan\n" in capsys.readouterr().out
+
+
+def test_additional_directories_of_a_trusted_project_become_roots(
+    project_shell: ProjectShell, serve: Callable[[list[Turn]], ScriptedServer]
+) -> None:
+    data = Path.cwd().parent / "data"
+    data.mkdir()
+    (data / "sales.csv").write_text("month,sales\nMar,9\n")
+    shell = project_shell({".claude/settings.json": {"permissions": {"additionalDirectories": ["../data"]}}})
+    read = ToolUse(name="Read", input={"file_path": str(data / "sales.csv")})
+    server = serve(
+        [Turn(blocks=[read]), Turn(blocks=[Text("read")]), Turn(blocks=[read]), Turn(blocks=[Text("ok")])]
+    )
+    shell.run_cell_magic("agent", "", "read the sales")
+    before = server.requests[1]["messages"][-1]["content"][0]["content"][0]["text"]
+    assert before.startswith("OUTSIDE_ROOTS:")  # not trusted yet: no extra root
+    shell.run_line_magic("agent", "trust")
+    shell.run_cell_magic("agent", "", "again")
+    after = server.requests[3]["messages"][-1]["content"][0]["content"][0]["text"]
+    assert "Mar,9" in after
