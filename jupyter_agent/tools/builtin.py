@@ -20,9 +20,10 @@ def builtin_tools() -> list[AnyTool]:
     from .files import file_tools
     from .kernel import kernel_tools
     from .notebook import notebook_tools
+    from .verify import VerifyNotebook
     from .workflow import workflow_tools
 
-    return [*file_tools(), *notebook_tools(), *kernel_tools(), *workflow_tools()]
+    return [*file_tools(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
 
 
 def _bash() -> list[AnyTool]:
