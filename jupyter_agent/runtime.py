@@ -6,7 +6,7 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,6 +16,7 @@ from .tools.registration import on_tool_defined
 from .ui.channel import UIChannel
 
 if TYPE_CHECKING:
+    from .agent.events import RunFinished
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .host.build import HostServices, McpLines
@@ -119,8 +120,11 @@ class KernelAgent:
             print(mask(line))
 
     # -- a run ------------------------------------------------------------------------------------------
-    def run_cell(self, request: str, options: RunOptions | None = None) -> None:
-        """One `%%agent` cell: configure, start the run on the worker, show it until it ends."""
+    def run_cell(self, request: str, options: RunOptions | None = None, *, references: bool = True) -> None:
+        """One `%%agent` cell: configure, start the run on the worker, show it until it ends.
+
+        `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
+        the package wrote itself, such as `%agent fix`'s, passes False)."""
         from .host.configure import configure
         from .ui.presenter import RunPresenter
 
@@ -143,13 +147,7 @@ class KernelAgent:
         attachments = self.kernel_note_blocks() if self.settings.context else []
         started_mode = session.policy.mode
         future = self.worker.submit(
-            session.run(
-                request,
-                emit=self.channel.emit,
-                approver=self.channel.ask,
-                on_grant=granted.append,
-                attachments=attachments,
-            )
+            self._run_with_references(session, request, attachments, granted.append, references=references)
         )
         try:
             with self._watch_paused():
@@ -159,6 +157,33 @@ class KernelAgent:
             self._keep_mode(session.policy.mode, started_mode, options)
         if interrupted:
             raise KeyboardInterrupt
+
+    async def _run_with_references(
+        self,
+        session: AgentSession,
+        request: str,
+        attachments: list[dict[str, Any]],
+        on_grant: Callable[[Rule], None],
+        *,
+        references: bool,
+    ) -> RunFinished:
+        """On the worker: the request's references are read (the live notebook answers through the pump), then
+        the run. A reference that could not be attached is said in one line of the run's output."""
+        if references:
+            from .agent.events import Notice
+            from .references import attach_references
+
+            attached = await attach_references(request, session.ctx)
+            if attached.note is not None:
+                self.channel.emit(Notice(level="warning", message=attached.note))
+            attachments = [*attached.blocks, *attachments]
+        return await session.run(
+            request,
+            emit=self.channel.emit,
+            approver=self.channel.ask,
+            on_grant=on_grant,
+            attachments=attachments,
+        )
 
     def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
         """What happened in the kernel since the agent last looked; `peek` leaves it for the next run."""

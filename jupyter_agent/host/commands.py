@@ -88,7 +88,8 @@ def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
         )
     from ..masking import mask
 
-    agent.run_cell(mask(request))  # a traceback can quote a secret the user's code handled
+    # A traceback can quote a secret the user's code handled; its `@` (a decorator) is no reference.
+    agent.run_cell(mask(request), references=False)
     return None
 
 
