@@ -171,12 +171,12 @@ class KernelAgent:
         the run. A reference that could not be attached is said in one line of the run's output."""
         if references:
             from .agent.events import Notice
-            from .references import attach_references
+            from .references import attach_references, merged
 
             attached = await attach_references(request, session.ctx)
             if attached.note is not None:
                 self.channel.emit(Notice(level="warning", message=attached.note))
-            attachments = [*attached.blocks, *attachments]
+            attachments = merged(attached.blocks, attachments)
         return await session.run(
             request,
             emit=self.channel.emit,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .attach import Attached, attach_references
+from .attach import Attached, attach_references, merged
 from .parse import MAX_REFERENCES, Reference, find_references
 
-__all__ = ["MAX_REFERENCES", "Attached", "Reference", "attach_references", "find_references"]
+__all__ = ["MAX_REFERENCES", "Attached", "Reference", "attach_references", "find_references", "merged"]

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..agent.conversation import Block
 from ..base.errors import ToolError
+from ..base.json_values import is_object
 from ..base.sandbox import cap_text
 from ..masking import mask
 from ..notebook.base import Notebook
@@ -165,3 +166,16 @@ async def attach_references(request: str, ctx: ToolContext) -> Attached:
             break
         attached.blocks.extend(blocks)
     return attached
+
+
+def _image_data(block: Block) -> str | None:
+    source = block.get("source") if block.get("type") == "image" else None
+    data = source.get("data") if is_object(source) else None
+    return data if isinstance(data, str) else None
+
+
+def merged(references: Sequence[Block], others: Sequence[Block]) -> list[Block]:
+    """The references' blocks, then the other attachments (the kernel note) without an image a reference
+    already carries: a figure the user displayed and then pointed at is sent once."""
+    carried = {data for data in map(_image_data, references) if data is not None}
+    return [*references, *(block for block in others if _image_data(block) not in carried)]

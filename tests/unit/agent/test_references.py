@@ -137,3 +137,16 @@ def test_one_output_by_its_number_from_one(tmp_path: Path) -> None:
     assert attached.note == "not attached: @output:plot1:3: cell 'plot1' has 2 outputs (they count from 1)"
     image = asyncio.run(attach_references("@output:plot1:2", context(tmp_path, {})))
     assert [block["type"] for block in image.blocks] == ["text", "image"]
+
+
+def test_a_figure_the_reference_carries_is_not_sent_again_with_the_kernel_note() -> None:
+    from jupyter_agent.references import merged
+
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+    other = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": PNG[:-4] + "AAAA"},
+    }
+    note = {"type": "text", "text": "<kernel-activity>…</kernel-activity>"}
+    reference = {"type": "text", "text": '<reference to="@output:a:2">'}
+    assert merged([reference, image], [note, image, other]) == [reference, image, note, other]
