@@ -197,3 +197,22 @@ def test_the_fresh_kernel_gets_the_start_up_environment_not_variables_set_since(
         in text
     )
     assert os.environ.get("SET_LATER") is None  # (the test process itself never had it)
+
+
+def test_the_running_notebook_is_verified_as_the_page_shows_it_unsaved_changes_included(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    from notebook_page import NotebookPage
+
+    from jupyter_agent.notebook.cells import new_cell_json
+
+    on_disk = write_notebook(tmp_path / "analysis.ipynb", [("a1", "a = 1")])  # saved before the edit below
+    frontend, server = agent_kernel(verify_then_answer())
+    page = NotebookPage(frontend)
+    page.cells = [new_cell_json("code", "a = 1", cell_id="a1"), new_cell_json("code", "a / 0", cell_id="z1")]
+    frontend.run("%%agent --allow VerifyNotebook\ndoes it run?", timeout=120)
+    _, text = verify_result(server.requests)
+    assert text.splitlines()[0] == (
+        "NOTEBOOK_FAILS: analysis.ipynb fails at cell z1: ZeroDivisionError: division by zero"
+    )
+    assert page.requests >= 1 and (tmp_path / "analysis.ipynb").read_bytes() == on_disk
