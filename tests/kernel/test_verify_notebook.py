@@ -186,12 +186,21 @@ def test_the_fresh_kernel_gets_the_start_up_environment_not_variables_set_since(
 ) -> None:
     write_notebook(
         tmp_path / "analysis.ipynb",
-        [("env", "import os\nprint('STARTED', os.environ.get('STARTED_WITH'))\nos.environ['SET_LATER']")],
+        [
+            (
+                "env",
+                "import os\nprint('STARTED', os.environ.get('STARTED_WITH'), os.environ.get('DEPLOY_TOKEN'))\n"
+                "os.environ['SET_LATER']",
+            )
+        ],
     )
-    frontend, _ = agent_kernel([], env={"STARTED_WITH": "from-the-start"})
+    frontend, _ = agent_kernel(
+        [], env={"STARTED_WITH": "from-the-start", "DEPLOY_TOKEN": "tok-1234567890abcdef"}
+    )
     frontend.run("import os\nos.environ['SET_LATER'] = 'typed-in-the-live-kernel'")
     text = frontend.run("%agent verify", timeout=120).text()
-    assert "STARTED from-the-start" in text
+    assert "STARTED from-the-start [redacted: DEPLOY_TOKEN]" in text  # what it printed, masked
+    assert "tok-1234567890abcdef" not in text
     assert (
         "fails at cell env: KeyError: 'SET_LATER' — SET_LATER is set only in your live kernel's environment"
         in text
