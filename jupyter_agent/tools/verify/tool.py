@@ -33,8 +33,9 @@ MAX_CELL_TIMEOUT = 3600
 
 DESCRIPTION = """\
 Check that a notebook runs top to bottom from a clean state: its code cells run in order in a fresh, \
-separate kernel (same kernel spec and working directory), stopping at the first error. The user's kernel \
-and the notebook file are not touched.
+separate kernel (the notebook's kernel spec, in the directory a restart would use), stopping at the first \
+error. The user's kernel and the notebook file are not touched; the cells run for real (files they write \
+are written).
 - Without notebook_path it checks this kernel's notebook as it is now (unsaved changes included).
 - %%agent cells and %agent lines are skipped.
 - Returns a one-line verdict, each code cell's id, status and seconds, and for the first failure the \
