@@ -225,3 +225,22 @@ def test_the_running_notebook_is_verified_as_the_page_shows_it_unsaved_changes_i
         "NOTEBOOK_FAILS: analysis.ipynb fails at cell z1: ZeroDivisionError: division by zero"
     )
     assert page.requests >= 1 and (tmp_path / "analysis.ipynb").read_bytes() == on_disk
+
+
+def test_interrupting_agent_verify_kills_the_fresh_kernel_too(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "pid.txt"
+    write_notebook(
+        tmp_path / "analysis.ipynb",
+        [("spin", f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(300)")],
+    )
+    frontend, _ = agent_kernel([])
+    cell = frontend.execute("%agent verify")
+    frontend.wait(lambda: pid_file.exists() and pid_file.stat().st_size > 0, 120, "the fresh kernel's cell")
+    fresh_pid = int(pid_file.read_text())
+    frontend.km.interrupt_kernel()
+    frontend.wait(lambda: cell.done, 60, "the interrupted %agent verify")
+    assert cell.reply is not None and cell.reply["ename"] == "KeyboardInterrupt"
+    assert _process_gone(fresh_pid)
+    assert frontend.run("print('still here')").text().strip() == "still here"
