@@ -97,7 +97,7 @@ fi
 # Third-party MCP servers from npm that the MCP tests run against, locked in tests/fixtures/mcp-npm.
 MCP_NPM=tests/fixtures/mcp-npm
 if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
-  npm ci --prefix "$MCP_NPM" --no-audit --no-fund --loglevel=error >/dev/null
+  npm ci --prefix "$MCP_NPM" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
 fi
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)

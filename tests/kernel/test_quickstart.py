@@ -65,10 +65,13 @@ def run_all(frontend: KernelFrontend, notebook: Any) -> dict[str, str]:
         execution = frontend.execute(cell.source)
         if cell.source.startswith("%%agent"):
             frontend.wait(
-                lambda approvals=approvals: len(frontend.buttons("Allow once")) > approvals,
+                lambda approvals=approvals, execution=execution: (
+                    len(frontend.buttons("Allow once")) > approvals or execution.done
+                ),
                 60,
                 "this run's approval",
             )
+            assert not execution.done, f"the run ended without asking:\n{execution.text()}"
             frontend.click("Allow once")
         frontend.wait(lambda execution=execution: execution.done, 120, f"cell {cell.source[:30]!r}")
         assert execution.reply is not None and execution.reply["status"] == "ok", execution.text()
@@ -85,8 +88,17 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
 ) -> None:
     shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", tmp_path / "quickstart.ipynb")
     notebook = nbformat.read(tmp_path / "quickstart.ipynb", as_version=4)
+    # This frontend answers the widget probe, but on a loaded machine the first answer of a fresh kernel (still
+    # importing in the background) once took longer than the 2 s default, and the run went headless.
+    profile = tmp_path / "ipython" / "profile_default"
+    profile.mkdir(parents=True)
+    (profile / "ipython_kernel_config.py").write_text("c.AgentMagics.probe_timeout = 30.0\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(PYTHONPATH=str(ROOT), JPY_SESSION_NAME=str(tmp_path / "quickstart.ipynb"))
+    env.update(
+        PYTHONPATH=str(ROOT),
+        JPY_SESSION_NAME=str(tmp_path / "quickstart.ipynb"),
+        IPYTHONDIR=str(tmp_path / "ipython"),
+    )
     frontend = KernelFrontend(tmp_path, env=env)
     try:
         first = run_all(frontend, notebook)
