@@ -73,8 +73,9 @@ def start_quickstart(root: str | Path = ".") -> None:
         return
     ran_offline_before = _demo_server is not None
     _stop_demo()
+    credential = next(name for name in USER_CREDENTIALS if os.environ.get(name))
     through = os.environ.get("ANTHROPIC_BASE_URL")
-    print(f"using Claude: ANTHROPIC_API_KEY is set{f' (through {through})' if through else ''}")
+    print(f"using Claude: {credential} is set{f' (through {through})' if through else ''}")
     if ran_offline_before:
         print("this kernel ran the offline demo before: restart the kernel so the agent connects to Claude")
 
@@ -122,6 +123,8 @@ def _stop_demo() -> None:
     demo_url = os.environ.pop(OFFLINE_DEMO_ENV, None)
     if demo_url is not None and os.environ.get("ANTHROPIC_BASE_URL") == demo_url:
         del os.environ["ANTHROPIC_BASE_URL"]
+    if os.environ.get("ANTHROPIC_API_KEY") == TEST_API_KEY:
+        del os.environ["ANTHROPIC_API_KEY"]
     if _demo_server is not None:
         _demo_server.stop()
         _demo_server = None

@@ -141,3 +141,13 @@ def test_a_request_to_fix_follows_the_fix_script_even_after_a_question_in_the_sa
     body["messages"].append({"role": "user", "content": [{"type": "text", "text": "then fix it"}]})
     first = demo_turn(body, 2).blocks
     assert first[-1] == ToolUse(name="Read", input={"file_path": LOADER})
+
+
+def test_a_token_set_after_the_demo_ran_switches_to_claude_without_the_demo_key(
+    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start_quickstart(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "users-own-token")
+    start_quickstart(tmp_path)
+    assert capsys.readouterr().out.splitlines()[1] == "using Claude: ANTHROPIC_AUTH_TOKEN is set"
+    assert "ANTHROPIC_API_KEY" not in os.environ and "ANTHROPIC_BASE_URL" not in os.environ
