@@ -3,9 +3,9 @@
 #
 # The copy is playground/quickstart.ipynb (git ignores playground/, which is also the server's root): the tracked
 # notebooks/quickstart.ipynb is never opened, so nothing JupyterLab saves — outputs, autosaves — ever shows in
-# `git status`. The copy is made when it is missing, follows the tracked notebook while you have not changed it,
-# and is kept (with a note) once you have. JupyterLab prints the copy's URL with its token, and opens it when a
-# browser is there.
+# `git status`. The copy is made when it is missing, follows the tracked notebook while you have not changed its
+# cells (outputs do not count), and is kept (with a note) once you have. JupyterLab prints the copy's URL with its
+# token, and opens it when a browser is there.
 #
 # Extra arguments go to `jupyter lab`, e.g.:
 #   bash scripts/lab.sh --port 8899 --no-browser
@@ -21,19 +21,31 @@ fi
 
 TRACKED=notebooks/quickstart.ipynb
 COPY=playground/quickstart.ipynb
-ORIGIN=playground/.quickstart-origin  # the hash of the tracked notebook the copy was made from
-sha() { sha256sum "$1" | cut -d' ' -f1; }
+ORIGIN=playground/.quickstart-origin  # the cells of the tracked notebook the copy was made from, hashed
+cells() {
+  # What a user writes in a notebook: its cells' types and sources. Outputs, execution counts and metadata (the
+  # kernel's Python version, which JupyterLab writes on opening) do not make the copy "changed by the user".
+  .venv/bin/python - "$1" 2>/dev/null <<'EOF' || echo unreadable
+import hashlib, json, sys
+
+with open(sys.argv[1], encoding="utf-8") as handle:
+    cells = json.load(handle)["cells"]
+typed = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]] for c in cells]
+print(hashlib.sha256(json.dumps(typed).encode()).hexdigest())
+EOF
+}
 mkdir -p playground
+origin="$(cat "$ORIGIN" 2>/dev/null || true)"
 if [ ! -f "$COPY" ]; then
   cp "$TRACKED" "$COPY"
-  sha "$TRACKED" >"$ORIGIN"
-elif [ "$(sha "$COPY")" = "$(cat "$ORIGIN" 2>/dev/null)" ]; then
-  if [ "$(sha "$TRACKED")" != "$(cat "$ORIGIN")" ]; then
+  cells "$TRACKED" >"$ORIGIN"
+elif [ "$(cells "$COPY")" = "$origin" ]; then
+  if [ "$(cells "$TRACKED")" != "$origin" ]; then
     cp "$TRACKED" "$COPY"
-    sha "$TRACKED" >"$ORIGIN"
-    echo "jupyter_agent: $COPY updated to the new $TRACKED (you had not changed it)"
+    cells "$TRACKED" >"$ORIGIN"
+    echo "jupyter_agent: $COPY updated to the new $TRACKED (you had not changed its cells)"
   fi
-elif [ "$(sha "$TRACKED")" != "$(cat "$ORIGIN" 2>/dev/null)" ]; then
+elif [ "$(cells "$TRACKED")" != "$origin" ]; then
   echo "jupyter_agent: kept your $COPY (you changed it); $TRACKED is newer: delete your copy to start from it"
 fi
 

@@ -33,7 +33,7 @@ def load_quarter(folder: str) -> list[dict[str, str]]:
     return rows
 '''
 #: The credentials a user may have set; either one means "talk to the real API".
-USER_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+USER_CREDENTIALS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]
 
 _demo_server: ScriptedServer | None = None
 
@@ -66,14 +66,14 @@ def start_quickstart(root: str | Path = ".") -> None:
     """
     _start_a_fresh_agent()
     write_demo_project(root)
-    if not _user_set_credentials():
+    credential = _credential_the_user_set()
+    if credential is None:
         server = _start_or_reuse_demo_server()
         _point_the_client_at(server)
         print("offline demo: a scripted model on this machine answers (no ANTHROPIC_API_KEY is set)")
         return
     ran_offline_before = _demo_server is not None
     _stop_demo()
-    credential = next(name for name in USER_CREDENTIALS if os.environ.get(name))
     through = os.environ.get("ANTHROPIC_BASE_URL")
     print(f"using Claude: {credential} is set{f' (through {through})' if through else ''}")
     if ran_offline_before:
@@ -91,17 +91,16 @@ def _start_a_fresh_agent() -> None:
         shell.extension_manager.unload_extension("jupyter_agent")
 
 
-def _user_set_credentials() -> bool:
-    """A credential in the environment that the user set, not the one this demo put there."""
+def _credential_the_user_set() -> str | None:
+    """The name of a credential in the environment that the user set, not the key this demo put there."""
     demo_url = os.environ.get(OFFLINE_DEMO_ENV)
     demo_is_set = (
         demo_url is not None
         and os.environ.get("ANTHROPIC_BASE_URL") == demo_url
         and os.environ.get("ANTHROPIC_API_KEY") == TEST_API_KEY
     )
-    if demo_is_set:
-        return bool(os.environ.get("ANTHROPIC_AUTH_TOKEN"))
-    return any(os.environ.get(name) for name in USER_CREDENTIALS)
+    candidates = ["ANTHROPIC_AUTH_TOKEN"] if demo_is_set else USER_CREDENTIALS
+    return next((name for name in candidates if os.environ.get(name)), None)
 
 
 def _start_or_reuse_demo_server() -> ScriptedServer:
@@ -123,8 +122,8 @@ def _stop_demo() -> None:
     demo_url = os.environ.pop(OFFLINE_DEMO_ENV, None)
     if demo_url is not None and os.environ.get("ANTHROPIC_BASE_URL") == demo_url:
         del os.environ["ANTHROPIC_BASE_URL"]
-    if os.environ.get("ANTHROPIC_API_KEY") == TEST_API_KEY:
-        del os.environ["ANTHROPIC_API_KEY"]
+        if os.environ.get("ANTHROPIC_API_KEY") == TEST_API_KEY:
+            del os.environ["ANTHROPIC_API_KEY"]
     if _demo_server is not None:
         _demo_server.stop()
         _demo_server = None

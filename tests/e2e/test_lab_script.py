@@ -4,7 +4,7 @@ It opens a working copy of the quickstart (playground/, git-ignored), so after a
 an autosave — `git status` is clean and the tracked notebook byte-identical; the URL it prints opens that notebook
 (not the Launcher), and so does what it hands a browser; the console has no "Could not find a provider" warning,
 and Ctrl+C stops it without a traceback. Then what happens to the copy across runs: made when missing, following
-the tracked notebook while the user has not changed it, kept once they have.
+the tracked notebook while the user has not changed its cells (outputs do not count), kept once they have.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from lab import ROOT, free_port, run_cell, settings_dir, wait_cell_done, wait_for
 
@@ -204,16 +205,26 @@ def test_the_working_copy_is_made_when_missing_and_follows_the_quickstart_until_
     lab_version(checkout, tmp_path)
     assert copy.read_bytes() == tracked.read_bytes()
 
-    # the quickstart changes (a git pull) while the user has not touched the copy: the copy follows
+    # the quickstart changes (a git pull) while the user has not touched the copy: the copy follows it
     tracked.write_text(tracked.read_text().replace("jupyter_agent quickstart", "jupyter_agent quickstart v2"))
     assert "updated to the new" in lab_version(checkout, tmp_path)
     assert copy.read_bytes() == tracked.read_bytes()
 
-    # the user's own changes (outputs, edits) are theirs: kept, also when the quickstart changes again
+    # run, with outputs, and opened with another Python (JupyterLab writes its version): still the quickstart
+    ran = nbformat.read(copy, as_version=4)
+    ran.cells[1].outputs = [nbformat.v4.new_output("stream", text="offline demo: …\n")]
+    ran.cells[1].execution_count = 1
+    ran.metadata["language_info"]["version"] = "3.11.2"
+    nbformat.write(ran, copy)
+    tracked.write_text(tracked.read_text().replace("v2", "v3"))
+    assert "updated to the new" in lab_version(checkout, tmp_path)
+    assert copy.read_bytes() == tracked.read_bytes()
+
+    # the user's own changes (edited or added cells) are theirs: kept, also when the quickstart changes again
     mine = copy.read_text().replace("Run the cells top to bottom", "My notes. Run the cells top to bottom")
     copy.write_text(mine)
     assert "kept" not in lab_version(checkout, tmp_path)  # nothing to say: the quickstart did not change
-    tracked.write_text(tracked.read_text().replace("v2", "v3"))
+    tracked.write_text(tracked.read_text().replace("v3", "v4"))
     note = lab_version(checkout, tmp_path)
     assert "kept your playground/quickstart.ipynb" in note and "delete your copy" in note
     assert copy.read_text() == mine

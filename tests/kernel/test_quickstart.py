@@ -15,6 +15,8 @@ import nbformat
 import pytest
 from frontend import Execution, KernelFrontend
 
+from jupyter_agent.agent.pricing import OFFLINE_DEMO_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.kernel
 
@@ -84,8 +86,10 @@ def by_comment(outputs: dict[str, str], comment: str) -> str:
 
 
 def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_times_with_the_same_outputs(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for name in [n for n in os.environ if n.startswith("ANTHROPIC_") or n == OFFLINE_DEMO_ENV]:
+        monkeypatch.delenv(name)  # the kernel inherits this process's environment
     shutil.copy(ROOT / "notebooks" / "quickstart.ipynb", tmp_path / "quickstart.ipynb")
     notebook = nbformat.read(tmp_path / "quickstart.ipynb", as_version=4)
     # This frontend answers the widget probe, but on a loaded machine the first answer of a fresh kernel (still
@@ -93,12 +97,11 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
     profile = tmp_path / "ipython" / "profile_default"
     profile.mkdir(parents=True)
     (profile / "ipython_kernel_config.py").write_text("c.AgentMagics.probe_timeout = 30.0\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        JPY_SESSION_NAME=str(tmp_path / "quickstart.ipynb"),
-        IPYTHONDIR=str(tmp_path / "ipython"),
-    )
+    env = {
+        "PYTHONPATH": str(ROOT),
+        "JPY_SESSION_NAME": str(tmp_path / "quickstart.ipynb"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+    }
     frontend = KernelFrontend(tmp_path, env=env)
     try:
         first = run_all(frontend, notebook)

@@ -14,16 +14,18 @@ from typing import Any
 import pytest
 
 from jupyter_agent.agent.pricing import OFFLINE_DEMO_ENV, offline_demo
-from jupyter_agent.testing import Text, ToolUse, demo
+from jupyter_agent.testing import TEST_API_KEY, Text, ToolUse, demo
 from jupyter_agent.testing.demo import BUG, FIX, LOADER, demo_turn, start_quickstart, write_demo_project
 
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No credential and no demo settings, as in a kernel a user started without a key; the demo's model is
-    stopped afterwards."""
+    """No credential and no demo settings, as in a kernel a user started without a key; afterwards the demo's
+    model is stopped and these variables are as they were (the demo sets them itself, not through monkeypatch:
+    set then deleted here, each is restored even when it did not exist)."""
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", OFFLINE_DEMO_ENV):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     yield
     demo._stop_demo()
 
@@ -151,3 +153,16 @@ def test_a_token_set_after_the_demo_ran_switches_to_claude_without_the_demo_key(
     start_quickstart(tmp_path)
     assert capsys.readouterr().out.splitlines()[1] == "using Claude: ANTHROPIC_AUTH_TOKEN is set"
     assert "ANTHROPIC_API_KEY" not in os.environ and "ANTHROPIC_BASE_URL" not in os.environ
+
+
+def test_a_key_for_another_scripted_server_is_the_users_choice_and_stays(
+    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The testing key with the user's own base URL (a `scripted_server` fixture, a local test): not the demo's."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_API_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:4000")
+    start_quickstart(tmp_path)
+    assert (
+        capsys.readouterr().out == "using Claude: ANTHROPIC_API_KEY is set (through http://127.0.0.1:4000)\n"
+    )
+    assert os.environ["ANTHROPIC_API_KEY"] == TEST_API_KEY
