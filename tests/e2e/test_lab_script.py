@@ -14,6 +14,7 @@ import pty
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 from pathlib import Path
@@ -105,6 +106,14 @@ def settings_with_a_short_autosave(tmp: Path) -> Path:
     return settings
 
 
+def listens(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
 def fake_browser(tmp: Path) -> tuple[Path, Path]:
     """A `$BROWSER` that writes down what it was asked to open."""
     opened = tmp / "opened.txt"
@@ -139,6 +148,9 @@ def test_lab_sh_opens_a_working_copy_git_stays_clean_and_ctrl_c_stops_it_cleanly
         match = url_pattern.search(terminal.output)
         assert match is not None
         url = match.group(0)
+        # Jupyter Server prints its URLs before its event loop has bound the port: a browser faster than a person
+        # gets "connection refused". Wait until it listens, as a person copying the URL does.
+        wait_for(lambda: listens(port), 60, f"JupyterLab to listen on {port}")
 
         # the printed URL opens the notebook, not the Launcher
         page.goto(url)
