@@ -85,19 +85,29 @@ def test_a_key_the_user_set_means_claude_and_the_demo_changes_nothing(
     assert "ANTHROPIC_BASE_URL" not in os.environ and OFFLINE_DEMO_ENV not in os.environ
 
 
-def test_a_key_set_after_the_demo_ran_switches_to_claude_and_takes_the_demo_settings_back(
-    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("credential", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"])
+def test_a_credential_set_after_the_demo_ran_switches_to_claude_and_takes_the_demo_settings_back(
+    credential: str,
+    clean_env: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     start_quickstart(tmp_path)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-users-own-key")
+    monkeypatch.setenv(credential, "sk-ant-users-own-secret")
     start_quickstart(tmp_path)
     printed = capsys.readouterr().out.splitlines()
     assert printed[1:] == [
-        "using Claude: ANTHROPIC_API_KEY is set",
+        f"using Claude: {credential} is set",
         "this kernel ran the offline demo before: restart the kernel so the agent connects to Claude",
     ]
     assert "ANTHROPIC_BASE_URL" not in os.environ and not offline_demo()
-    assert os.environ["ANTHROPIC_API_KEY"] == "sk-ant-users-own-key"
+    # the user's credential stays, the demo's key is gone
+    assert {name: os.environ.get(name) for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")} == {
+        "ANTHROPIC_API_KEY": None,
+        "ANTHROPIC_AUTH_TOKEN": None,
+        credential: "sk-ant-users-own-secret",
+    }
 
 
 def test_a_base_url_the_user_set_is_named(
@@ -143,16 +153,6 @@ def test_a_request_to_fix_follows_the_fix_script_even_after_a_question_in_the_sa
     body["messages"].append({"role": "user", "content": [{"type": "text", "text": "then fix it"}]})
     first = demo_turn(body, 2).blocks
     assert first[-1] == ToolUse(name="Read", input={"file_path": LOADER})
-
-
-def test_a_token_set_after_the_demo_ran_switches_to_claude_without_the_demo_key(
-    clean_env: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    start_quickstart(tmp_path)
-    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "users-own-token")
-    start_quickstart(tmp_path)
-    assert capsys.readouterr().out.splitlines()[1] == "using Claude: ANTHROPIC_AUTH_TOKEN is set"
-    assert "ANTHROPIC_API_KEY" not in os.environ and "ANTHROPIC_BASE_URL" not in os.environ
 
 
 def test_a_key_for_another_scripted_server_is_the_users_choice_and_stays(
