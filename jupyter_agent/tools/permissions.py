@@ -28,6 +28,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .command_patterns import compile_pattern
 from .commands import ParsedCommand, Subcommand, split_command
 
 if TYPE_CHECKING:
@@ -202,11 +203,15 @@ class Rule:
         return self._matches(call, allowing=True)
 
     def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
+        """An allow rule must accept every value the subcommand's holes could take; a deny rule matches when
+        some value could match (fail closed both ways)."""
         # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
-        regex = _glob_regex(self.pattern or "**", "command")
+        pattern = compile_pattern(self.pattern or "*")
         if allowing:
-            return not sub.redirected and bool(regex.match(sub.text))
-        return any(regex.match(form) for form in sub.forms())
+            if not sub.allowable:
+                return False
+            return pattern.matches(sub.text) if sub.complete else pattern.matches_all(sub.forms()[0][0])
+        return any(pattern.matches(text) if whole else pattern.could_match(text) for text, whole in sub.forms())
 
     def _matches(self, call: CallFacts, *, allowing: bool) -> bool:
         if not self.names(call.tool, call.access):

@@ -3,8 +3,9 @@
 Each command is built from simple commands the test knows (so the oracle needs no shell parser): joined by
 every separator the shell has, some wrapped in a subshell, `$( … )` or backticks, some with leading blanks or
 `VAR=value` prefixes, some with a redirection. The oracle is plain `str.startswith` on the known simple
-commands: allowed only when every one starts with some allow prefix and none redirects; denied when any one
-starts with a deny prefix. Both directions are asserted, so a policy that refused (or allowed) everything fails.
+commands: allowed only when every one starts with some allow prefix and none redirects or has `VAR=value` in
+front (that changes what the program does: `PATH=… git`, `LD_PRELOAD=… git`); denied when any one starts with a
+deny prefix. Both directions are asserted, so a policy that refused (or allowed) everything fails.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ class Part:
         return body
 
     def simple_commands(self) -> list[tuple[str, bool]]:
-        """(simple command, redirected) pairs this part runs."""
-        runs = [(self.command, bool(self.redirect))]
+        """(simple command, redirected or prefixed by an assignment) pairs this part runs."""
+        runs = [(self.command, bool(self.redirect) or "=" in self.lead)]
         if self.wrap in ("substitution", "backticks"):
             runs.append(("echo " + ("$(" if self.wrap == "substitution" else "`"), False))
         return runs
