@@ -43,6 +43,7 @@ class KernelAgent:
         #: What the user did in the kernel between runs (None outside `%load_ext`, e.g. in tests).
         self.watcher = watcher
         self.kernel: Any = getattr(shell, "kernel", None)
+        _register_session_key(self.kernel)
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
@@ -273,6 +274,16 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
+
+
+def _register_session_key(kernel: Any) -> None:
+    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
+    outside any sandbox. It is masked like an API key wherever it would show."""
+    from .masking import register
+
+    key: Any = getattr(getattr(kernel, "session", None), "key", None)
+    if isinstance(key, bytes) and key:
+        register("kernel session key", key.decode("utf-8", "replace"))
 
 
 def running_cell_id(kernel: Any) -> str | None:

@@ -70,7 +70,10 @@ class CommandPattern:
         return found
 
     def matches(self, text: str) -> bool:
-        return any(len(tokens) in states for tokens, states in zip(self.alternatives, self._states(text)))
+        return any(
+            len(tokens) in states
+            for tokens, states in zip(self.alternatives, self._states(text), strict=True)
+        )
 
     def could_match(self, prefix: str) -> bool:
         """Some continuation of `prefix` matches (any reachable state can still reach the end)."""
@@ -80,7 +83,7 @@ class CommandPattern:
         """Every continuation of `prefix` matches: a reachable state from which only `*` remains."""
         return any(
             any(i < len(tokens) and all(t == _STAR for t in tokens[i:]) for i in states)
-            for tokens, states in zip(self.alternatives, self._states(prefix))
+            for tokens, states in zip(self.alternatives, self._states(prefix), strict=True)
         )
 
 

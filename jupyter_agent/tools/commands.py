@@ -115,8 +115,8 @@ def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
     if name is None:
         return [], True
     if (name in _SHELLS or name == "eval") or (name == "env" and "-S" in words):
-        script = _script_argument(words)
-        if script is False:
+        runs_script, script = _script_argument(words)
+        if not runs_script:
             return [], True
         if script is None or depth >= _MAX_DEPTH:
             return [Subcommand((None,), opaque=True)], True
@@ -135,19 +135,21 @@ def _inherit(sub: Subcommand, outer: SimpleCommand) -> Subcommand:
     return Subcommand(sub.words, sub.redirected or outer.redirected, sub.opaque or outer.assigns)
 
 
-def _script_argument(words: tuple[str | None, ...]) -> str | None | bool:
-    """The script `bash -c SCRIPT`, `eval A B`, `env -S 'A B'` run: None when it is a hole, False for none."""
+def _script_argument(words: tuple[str | None, ...]) -> tuple[bool, str | None]:
+    """(whether it runs a script given as words, the script or None when it is a hole) for `bash -c SCRIPT`,
+    `eval A B`, `env -S 'A B'`; `bash script.sh` runs a file, which rules cannot see into."""
     name = words[0]
     if name == "eval":
         args = words[1:]
-        return None if None in args else " ".join(w for w in args if w is not None)
+        return True, (None if None in args else " ".join(w for w in args if w is not None))
     flag = "-S" if name == "env" else "-c"
     for index, word in enumerate(words[1:], start=1):
         if word is None:
-            return None
-        if word == flag or (flag == "-c" and word.startswith("-") and not word.startswith("--") and "c" in word):
-            return words[index + 1] if index + 1 < len(words) else None
-    return False  # `bash script.sh`: runs a file, which rules cannot see into
+            return True, None
+        short_with_c = flag == "-c" and word.startswith("-") and not word.startswith("--") and "c" in word
+        if word == flag or short_with_c:
+            return True, (words[index + 1] if index + 1 < len(words) else None)
+    return False, None
 
 
 def _expand(command: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:

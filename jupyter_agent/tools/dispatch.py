@@ -189,6 +189,9 @@ class Dispatcher:
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
         decision = _with_hook(verdict, self.policy.decide(facts))
+        if isinstance(decision, Allow) and self.policy.mode != "bypassPermissions":
+            reason = tool.sensitive(params, ctx)
+            decision = decision if reason is None else Ask(reason=reason)
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):

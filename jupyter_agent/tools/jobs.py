@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..base.errors import ToolError
 from ..base.result import ToolResult
+from ..masking import clip
 from .context import ToolContext
 from .core import Tool, ToolAnnotations, ToolInput
 from .process import kill_group
@@ -129,7 +130,7 @@ class BackgroundJobs:
     def listing(self) -> str:
         if not self.jobs:
             return "no background jobs"
-        return "\n".join(f"{j.id:<8} {j.status():<22} {j.command[:80]}" for j in self.jobs.values())
+        return "\n".join(f"{j.id:<8} {j.status():<22} {clip(j.command, 80)}" for j in self.jobs.values())
 
 
 def _read(job: Job) -> None:

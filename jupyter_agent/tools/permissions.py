@@ -211,7 +211,9 @@ class Rule:
             if not sub.allowable:
                 return False
             return pattern.matches(sub.text) if sub.complete else pattern.matches_all(sub.forms()[0][0])
-        return any(pattern.matches(text) if whole else pattern.could_match(text) for text, whole in sub.forms())
+        return any(
+            pattern.matches(text) if whole else pattern.could_match(text) for text, whole in sub.forms()
+        )
 
     def _matches(self, call: CallFacts, *, allowing: bool) -> bool:
         if not self.names(call.tool, call.access):

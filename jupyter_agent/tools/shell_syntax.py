@@ -16,6 +16,7 @@ returned, so deny rules keep seeing them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
@@ -129,36 +130,36 @@ class _Walker:
         if node.is_error or node.is_missing:
             self.fail()
             self.children(node, redirected=redirected)
-        elif kind == "command":
-            self.command(node, redirected=redirected)
-        elif kind == "redirected_statement":
-            for child in node.children:
-                if child.type in _REDIRECTS:
-                    self.redirect(child)
-                else:
-                    self.statement(child, redirected=True)
-        elif kind in ("variable_assignment", "declaration_command", "unset_command"):
-            self.assignment_statement(node, redirected=redirected)
-        elif kind == "for_statement":
-            self.for_statement(node, redirected=redirected)
-        elif kind == "case_statement" or kind == "case_item":
-            self.case_part(node, redirected=redirected)
-        elif kind == "function_definition":
-            self.children(node, redirected=redirected, skip_first_word=True)
-        elif kind == "compound_statement" and node.child_count and node.children[0].type == "((":
-            self.fail()  # arithmetic evaluates variables' contents as code
-            self.words_in(node)
-        elif kind == "test_command":
-            self.test_command(node, redirected=redirected)
+            return
+        handler = _STATEMENTS.get(kind)
+        if handler is not None:
+            handler(self, node, redirected)
         elif kind in _CONTAINERS:
             self.children(node, redirected=redirected)
-        elif kind in _INERT:
-            return
         elif kind in _REDIRECTS:
             self.redirect(node)
+        elif kind not in _INERT:
+            self.not_modelled(node)  # c-style for, arithmetic, anything new
+
+    def not_modelled(self, node: Node, *_: object) -> None:
+        self.fail()
+        self.words_in(node)
+
+    def redirected_statement(self, node: Node, redirected: bool) -> None:
+        for child in node.children:
+            if child.type in _REDIRECTS:
+                self.redirect(child)
+            else:
+                self.statement(child, redirected=True)
+
+    def compound(self, node: Node, redirected: bool) -> None:
+        if node.child_count and node.children[0].type == "((":
+            self.not_modelled(node)  # arithmetic evaluates variables' contents as code
         else:
-            self.fail()  # a construct this walk does not model (c-style for, arithmetic, …)
-            self.words_in(node)
+            self.children(node, redirected=redirected)
+
+    def function(self, node: Node, redirected: bool) -> None:
+        self.children(node, redirected=redirected, skip_first_word=True)
 
     def children(self, node: Node, *, redirected: bool, skip_first_word: bool = False) -> None:
         for index, child in enumerate(node.children):
@@ -166,7 +167,7 @@ class _Walker:
                 continue  # a function's name
             self.statement(child, redirected=redirected)
 
-    def command(self, node: Node, *, redirected: bool) -> None:
+    def command(self, node: Node, redirected: bool) -> None:
         if any(_has_gaps(c) for c in node.children if c.type == "command_name"):
             self.fail()
         words: list[str | None] = []
@@ -187,7 +188,7 @@ class _Walker:
                 words.append(self.word(child))
         self.result.commands.append(SimpleCommand(tuple(words), redirected, assigns))
 
-    def assignment_statement(self, node: Node, *, redirected: bool) -> None:
+    def assignment_statement(self, node: Node, redirected: bool) -> None:
         if node.type == "variable_assignment":
             self.check_name(node)
             self.assignment_value(node)
@@ -231,7 +232,7 @@ class _Walker:
             else:
                 self.word(value)
 
-    def for_statement(self, node: Node, *, redirected: bool) -> None:
+    def for_statement(self, node: Node, redirected: bool) -> None:
         for child in node.children:
             if child.type == "variable_name":
                 text = _text(child)
@@ -242,7 +243,7 @@ class _Walker:
             elif child.type not in _INERT:
                 self.word(child)
 
-    def case_part(self, node: Node, *, redirected: bool) -> None:
+    def case_part(self, node: Node, redirected: bool) -> None:
         body_started = False
         for child in node.children:
             if child.type == ")" and node.type == "case_item":
@@ -256,7 +257,7 @@ class _Walker:
             else:
                 self.statement(child, redirected=redirected)
 
-    def test_command(self, node: Node, *, redirected: bool) -> None:
+    def test_command(self, node: Node, redirected: bool) -> None:
         """`[[ … ]]` and `[ … ]`: a command of its own; over an expansion it is arithmetic-prone: not modelled."""
         if _has_expansion(node):
             self.fail()
@@ -309,52 +310,53 @@ class _Walker:
 
     def parts(self, node: Node) -> tuple[str | None, str]:
         """(value or None, the unquoted raw text with quoted parts blanked) — for glob and brace checks."""
-        kind = node.type
-        if _has_gaps(node):
+        if _has_gaps(node) or node.is_error or node.is_missing:
             self.fail()
         if node.is_error or node.is_missing:
-            self.fail()
             self.words_in(node)
             return None, ""
-        if kind in ("word", "number"):
-            raw = _text(node)
-            if "\n" in raw:
-                self.fail()  # tree-sitter glues `\x` after a newline to the line before; bash does not
-            return unescape_unquoted(raw), raw
-        if kind == "raw_string":
-            return _text(node)[1:-1], "_"
-        if kind == "ansi_c_string":
-            return decode_ansi_c(_text(node)[2:-1]), "_"
-        if kind in ("string", "translated_string"):
-            return self.double_quoted(node), "_"
-        if kind == "concatenation":
-            values: list[str] = []
-            raws: list[str] = []
-            known = True
-            for child in node.children:
-                value, raw = self.parts(child)
-                raws.append(raw)
-                if value is None:
-                    known = False
-                else:
-                    values.append(value)
-            return ("".join(values) if known else None), "".join(raws)
-        if kind in ("command_substitution", "process_substitution"):
-            for child in node.children:
-                if child.type not in ("$(", "`", ")", "<(", ">("):
-                    self.statement(child, redirected=False)
+        handler = _WORDS.get(node.type)
+        if handler is None:  # `$` alone, arithmetic, a subscript, anything else
+            self.not_modelled(node)
             return None, "_"
-        if kind == "simple_expansion":
-            return None, "_"
-        if kind == "expansion":
+        return handler(self, node)
+
+    def plain(self, node: Node) -> tuple[str | None, str]:
+        raw = _text(node)
+        if "\n" in raw:
+            self.fail()  # tree-sitter glues `\x` after a newline to the line before; bash does not
+        return unescape_unquoted(raw), raw
+
+    def quoted(self, node: Node) -> tuple[str | None, str]:
+        text = _text(node)
+        if node.type == "raw_string":
+            return text[1:-1], "_"
+        if node.type == "ansi_c_string":
+            return decode_ansi_c(text[2:-1]), "_"
+        return self.double_quoted(node), "_"
+
+    def concatenation(self, node: Node) -> tuple[str | None, str]:
+        values: list[str] = []
+        raws: list[str] = []
+        known = True
+        for child in node.children:
+            value, raw = self.parts(child)
+            raws.append(raw)
+            if value is None:
+                known = False
+            else:
+                values.append(value)
+        return ("".join(values) if known else None), "".join(raws)
+
+    def substitution(self, node: Node) -> tuple[str | None, str]:
+        for child in node.children:
+            if child.type not in ("$(", "`", ")", "<(", ">("):
+                self.statement(child, redirected=False)
+        return None, "_"
+
+    def variable(self, node: Node) -> tuple[str | None, str]:
+        if node.type == "expansion":
             self.expansion(node)
-            return None, "_"
-        if kind in ("arithmetic_expansion", "brace_expression"):
-            self.fail()
-            self.words_in(node)
-            return None, "_"
-        self.fail()  # `$` alone, a subscript, anything else
-        self.words_in(node)
         return None, "_"
 
     def double_quoted(self, node: Node) -> str | None:
@@ -388,6 +390,36 @@ class _Walker:
             return
         for child in inner[2:]:
             self.word(child)
+
+
+_Statement = Callable[[_Walker, "Node", bool], None]
+_STATEMENTS: dict[str, _Statement] = {
+    "command": _Walker.command,
+    "redirected_statement": _Walker.redirected_statement,
+    "variable_assignment": _Walker.assignment_statement,
+    "declaration_command": _Walker.assignment_statement,
+    "unset_command": _Walker.assignment_statement,
+    "for_statement": _Walker.for_statement,
+    "case_statement": _Walker.case_part,
+    "case_item": _Walker.case_part,
+    "function_definition": _Walker.function,
+    "compound_statement": _Walker.compound,
+    "test_command": _Walker.test_command,
+}
+_Word = Callable[[_Walker, "Node"], tuple[str | None, str]]
+_WORDS: dict[str, _Word] = {
+    "word": _Walker.plain,
+    "number": _Walker.plain,
+    "raw_string": _Walker.quoted,
+    "ansi_c_string": _Walker.quoted,
+    "string": _Walker.quoted,
+    "translated_string": _Walker.quoted,
+    "concatenation": _Walker.concatenation,
+    "command_substitution": _Walker.substitution,
+    "process_substitution": _Walker.substitution,
+    "simple_expansion": _Walker.variable,
+    "expansion": _Walker.variable,
+}
 
 
 def _has_gaps(node: Node) -> bool:

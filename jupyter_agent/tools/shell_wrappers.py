@@ -60,10 +60,14 @@ WRAPPERS: dict[str, _Wrapper] = {
         appends_input=True,
     ),
     "sudo": _Wrapper(
-        flags=_set("-A -b -E -H -K -k -n -P -S -V -v --askpass --background --preserve-env --set-home "
-                   "--non-interactive --stdin --"),  # fmt: skip
-        valued=_set("-u -g -C -D -h -p -r -t -T -U --user --group --close-from --chdir --host --prompt "
-                    "--role --type --command-timeout --other-user"),  # fmt: skip
+        flags=_set(
+            "-A -b -E -H -K -k -n -P -S -V -v --askpass --background --preserve-env --set-home "
+            "--non-interactive --stdin --"
+        ),
+        valued=_set(
+            "-u -g -C -D -h -p -r -t -T -U --user --group --close-from --chdir --host --prompt "
+            "--role --type --command-timeout --other-user"
+        ),
         assignments=True,
     ),
     "doas": _Wrapper(flags=_set("-n -s"), valued=_set("-u -C")),
@@ -86,33 +90,42 @@ def inner_command(words: tuple[str | None, ...]) -> tuple[list[str | None], bool
     wrapper = WRAPPERS.get(name or "")
     if wrapper is None:
         return None
+    start = _command_start(words, wrapper)
+    if start is None:
+        return [], wrapper.assignments and any(_ASSIGNMENT.match(w or "") for w in words[1:])
+    index, assigns = start
+    rest: list[str | None] = list(words[index:])
+    if not rest:
+        return None
+    if wrapper.appends_input:
+        options = [w or "" for w in words[1:index]]
+        if any(w.startswith(("-I", "-i", "--replace")) for w in options):
+            rest = rest[:1]  # -I puts the input anywhere in the command
+        rest.append(None)
+    return rest, assigns
+
+
+def _command_start(words: tuple[str | None, ...], wrapper: _Wrapper) -> tuple[int, bool] | None:
+    """(where the wrapped command starts, whether variables are set) — None when an option is not known or a
+    hole stands where an option or the command should be."""
     index, positionals, assigns = 1, wrapper.positionals, False
     while index < len(words):
         word = words[index]
         if word is None:
-            return [], assigns  # a hole where an option or the command should be
+            return None
         if word == "--" and "--" not in wrapper.flags:
-            index += 1
-            break
+            return index + 1, assigns
         if wrapper.assignments and _ASSIGNMENT.match(word):
             assigns = True
-        elif word in wrapper.flags or (wrapper.numeric_option and _NUMBER.fullmatch(word)):
-            pass
         elif word in wrapper.valued:
             index += 1
         elif word.startswith("-") and word != "-":
-            if not _option_value_attached(word, wrapper):
-                return [], assigns  # an option this module does not know
+            known = word in wrapper.flags or (wrapper.numeric_option and _NUMBER.fullmatch(word))
+            if not known and not _option_value_attached(word, wrapper):
+                return None
         elif positionals:
             positionals -= 1
         else:
             break
         index += 1
-    rest: list[str | None] = list(words[index:])
-    if not rest:
-        return None
-    if wrapper.appends_input:
-        if any(w in ("-I", "--replace") or (w or "").startswith(("-I", "-i", "--replace")) for w in words[1:index]):
-            rest = rest[:1]  # -I puts the input anywhere in the command
-        rest.append(None)
-    return rest, assigns
+    return index, assigns

@@ -78,36 +78,33 @@ class Grammar:
         return word
 
     def literal(self) -> str:
-        return self.pick("a", "-f", "-rf", "x.txt", "status", "--short", "/", "b c", "'", '"', ";", "&&", "#", "$")
+        return self.pick(
+            "a", "-f", "-rf", "x.txt", "status", "--short", "/", "b c", "'", '"', ";", "&&", "#", "$"
+        )
 
     def argument(self, depth: int) -> str:
-        style = self.rng.randrange(16)
         text = self.literal()
-        if style == 0:
-            return shlex.quote(text)
-        if style == 1:
-            return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
-        if style == 2:
-            return "$'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        if style == 3:
-            return self.pick("$'\\''", "$'a\\'b'", "$'\\x27'", "$'\\047'", "$'\\u0027'", "$'\\t'")
-        if style == 4 and depth < 2:
-            return f"$({self.script(depth + 1)})"
-        if style == 5 and depth < 2:
-            return f'"$({self.script(depth + 1)})"'
-        if style == 6 and depth < 2:
-            return f"`{self.simple(depth + 1, plain=True)}`"
-        if style == 7:
-            return self.pick("$x", '"$x"', "${x}", '"${x:-d}"', "$1", '"$@"', "$?")
-        if style == 8:
-            return self.pick("*.txt", "*", "{a,b}", "x{1..2}", "[ab]*", "\\*")
-        if style == 9 and depth < 2:
-            return f"<({self.simple(depth + 1)})"
-        if style == 10:
-            return "\\" + self.pick(";", "'", '"', "&", "|", "$", " ")
-        if style == 11 and depth < 2:
-            return f'"${{x:-$({self.simple(depth + 1)})}}"'
-        return shlex.quote(text) if any(c in text for c in " '\";&#$") else text
+        deep = depth < 2
+        styles = [
+            lambda: shlex.quote(text),
+            lambda: '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"',
+            lambda: "$'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'",
+            lambda: self.pick("$'\\''", "$'a\\'b'", "$'\\x27'", "$'\\047'", "$'\\u0027'", "$'\\t'"),
+            lambda: self.pick("$x", '"$x"', "${x}", '"${x:-d}"', "$1", '"$@"', "$?"),
+            lambda: self.pick("*.txt", "*", "{a,b}", "x{1..2}", "[ab]*", "\\*"),
+            lambda: "\\" + self.pick(";", "'", '"', "&", "|", "$", " "),
+        ]
+        if deep:
+            styles += [
+                lambda: f"$({self.script(depth + 1)})",
+                lambda: f'"$({self.script(depth + 1)})"',
+                lambda: f"`{self.simple(depth + 1, plain=True)}`",
+                lambda: f"<({self.simple(depth + 1)})",
+                lambda: f'"${{x:-$({self.simple(depth + 1)})}}"',
+            ]
+        if self.rng.random() < 0.3:
+            return shlex.quote(text) if any(c in text for c in " '\";&#$") else text
+        return self.rng.choice(styles)()
 
     def simple(self, depth: int, *, plain: bool = False) -> str:
         words = [self.name()] + [self.argument(depth) for _ in range(self.rng.randrange(4))]
@@ -135,34 +132,25 @@ class Grammar:
         return f"{self.simple(depth, plain=True)} <<{marker}\n{body}\nEOF\n{self.simple(depth)}"
 
     def statement(self, depth: int) -> str:
-        roll = self.rng.randrange(20) if depth < 2 else 0
-        if roll == 1:
-            return f"( {self.script(depth + 1)} )"
-        if roll == 2:
-            return f"{{ {self.script(depth + 1)}; }}"
-        if roll == 3:
-            return f"if {self.simple(depth + 1)}; then {self.script(depth + 1)}; else {self.simple(depth + 1)}; fi"
-        if roll == 4:
-            return f"for v in {self.argument(depth + 1)} b; do {self.script(depth + 1)}; done"
-        if roll == 5:
-            return f"while false; do {self.simple(depth + 1)}; done; until true; do {self.simple(depth + 1)}; done"
-        if roll == 6:
-            return f"case {self.argument(depth + 1)} in a) {self.script(depth + 1)};; *) {self.simple(depth + 1)};; esac"
-        if roll == 7:
-            return f"f() {{ {self.script(depth + 1)}; }}; f {self.argument(depth + 1)}"
-        if roll == 8:
-            return f"! {self.simple(depth + 1)}"
-        if roll == 9:
-            return self.heredoc(depth)
-        if roll == 10:
-            return f"bash -c {shlex.quote(self.script(depth + 1))}"
-        if roll == 11:
-            return f"eval {shlex.quote(self.simple(depth + 1))}"
-        if roll == 12:
-            return f"x={self.argument(depth + 1)}; {self.simple(depth + 1)}"
-        if roll == 13:
-            return f"{self.simple(depth + 1)} <<< {self.argument(depth + 1)}"
-        return self.simple(depth)
+        if depth >= 2 or self.rng.random() < 0.35:
+            return self.simple(depth)
+        d = depth + 1
+        forms = [
+            lambda: f"( {self.script(d)} )",
+            lambda: f"{{ {self.script(d)}; }}",
+            lambda: f"if {self.simple(d)}; then {self.script(d)}; else {self.simple(d)}; fi",
+            lambda: f"for v in {self.argument(d)} b; do {self.script(d)}; done",
+            lambda: f"while false; do {self.simple(d)}; done; until true; do {self.simple(d)}; done",
+            lambda: f"case {self.argument(d)} in a) {self.script(d)};; *) {self.simple(d)};; esac",
+            lambda: f"f() {{ {self.script(d)}; }}; f {self.argument(d)}",
+            lambda: f"! {self.simple(d)}",
+            lambda: self.heredoc(depth),
+            lambda: f"bash -c {shlex.quote(self.script(d))}",
+            lambda: f"eval {shlex.quote(self.simple(d))}",
+            lambda: f"x={self.argument(d)}; {self.simple(d)}",
+            lambda: f"{self.simple(d)} <<< {self.argument(d)}",
+        ]
+        return self.rng.choice(forms)()
 
     def script(self, depth: int = 0) -> str:
         parts = [self.statement(depth) for _ in range(1 + self.rng.randrange(3))]
@@ -207,11 +195,15 @@ def run_in_bash(commands: list[str], workdir: Path) -> list[Ran]:
         "HOME": str(work),
         "LANG": "C.UTF-8",
     }
-    argv = bubblewrap.wrap(["/bin/bash", str(workdir / "driver.sh")], writable=[workdir], cwd=work, env=env, network=False)
+    argv = bubblewrap.wrap(
+        ["/bin/bash", str(workdir / "driver.sh")], writable=[workdir], cwd=work, env=env, network=False
+    )
     subprocess.run(argv, env=env, check=True, timeout=60 + len(commands))
     runs: list[Ran] = []
     for index in range(len(commands)):
-        argvs = [tuple(record.split(_WORD)) for record in _read(out / f"{index}.argv").split(_RECORD) if record]
+        argvs = [
+            tuple(record.split(_WORD)) for record in _read(out / f"{index}.argv").split(_RECORD) if record
+        ]
         debug = [line for line in _read(out / f"{index}.debug").split(_RECORD) if line]
         runs.append(Ran(argvs, debug))
     return runs
