@@ -67,6 +67,8 @@ NOT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
     "*_PROJECT_ID",
 )
 
+_REDACTED = "[redacted: "
+
 #: Shorter values are not secrets worth masking, and masking them would garble ordinary text.
 MIN_SECRET_CHARS = 8
 
@@ -179,7 +181,13 @@ class SecretRegistry:
         """The first `limit` characters of `text` masked, then `marker` if it was longer: masked before the cut,
         so no part of a secret too short to recognise is left at the end."""
         masked = self.mask(text)
-        return masked if len(masked) <= limit else masked[:limit] + marker
+        if len(masked) <= limit:
+            return masked
+        opened = masked.rfind(_REDACTED, 0, limit + len(_REDACTED) - 1)  # one that starts before the cut
+        closed = masked.find("]", opened) if opened >= 0 else -1
+        if opened >= 0 and closed >= limit:  # never cut a redaction in half: the reader should see it
+            limit = closed + 1
+        return masked[:limit] + marker
 
     def mask_data(self, value: Any) -> Any:
         """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked."""

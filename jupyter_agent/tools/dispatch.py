@@ -189,15 +189,17 @@ class Dispatcher:
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
         decision = _with_hook(verdict, self.policy.decide(facts))
-        if isinstance(decision, Allow) and self.policy.mode != "bypassPermissions":
-            reason = tool.sensitive(params, ctx)
-            decision = decision if reason is None else Ask(reason=reason)
+        sensitive = tool.sensitive(params, ctx) if self.policy.mode != "bypassPermissions" else None
+        if isinstance(decision, Allow) and sensitive is not None:
+            decision = Ask(reason=sensitive)
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
             allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
+            if sensitive is not None:  # only bypassPermissions skips a look at a credential
+                allowing_rule, allowing_mode = None, "bypassPermissions"
             answer = await self.approver(
                 ApprovalRequest(
                     tool_use_id=call.id,
