@@ -9,10 +9,10 @@ order per session, and all of them are killed when the kernel exits or the exten
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
-import re
 import signal
 import subprocess
 import threading
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import ToolError
+from ..base.linear_regex import Matcher, compile_linear
 from ..base.result import ToolResult
 from ..masking import clip
 from .context import ToolContext
@@ -185,17 +186,20 @@ class BashOutput(Tool[BashOutputInput]):
     Input = BashOutputInput
 
     async def run(self, params: BashOutputInput, ctx: ToolContext) -> ToolResult:
-        try:
-            pattern = re.compile(params.filter) if params.filter is not None else None
-        except re.error as exc:
-            raise ToolError("INVALID_ARGS", f"filter is not a valid regular expression: {exc}") from exc
+        pattern = compile_linear(params.filter, what="filter") if params.filter is not None else None
         job = background_jobs(ctx).get(params.bash_id)
         status = job.status()  # before taking the output, so "exited" means all of it is here
         text = job.take()
-        if pattern is not None:
-            text = "\n".join(line for line in text.splitlines() if pattern.search(line))
+        if (
+            pattern is not None
+        ):  # RE2: linear in the output; off the event loop, so the kernel stays responsive
+            text = await asyncio.to_thread(_keep_matching, text, pattern)
         body = text.rstrip("\n") or "(no new output)"
         return ToolResult.ok(f"status: {status}\n{body}", summary=f"{job.id}: {status}")
+
+
+def _keep_matching(text: str, pattern: Matcher) -> str:
+    return "\n".join(line for line in text.splitlines() if pattern.search(line))
 
 
 class KillShell(Tool[KillShellInput]):
@@ -211,7 +215,5 @@ class KillShell(Tool[KillShellInput]):
         before = job.status()
         if before != "running":
             return ToolResult.ok(f"{job.id} had already ended ({before}); nothing to stop")
-        import asyncio
-
         await asyncio.to_thread(jobs.kill, job)
         return ToolResult.ok(f"{job.id} was stopped ({job.status()})", summary=f"stopped {job.id}")

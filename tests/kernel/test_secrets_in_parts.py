@@ -24,7 +24,12 @@ PROBES = [
     ("Inspect", {"name": "notes"}),
     ("Debug", {}),
     ("ListVariables", {}),
-    ("Bash", {"command": "cut -c1-40 key.txt; rev key.txt; python3 -c \"import urllib.parse as u; print(u.quote(open('key.txt').read().strip()))\""}),
+    (
+        "Bash",
+        {
+            "command": "cut -c1-40 key.txt; rev key.txt; python3 -c \"import urllib.parse as u; print(u.quote(open('key.txt').read().strip()))\""
+        },
+    ),
 ]
 
 
