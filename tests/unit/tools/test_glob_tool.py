@@ -161,7 +161,5 @@ def test_the_red_teams_worst_patterns_finish_and_brace_explosions_are_refused(
     exploded = harness.call("Glob", pattern="{a,b}" * 14)
     assert exploded.error_code == "INVALID_ARGS"
     assert "expands to 16384 patterns" in exploded.content and "at most 1024" in exploded.content
-    assert sorted(harness.ok("Glob", pattern="{a,b}" * 10 + "*").content.splitlines()) == [
-        "a" * 40 + "b",
-        "a" * 80,
-    ]
+    listed = harness.ok("Glob", pattern="{a,b}" * 10 + "*").content.splitlines()
+    assert sorted(listed) == sorted(["a" * 40 + "b", "a" * 80])
