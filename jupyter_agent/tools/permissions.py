@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -37,33 +37,15 @@ if TYPE_CHECKING:
 
 from .kinds import RuleKind, ToolKind
 from .modes import Mode
+from .protected import DEFAULT_PROTECTED_PATHS, protected_match
+from .rule_globs import WILDCARDS as _WILDCARDS
+from .rule_globs import escape_pattern as escape_pattern
+from .rule_globs import glob_regex as _glob_regex
+from .rule_globs import literal as _literal
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
 _ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
-
-#: Writes here can run code (git hooks and config, shell start-up files, IPython/Jupyter start-up and config,
-#: editor tasks) or hold credentials: they always ask. Matched at any depth, on the written and the real path.
-DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
-    ".git/**",
-    ".env*",
-    ".ssh/**",
-    ".ipython/**",
-    ".jupyter/**",
-    ".vscode/**",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".gitconfig",
-    "ipython_config.py",
-    "jupyter_*_config.*",
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,55 +66,6 @@ class Deny:
 Decision = Allow | Ask | Deny
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\-.]+)\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
-_WILDCARDS = re.compile(r"(?<!\\)(?:\\\\)*[*?]")
-
-
-def escape_pattern(text: str) -> str:
-    """A pattern that matches exactly `text`: `rm *.py` → `rm \\*.py`."""
-    return text.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?")
-
-
-def _literal(pattern: str) -> str | None:
-    """The text a wildcard-free pattern stands for, or None when it has a wildcard."""
-    if _WILDCARDS.search(pattern):
-        return None
-    return re.sub(r"\\([\\*?])", r"\1", pattern)
-
-
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str, kind: RuleKind) -> re.Pattern[str]:
-    """`**` crosses `/`; for paths `*` and `?` stay within one segment; for commands `*` matches anything.
-
-    Anchored at both ends. A command pattern ending in `:*` is a prefix that ends at a word boundary; a path
-    pattern ending in `/**` also matches the directory itself (a search rooted there reads what is in it).
-    """
-    out: list[str] = []
-    tail = r"\Z"
-    if kind == "command" and pattern.endswith(":*") and _literal(pattern[:-2]) is not None:
-        pattern, tail = pattern[:-2], r"(?:\s.*)?\Z"
-    elif kind == "path" and pattern.endswith("/**") and not pattern.endswith("\\/**"):
-        pattern, tail = pattern[:-3], r"(?:/.*)?\Z"  # `dir/**` is the directory and everything in it
-    i = 0
-    while i < len(pattern):
-        if pattern[i] == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "\\*?":
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        elif pattern.startswith("**/", i) and kind == "path":
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*" if kind == "path" else ".*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]" if kind == "path" else ".")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + tail, re.DOTALL)
 
 
 def _is_server_rule(tool: str) -> bool:
@@ -325,11 +258,6 @@ def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None
     )
 
 
-def _protected_regex(pattern: str) -> re.Pattern[str]:
-    """Protected patterns apply at any depth: `.git/**` protects `sub/.git/config` too."""
-    return _glob_regex(pattern if pattern.startswith("/") else f"**/{pattern}", "path")
-
-
 @dataclass(kw_only=True)
 class PermissionPolicy:
     """Order: deny rules → ask rules → mode → protected paths → allow rules.
@@ -404,11 +332,7 @@ class PermissionPolicy:
         """The protected-path pattern a write matches (written or real path), or None."""
         if call.access != "write":
             return None
-        for path in call.paths(real_only=False):
-            for pattern in self.protected:
-                if _protected_regex(pattern).match(path):
-                    return pattern
-        return None
+        return protected_match(call.paths(real_only=False), self.protected)
 
     def _by_mode(self, call: CallFacts) -> Decision:
         if call.read_only:
