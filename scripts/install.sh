@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the project needs into .venv: Python deps, the package (editable) and the labextension
 # (built from labextension/ with jlpm by the build hook, copied where JupyterLab looks). With --browser, also
-# what only the tests need: the Debian packages chromium (+ driver and an emoji font) and bubblewrap (the Bash
-# sandbox), and the npm MCP servers the MCP tests talk to.
+# what only the tests need: the Debian packages chromium (+ driver and an emoji font), bubblewrap and slirp4netns
+# (the Bash sandbox and its outbound-only network), and the npm MCP servers the MCP tests talk to.
 #
 # Safe to run again and again on the same checkout: when nothing the install depends on changed (see
 # install_inputs) it only checks that the install is still there and returns in about a second.
@@ -63,6 +63,7 @@ if [ "${1:-}" = "--browser" ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
   fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
   command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+  command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
   if [ "${#missing[@]}" -gt 0 ]; then
     SUDO=""
     if [ "$(id -u)" != "0" ]; then

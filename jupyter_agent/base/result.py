@@ -28,6 +28,8 @@ BuiltinErrorCode = Literal[
     "INTERRUPTED",
     "EXECUTION_ERROR",
     "NOT_AVAILABLE",
+    "PROTECTED_PATH",
+    "ADDRESS_NOT_ALLOWED",
 ]
 #: An identifier a tool declared with `error_code()`.
 DeclaredErrorCode = NewType("DeclaredErrorCode", str)

@@ -44,6 +44,10 @@ class Job:
     dropped: int = 0
     killed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: The roots and the kernel start-up files they held when the job started: new ones are removed at its end.
+    startup: tuple[tuple[Path, ...], set[Path]] | None = None
+    #: What was removed then, told with the next output.
+    removed: list[str] = field(default_factory=list[str])
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
@@ -86,7 +90,15 @@ class BackgroundJobs:
         self._lock = threading.Lock()
         _ALL.add(self)
 
-    def start(self, command: str, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Job:
+    def start(
+        self,
+        command: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        roots: tuple[tuple[Path, ...], set[Path]] | None = None,
+    ) -> Job:
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
@@ -98,7 +110,7 @@ class BackgroundJobs:
         )
         with self._lock:
             self._count += 1
-            job = Job(id=f"bash_{self._count}", command=command, proc=proc)
+            job = Job(id=f"bash_{self._count}", command=command, proc=proc, startup=roots)
             self.jobs[job.id] = job
         threading.Thread(target=_read, args=(job,), name=f"jupyter-agent-{job.id}", daemon=True).start()
         return job
@@ -141,6 +153,11 @@ def _read(job: Job) -> None:
     with contextlib.suppress(OSError, ValueError):
         while chunk := os.read(stream.fileno(), 64 * 1024):
             job.feed(chunk)
+    job.proc.wait()
+    if job.startup is not None:
+        from .sandbox_guard import remove_new_startup_files
+
+        job.removed = remove_new_startup_files(*job.startup)
 
 
 _ALL: weakref.WeakSet[BackgroundJobs] = weakref.WeakSet()
@@ -195,6 +212,11 @@ class BashOutput(Tool[BashOutputInput]):
         ):  # RE2: linear in the output; off the event loop, so the kernel stays responsive
             text = await asyncio.to_thread(_keep_matching, text, pattern)
         body = text.rstrip("\n") or "(no new output)"
+        if job.removed:
+            from .shell import removed_note
+
+            body += "\n\n" + removed_note(job.removed)
+            job.removed = []
         return ToolResult.ok(f"status: {status}\n{body}", summary=f"{job.id}: {status}")
 
 

@@ -36,8 +36,20 @@ _BEFORE_PATH = frozenset(
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_cache: tuple[int, frozenset[str]] = (-1, frozenset())
+
+
 def startup_modules() -> frozenset[str]:
-    """Top-level module names a kernel started in a directory would import from that directory first."""
+    """Top-level module names a kernel started in a directory would import from that directory first
+    (recomputed only when the set of imported modules grew)."""
+    global _cache
+    count = len(sys.modules)
+    if _cache[0] != count:
+        _cache = (count, _compute())
+    return _cache[1]
+
+
+def _compute() -> frozenset[str]:
     loaded = {name.split(".", 1)[0] for name in list(sys.modules)}
     names = (loaded | KERNEL_MODULES) - _BEFORE_PATH - set(sys.builtin_module_names)
     return frozenset(n for n in names if _MODULE_NAME.fullmatch(n))

@@ -221,6 +221,11 @@ def allow_could_pass(parsed: ParsedCommand) -> bool:
     return parsed.parsed and bool(parsed.subcommands) and all(s.allowable for s in parsed.subcommands)
 
 
+def analysed(command: str) -> bool:
+    """Whether an allow rule could pass `command` (the analysis itself, uncached)."""
+    return allow_could_pass(split_command.__wrapped__(command))
+
+
 def _covers(words: tuple[str | None, ...], argv: tuple[str, ...]) -> bool:
     known: list[str] = []
     for word in words:
