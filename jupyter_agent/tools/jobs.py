@@ -213,7 +213,7 @@ class BashOutput(Tool[BashOutputInput]):
             text = await asyncio.to_thread(_keep_matching, text, pattern)
         body = text.rstrip("\n") or "(no new output)"
         if job.removed:
-            from .shell import removed_note
+            from .sandbox_guard import removed_note
 
             body += "\n\n" + removed_note(job.removed)
             job.removed = []

@@ -42,6 +42,7 @@ from .rule_globs import WILDCARDS as _WILDCARDS
 from .rule_globs import escape_pattern as escape_pattern
 from .rule_globs import glob_regex as _glob_regex
 from .rule_globs import literal as _literal
+from .web.addresses import canonical_host
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
@@ -113,7 +114,12 @@ class Rule:
                 f"invalid permission rule {text!r}; write Tool or Tool(pattern), e.g. Edit(src/**) or Bash(git status*)"
             )
         pattern = match.group("pattern")
-        return cls(match.group("tool"), pattern.strip() if pattern is not None else None)
+        pattern = pattern.strip() if pattern is not None else None
+        if pattern is not None and pattern.startswith("domain:") and _literal(pattern) is not None:
+            pattern = "domain:" + canonical_host(
+                pattern[7:]
+            )  # `127.1`, `localhost`: the address rules compare
+        return cls(match.group("tool"), pattern)
 
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"

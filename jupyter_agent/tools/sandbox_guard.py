@@ -160,3 +160,12 @@ def remove_new_startup_files(roots: Sequence[Path], before: set[Path]) -> list[s
             continue
         removed.append(str(path))
     return removed
+
+
+def removed_note(removed: list[str]) -> str:
+    """What the model is told when the files a command created were removed."""
+    return (
+        f"the command created {', '.join(removed)}, which the kernel would import instead of its "
+        "own modules at its next start (outside any sandbox); removed. Name the file differently, or write it "
+        "with the Write tool, which asks the user first"
+    )

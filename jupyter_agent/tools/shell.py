@@ -25,7 +25,7 @@ from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput
 from .process import ProcessResult, run_process
 from .protected import DEFAULT_PROTECTED_PATHS
-from .sandbox_guard import guarded, remove_new_startup_files, startup_files
+from .sandbox_guard import guarded, remove_new_startup_files, removed_note, startup_files
 
 
 def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = ()) -> dict[str, str]:
@@ -146,15 +146,6 @@ class BashTool(Tool[BashInput]):
             f"{outcome.content}\n\n{removed_note(removed)}",
             summary="removed kernel start-up files",
         )
-
-
-def removed_note(removed: list[str]) -> str:
-    """What the model is told when the files a command created were removed."""
-    return (
-        f"the command created {', '.join(removed)}, which the kernel would import instead of its "
-        "own modules at its next start (outside any sandbox); removed. Name the file differently, or write it "
-        "with the Write tool, which asks the user first"
-    )
 
 
 def bash_tool(*, keep_env: Collection[str] = ()) -> BashTool:

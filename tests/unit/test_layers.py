@@ -13,6 +13,7 @@ PACKAGE = Path(jupyter_agent.__file__).parent
 #: Lowest first. A top-level module or subpackage of `jupyter_agent`, by name; `""` is the package itself. A
 #: dotted name places one module apart from its package: the `%agent` subcommands drive the `KernelAgent`.
 LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"secret_scan"}),
     frozenset({"_lazy", "masking"}),
     frozenset({"base"}),
     frozenset({"notebook"}),

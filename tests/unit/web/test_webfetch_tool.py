@@ -62,7 +62,8 @@ def site() -> Iterator[str]:
     _Handler.routes = {
         "/page": (200, {"Content-Type": "text/html; charset=utf-8"}, PAGE),
         "/moved": (302, {"Location": "/page"}, b""),
-        "/elsewhere": (301, {"Location": f"http://localhost:{port}/page"}, b""),
+        "/elsewhere": (301, {"Location": f"http://other.example:{port}/page"}, b""),
+        "/same-host": (301, {"Location": f"http://localhost:{port}/page"}, b""),  # localhost is 127.0.0.1
         "/data.json": (200, {"Content-Type": "application/json"}, b'{"march": 12000}'),
         "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n"),
         "/big": (200, {"Content-Type": "text/plain"}, b"line\n" * 50_000),
@@ -89,9 +90,9 @@ def _fetch(
 
     pool = ToolPool()
     pool.set_source("builtin", [WebFetch()])
-    dispatcher = Dispatcher(
-        pool=pool, policy=policy or PermissionPolicy(mode="bypassPermissions"), approver=approver
-    )
+    # The test server is on 127.0.0.1: only a rule naming it lets WebFetch connect there.
+    local = PermissionPolicy(mode="bypassPermissions", allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    dispatcher = Dispatcher(pool=pool, policy=policy or local, approver=approver)
     call = ToolCall(id="t1", name="WebFetch", input={"url": url, "prompt": "the March revenue"})
     return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path)))).result
 
@@ -118,9 +119,10 @@ def test_a_same_host_redirect_is_followed_and_another_host_is_reported_not_follo
     assert not elsewhere.is_error
     port = site.rsplit(":", 1)[1]
     assert elsewhere.content.startswith(
-        f"{site}/elsewhere redirects (301) to another host: http://localhost:{port}/page\nIt was not followed."
+        f"{site}/elsewhere redirects (301) to another host: http://other.example:{port}/page\nIt was not followed."
     )
-    assert [path for path, _ in _Handler.seen] == ["/moved", "/page", "/elsewhere"]
+    assert _fetch(f"{site}/same-host", tmp_path).content.startswith(f"Fetched http://localhost:{port}/page\n")
+    assert [path for path, _ in _Handler.seen] == ["/moved", "/page", "/elsewhere", "/same-host", "/page"]
 
 
 def test_text_types_pass_through_and_binary_ones_are_refused(site: str, tmp_path: Path) -> None:
@@ -154,17 +156,22 @@ def test_a_large_page_is_downloaded_only_up_to_the_cap_and_the_text_is_cut(
 
 def test_it_asks_by_default_and_a_domain_rule_lets_it_run_without_asking(site: str, tmp_path: Path) -> None:
     asked: list[ApprovalRequest] = []
-    _fetch(f"{site}/page", tmp_path, policy=PermissionPolicy(mode="acceptEdits"), asked=asked)
+    unnamed = _fetch(f"{site}/page", tmp_path, policy=PermissionPolicy(mode="acceptEdits"), asked=asked)
+    assert unnamed.error_code == "ADDRESS_NOT_ALLOWED"  # approved once, but a local address needs a rule
     assert [a.title for a in asked] == [f"WebFetch {site}/page"]
     assert asked[0].suggested_rule == Rule("WebFetch", "domain:127.0.0.1")
     asked.clear()
-    allowed = PermissionPolicy(mode="default", allow=[Rule.parse("WebFetch(domain:127.0.0.*)")])
+    allowed = PermissionPolicy(mode="default", allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
     assert not _fetch(f"{site}/page", tmp_path, policy=allowed, asked=asked).is_error
     assert asked == []
-    denied = PermissionPolicy(mode="bypassPermissions", deny=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    denied = PermissionPolicy(
+        mode="bypassPermissions",
+        allow=[Rule.parse("WebFetch(domain:127.0.0.1)")],
+        deny=[Rule.parse("WebFetch(domain:127.0.0.1)")],
+    )
     result = _fetch(f"{site}/page", tmp_path, policy=denied)
     assert result.error_code == "DENIED"
-    assert [p for p, _ in _Handler.seen] == ["/page", "/page"]  # the denied fetch never reached the server
+    assert [p for p, _ in _Handler.seen] == ["/page"]  # neither the unnamed nor the denied fetch reached it
 
 
 def test_no_credentials_or_cookies_are_sent(
@@ -203,3 +210,62 @@ def test_webfetch_is_offered_by_default_and_a_setting_hides_it() -> None:
     row = next(row for row in OPT_IN_TOOLS if row.name == "WebFetch")
     assert row.wanted(getattr(AgentSettings(), row.setting), [])  # asking is pinned above
     assert not row.wanted(getattr(AgentSettings(enable_web_fetch=False), row.setting), [])
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param("http://127.0.0.1:{port}/page", id="loopback"),
+        pytest.param("http://127.1:{port}/page", id="short IPv4"),
+        pytest.param("http://2130706433:{port}/page", id="IPv4 as one number"),
+        pytest.param("http://0x7f.0.0.1:{port}/page", id="hex IPv4"),
+        pytest.param("http://localhost:{port}/page", id="localhost"),
+        pytest.param("http://[::ffff:127.0.0.1]:{port}/page", id="IPv4-mapped IPv6"),
+        pytest.param("http://169.254.169.254/latest/meta-data/", id="cloud metadata address"),
+        pytest.param("http://metadata.google.internal/computeMetadata/v1/", id="cloud metadata name"),
+        pytest.param("http://10.0.0.1/", id="private network"),
+    ],
+)
+def test_local_private_and_metadata_addresses_are_refused_without_a_rule_naming_them(
+    site: str, tmp_path: Path, url: str
+) -> None:
+    port = site.rsplit(":", 1)[1]
+    only_wildcards = PermissionPolicy(mode="bypassPermissions", allow=[Rule.parse("WebFetch(domain:*)")])
+    result = _fetch(url.format(port=port), tmp_path, policy=only_wildcards)
+    assert result.error_code == "ADDRESS_NOT_ALLOWED", result.content
+    assert "not a public address" in result.content or "metadata" in result.content
+    assert _Handler.seen == []
+
+
+@pytest.mark.parametrize("spelling", ["127.1", "2130706433", "localhost", "0177.0.0.1"])
+def test_a_deny_rule_for_an_address_holds_whatever_the_spelling(
+    site: str, tmp_path: Path, spelling: str
+) -> None:
+    port = site.rsplit(":", 1)[1]
+    policy = PermissionPolicy(
+        mode="bypassPermissions",
+        allow=[Rule.parse("WebFetch(domain:127.0.0.1)")],
+        deny=[Rule.parse("WebFetch(domain:127.0.0.1)")],
+    )
+    assert _fetch(f"http://{spelling}:{port}/page", tmp_path, policy=policy).error_code == "DENIED"
+    written_so = PermissionPolicy(mode="bypassPermissions", deny=[Rule.parse(f"WebFetch(domain:{spelling})")])
+    assert _fetch(f"{site}/page", tmp_path, policy=written_so).error_code == "DENIED"
+    assert _Handler.seen == []
+
+
+def test_every_hop_of_a_redirect_is_resolved_and_checked_again(
+    site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS can answer differently the second time (rebinding): each request resolves and checks on its own."""
+    from jupyter_agent.tools.web import addresses, http
+
+    checked: list[str] = []
+    real = addresses.checked_address
+
+    async def spy(host: str, port: int, policy: PermissionPolicy | None) -> str:
+        checked.append(host)
+        return await real(host, port, policy)
+
+    monkeypatch.setattr(http, "checked_address", spy)
+    assert _fetch(f"{site}/moved", tmp_path).content.startswith(f"Fetched {site}/page")
+    assert checked == ["127.0.0.1", "127.0.0.1"]
