@@ -233,6 +233,11 @@ def clip(text: str, limit: int, *, marker: str = "…") -> str:
     return REGISTRY.clip(text, limit, marker=marker)
 
 
+def shorten(text: str, width: int) -> str:
+    """`text` masked, then fitted into `width` characters with `…` as the last one when it is longer."""
+    return REGISTRY.clip(text, width - 1) if len(REGISTRY.mask(text)) > width else REGISTRY.mask(text)
+
+
 def mask_data(value: Any) -> Any:
     """`mask` applied to every string of a JSON-like value (a session record before it is written)."""
     return REGISTRY.mask_data(value)

@@ -201,7 +201,9 @@ class KernelAgent:
         session = self.current_session()
         saved = session.load_saved(ident)
         session.resume(saved)
-        first = " ".join(saved.first_request.split())[:80]
+        from .masking import clip
+
+        first = clip(" ".join(saved.first_request.split()), 80, marker="")
         return (
             f"resumed session {saved.id} ({len(saved.messages)} messages, {len(saved.runs)} run(s), "
             f"${saved.cost_usd:.4f}; it began with {first!r}). Files and cells are read again before "

@@ -33,9 +33,9 @@ PUBLIC_PREFIXES = (
 
 def encoded_forms(value: str) -> set[str]:
     """The value as it appears raw and inside a JSON string, a Python repr, HTML text and a URL."""
-    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], html.escape(value)}
+    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], html.escape(value)}  # cut-ok: quotes
     forms |= {
-        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],  # cut-ok: quotes
         quote(value, safe=""),
         quote(value),
         quote_plus(value),

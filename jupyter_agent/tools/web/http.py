@@ -152,5 +152,5 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
         chunks.append(chunk)
         size += len(chunk)
         if size > max_bytes:
-            return b"".join(chunks)[:max_bytes], True
+            return b"".join(chunks)[:max_bytes], True  # cut-ok: the download cap; cap_text masks the text
     return b"".join(chunks), False

@@ -46,7 +46,8 @@ def _decode(fetched: Fetched) -> str:
 def page_text(fetched: Fetched) -> tuple[str, str]:
     """(title, text) of the page: Markdown for HTML, the text itself for other text types."""
     kind = fetched.content_type
-    if kind in ("text/html", "application/xhtml+xml") or (not kind and fetched.body.lstrip()[:1] == b"<"):
+    looks_like_html = fetched.body.lstrip()[:1] == b"<"  # cut-ok: a sniff
+    if kind in ("text/html", "application/xhtml+xml") or (not kind and looks_like_html):
         return html_to_markdown(_decode(fetched))
     if kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml")):
         return "", _decode(fetched)
