@@ -32,7 +32,8 @@ def _refuse_nul(text: str) -> None:
     """No OS path holds a NUL byte; `expanduser` and `realpath` would raise a bare ValueError on one."""
     if "\0" in text:
         raise ToolError(
-            "INVALID_ARGS", f"the path {clip(text, 80, marker='')!r} contains a NUL byte, which no file path can hold"
+            "INVALID_ARGS",
+            f"the path {clip(text, 80, marker='')!r} contains a NUL byte, which no file path can hold",
         )
 
 

@@ -15,11 +15,24 @@ import jupyter_agent
 PACKAGE = Path(jupyter_agent.__file__).parent
 #: Where cutting is the job: both mask first.
 CUTTERS = {("masking.py", "clip"), ("base/sandbox.py", "cap_text")}
-_TEXT_CALLS = {"str", "repr", "strip", "rstrip", "lstrip", "decode", "join", "format", "getvalue", "read_text"}
+_TEXT_CALLS = {
+    "str",
+    "repr",
+    "strip",
+    "rstrip",
+    "lstrip",
+    "decode",
+    "join",
+    "format",
+    "getvalue",
+    "read_text",
+}
 
 
 def _is_cut(node: ast.AST) -> bool:
-    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.upper is not None
+    return (
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.upper is not None
+    )
 
 
 def _text_valued(node: ast.expr) -> bool:

@@ -64,6 +64,6 @@ def credential_reason(root: str, steps: list[tuple[str, Any]], value: object) ->
             return f"it reads '{step}', which may hold credentials"
     if isinstance(value, str | bytes) and value:
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-        if REGISTRY.scanner().spans(text[:1_000_000]):
-            return f"the variable '{root}' holds a secret"
+        if REGISTRY.scanner().spans(text[:1_000_000]):  # cut-ok: a bound on the search, nothing shown
+            return f"what '{root}…' leads to holds a secret"
     return None

@@ -148,7 +148,12 @@ class Inspect(Tool[InspectInput]):
         except ToolError:
             return None  # refused when it runs
         namespace = ctx.namespace or {}
-        return credential_reason(root, steps, namespace.get(root))
+        if root not in namespace:
+            return None
+        found = Deadline(per_call=self.repr_seconds, total=self.repr_seconds).call(
+            lambda: _follow(namespace[root], root, steps)
+        )  # what the path leads to: a credential under an innocent name asks too
+        return credential_reason(root, steps, found.value if found.ok else None)
 
     async def run(self, params: InspectInput, ctx: ToolContext) -> ToolResult:
         namespace = user_namespace(ctx, self.name)

@@ -271,3 +271,65 @@ def test_a_secret_held_in_a_variable_is_masked_in_listing_and_inspect(tmp_path: 
         "[redacted: ANTHROPIC_API_KEY]" in listing.content
         and "[redacted: ANTHROPIC_API_KEY]" in inspected.content
     )
+
+
+class _Holder:
+    """A user object that keeps a reference to the agent's machinery (as `exit._ip…` does in a kernel)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.notes = "plain data"
+
+
+def test_inspect_refuses_the_agents_and_the_kernels_own_objects_wherever_the_walk_meets_them(
+    tmp_path: Path,
+) -> None:
+    from jupyter_agent.tools.permissions import PermissionPolicy as Policy
+
+    machinery = Policy()  # any object of this package stands for the agent's client, settings, session
+    namespace = {"holder": _Holder(machinery), "policy": machinery, "method": machinery.decide}
+    assert "plain data" in run("Inspect", {"name": "holder.notes"}, namespace, tmp_path).content
+    for path in ("policy", "holder.inner", "holder.inner.mode", "method"):
+        refused = run("Inspect", {"name": path}, namespace, tmp_path)
+        assert refused.error_code == "INVALID_ARGS", (path, refused.content)
+        assert "the kernel's or the agent's own object" in refused.content
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "os.environ['ANTHROPIC_API_KEY']",
+        "os.environ",
+        "config['api_key']",
+        "config['token'][0:10]",
+        "client.inner",
+        "client.api_key_env",
+        "token[::-1]",
+    ],
+)
+def test_inspect_asks_before_reading_a_credential_and_only_bypass_skips_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    import os
+
+    key = "sk-ant-api03-Lq2Vm7Xc4Rn9Tb1Wz6Kd"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    client = _Holder(key)
+    client.api_key_env = key  # pyright: ignore[reportAttributeAccessIssue]
+    namespace = {"os": os, "config": {"api_key": key, "token": key}, "client": client, "token": key}
+    asked = run("Inspect", {"name": path}, namespace, tmp_path)
+    assert asked.error_code == "DENIED" and "bypassPermissions" in asked.content, asked.content
+    pool = ToolPool()
+    pool.set_source("builtin", [Inspect(repr_seconds=0.3)])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace=namespace)
+    shown = asyncio.run(
+        dispatcher.dispatch(ToolCall(id="t", name="Inspect", input={"name": path}), ctx)
+    ).result
+    assert not shown.is_error and key[13:21] not in shown.content  # shown, and still masked
+
+
+def test_inspect_of_ordinary_data_does_not_ask(tmp_path: Path) -> None:
+    namespace = {"config": {"paths": ["a", "b"]}, "notes": "keyboard layout"}
+    assert not run("Inspect", {"name": "config['paths']"}, namespace, tmp_path).is_error
+    assert not run("Inspect", {"name": "notes"}, namespace, tmp_path).is_error

@@ -249,4 +249,6 @@ def test_a_secret_in_a_question_an_option_or_a_plan_never_reaches_the_widgets(
     assert "[redacted: ANTHROPIC_API_KEY]" in shown
     secret_part = key[13:]  # after the `sk-ant-api03-` every key shares
     for start in range(len(secret_part) - 7):
-        assert secret_part[start : start + 8] not in shown and secret_part[::-1][start : start + 8] not in shown
+        assert (
+            secret_part[start : start + 8] not in shown and secret_part[::-1][start : start + 8] not in shown
+        )
