@@ -252,6 +252,8 @@ class _Walker:
                 if child.type not in _INERT:
                     self.word(child)  # the subject: `case $(cmd) in`
             elif node.type == "case_item" and not body_started:
+                if child.type == "extglob_pattern":
+                    continue  # `*)`, `a|b)`: a pattern runs nothing
                 if child.type not in _INERT:
                     self.word(child)  # a pattern: it may hold a substitution
             else:
@@ -283,6 +285,8 @@ class _Walker:
     def heredoc_body(self, node: Node, *, quoted: bool) -> None:
         if quoted:
             return  # `<<'EOF'`: the body is plain data
+        if not node.children and any(c in _text(node) for c in "`$"):
+            self.fail()  # a body the parser left as one piece of text, with expansions in it
         for child in node.children:
             if child.type == "heredoc_content" and "`" in _text(child):
                 self.fail()  # tree-sitter leaves backticks inside a heredoc unparsed
