@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import (
     Approval,
@@ -25,7 +26,7 @@ from jupyter_agent.tools import (
     ToolContext,
     ToolPool,
 )
-from jupyter_agent.tools.web import WebFetch
+from jupyter_agent.tools.web import WebFetch, http
 from jupyter_agent.tools.web import tool as web_tool
 
 PAGE = b"""<!doctype html><html><head><title>Sales  report</title>
@@ -42,6 +43,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append((self.path, dict(self.headers)))
+        if self.path == "/drip":  # a byte now and then, for ever: only an overall deadline ends it
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            stop = threading.Event()
+            while not stop.wait(0.2):
+                try:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                except OSError:
+                    return
         status, headers, body = self.routes.get(self.path, (404, {"Content-Type": "text/plain"}, b"nope"))
         self.send_response(status)
         for key, value in headers.items():
@@ -269,3 +281,93 @@ def test_every_hop_of_a_redirect_is_resolved_and_checked_again(
     monkeypatch.setattr(http, "checked_address", spy)
     assert _fetch(f"{site}/moved", tmp_path).content.startswith(f"Fetched {site}/page")
     assert checked == ["127.0.0.1", "127.0.0.1"]
+
+
+def test_the_url_must_be_http_with_a_host_and_no_credentials(site: str, tmp_path: Path) -> None:
+    ftp = _fetch("ftp://127.0.0.1/x", tmp_path)
+    assert ftp.content == (
+        "INVALID_ARGS: 'ftp://127.0.0.1/x' is not an http(s) URL; pass a full URL such as https://example.com/page"
+    )
+    assert _fetch("http:///nohost", tmp_path).error_code == "INVALID_ARGS"
+    user_only = _fetch("http://alice@127.0.0.1/", tmp_path)
+    assert user_only.content == (
+        "INVALID_ARGS: the URL carries credentials (user:password@); WebFetch does not send any"
+    )
+    port = site.rsplit(":", 1)[1]
+    tls = _fetch(
+        f"https://127.0.0.1:{port}/page", tmp_path
+    )  # https is allowed; this server speaks plain HTTP
+    assert tls.error_code == "NETWORK_ERROR"
+    assert tls.content.startswith(f"NETWORK_ERROR: could not fetch https://127.0.0.1:{port}/page: ")
+
+
+def test_the_connection_goes_to_the_checked_address_and_the_name_stays_in_the_host_header(
+    site: str, tmp_path: Path
+) -> None:
+    port = site.rsplit(":", 1)[1]
+    assert not _fetch(f"http://localhost:{port}/page", tmp_path).is_error
+    (_, headers), *_ = _Handler.seen
+    assert headers["Host"] == f"localhost:{port}"
+    assert headers["User-Agent"] == http.USER_AGENT
+
+
+def test_the_request_url_pins_the_address() -> None:
+    assert http._pinned("http://example.com:8080/a?b=1#c", "93.184.216.34") == (
+        "http://93.184.216.34:8080/a?b=1#c",
+        {"Host": "example.com:8080"},
+        {},
+    )
+    assert http._pinned("https://example.com/a", "2606:2800::1") == (
+        "https://[2606:2800::1]/a",
+        {"Host": "example.com"},
+        {"sni_hostname": "example.com"},
+    )
+    assert http.host_of("http://LocalHost:1/") == "127.0.0.1" and http.host_of("/relative") == ""
+
+
+@pytest.mark.parametrize(("status", "code"), [(400, "HTTP_ERROR"), (399, None), (204, None)])
+def test_an_answer_from_400_on_is_an_error(site: str, tmp_path: Path, status: int, code: str | None) -> None:
+    _Handler.routes["/status"] = (status, {"Content-Type": "text/plain"}, b"" if status == 204 else b"body")
+    assert _fetch(f"{site}/status", tmp_path).error_code == code
+
+
+def test_a_location_header_without_a_redirect_status_is_not_followed(site: str, tmp_path: Path) -> None:
+    _Handler.routes["/located"] = (200, {"Content-Type": "text/plain", "Location": "/page"}, b"here")
+    assert _fetch(f"{site}/located", tmp_path).content.endswith("\n\nhere")
+
+
+def test_a_redirect_loop_stops_after_five_hops(site: str, tmp_path: Path) -> None:
+    _Handler.routes["/loop"] = (302, {"Location": "/loop"}, b"")
+    result = _fetch(f"{site}/loop", tmp_path)
+    assert result.content == f"HTTP_ERROR: {site}/loop redirected more than 5 times; stopped following"
+    assert [p for p, _ in _Handler.seen] == ["/loop"] * 6
+
+
+def test_an_untyped_page_is_sniffed_and_a_charset_is_honoured(site: str, tmp_path: Path) -> None:
+    _Handler.routes["/untyped"] = (200, {}, b"<html><body><p>sniffed</p></body></html>")
+    _Handler.routes["/latin"] = (200, {"Content-Type": "text/plain; charset=latin-1"}, b"caf\xe9")
+    assert _fetch(f"{site}/untyped", tmp_path).content.endswith("\n\nsniffed")
+    assert _fetch(f"{site}/latin", tmp_path).content.endswith("\n\ncafé")
+
+
+def test_the_download_cap_is_exact(site: str, tmp_path: Path) -> None:
+    _Handler.routes["/ten"] = (200, {"Content-Type": "text/plain"}, b"0123456789")
+    named = PermissionPolicy(allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    whole = asyncio.run(http.fetch(f"{site}/ten", max_bytes=10, timeout=10, policy=named))
+    assert isinstance(whole, http.Fetched) and (whole.body, whole.truncated, whole.status) == (
+        b"0123456789",
+        False,
+        200,
+    )
+    cut = asyncio.run(http.fetch(f"{site}/ten", max_bytes=9, timeout=10, policy=named))
+    assert isinstance(cut, http.Fetched) and (cut.body, cut.truncated) == (b"012345678", True)
+
+
+def test_a_page_that_never_ends_is_stopped_by_the_overall_deadline(site: str) -> None:
+    named = PermissionPolicy(allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    with pytest.raises(ToolError) as stopped:
+        asyncio.run(http.fetch(f"{site}/drip", max_bytes=10**9, timeout=1.0, policy=named))
+    assert (stopped.value.code, stopped.value.message) == (
+        "TIMEOUT",
+        f"{site}/drip did not answer within 1 s",
+    )
