@@ -11,6 +11,7 @@ from jupyter_agent.tools.files.globmatch import (
     MAX_BRACE_PATTERNS,
     expand_braces,
     glob_regex,
+    glob_source,
     mentions_hidden,
     split_literal_prefix,
 )
@@ -89,3 +90,49 @@ def test_flags_reach_re2() -> None:
     assert compile_linear("a.b", what="p", dot_all=True).search("a\nb") is not None
     assert compile_linear("a.b", what="p").search("a\nb") is None
     assert compile_linear("(a|aa)*c", what="p").search("a" * 100_000) is None  # linear, so it returns
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("./*.py", "a.py", True),
+        ("src//*.py", "src/a.py", True),
+        ("**", "a/b/c", True),
+        ("a/**/b", "a/x/y/b", True),
+        ("a/**/b", "a/b", True),
+        ("a/**", "a/x/y", True),
+        ("[]a].txt", "].txt", True),
+        ("[]a].txt", "a.txt", True),
+        ("[]a].txt", "b.txt", False),
+        ("[a\\\\]x", "\\x", True),
+        ("x[ab", "x[ab", True),
+        ("a\\", "a\\", True),
+        ("??", "ab", True),
+        ("??", "abc", False),
+        ("a\\?", "a?", True),
+        ("a\\?", "ab", False),
+    ],
+)
+def test_glob_translation_details(pattern: str, path: str, matches: bool) -> None:
+    assert (
+        compile_linear(glob_source(pattern), what="t", dot_all=True).fullmatch(path) is not None
+    ) == matches
+
+
+def test_brace_details() -> None:
+    assert expand_braces("{a,{b,{c,d}}}") == ["a", "b", "c", "d"]
+    assert expand_braces("x\\y{a,b}") == ["x\\ya", "x\\yb"]
+    assert expand_braces("{a}" * 20 + "{b,c}") == ["{a}" * 20 + "b", "{a}" * 20 + "c"]
+    assert split_literal_prefix("/*.py") == ("/", "*.py")
+
+
+def test_a_refusal_quotes_a_long_pattern_cut_and_decodes_re2s_reason() -> None:
+    with pytest.raises(ToolError) as refused:
+        compile_linear("a" * 300 + "(?<=b)", what="filter")
+    message = refused.value.message
+    assert message.startswith(
+        "filter '" + "a" * 200 + "…' is not a pattern the linear-time matcher accepts ("
+    )
+    with pytest.raises(ToolError) as backreference:
+        compile_linear("(a)\\1", what="filter")
+    assert "accepts (invalid escape sequence: \\1); backreferences" in backreference.value.message
