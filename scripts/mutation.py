@@ -154,7 +154,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "permissions",
-        (_P + "tools/permissions.py",),
+        (_P + "tools/permissions.py", _P + "tools/rule_globs.py"),
         (_T + "core/test_permissions*.py", _T + "core/test_rule*.py", _T + "core/test_dispatcher.py"),
     ),
     Group(
@@ -181,6 +181,7 @@ GROUPS: tuple[Group, ...] = (
         (_P + "masking.py", _P + "secret_scan.py"),
         (
             _T + "core/test_secret_masking.py",
+            _T + "core/test_masking_units.py",
             _T + "agent/test_agent_masks_the_client_key.py",
             _T + "agent/test_project_memory.py",
             _T + "workflow/test_question_and_plan_tools.py",
