@@ -159,6 +159,8 @@ class _Walker:
             self.children(node, redirected=redirected)
 
     def function(self, node: Node, redirected: bool) -> None:
+        """`f() { …; } > out`: the redirection applies to the body each time `f` runs."""
+        redirected = redirected or any(c.type in _REDIRECTS for c in node.children)
         self.children(node, redirected=redirected, skip_first_word=True)
 
     def children(self, node: Node, *, redirected: bool, skip_first_word: bool = False) -> None:

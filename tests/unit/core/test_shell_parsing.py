@@ -177,3 +177,62 @@ def test_a_pattern_answers_matches_could_match_and_matches_all(
         could,
         all_after,
     )
+
+
+MORE_ROWS: list[tuple[str, bool, list[tuple[str, bool]]]] = [
+    ("{ ls; } > f", True, [("ls", False)]),
+    ("f() { ls; } > f", True, [("ls", False)]),
+    ("for x in a; do ls; done > f", True, [("ls", False)]),
+    ("case x in a) ls;; esac > f", True, [("ls", False)]),
+    ("[[ -f x ]] > f", True, [("'[[' -f x ']]'", False)]),
+    ("bash -c ls > out", True, [("bash -c ls", False), ("ls", False)]),
+    ("A=1 bash -c ls", True, [("bash -c ls", False), ("ls", False)]),
+    ("bash -c 'ls > f'", True, [("bash -c 'ls > f'", True), ("ls", False)]),
+    ("declare $(rm y)", True, [("rm y", True), ("declare …", False)]),
+    ("case $(rm x) in a) b;; esac", True, [("rm x", True), ("b", True)]),
+    ("timeout --signal=KILL 5 rm x", True, [("timeout --signal=KILL 5 rm x", True), ("rm x", True)]),
+    ("timeout --signalKILL 5 rm x", True, [("timeout --signalKILL 5 rm x", True), ("…", False)]),
+    ("nice --foo=1 rm x", True, [("nice --foo=1 rm x", True), ("…", False)]),
+    ("nice -n5 rm x", True, [("nice -n5 rm x", True), ("rm x", True)]),
+    ("nice -n 5", True, [("nice -n 5", True)]),
+    ("nice -- rm x", True, [("nice -- rm x", True), ("rm x", True)]),
+    ("sudo -- rm x", True, [("sudo -- rm x", True), ("rm x", True)]),
+    ("nice - x", True, [("nice - x", True), ("- x", True)]),
+    ("nice -10 rm x", True, [("nice -10 rm x", True), ("rm x", True)]),
+    ("nice $x rm", True, [("nice … rm", True), ("…", False)]),
+    ("sudo A=1 rm x", True, [("sudo A=1 rm x", True), ("rm x", False)]),
+    ("case x in $(rm y)) z;; esac", True, [("rm y", True), ("z", True)]),
+    ("timeout --signal=A=B 5 rm x", True, [("timeout --signal=A=B 5 rm x", True), ("rm x", True)]),
+    ("nice -zz rm x", True, [("nice -zz rm x", True), ("…", False)]),
+]
+
+
+@pytest.mark.parametrize(("command", "parsed", "expected"), MORE_ROWS, ids=[r[0] for r in MORE_ROWS])
+def test_redirections_variables_and_wrappers_carry_over(
+    command: str, parsed: bool, expected: list[tuple[str, bool]]
+) -> None:
+    found = split_command(command)
+    assert found.parsed == parsed
+    assert [(s.text, s.allowable) for s in found.subcommands] == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["[[ ${x} == y ]]", "[[ -n $(id) ]]", "[[ $((1)) -eq 1 ]]", "echo ${}", "echo ${#x}", "echo ${x:1}"],
+)
+def test_more_constructs_not_modelled(command: str) -> None:
+    found = split_command(command)
+    assert not found.parsed
+    if "$(id)" in command:
+        assert "id" in [s.text for s in found.subcommands]
+
+
+def test_the_readings_a_deny_rule_gets() -> None:
+    from jupyter_agent.tools.commands import Subcommand
+
+    assert Subcommand(("rm", "-rf")).forms() == (("rm -rf", True),)
+    assert Subcommand(("a b", "c")).forms() == (("'a b' c", True), ("a b c", True))
+    assert Subcommand(("rm", None, "x")).forms() == (("rm ", False),)
+    assert Subcommand(("a b", None)).forms() == (("'a b' ", False), ("a b ", False))
+    assert Subcommand((None,)).forms() == (("", False),)
+    assert Subcommand(("", "x")).text == "'' x"
