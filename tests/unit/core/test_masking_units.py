@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 
 import pytest
 
@@ -64,6 +65,7 @@ def test_the_automaton_at_its_edges() -> None:
     assert exact.mask("xZq8vR2mLx") == "x[redacted: EIGHT]x"
     assert SecretScanner({}).spans("anything") == [] and SecretScanner({}).mask("") == ""
     assert SecretScanner({"abc": "SHORT"}).mask("abc") == "abc"
+    assert SecretScanner({"/abcdefg": "PATH8"}).mask("at /abcdefg") == "at [redacted: PATH8]"  # a location of 8
 
 
 def test_hits_that_touch_become_one_redaction_and_a_longer_secret_names_a_shared_run() -> None:
@@ -116,10 +118,11 @@ def test_patterns_with_question_marks_and_an_empty_list() -> None:
 
 
 def test_the_module_level_api_uses_the_process_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    masking.register("test label", "registered-Zq8vR2mLx9")
-    assert masking.mask("a registered-Zq8vR2mLx9 b") == "a [redacted: test label] b"
-    assert masking.mask_data({"k": ["registered-Zq8vR2mLx9"]}) == {"k": ["[redacted: test label]"]}
-    assert masking.mask_data(("registered-Zq8vR2mLx9",)) == ["[redacted: test label]"]
+    value = f"registered-{uuid.uuid4().hex}"  # new each run: the process registry outlives a test
+    masking.register("test label", value)
+    assert masking.mask(f"a {value} b") == "a [redacted: test label] b"
+    assert masking.mask_data({"k": [value]}) == {"k": ["[redacted: test label]"]}
+    assert masking.mask_data((value,)) == ["[redacted: test label]"]
     monkeypatch.setenv("SERVICE_TOKEN", "service-token-value")
     monkeypatch.setenv("PLAIN_SETTING", "visible")
     scrubbed = masking.scrubbed_environ()
