@@ -201,6 +201,7 @@ GROUPS: tuple[Group, ...] = (
             # not tools/test_bash_sandbox.py: under mutmut's runner its sandboxed commands fail before the
             # code under test matters (its clean run fails), so it cannot score mutants
             _T + "tools/test_sandbox_guards_protected_paths.py",
+            _T + "tools/test_bubblewrap_command_line.py",
             _T + "tools/test_bash_tool.py",
             _T + "core/test_permissions.py",
             _T + "core/test_protected_paths.py",
