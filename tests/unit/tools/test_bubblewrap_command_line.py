@@ -47,7 +47,7 @@ def test_with_network_and_slirp_the_launcher_leads_and_the_network_is_private(
         "/srv/p/.env",
         "/srv/p/.env",
     ]
-    assert ["--tmpfs", "/h/.ssh"] == argv[argv.index("/h/.ssh") - 1 : argv.index("/h/.ssh") + 1]
+    assert argv[argv.index("/h/.ssh") - 1 : argv.index("/h/.ssh") + 1] == ["--tmpfs", "/h/.ssh"]
 
 
 def test_with_network_and_no_slirp_the_host_network_is_shared(monkeypatch: pytest.MonkeyPatch) -> None:
