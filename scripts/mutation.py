@@ -210,7 +210,11 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "web",
         (_P + "tools/web/http.py", _P + "tools/web/addresses.py"),
-        (_T + "web/test_webfetch_tool.py", _T + "core/test_permissions.py"),
+        (
+            _T + "web/test_webfetch_tool.py",
+            _T + "core/test_permissions.py",
+            _T + "core/test_protected_paths.py",
+        ),
     ),
     Group(
         "inspect",

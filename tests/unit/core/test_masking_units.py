@@ -65,7 +65,9 @@ def test_the_automaton_at_its_edges() -> None:
     assert exact.mask("xZq8vR2mLx") == "x[redacted: EIGHT]x"
     assert SecretScanner({}).spans("anything") == [] and SecretScanner({}).mask("") == ""
     assert SecretScanner({"abc": "SHORT"}).mask("abc") == "abc"
-    assert SecretScanner({"/abcdefg": "PATH8"}).mask("at /abcdefg") == "at [redacted: PATH8]"  # a location of 8
+    assert (
+        SecretScanner({"/abcdefg": "PATH8"}).mask("at /abcdefg") == "at [redacted: PATH8]"
+    )  # a location of 8
 
 
 def test_hits_that_touch_become_one_redaction_and_a_longer_secret_names_a_shared_run() -> None:

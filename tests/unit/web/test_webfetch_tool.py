@@ -245,7 +245,15 @@ def test_local_private_and_metadata_addresses_are_refused_without_a_rule_naming_
     only_wildcards = PermissionPolicy(mode="bypassPermissions", allow=[Rule.parse("WebFetch(domain:*)")])
     result = _fetch(url.format(port=port), tmp_path, policy=only_wildcards)
     assert result.error_code == "ADDRESS_NOT_ALLOWED", result.content
-    assert "not a public address" in result.content or "metadata" in result.content
+    if "metadata.google" in url:
+        assert result.content == (
+            "ADDRESS_NOT_ALLOWED: metadata.google.internal resolves to a cloud metadata service: WebFetch reaches "
+            "only public addresses, so that a page cannot make it read the user's local services or cloud "
+            "credentials. If the user wants this host, they add the rule `WebFetch(domain:metadata.google.internal)` "
+            "(naming it exactly)"
+        )
+    else:
+        assert ", not a public address: WebFetch reaches only public addresses" in result.content
     assert _Handler.seen == []
 
 
@@ -298,7 +306,9 @@ def test_the_url_must_be_http_with_a_host_and_no_credentials(site: str, tmp_path
         f"https://127.0.0.1:{port}/page", tmp_path
     )  # https is allowed; this server speaks plain HTTP
     assert tls.error_code == "NETWORK_ERROR"
-    assert tls.content.startswith(f"NETWORK_ERROR: could not fetch https://127.0.0.1:{port}/page: ")
+    assert tls.content.startswith(
+        f"NETWORK_ERROR: could not fetch https://127.0.0.1:{port}/page: ConnectError: "
+    )
 
 
 def test_the_connection_goes_to_the_checked_address_and_the_name_stays_in_the_host_header(
@@ -371,3 +381,25 @@ def test_a_page_that_never_ends_is_stopped_by_the_overall_deadline(site: str) ->
         "TIMEOUT",
         f"{site}/drip did not answer within 1 s",
     )
+
+
+def test_a_same_host_redirect_to_https_is_followed(site: str, tmp_path: Path) -> None:
+    port = site.rsplit(":", 1)[1]
+    _Handler.routes["/secure"] = (302, {"Location": f"https://127.0.0.1:{port}/page"}, b"")
+    assert (
+        _fetch(f"{site}/secure", tmp_path).error_code == "NETWORK_ERROR"
+    )  # followed; this server has no TLS
+
+
+def test_a_body_in_many_chunks_is_joined_as_sent(site: str) -> None:
+    named = PermissionPolicy(allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    whole = asyncio.run(http.fetch(f"{site}/big", max_bytes=10**7, timeout=10, policy=named))
+    assert isinstance(whole, http.Fetched) and whole.body == b"line\n" * 50_000 and not whole.truncated
+    cut = asyncio.run(http.fetch(f"{site}/big", max_bytes=100_000, timeout=10, policy=named))
+    assert isinstance(cut, http.Fetched) and cut.body == (b"line\n" * 50_000)[:100_000]
+
+
+def test_without_a_policy_no_local_address_is_allowed(site: str) -> None:
+    with pytest.raises(ToolError) as refused:
+        asyncio.run(http.fetch(f"{site}/page", max_bytes=1000, timeout=10))
+    assert refused.value.code == "ADDRESS_NOT_ALLOWED"
