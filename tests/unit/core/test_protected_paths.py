@@ -3,10 +3,12 @@ binds read-only, pins and hides in a real directory tree, and how hosts are put 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from jupyter_agent.tools import sandbox_guard
 from jupyter_agent.tools.permissions import Ask, CallFacts, PermissionPolicy
 from jupyter_agent.tools.protected import DEFAULT_PROTECTED_PATHS, protected_match
 from jupyter_agent.tools.sandbox_guard import (
@@ -223,3 +225,53 @@ def test_only_public_addresses_are_fetched(address: str, refused: bool) -> None:
     import ipaddress
 
     assert forbidden(ipaddress.ip_address(address)) == refused
+
+
+def test_the_start_up_names_follow_what_is_imported() -> None:
+    first = startup_modules()
+    assert startup_modules() is first  # nothing new imported: the same set
+    import xml.dom.minidom  # noqa: F401
+
+    assert "xml" in startup_modules() and "minidom" not in startup_modules()
+    assert not any(n in startup_modules() for n in sys.builtin_module_names if n not in ("xml",))
+
+
+def test_every_root_is_searched(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for root in (first, second):
+        root.mkdir()
+        (root / ".env").write_text("")
+    assert guarded([first, second]).readonly == (first / ".env", second / ".env")
+
+
+def test_the_walk_stops_descending_after_its_entry_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox_guard, "MAX_ENTRIES", 3)
+    (tmp_path / "x1").write_text("")
+    (tmp_path / "x2").write_text("")
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / ".env").write_text("")
+    (tmp_path / "d" / "e" / ".env").write_text("")
+    assert guarded([tmp_path]).readonly == (tmp_path / "d" / ".env",)
+
+
+def test_a_linked_folder_is_not_walked_and_its_siblings_are(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere).mkdir()
+    (elsewhere / ".env").write_text("")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link").symlink_to(elsewhere, target_is_directory=True)
+    for index in range(20):
+        (root / f"d{index}").mkdir()
+        (root / f"d{index}" / ".env").write_text("")
+    assert set(guarded([root]).readonly) == {root / f"d{index}" / ".env" for index in range(20)}
+
+
+def test_slirp4netns_is_looked_up_on_the_path() -> None:
+    import shutil
+
+    from jupyter_agent.tools.bubblewrap import slirp4netns
+
+    assert slirp4netns() == shutil.which("slirp4netns")
