@@ -89,6 +89,8 @@ def _protected_in(root: Path, patterns: tuple[str, ...]) -> list[Path]:
         keep: list[str] = []
         for name in dirs:
             path, shown = here / name, (rel / name).as_posix()
+            if not _own(path):
+                continue  # another user's: the sandbox could neither write it nor bind it
             if name == ".git":
                 found += [p for p in (path / "hooks", path / "config") if p.exists() and not p.is_symlink()]
             elif os.path.islink(path):
@@ -100,11 +102,20 @@ def _protected_in(root: Path, patterns: tuple[str, ...]) -> list[Path]:
         dirs[:] = keep
         for name in files:
             path, shown = here / name, (rel / name).as_posix()
-            if not os.path.islink(path) and (
+            if _own(path) and not os.path.islink(path) and (
                 name == ".git" or protected_match([shown], patterns) is not None
             ):
                 found.append(path)
     return found
+
+
+def _own(path: Path) -> bool:
+    """Whether the path belongs to this process's user (inside its user namespace, bwrap cannot even look at
+    another user's private folders, so binding anything there would fail the whole command)."""
+    try:
+        return os.lstat(path).st_uid == os.getuid()
+    except OSError:
+        return False
 
 
 def _hidden(roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:

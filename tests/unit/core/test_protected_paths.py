@@ -3,6 +3,7 @@ binds read-only, pins and hides in a real directory tree, and how hosts are put 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -275,3 +276,14 @@ def test_slirp4netns_is_looked_up_on_the_path() -> None:
     from jupyter_agent.tools.bubblewrap import slirp4netns
 
     assert slirp4netns() == shutil.which("slirp4netns")
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_another_users_files_are_left_out(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("")
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / ".env").write_text("")
+    os.chown(tmp_path / "theirs", 65534, 65534)
+    (tmp_path / ".envrc").write_text("")
+    os.chown(tmp_path / ".envrc", 65534, 65534)
+    assert guarded([tmp_path]).readonly == (tmp_path / ".env",)
