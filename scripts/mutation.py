@@ -227,7 +227,8 @@ GROUPS: tuple[Group, ...] = (
         (
             _T + "tools/test_glob_tool.py",
             _T + "tools/test_grep_tool.py",
-            _T + "agent/test_background_jobs.py",
+            # not agent/test_background_jobs.py: its background job's output does not arrive under mutmut's
+            # runner (its clean run fails there); BashOutput's RE2 filter is covered through linear_regex
             _T + "tools/test_bounded_patterns.py",
         ),
     ),
