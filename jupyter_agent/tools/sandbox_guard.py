@@ -102,8 +102,10 @@ def _protected_in(root: Path, patterns: tuple[str, ...]) -> list[Path]:
         dirs[:] = keep
         for name in files:
             path, shown = here / name, (rel / name).as_posix()
-            if _own(path) and not os.path.islink(path) and (
-                name == ".git" or protected_match([shown], patterns) is not None
+            if (
+                _own(path)
+                and not os.path.islink(path)
+                and (name == ".git" or protected_match([shown], patterns) is not None)
             ):
                 found.append(path)
     return found
