@@ -73,4 +73,4 @@ def pure_caches_start_empty() -> None:
 
     for cached in (compile_pattern, split_command, glob_regex, rule_regex):
         cached.cache_clear()
-    startup_files._cache = (-1, frozenset())  # pyright: ignore[reportPrivateUsage]
+    startup_files._cache = (-1, frozenset())
