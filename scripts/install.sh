@@ -4,7 +4,8 @@
 #
 # With --test (scripts/test.sh), also what only the tests and checks need: the Python packages of the `test` extra
 # (pytest, Playwright, jupyter-collaboration, ruff, pyright, …), the npm MCP servers the MCP tests talk to, and the
-# Debian packages chromium (+ driver and an emoji font) and bubblewrap (the Bash sandbox), through apt.
+# Debian packages chromium (+ driver and an emoji font), bubblewrap and slirp4netns (the Bash sandbox and its
+# outbound-only network), through apt.
 #
 # Safe to run again and again on the same checkout: each part has a stamp of what it was installed from, and when
 # nothing it depends on changed (see install_inputs) it only checks that the install is still there and returns in
@@ -103,6 +104,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
 fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
 if [ "${#missing[@]}" -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" != "0" ]; then

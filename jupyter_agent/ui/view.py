@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..agent import events as ev
 from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..base.json_values import is_array
-from ..masking import mask
+from ..masking import clip, mask
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .html import NO_MATH, esc, markdown_to_html, pre
@@ -264,7 +264,7 @@ class RunView:
             text = mask(block.text)  # before the summary cuts it or Markdown splits it
             html = (
                 '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
-                f"{esc(text.strip().splitlines()[0][:80] if text.strip() else '…')}</summary>"
+                f"{esc(clip(text.strip().splitlines()[0], 80, marker='') if text.strip() else '…')}</summary>"
                 f"{markdown_to_html(text)}</details>"
             )
             self.publisher.update(block.display_id, {"text/plain": text, "text/html": html})
