@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.json_values import is_array, is_object
+from .boundary import valid_for_model
 from .config import AgentConfig
 
 if TYPE_CHECKING:
@@ -60,8 +61,10 @@ class ModelClient:
     async def stream(
         self, config: AgentConfig, params: dict[str, Any]
     ) -> AsyncGenerator[AsyncIterator[RawMessageStreamEvent]]:
-        """Open a streaming request (the SDK retries the opening) and close it however the block ends."""
-        stream = await self.sdk(config).messages.create(**params, stream=True)
+        """Open a streaming request (the SDK retries the opening) and close it however the block ends.
+
+        Every request passes `valid_for_model` here: nothing reaches the API that it could not take."""
+        stream = await self.sdk(config).messages.create(**valid_for_model(params), stream=True)
         try:
             yield stream
         finally:
@@ -70,7 +73,7 @@ class ModelClient:
     async def count_tokens(self, config: AgentConfig, params: dict[str, Any]) -> int:
         keep = ("model", "messages", "system", "tools", "tool_choice", "thinking")
         result = await self.sdk(config).messages.count_tokens(
-            **{k: v for k, v in params.items() if k in keep}
+            **valid_for_model({k: v for k, v in params.items() if k in keep})
         )
         return int(result.input_tokens)
 

@@ -8,8 +8,6 @@ A read-only tool runs without asking; anything else asks in the default mode, li
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +16,7 @@ import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
 
 from ...base.errors import ToolError
+from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent, ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
@@ -42,15 +41,19 @@ def map_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
 
 
 def image_block(media_type: str, data: str, max_bytes: int) -> ImageContent | str:
+    """The image, labelled with what its bytes really are, or a one-line note of why it is left out (a server's
+    `mimeType` is a claim: an "image" whose base64 decodes to text would make the API refuse the request)."""
     if media_type not in _IMAGE_TYPES:
         return f"[image of type {media_type} omitted: not a type the model reads]"
-    try:
-        size = len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
-        return f"[{media_type} image omitted: its data is not valid base64]"
-    if size > max_bytes:
-        return f"[{media_type} image of {size} bytes omitted: over the {max_bytes}-byte cap]"
-    return ImageContent(media_type=media_type, data=data)
+    raw = decode_base64(data)
+    if isinstance(raw, NotAnImage):
+        return f"[{media_type} image omitted: {raw.reason}]"
+    if len(raw) > max_bytes:
+        return f"[{media_type} image of {len(raw)} bytes omitted: over the {max_bytes}-byte cap]"
+    image = image_content(raw)
+    if isinstance(image, NotAnImage):
+        return f"[{media_type} image omitted: {image.reason}]"
+    return image
 
 
 def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[list[str], list[ImageContent]]:
