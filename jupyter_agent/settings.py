@@ -13,6 +13,7 @@ from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, d
 from traitlets.config import Configurable
 
 from .agent.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
+from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.modes import MODES, modes_help
 from .tools.permissions import Rule, check_rule_names
@@ -126,6 +127,11 @@ class AgentSettings(Configurable):
     fix_button = Bool(
         True, help="Show a 'Fix with agent' button (or a hint to run %agent fix) under each traceback."
     ).tag(config=True)
+    fallback_encoding = Unicode(
+        DEFAULT_FALLBACK_ENCODING,
+        help="How the file tools read a text file that has no byte-order mark or coding declaration and is not "
+        "UTF-8 (it is written back in the same encoding), e.g. 'cp1251' or 'latin-1'.",
+    ).tag(config=True)
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
@@ -164,6 +170,23 @@ class AgentSettings(Configurable):
 
         value = str(proposal["value"])
         parse_thinking(value)  # raises with what is accepted
+        return value
+
+    @validate("fallback_encoding")
+    @_rejecting
+    def _known_encoding(self, proposal: Any) -> str:
+        value = str(proposal["value"]).strip()
+        try:
+            newline = "\n".encode(value)
+        except LookupError:
+            raise ValueError(
+                f"fallback_encoding {value!r} is not an encoding Python knows; e.g. 'cp1252', 'latin-1', 'cp1251'"
+            ) from None
+        if newline != b"\n":
+            raise ValueError(
+                f"fallback_encoding {value!r} is not an 8-bit encoding that keeps ASCII as it is; "
+                "files in UTF-16 or UTF-32 are recognised by their byte-order mark"
+            )
         return value
 
     @validate("context_compact_fraction")

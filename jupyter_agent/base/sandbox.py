@@ -28,6 +28,10 @@ class Limits:
     max_glob_results: int = 100
 
 
+#: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).
+DEFAULT_FALLBACK_ENCODING = "cp1252"
+
+
 def _refuse_nul(text: str) -> None:
     """No OS path holds a NUL byte; `expanduser` and `realpath` would raise a bare ValueError on one."""
     if "\0" in text:
@@ -81,6 +85,8 @@ class Sandbox:
     limits: Limits = Limits()
     #: Whether shell commands may reach the network (the OS sandbox cuts it off otherwise).
     network: bool = False
+    #: The encoding of text files that have no BOM or coding declaration and are not UTF-8.
+    fallback_encoding: str = DEFAULT_FALLBACK_ENCODING
 
     @classmethod
     def at(
@@ -90,10 +96,17 @@ class Sandbox:
         roots: tuple[str | Path, ...] = (),
         limits: Limits | None = None,
         network: bool = False,
+        fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
-        return cls(cwd=base, roots=chosen, limits=limits or Limits(), network=network)
+        return cls(
+            cwd=base,
+            roots=chosen,
+            limits=limits or Limits(),
+            network=network,
+            fallback_encoding=fallback_encoding,
+        )
 
     def resolve_path(self, path: str) -> Path:
         return resolve_path(path, self.cwd)

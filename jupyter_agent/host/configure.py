@@ -82,11 +82,13 @@ def configure(session: AgentSession, settings: AgentSettings, options: RunOption
         session.pool.set_source(opt_in.source, opt_in.make() if wanted else [])
     sandbox = session.ctx.sandbox
     roots = Sandbox.at(
-        sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits, network=settings.bash_network
+        sandbox.cwd,
+        roots=tuple(settings.roots),
+        limits=sandbox.limits,
+        network=settings.bash_network,
+        fallback_encoding=settings.fallback_encoding,
     )
-    if (
-        roots.roots != sandbox.roots or roots.network != sandbox.network
-    ):  # `%config AgentMagics.roots = …` since the last run, including back to []
+    if roots != sandbox:  # `%config AgentMagics.roots = …` since the last run, including back to []
         session.ctx.sandbox = roots
     session.config = agent_config(settings, options)
 

@@ -14,7 +14,7 @@ from ..context import ToolContext
 from ..core import Preview
 from .access import Target, remember
 from .diff import Diff, unified_diff
-from .text import decode, display, is_binary
+from .text import TextDoc, display, is_binary
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,15 +38,12 @@ class PlannedChange:
         return Preview(kind="diff", text=text, language="diff")
 
 
-def shown_text(data: bytes | None) -> str:
-    """What a diff shows of a file's bytes: its decoded text, or nothing for a missing or binary file."""
-    if data is None or is_binary(data):
-        return ""
-    return display(decode(data).text)
-
-
-def plan(where: Target, before: bytes | None, after: bytes) -> PlannedChange:
-    diff = unified_diff(shown_text(before), shown_text(after), where.shown)
+def plan(where: Target, before: bytes | None, doc: TextDoc, new_text: str) -> PlannedChange:
+    """The change that makes the file hold `new_text`, encoded as `doc` (the file as it was read) says; the
+    diff compares the texts (nothing is shown of a missing or binary file)."""
+    after = doc.encode(new_text, shown=where.shown)
+    old = "" if before is None or is_binary(before) else display(doc.text)
+    diff = unified_diff(old, display(new_text), where.shown)
     return PlannedChange(where=where, before=before, after=after, diff=diff)
 
 
