@@ -3,12 +3,15 @@
 One async core (docs/architecture.md, "The path of a request"). A run always returns a `RunFinished` — on success, on a limit, on an API
 error and on cancellation — and always leaves the conversation valid for the next request:
 
-- **Interrupt** (the task is cancelled: Interrupt or Stop) at any await — streaming, running a tool,
-  waiting for approval. The finished blocks of the turn and a partially streamed text block are kept
-  as-is (that text is what the user saw); partial tool calls are dropped. Every tool call that did not
-  finish gets an INTERRUPTED result, and the note `[The user interrupted this run.]` ends the user message,
-  so the model knows. A tool already running in a thread (a sync `@tool`) cannot be stopped and
-  finishes in the background; its result is discarded.
+- **Interrupt** (Interrupt or Stop: the run's `StopSignal` is set and its task cancelled) at any await —
+  streaming, running a tool, waiting for approval — and, since a cancellation can be lost, at a check of
+  the signal between every step (before each request, after each turn, between tool batches, before a
+  tool starts). The finished blocks of the turn and a partially streamed text block are kept as-is (that
+  text is what the user saw); partial tool calls are dropped. Every tool call that did not finish gets an
+  INTERRUPTED result — saying so when its change had already landed — and the note
+  `[The user interrupted this run.]` ends the user message, so the model knows. A tool running in a thread
+  (a sync `@tool`) cannot be stopped and finishes in the background; its result is discarded, and a
+  file change it would make after the stop is not made (`StopSignal.committing`).
 - **Limits** (`max_turns`, `budget_usd` for the run, `session_budget_usd` for the session) are checked
   before each model request: the tool calls of the turn that reached a limit still run, and their results
   wait in the conversation for the next run.
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..base.stopping import current_stop
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall
 from ..tools.dispatch import Dispatcher
@@ -172,7 +176,9 @@ class AgentRun:
         return finished
 
     async def _loop(self) -> RunReason:
+        stop = current_stop()
         while True:
+            stop.check()
             limit = self._limit_reached()
             if limit is not None:
                 return limit
@@ -183,24 +189,27 @@ class AgentRun:
             self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
-            stop = turn.stop_reason
+            if stop.requested:  # the turn ended as the user stopped the run: its calls do not start
+                self.conversation.add_tool_results(self.tools.skip(turn.calls))
+                stop.check()
+            reason = turn.stop_reason
             if turn.calls:
-                if stop == "max_tokens":
+                if reason == "max_tokens":
                     self._explain_cut_calls(turn.calls)
-                if stop in ("tool_use", "max_tokens", "pause_turn"):
+                if reason in ("tool_use", "max_tokens", "pause_turn"):
                     self.conversation.add_tool_results(await self.tools.run(turn.calls))
                     continue
-                skipped = self.tools.skip(turn.calls, f"not run: the model's turn ended with '{stop}'")
+                skipped = self.tools.skip(turn.calls, f"not run: the model's turn ended with '{reason}'")
                 self.conversation.add_tool_results(skipped)
-            if stop == "pause_turn":
+            if reason == "pause_turn":
                 self.emit(Notice(level="info", message="the model paused a long turn; continuing it"))
                 continue
-            if stop == "refusal":
+            if reason == "refusal":
                 self.emit(
                     Notice(level="warning", message="the model declined to continue this request (refusal)")
                 )
                 return "refusal"
-            if stop == "max_tokens":
+            if reason == "max_tokens":
                 self.emit(
                     Notice(
                         level="warning",
@@ -208,7 +217,7 @@ class AgentRun:
                         "ask it to continue, or raise max_tokens",
                     )
                 )
-            elif stop == "model_context_window_exceeded":
+            elif reason == "model_context_window_exceeded":
                 self.emit(
                     Notice(
                         level="warning",

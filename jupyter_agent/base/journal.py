@@ -18,6 +18,8 @@ class FileChange:
     before: bytes | None
     after: bytes
     tool: str
+    #: The tool_use id of the call that made it (a call interrupted after its change landed is told so).
+    call_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +31,7 @@ class CellChange:
     inverse: dict[str, Any]
     after_source: str | None
     tool: str
+    call_id: str = ""
 
 
 Change = FileChange | CellChange
@@ -60,3 +63,8 @@ class RunJournal:
     def record(self, change: Change) -> None:
         with self._lock:
             self.changes.append(change)
+
+    def made_by(self, call_id: str) -> list[Change]:
+        """The changes the call `call_id` made (none for an empty id)."""
+        with self._lock:
+            return [c for c in self.changes if call_id and c.call_id == call_id]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..masking import mask
 from .errors import ToolError
+from .stopping import current_stop
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,7 +193,8 @@ def _replace_in(directory: int, path: Path, data: bytes) -> None:
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.replace(tmp_name, name, src_dir_fd=directory, dst_dir_fd=directory)
+        with current_stop().committing():  # a run stopped by now does not replace the file
+            os.replace(tmp_name, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name, dir_fd=directory)

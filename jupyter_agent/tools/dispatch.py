@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from ..base.errors import ToolError
 from ..base.result import Issue, ToolResult
+from ..base.stopping import current_stop
 from ..masking import REGISTRY, SecretRegistry
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
@@ -216,6 +217,8 @@ class Dispatcher:
                 if self.on_grant is not None:
                     self.on_grant(rule)
             decision = Allow(reason="approved by the user")
+        if current_stop().requested:  # stopped while it was asked about: it does not start now
+            return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision
         if on_running is not None:
             on_running(title)
         result = await tool.run(params, ctx)

@@ -153,8 +153,9 @@ class RunView:
 
     # -- cards ------------------------------------------------------------------------------------------
     def _card_new(self, card: ToolCard) -> None:
+        display_id = self.publisher.show(_card_bundle(card))  # an Interrupt here leaves no half-made card
+        self._card_ids[card.call_id] = display_id
         self.cards[card.call_id] = card
-        self._card_ids[card.call_id] = self.publisher.show(_card_bundle(card))
 
     def _card_set(self, call_id: str, *, status: Status, title: str = "") -> None:
         card = self.cards.get(call_id)

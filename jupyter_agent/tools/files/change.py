@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ...base.journal import FileChange
 from ...base.sandbox import atomic_write
+from ...base.stopping import current_stop
 from ..context import ToolContext
 from ..core import Preview
 from .access import Target, remember
@@ -48,9 +49,19 @@ def plan(where: Target, before: bytes | None, doc: TextDoc, new_text: str) -> Pl
 
 
 def commit(ctx: ToolContext, change: PlannedChange, *, tool: str) -> None:
-    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote)."""
-    atomic_write(change.where.real, change.after)
-    ctx.journal.record(
-        FileChange(path=change.where.real, before=change.before, after=change.after, tool=tool)
-    )
+    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote).
+
+    The write and its journal entry happen together or not at all once the user stops the run
+    (`committing`), so a run stopped during a long Write knows whether the file was replaced."""
+    with current_stop().committing():
+        atomic_write(change.where.real, change.after)
+        ctx.journal.record(
+            FileChange(
+                path=change.where.real,
+                before=change.before,
+                after=change.after,
+                tool=tool,
+                call_id=ctx.tool_use_id,
+            )
+        )
     remember(ctx, change.where, change.after)
