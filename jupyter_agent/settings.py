@@ -132,6 +132,21 @@ class AgentSettings(Configurable):
         help="How the file tools read a text file that has no byte-order mark or coding declaration and is not "
         "UTF-8 (it is written back in the same encoding), e.g. 'cp1251' or 'latin-1'.",
     ).tag(config=True)
+    retry_wait_max = Float(
+        60.0,
+        help="The longest wait (seconds) for a retry the model API asks for with retry-after; the cell counts it "
+        "down. A longer ask ends the run at once, saying when to run again.",
+    ).tag(config=True)
+    model_stall_timeout = Float(
+        60.0,
+        help="Seconds without a byte from the model API (connecting, or in the middle of an answer) before the "
+        "request counts as stalled: it is retried, then reported.",
+    ).tag(config=True)
+    mcp_timeout = Float(
+        60.0,
+        help="Seconds an MCP tool call may go without an answer or a progress notification before it is given "
+        "up as TIMEOUT (each progress notification restarts the count).",
+    ).tag(config=True)
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
@@ -186,6 +201,16 @@ class AgentSettings(Configurable):
             raise ValueError(
                 f"fallback_encoding {value!r} is not an 8-bit encoding that keeps ASCII as it is; "
                 "files in UTF-16 or UTF-32 are recognised by their byte-order mark"
+            )
+        return value
+
+    @validate("retry_wait_max", "model_stall_timeout", "mcp_timeout")
+    @_rejecting
+    def _positive_seconds(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not value > 0:
+            raise ValueError(
+                f"{proposal['trait'].name} is a number of seconds and must be positive, got {value}"
             )
         return value
 

@@ -72,9 +72,13 @@ class AgentConfig:
     aws_region: str | None = None
     vertex_region: str | None = None
     vertex_project_id: str | None = None
-    #: The SDK's own retries of 429 / 5xx / 529 / connection errors, with its backoff and retry-after.
+    #: Retries of a request that failed with 429 / 5xx / 529 / a connection error (agent/retry.py).
     max_retries: int = 3
-    timeout: float = 600.0
+    #: The longest wait a server may ask for before a retry (retry-after); a longer one ends the run at once.
+    retry_wait_max: float = 60.0
+    #: Seconds without a byte from the model API (connecting, or in the middle of an answer) before the
+    #: request counts as stalled: retried (a stream once), then reported.
+    stall_timeout: float = 60.0
     prompt_caching: bool = True
     #: A tool result longer than this is cut (head and tail kept) before the model sees it.
     max_tool_result_chars: int = 50_000
@@ -107,6 +111,9 @@ class AgentConfig:
             )
         if self.provider not in PROVIDERS:
             raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}")
+        for name in ("retry_wait_max", "stall_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not 0 < self.shorten_to < self.shorten_at <= 1:
             raise ValueError("need 0 < shorten_to < shorten_at <= 1")
 

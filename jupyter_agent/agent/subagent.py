@@ -24,7 +24,16 @@ from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
 from ..tools.workflow.task import SubagentType, TaskInput
 from .conversation import Conversation
-from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
+from .events import (
+    AgentEvent,
+    Notice,
+    RetryWait,
+    ToolFinished,
+    ToolProgress,
+    ToolRunning,
+    ToolStarted,
+    UsageUpdate,
+)
 from .memory import MemoryFile
 from .prompt import PromptFacts, system_prompt
 
@@ -141,7 +150,7 @@ class _Relay:
 
     def emit(self, event: AgentEvent) -> None:
         parent = self.parent
-        if isinstance(event, ToolStarted | ToolRunning | ToolFinished):
+        if isinstance(event, ToolStarted | ToolRunning | ToolProgress | ToolFinished):
             parent.emit(dataclasses.replace(event, parent_id=self.call_id))
         elif isinstance(event, UsageUpdate):
             parent.emit(
@@ -155,3 +164,5 @@ class _Relay:
             )
         elif isinstance(event, Notice):
             parent.emit(dataclasses.replace(event, message=f"Task '{self.description}': {event.message}"))
+        elif isinstance(event, RetryWait):
+            parent.emit(dataclasses.replace(event, reason=f"Task '{self.description}': {event.reason}"))

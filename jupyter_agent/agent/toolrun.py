@@ -19,7 +19,7 @@ from ..tools.core import ToolCall, ToolKind
 from ..tools.dispatch import Dispatched, Dispatcher
 from ..tools.scheduler import run_scheduled
 from .conversation import interrupted_result
-from .events import AgentEvent, ToolFinished, ToolRunning
+from .events import AgentEvent, ToolFinished, ToolProgress, ToolRunning
 
 Results = list[tuple[str, ToolResult]]
 
@@ -59,7 +59,11 @@ class ToolRunner:
         def running(title: str) -> None:
             self.emit(ToolRunning(call_id=call.id, title=title))
 
-        dispatched = await self.dispatcher.dispatch(call, self.ctx, on_running=running)
+        def progress(done: str, message: str) -> None:
+            self.emit(ToolProgress(call_id=call.id, done=done, message=message))
+
+        ctx = dataclasses.replace(self.ctx, progress=progress)
+        dispatched = await self.dispatcher.dispatch(call, ctx, on_running=running)
         dispatched = dataclasses.replace(dispatched, result=self._capped(dispatched.result))
         self.emit(
             ToolFinished(

@@ -39,6 +39,8 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         session_budget_usd=settings.session_budget_usd or None,
         thinking=options.think if options.think is not None else parse_thinking(settings.thinking),
         context_compact_fraction=settings.context_compact_fraction or None,
+        retry_wait_max=settings.retry_wait_max,
+        stall_timeout=settings.model_stall_timeout,
     )
 
 

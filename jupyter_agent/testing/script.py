@@ -36,7 +36,7 @@ ErrorType: TypeAlias = Literal[
     "timeout_error",
     "overloaded_error",
 ]
-FaultKind: TypeAlias = Literal["http_error", "cut_stream", "stream_error"]
+FaultKind: TypeAlias = Literal["http_error", "cut_stream", "stream_error", "stall", "no_response"]
 
 #: The HTTP status the real API uses for each error type.
 ERROR_STATUS: Mapping[ErrorType, int] = {
@@ -111,6 +111,8 @@ class Fault:
     message: str = "scripted fault"
     retry_after: float | None = None
     after_events: int = 0
+    #: How long a `stall` / `no_response` keeps the connection silent (it ends early when the server stops).
+    seconds: float = 0.0
 
     @property
     def status(self) -> int:
@@ -148,6 +150,17 @@ class Fault:
         On a non-streaming request the connection is closed before any response.
         """
         return cls(kind="cut_stream", after_events=after_events, message="stream cut (scripted)")
+
+    @classmethod
+    def stall(cls, *, after_events: int = 1, seconds: float = 30.0) -> Fault:
+        """Send `after_events` SSE events, then nothing for `seconds` (the connection stays open), then close:
+        a stream that stalls in the middle, which only a read timeout notices."""
+        return cls(kind="stall", after_events=after_events, seconds=seconds, message="stalled (scripted)")
+
+    @classmethod
+    def no_response(cls, *, seconds: float = 30.0) -> Fault:
+        """Accept the request and send nothing — not even the status line — for `seconds`, then close."""
+        return cls(kind="no_response", seconds=seconds, message="no response (scripted)")
 
     @classmethod
     def stream_error(
@@ -287,7 +300,16 @@ def _block_from_json(value: object, where: str) -> Block:
     return block
 
 
-_FAULT_NAMES = ("rate_limit", "server_error", "overloaded", "error", "cut_stream", "stream_error")
+_FAULT_NAMES = (
+    "rate_limit",
+    "server_error",
+    "overloaded",
+    "error",
+    "cut_stream",
+    "stream_error",
+    "stall",
+    "no_response",
+)
 
 
 def _fault_from_json(value: object, where: str) -> Fault:
@@ -298,6 +320,7 @@ def _fault_from_json(value: object, where: str) -> Fault:
     retry_after = f.number("retry_after")
     message = f.opt_str("message")
     after_events = f.int_("after_events")
+    seconds = f.number("seconds")
     error_type = cast(ErrorType | None, f.literal("error_type", get_args(ErrorType)))
     fault: Fault
     if kind == "rate_limit":
@@ -314,6 +337,10 @@ def _fault_from_json(value: object, where: str) -> Fault:
         )
     elif kind == "cut_stream":
         fault = Fault.cut_stream(after_events=after_events or 0)
+    elif kind == "stall":
+        fault = Fault.stall(after_events=after_events or 0, seconds=seconds if seconds is not None else 30.0)
+    elif kind == "no_response":
+        fault = Fault.no_response(seconds=seconds if seconds is not None else 30.0)
     elif kind == "stream_error":
         fault = Fault.stream_error(
             after_events=after_events or 0, error_type=error_type or "overloaded_error"

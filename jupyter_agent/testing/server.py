@@ -276,11 +276,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(500, "api_error", str(e), headers={"x-should-retry": "false"})
             return
         fault = turn.fault
-        if fault is not None and fault.kind == "http_error":
+        if fault is not None and fault.kind == "no_response":
+            self.owner._quiet_for(fault.seconds)
+            self.close_connection = True
+        elif fault is not None and fault.kind == "http_error":
             self._send_fault(fault)
         elif body.get("stream") is True:
             self._stream(turn, body, index)
-        elif fault is not None and fault.kind == "cut_stream":
+        elif fault is not None and fault.kind in ("cut_stream", "stall"):
             self.close_connection = True  # no response at all: the SDK sees the connection drop
         elif fault is not None:
             self._send_fault(fault)
@@ -307,9 +310,12 @@ class _Handler(BaseHTTPRequestHandler):
             payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             self.wfile.flush()
-        if fault is not None and fault.kind == "cut_stream":
+        if fault is not None and fault.kind == "stall":
+            self.owner._quiet_for(fault.seconds)  # silence with the connection open, then it drops
+        if fault is not None and fault.kind in ("cut_stream", "stall"):
             self.close_connection = True  # no terminating chunk: the body ends mid-stream
-            self.connection.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
             return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
@@ -392,12 +398,15 @@ class ScriptedServer:
         self._connections: set[socket.socket] = set()
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        #: Set by `stop()`: ends the silence of a `stall` / `no_response` fault at once.
+        self._stopping = threading.Event()
 
     # lifecycle
 
     def start(self) -> Self:
         if self._http is not None:
             raise RuntimeError("ScriptedServer is already started")
+        self._stopping.clear()
         self._http = _HTTPServer(self._address, self)
         self._thread = threading.Thread(
             target=self._http.serve_forever,
@@ -413,6 +422,7 @@ class ScriptedServer:
         http, self._http = self._http, None
         if http is None:
             return
+        self._stopping.set()
         http.shutdown()
         with self._lock:
             connections = list(self._connections)
@@ -477,6 +487,10 @@ class ScriptedServer:
                 self._connections.add(connection)
             else:
                 self._connections.discard(connection)
+
+    def _quiet_for(self, seconds: float) -> None:
+        """A fault's silence: `seconds`, or until the server stops."""
+        self._stopping.wait(seconds)
 
     def _new_request_id(self) -> str:
         with self._lock:
