@@ -160,6 +160,11 @@ class Conversation:
     def _touch(self, index: int) -> None:
         self._saved_upto = min(self._saved_upto, index)
 
+    def mark_unsaved(self, index: int) -> None:
+        """Messages from `index` on count as changed again (a write of them failed)."""
+        with self._lock:
+            self._touch(index)
+
     def take_unsaved(self) -> tuple[int, list[Message]]:
         """(start, messages[start:]) changed since the last call: the store replays them over its copy."""
         with self._lock:

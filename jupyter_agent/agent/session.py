@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.journal import RunJournal
+from ..base.tempfiles import sweep_stale
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
 from ..tools.context import ToolContext
@@ -129,6 +130,14 @@ class AgentSession:
             )
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request)
+            swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler
+            if swept:
+                emit(
+                    Notice(
+                        level="info",
+                        message=f"removed {swept} temp file(s) a stopped kernel left behind (*.jupyter-agent.tmp)",
+                    )
+                )
             run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
             self.ctx.services.subagents = Subagents(
                 run, kernel=self.kernel, notebook_path=self.notebook_path, memory=self.memory
@@ -176,8 +185,9 @@ class AgentSession:
                     cost_usd=event.cost_usd,
                     usage=event.usage.as_dict(),
                 )
-                if recorder.error:
-                    emit(Notice(level="warning", message=recorder.error))
+                warning = recorder.take_warning()
+                if warning:
+                    emit(Notice(level="warning", message=warning))
             emit(event)
 
         return forward

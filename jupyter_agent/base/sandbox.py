@@ -13,6 +13,7 @@ from pathlib import Path
 from ..masking import mask
 from .errors import ToolError
 from .stopping import current_stop
+from .tempfiles import note_directory, temp_name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +133,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     directory swapped for a symlink after the path was checked makes the write fail instead of landing
     wherever the link points. Temp file in the same directory + fsync + rename; the old mode bits are kept.
     """
+    note_directory(path.parent)  # a kill -9 before the rename leaves a temp file the next run sweeps
     directory = _open_directory(path.parent)
     try:
         _replace_in(directory, path, data)
@@ -202,10 +204,10 @@ def _replace_in(directory: int, path: Path, data: bytes) -> None:
 
 
 def _create_temp(directory: int, name: str) -> tuple[str, int]:
-    """`.<name>.<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
+    """`.<name>.<pid>-<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     for _ in range(100):
-        tmp_name = f".{name}.{secrets.token_hex(4)}.jupyter-agent.tmp"
+        tmp_name = temp_name(name, secrets.token_hex(4))
         try:
             return tmp_name, os.open(tmp_name, flags, 0o600, dir_fd=directory)
         except FileExistsError:
