@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
 
-from jupyter_agent.agent import RunFinished, TextDelta, TextDone, ToolFinished, ToolRunning, ToolStarted
+from jupyter_agent.agent import (
+    RunFinished,
+    TextDelta,
+    TextDone,
+    ToolFinished,
+    ToolProgress,
+    ToolRunning,
+    ToolStarted,
+)
 from jupyter_agent.agent.loop import INTERRUPT_NOTE
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.journal import FileChange
@@ -246,3 +254,20 @@ def test_a_write_the_user_stopped_before_its_rename_leaves_the_file_and_no_temp_
     assert stopped.value.code == "INTERRUPTED"
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]
+
+
+def test_a_calls_progress_becomes_an_event_of_that_call(harness: HarnessFactory) -> None:
+    @tool(read_only=True)
+    def indexer(ctx: ToolContext) -> str:
+        """Index, reporting progress."""
+        assert ctx.progress is not None
+        ctx.progress("1/2", "half way")
+        return "indexed"
+
+    h = harness(
+        [Turn(blocks=[ToolUse(name="indexer"), ToolUse(name="indexer")]), Turn(blocks=[Text("ok")])],
+        tools=[indexer],
+    )
+    assert h.run("index").reason == "end_turn"
+    assert sorted(e.call_id for e in h.of(ToolProgress)) == ["toolu_01_0_0", "toolu_01_0_1"]
+    assert {(e.done, e.message) for e in h.of(ToolProgress)} == {("1/2", "half way")}
