@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.journal import RunJournal
+from ..base.journal import RunJournal, set_run_journal
 from ..base.tempfiles import sweep_stale
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
@@ -123,6 +123,7 @@ class AgentSession:
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
+            set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
             self.ctx.services.permissions = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(
