@@ -67,16 +67,33 @@ class MainLoop:
                     self._still_stopping()
                     self._sleep(done)
                 except KeyboardInterrupt:
-                    if not self.interrupted:
-                        self.interrupted = True
-                        self._notice_at = time.monotonic() + STOP_NOTICE_AFTER
-                    self.worker.stop_current()  # again on a further Interrupt: it costs nothing
+                    self._interrupt()
         finally:
             if self.pump is not None:
                 self.pump.finish()
         if done.cancelled():
             return None
         return done.result()
+
+    def _interrupt(self) -> None:
+        if not self.interrupted:
+            self.interrupted = True
+            self._notice_at = time.monotonic() + STOP_NOTICE_AFTER
+        self.worker.stop_current()  # again on a further Interrupt: it costs nothing
+
+    def _call_on_main(self, item: CallOnMain) -> None:
+        """Run a worker's function here. The user's Interrupt during it (their code) stops the run — and the
+        stop is requested before the reply wakes the worker, which would otherwise go on to its next step
+        before the stop arrived."""
+        if not item.reply.set_running_or_notify_cancel():
+            return
+        try:
+            item.reply.set_result(item.fn())
+        except KeyboardInterrupt as exc:
+            self._interrupt()
+            item.reply.set_exception(exc)
+        except BaseException as exc:  # user code may raise anything; it goes back to the tool
+            item.reply.set_exception(exc)
 
     def _still_stopping(self) -> None:
         if self._notice_at is None or time.monotonic() < self._notice_at:
@@ -101,7 +118,7 @@ class MainLoop:
         the others in the queue for the next round (none is dropped)."""
         while (item := self.channel.take()) is not None:
             if isinstance(item, CallOnMain):
-                _call_on_main(item)
+                self._call_on_main(item)
             else:
                 self._show(item)
         self._show(None)
@@ -120,15 +137,3 @@ class MainLoop:
             log.exception("showing %s failed", type(item).__name__)
             if isinstance(item, Ask) and not item.reply.done():  # the worker must not wait for ever
                 item.reply.set_exception(RuntimeError(f"the question could not be shown: {exc}"))
-
-
-def _call_on_main(item: CallOnMain) -> None:
-    if not item.reply.set_running_or_notify_cancel():
-        return
-    try:
-        item.reply.set_result(item.fn())
-    except KeyboardInterrupt as exc:  # the user's Interrupt during their code also stops the agent
-        item.reply.set_exception(exc)
-        raise
-    except BaseException as exc:  # user code may raise anything; it goes back to the tool
-        item.reply.set_exception(exc)

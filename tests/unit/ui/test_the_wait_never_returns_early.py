@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from jupyter_agent.agent.events import AgentEvent, Notice, TextDelta
-from jupyter_agent.ui.channel import Ask, UIChannel
+from jupyter_agent.ui.channel import Ask, CallOnMain, UIChannel
 from jupyter_agent.ui.mainloop import MainLoop
 
 
@@ -108,3 +108,23 @@ def test_further_interrupts_repeat_the_stop_and_the_wait_still_ends_with_the_run
     loop = MainLoop(channel=UIChannel(), presenter=Impatient(times=3), worker=worker)
     assert loop.wait(done) == "stopped"
     assert done.done() and worker.stops == 3
+
+
+def test_an_interrupt_in_the_users_code_requests_the_stop_before_the_worker_gets_the_reply() -> None:
+    """Otherwise the worker, woken by the reply, goes on to its next model request before the stop arrives."""
+    channel = UIChannel()
+    done: concurrent.futures.Future[str] = concurrent.futures.Future()
+    worker = Worker(done, finish_after_stops=1)
+    reply: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    stops_when_woken: list[int] = []
+    reply.add_done_callback(lambda _: stops_when_woken.append(worker.stops))
+
+    def users_code() -> None:
+        raise KeyboardInterrupt
+
+    channel.queue.put(CallOnMain(users_code, reply, None))
+    loop = MainLoop(channel=channel, presenter=Recorder(), worker=worker)
+    assert loop.wait(done) == "stopped"
+    assert loop.interrupted
+    assert stops_when_woken == [1]
+    assert isinstance(reply.exception(timeout=1), KeyboardInterrupt)
