@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "kernel"))
 
-from frontend import KernelFrontend  # noqa: E402
+from frontend import Execution, KernelFrontend  # noqa: E402
 
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn  # noqa: E402
 
@@ -46,9 +46,9 @@ def script(cwd: Path) -> Callable[[dict[str, Any], int], Turn]:
     return answer
 
 
-def interrupted_after(fe: KernelFrontend, code: str, started: Callable[[], bool]) -> float:
+def interrupted_after(fe: KernelFrontend, code: str, started: Callable[[Execution], bool]) -> float:
     cell = fe.execute(code)
-    fe.wait(started, 60, "the work to start")
+    fe.wait(lambda: started(cell), 60, "the work to start")
     t0 = time.perf_counter()
     fe.km.interrupt_kernel()
     fe.wait(lambda: cell.done, 60, "the interrupted cell")
@@ -72,7 +72,11 @@ def main() -> None:
         os.mkfifo(cwd / "stuck.fifo")
         marker = cwd / "started"
         with ScriptedServer(script(cwd)) as server:
-            env = {"PYTHONPATH": str(ROOT), "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": TEST_API_KEY}
+            env = {
+                "PYTHONPATH": str(ROOT),
+                "ANTHROPIC_BASE_URL": server.url,
+                "ANTHROPIC_API_KEY": TEST_API_KEY,
+            }
             fe = KernelFrontend(cwd, env={**env, "JUPYTER_DATA_DIR": str(cwd / "data")})
             try:
                 fe.run("%load_ext jupyter_agent")
@@ -80,23 +84,27 @@ def main() -> None:
                 for _ in range(ROUNDS):
                     marker.unlink(missing_ok=True)
                     plain = f"open({str(marker)!r}, 'w').close()\nimport time\ntime.sleep(120)"
-                    times["plain cell"].append(interrupted_after(fe, plain, marker.exists))
+                    times["plain cell"].append(interrupted_after(fe, plain, lambda _: marker.exists()))
                     marker.unlink()
                     agent = "%%agent --mode bypassPermissions\n"
-                    times["RunCode"].append(interrupted_after(fe, agent + "runcode", marker.exists))
-                    times["Grep"].append(interrupted_after(fe, agent + "grep", lambda: rg_running("stuck.fifo")))
-                    streamed = fe.execute(agent + "stream")
-                    fe.wait(lambda: "word word" in streamed.text(), 60, "the stream")
-                    t0 = time.perf_counter()
-                    fe.km.interrupt_kernel()
-                    fe.wait(lambda: streamed.done, 60, "the interrupted stream")
-                    times["stream"].append(time.perf_counter() - t0)
+                    times["RunCode"].append(
+                        interrupted_after(fe, agent + "runcode", lambda _: marker.exists())
+                    )
+                    times["Grep"].append(
+                        interrupted_after(fe, agent + "grep", lambda _: rg_running("stuck.fifo"))
+                    )
+                    streaming = interrupted_after(
+                        fe, agent + "stream", lambda cell: "word word" in cell.text()
+                    )
+                    times["stream"].append(streaming)
             finally:
                 fe.close()
     baseline = statistics.median(times["plain cell"])
     for case, values in times.items():
         median = statistics.median(values)
-        print(f"{case:>10}: median {median * 1000:7.1f} ms, max {max(values) * 1000:7.1f} ms, ratio {median / baseline:.2f}")
+        print(
+            f"{case:>10}: median {median * 1000:7.1f} ms, max {max(values) * 1000:7.1f} ms, ratio {median / baseline:.2f}"
+        )
 
 
 if __name__ == "__main__":
