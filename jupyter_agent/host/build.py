@@ -65,7 +65,7 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     user_ns = host.shell.user_ns if host.shell is not None else None
     nb_path = kernel_notebook_path(user_ns)
     cwd = nb_path.parent if nb_path is not None else Path.cwd()
-    ctx = ToolContext(sandbox=Sandbox.at(cwd, roots=tuple(settings.roots)), namespace=user_ns)
+    ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns)
     ctx.services.shell = host.shell
     ctx.services.main_thread = host.main_thread
     ctx.services.questions = host.main_thread
@@ -84,6 +84,15 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     )
     lines = McpLines(session, host.main_thread)
     return BuiltSession(session=session, mcp=_start_mcp(settings, host, session, lines), mcp_lines=lines)
+
+
+def notebook_sandbox(shell: Any, settings: AgentSettings) -> Sandbox:
+    """The notebook's directory as the working directory, and the roots from the settings."""
+    from ..notebook.provider import kernel_notebook_path
+
+    nb_path = kernel_notebook_path(shell.user_ns if shell is not None else None)
+    cwd = nb_path.parent if nb_path is not None else Path.cwd()
+    return Sandbox.at(cwd, roots=tuple(settings.roots))
 
 
 def kernel_description(kernel: Any) -> str:

@@ -24,7 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from ..core import AnyTool
-from .config import ServerConfig, StdioServer
+from .config import DEFAULT_CALL_TIMEOUT, ServerConfig, StdioServer
 from .listing import list_tools
 from .stderr_tail import StderrTail
 from .tool import McpTool
@@ -91,7 +91,7 @@ class ServerConnection:
         on_event: Callable[[ServerConnection], None],
         report: Callable[[str], None],
         previous: ServerConnection | None = None,
-        call_timeout: Callable[[], float] = lambda: 60.0,
+        call_timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
         self.name = name
         self.config = config

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core import AnyTool
-from .config import ConfigError, parse_server
+from .config import DEFAULT_CALL_TIMEOUT, ConfigError, parse_server
 from .names import unique_tool_names
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class McpServers:
         startup_timeout: float = 30.0,
         on_change: Callable[[], None] = lambda: None,
         report: Callable[[str], None] = _ignore,
-        call_timeout: float = 60.0,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         self.startup_timeout = startup_timeout
         #: Seconds a tool call may go without an answer or a progress notification (the mcp_timeout setting).

@@ -23,6 +23,7 @@ from ...base.result import ImageContent, ToolResult
 from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations
+from .config import DEFAULT_CALL_TIMEOUT
 from .names import tool_name
 from .schema import JsonSchemaArguments, arguments_model, model_facing_schema
 
@@ -108,7 +109,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         why_gone: Callable[[], str],
         on_lost: Callable[[str], None] = lambda _: None,
         name: str | None = None,
-        timeout: Callable[[], float] = lambda: 60.0,
+        timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
         name = name or tool_name(server, remote.name)
         text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
