@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from .script import ERROR_STATUS, Fault, Script, ScriptFn, Turn
 from .server_tools import unanswered_server_call
-from .wire import error_body, estimate_tokens, full_message, stream_events
+from .wire import error_body, estimate_tokens, full_message, stream_events, unsupported_field
 
 #: A dummy key for clients of the scripted server; the server accepts any key.
 TEST_API_KEY = "sk-ant-scripted-test-key"
@@ -145,7 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _messages(self, raw_body: Any) -> None:
         body = cast(dict[str, Any], raw_body) if isinstance(raw_body, dict) else {}
-        rejected = _unsupported_field(body, self.owner.rejects)
+        rejected = unsupported_field(body, self.owner.rejects)
         if rejected is not None:
             self._record(body)
             self._send_error(400, "invalid_request_error", f"{rejected}: Extra inputs are not permitted")
@@ -230,25 +230,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_fault(self, fault: Fault) -> None:
         headers = {} if fault.retry_after is None else {"retry-after": f"{fault.retry_after:g}"}
         self._send_error(ERROR_STATUS[fault.error_type], fault.error_type, fault.message, headers)
-
-
-def _unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:
-    """The JSON path of the first field `rejects` names in `body` (`system.0.cache_control`), else None."""
-    if "thinking" in rejects and "thinking" in body:
-        return "thinking"
-    if "cache_control" not in rejects:
-        return None
-    stack: list[tuple[str, Any]] = [(key, value) for key, value in body.items()]
-    while stack:
-        path, value = stack.pop(0)
-        if isinstance(value, dict):
-            mapping = cast(dict[str, Any], value)
-            if "cache_control" in mapping:
-                return f"{path}.cache_control"
-            stack.extend((f"{path}.{k}", v) for k, v in mapping.items())
-        elif isinstance(value, list):
-            stack.extend((f"{path}.{i}", v) for i, v in enumerate(cast(list[Any], value)))
-    return None
 
 
 class ScriptedServer:
