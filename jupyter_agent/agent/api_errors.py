@@ -22,22 +22,13 @@ class IncompleteStream(Exception):
     """The stream ended without `message_stop` (the connection closed cleanly, but too early)."""
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The HTTP library's transport errors (the SDK does not wrap errors raised while a body streams)."""
+def _http_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The HTTP library's exception `name` (`TransportError`, `TimeoutException`), from httpx2 and httpx: the
+    SDK does not wrap errors raised while a body streams."""
     found: list[type[BaseException]] = []
     for module in ("httpx2", "httpx"):
         try:
-            found.append(importlib.import_module(module).TransportError)
-        except (ImportError, AttributeError):
-            continue
-    return tuple(found)
-
-
-def _timeout_errors() -> tuple[type[BaseException], ...]:
-    found: list[type[BaseException]] = []
-    for module in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(module).TimeoutException)
+            found.append(getattr(importlib.import_module(module), name))
         except (ImportError, AttributeError):
             continue
     return tuple(found)
@@ -51,7 +42,7 @@ def is_stream_cut(exc: BaseException) -> bool:
         return True
     if isinstance(exc, anthropic.APIStatusError):
         return error_type(exc) in _TRANSIENT_STREAM_ERRORS
-    return isinstance(exc, _transport_errors())
+    return isinstance(exc, _http_errors("TransportError"))
 
 
 def _error_field(exc: Any, name: str) -> str | None:
@@ -77,7 +68,7 @@ def cause_text(exc: BaseException | None, config: AgentConfig) -> str:
 
     if exc is None:
         return "no cause was given"
-    if isinstance(exc, (anthropic.APITimeoutError, *_timeout_errors())):
+    if isinstance(exc, (anthropic.APITimeoutError, *_http_errors("TimeoutException"))):
         return f"{type(exc).__name__}: nothing arrived for {config.stall_timeout:g} s (model_stall_timeout)"
     if isinstance(exc, anthropic.APIStatusError):
         kind = error_type(exc) or f"HTTP {exc.status_code}"
