@@ -134,7 +134,7 @@ def tools_report(session: AgentSession) -> Report:
         lines.append(note)
     return Report(
         text="\n".join(lines),
-        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note),
+        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note, label_columns=3),
     )
 
 
