@@ -263,10 +263,11 @@ class KernelAgent:
         from .masking import clip
 
         first = clip(" ".join(saved.first_request.split()), 80, marker="")
+        damage = f"\nThe saved file is damaged: {saved.damage}." if saved.damage else ""
         return (
             f"resumed session {saved.id} ({len(saved.messages)} messages, {len(saved.runs)} run(s), "
             f"${saved.cost_usd:.4f}; it began with {first!r}). Files and cells are read again before "
-            "they are edited."
+            f"they are edited.{damage}"
         )
 
     def export(self, path: str | None) -> str:

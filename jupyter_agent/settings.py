@@ -12,8 +12,17 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from .agent.config import DEFAULT_COMPACT_FRACTION, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
+from .agent.config import (
+    DEFAULT_COMPACT_FRACTION,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TURNS,
+    DEFAULT_RETRY_WAIT_MAX,
+    DEFAULT_STALL_TIMEOUT,
+    PROVIDERS,
+)
+from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
+from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
 from .tools.modes import MODES, modes_help
 from .tools.permissions import Rule
 from .tools.rule_names import check_rule_names
@@ -150,6 +159,26 @@ class AgentSettings(Configurable):
     fix_button = Bool(
         True, help="Show a 'Fix with agent' button (or a hint to run %agent fix) under each traceback."
     ).tag(config=True)
+    fallback_encoding = Unicode(
+        DEFAULT_FALLBACK_ENCODING,
+        help="How the file tools read a text file that has no byte-order mark or coding declaration and is not "
+        "UTF-8 (it is written back in the same encoding), e.g. 'cp1251' or 'latin-1'.",
+    ).tag(config=True)
+    retry_wait_max = Float(
+        DEFAULT_RETRY_WAIT_MAX,
+        help="The longest wait (seconds) for a retry the model API asks for with retry-after; the cell counts it "
+        "down. A longer ask ends the run at once, saying when to run again.",
+    ).tag(config=True)
+    model_stall_timeout = Float(
+        DEFAULT_STALL_TIMEOUT,
+        help="Seconds without a byte from the model API (connecting, or in the middle of an answer) before the "
+        "request counts as stalled: it is retried, then reported.",
+    ).tag(config=True)
+    mcp_timeout = Float(
+        DEFAULT_CALL_TIMEOUT,
+        help="Seconds an MCP tool call may go without an answer or a progress notification before it is given "
+        "up as TIMEOUT (each progress notification restarts the count).",
+    ).tag(config=True)
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
@@ -188,6 +217,33 @@ class AgentSettings(Configurable):
 
         value = str(proposal["value"])
         parse_thinking(value)  # raises with what is accepted
+        return value
+
+    @validate("fallback_encoding")
+    @_rejecting
+    def _known_encoding(self, proposal: Any) -> str:
+        value = str(proposal["value"]).strip()
+        try:
+            newline = "\n".encode(value)
+        except LookupError:
+            raise ValueError(
+                f"fallback_encoding {value!r} is not an encoding Python knows; e.g. 'cp1252', 'latin-1', 'cp1251'"
+            ) from None
+        if newline != b"\n":
+            raise ValueError(
+                f"fallback_encoding {value!r} is not an 8-bit encoding that keeps ASCII as it is; "
+                "files in UTF-16 or UTF-32 are recognised by their byte-order mark"
+            )
+        return value
+
+    @validate("retry_wait_max", "model_stall_timeout", "mcp_timeout")
+    @_rejecting
+    def _positive_seconds(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not value > 0:
+            raise ValueError(
+                f"{proposal['trait'].name} is a number of seconds and must be positive, got {value}"
+            )
         return value
 
     @validate("context_compact_fraction")

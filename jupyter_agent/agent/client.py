@@ -13,20 +13,24 @@ of its block, and turns bad JSON into an INVALID_ARGS result the model can corre
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.json_values import is_array, is_object
+from .api_errors import error_message
+from .boundary import valid_for_model
 from .config import AgentConfig
+from .events import RetryWait
+from .retry import RetryPolicy, with_retries
 
 if TYPE_CHECKING:
     from anthropic.types import RawMessageStreamEvent
 
-#: Error types of an `event: error` in the middle of a stream that are worth one retry of the request.
-_TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+
+def _quiet(_: RetryWait) -> None:
+    return None
 
 
 class ModelClient:
@@ -47,8 +51,7 @@ class ModelClient:
             config.aws_region,
             config.vertex_region,
             config.vertex_project_id,
-            config.max_retries,
-            config.timeout,
+            config.stall_timeout,
         )
         if self._client is None or key != self._key:
             self._client = _build(config)
@@ -56,12 +59,33 @@ class ModelClient:
             _register_credentials(self._client)
         return self._client
 
+    def endpoint(self, config: AgentConfig) -> str:
+        """Where requests go, as errors name it: the address the SDK uses (an `ANTHROPIC_BASE_URL` too), or
+        the cloud provider and its region."""
+        if config.provider == "bedrock":
+            return f"Bedrock ({config.aws_region or 'AWS_REGION'})"
+        if config.provider == "vertex":
+            return f"Vertex AI ({config.vertex_region or 'CLOUD_ML_REGION'})"
+        try:
+            return str(self.sdk(config).base_url).rstrip("/")
+        except Exception:  # the SDK could not even be built (no key): name what was configured
+            return config.base_url or "the Anthropic API"
+
     @asynccontextmanager
     async def stream(
-        self, config: AgentConfig, params: dict[str, Any]
+        self, config: AgentConfig, params: dict[str, Any], *, on_wait: Callable[[RetryWait], None] = _quiet
     ) -> AsyncGenerator[AsyncIterator[RawMessageStreamEvent]]:
-        """Open a streaming request (the SDK retries the opening) and close it however the block ends."""
-        stream = await self.sdk(config).messages.create(**params, stream=True)
+        """Open a streaming request (retried as agent/retry.py says, each wait told to `on_wait`) and close it
+        however the block ends.
+
+        Every request passes `valid_for_model` here: nothing reaches the API that it could not take."""
+        request = valid_for_model(params)
+        sdk = self.sdk(config)
+
+        async def attempt() -> Any:
+            return await sdk.messages.create(**request, stream=True)
+
+        stream = await with_retries(attempt, policy=_policy(config), on_wait=on_wait)
         try:
             yield stream
         finally:
@@ -69,9 +93,13 @@ class ModelClient:
 
     async def count_tokens(self, config: AgentConfig, params: dict[str, Any]) -> int:
         keep = ("model", "messages", "system", "tools", "tool_choice", "thinking")
-        result = await self.sdk(config).messages.count_tokens(
-            **{k: v for k, v in params.items() if k in keep}
-        )
+        request = valid_for_model({k: v for k, v in params.items() if k in keep})
+        sdk = self.sdk(config)
+
+        async def attempt() -> Any:
+            return await sdk.messages.count_tokens(**request)
+
+        result = await with_retries(attempt, policy=_policy(config), on_wait=_quiet)
         return int(result.input_tokens)
 
     async def close(self) -> None:
@@ -80,10 +108,24 @@ class ModelClient:
             await client.close()
 
 
+def _policy(config: AgentConfig) -> RetryPolicy:
+    return RetryPolicy(max_retries=config.max_retries, max_wait=config.retry_wait_max)
+
+
+#: Seconds to open a connection to the model API (a stall of the connection itself).
+CONNECT_TIMEOUT = 10.0
+
+
 def _build(config: AgentConfig) -> Any:
+    """The SDK client, with its own retries off (agent/retry.py retries, visibly) and timeouts that catch a
+    stall: `stall_timeout` seconds without a byte, CONNECT_TIMEOUT to connect."""
     import anthropic
 
-    common: dict[str, Any] = {"max_retries": config.max_retries, "timeout": config.timeout}
+    stall = config.stall_timeout
+    timeout = anthropic.Timeout(
+        stall, connect=min(CONNECT_TIMEOUT, stall), read=stall, write=stall, pool=stall
+    )
+    common: dict[str, Any] = {"max_retries": 0, "timeout": timeout}
     if config.provider == "bedrock":
         from anthropic.lib.bedrock import AsyncAnthropicBedrock
 
@@ -115,49 +157,6 @@ def _register_credentials(client: Any) -> None:
             register(f"model client {attribute}", value)
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The HTTP library's transport errors (the SDK does not wrap errors raised while a body streams)."""
-    found: list[type[BaseException]] = []
-    for module in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(module).TransportError)
-        except (ImportError, AttributeError):
-            continue
-    return tuple(found)
-
-
-def is_stream_cut(exc: BaseException) -> bool:
-    """True when a stream that had started failed in a way that re-sending the same request may fix."""
-    import anthropic
-
-    if isinstance(exc, IncompleteStream | anthropic.APIConnectionError):
-        return True
-    if isinstance(exc, anthropic.APIStatusError):
-        return _error_type(exc) in _TRANSIENT_STREAM_ERRORS
-    return isinstance(exc, _transport_errors())
-
-
-class IncompleteStream(Exception):
-    """The stream ended without `message_stop` (the connection closed cleanly, but too early)."""
-
-
-def _error_field(exc: Any, name: str) -> str | None:
-    """`name` of the API's error body `{"error": {"type": ..., "message": ...}}`, when the body has one."""
-    body: object = getattr(exc, "body", None)
-    error = body.get("error") if is_object(body) else None
-    value = error.get(name) if is_object(error) else None
-    return value if isinstance(value, str) else None
-
-
-def _error_type(exc: Any) -> str:
-    return _error_field(exc, "type") or ""
-
-
-def _error_message(exc: Any) -> str:
-    message = _error_field(exc, "message")
-    return message if message is not None else str(getattr(exc, "message", "") or exc)
-
-
 #: Optional request features an Anthropic-compatible endpoint may not know, and how its 400 names them.
 OPTIONAL_FEATURES = ("cache_control", "thinking")
 
@@ -168,7 +167,7 @@ def rejected_feature(exc: BaseException, params: dict[str, Any]) -> str | None:
 
     if not isinstance(exc, anthropic.BadRequestError):
         return None
-    detail = _error_message(exc)
+    detail = error_message(exc)
     sent = json.dumps(params, default=str)
     for feature in OPTIONAL_FEATURES:
         if feature in detail and f'"{feature}"' in sent:
@@ -191,46 +190,3 @@ def without_unsupported(params: dict[str, Any], unsupported: set[str]) -> dict[s
     if "cache_control" in unsupported:
         params = cast(dict[str, Any], _drop_key(params, "cache_control"))
     return params
-
-
-def describe_api_error(exc: BaseException, config: AgentConfig) -> tuple[str, bool] | None:
-    """(a message that says what to do, whether running again later may work), or None if not an API error."""
-    import anthropic
-
-    retries = f"after {config.max_retries} retries" if config.max_retries else "(retries are off)"
-    if isinstance(exc, anthropic.APIConnectionError):
-        where = config.base_url or config.provider
-        kind = "timed out" if isinstance(exc, anthropic.APITimeoutError) else "failed"
-        return (
-            f"the connection to the model API ({where}) {kind} {retries}: {exc}. Check the network and run again.",
-            True,
-        )
-    if not isinstance(exc, anthropic.APIStatusError):
-        return None
-    status = exc.status_code
-    request_id = getattr(exc, "request_id", None)
-    ref = f" (request id {request_id})" if request_id else ""
-    detail = _error_message(exc)
-    if isinstance(exc, anthropic.AuthenticationError):
-        return (
-            f"the API rejected the credentials (401): {detail}{ref}. Set ANTHROPIC_API_KEY "
-            "(or the provider's credentials) and run again.",
-            False,
-        )
-    if isinstance(exc, anthropic.PermissionDeniedError):
-        return f"the API refused access (403): {detail}{ref}.", False
-    if isinstance(exc, anthropic.NotFoundError):
-        return f"not found (404): {detail}{ref}. Check the model name '{config.model}'.", False
-    if isinstance(exc, anthropic.RateLimitError):
-        return f"rate limited (429) {retries}: {detail}{ref}. Wait a minute and run again.", True
-    if status == 529 or _error_type(exc) == "overloaded_error":
-        return f"the API is overloaded (529) {retries}: {detail}{ref}. Run again in a minute.", True
-    if status >= 500:
-        return f"the API failed ({status}) {retries}: {detail}{ref}. Run again in a minute.", True
-    if "prompt is too long" in detail.lower():
-        return (
-            f"the conversation no longer fits the model's context: {detail}{ref}. "
-            "Start over with `%agent reset` (or `%%agent --new`).",
-            False,
-        )
-    return f"the API refused the request ({status}): {detail}{ref}.", False

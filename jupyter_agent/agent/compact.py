@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .client import ModelClient, describe_api_error, without_unsupported
+from .api_errors import describe_api_error
+from .client import ModelClient, without_unsupported
 from .config import AgentConfig
 from .conversation import Block, Conversation, Message
 from .events import Usage
@@ -85,7 +86,7 @@ async def summarize(client: ModelClient, config: AgentConfig, params: dict[str, 
             async for event in events:
                 assembler.feed(event)
     except Exception as exc:
-        described = describe_api_error(exc, config)
+        described = describe_api_error(exc, config, client.endpoint(config))
         if described is None:
             raise
         raise CompactionFailed(described[0]) from exc

@@ -23,6 +23,9 @@ DEFAULT_MAX_TURNS = 50
 
 #: Compact the conversation once it passes this share of the context window (the settings' default too).
 DEFAULT_COMPACT_FRACTION = 0.85
+#: The longest retry-after wait honoured, and the silence that counts as a stall (seconds; settings' defaults).
+DEFAULT_RETRY_WAIT_MAX = 60.0
+DEFAULT_STALL_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,9 +53,13 @@ class AgentConfig:
     aws_region: str | None = None
     vertex_region: str | None = None
     vertex_project_id: str | None = None
-    #: The SDK's own retries of 429 / 5xx / 529 / connection errors, with its backoff and retry-after.
+    #: Retries of a request that failed with 429 / 5xx / 529 / a connection error (agent/retry.py).
     max_retries: int = 3
-    timeout: float = 600.0
+    #: The longest wait a server may ask for before a retry (retry-after); a longer one ends the run at once.
+    retry_wait_max: float = DEFAULT_RETRY_WAIT_MAX
+    #: Seconds without a byte from the model API (connecting, or in the middle of an answer) before the
+    #: request counts as stalled: retried (a stream once), then reported.
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT
     prompt_caching: bool = True
     #: A tool result longer than this is cut (head and tail kept) before the model sees it.
     max_tool_result_chars: int = 50_000
@@ -85,6 +92,9 @@ class AgentConfig:
             )
         if self.provider not in PROVIDERS:
             raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}")
+        for name in ("retry_wait_max", "stall_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not 0 < self.shorten_to < self.shorten_at <= 1:
             raise ValueError("need 0 < shorten_to < shorten_at <= 1")
 

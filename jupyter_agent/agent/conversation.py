@@ -1,6 +1,8 @@
 """The conversation of one kernel's agent, kept valid for the Messages API whatever happened in a run.
 
 Invariants, so the next request is always accepted:
+- every block is valid for the model (`boundary.valid_for_model`: UTF-8 text, real images), so what is
+  stored and saved can always be sent and encoded;
 - roles alternate: a message of the same role as the last one is merged into it;
 - every assistant `tool_use` is answered by a `tool_result` in the next (user) message (`repair` adds
   INTERRUPTED results for any that are missing);
@@ -18,6 +20,7 @@ from typing import Any
 
 from ..base.json_values import is_object
 from ..base.result import ToolResult
+from .boundary import valid_for_model
 
 Message = dict[str, Any]
 Block = dict[str, Any]
@@ -112,7 +115,7 @@ class Conversation:
     # writing
 
     def _append(self, role: str, blocks: Sequence[Block]) -> None:
-        blocks = [b for b in blocks if not (b.get("type") == "text" and not b.get("text"))]
+        blocks = [valid_for_model(b) for b in blocks if not (b.get("type") == "text" and not b.get("text"))]
         if not blocks:
             return
         with self._lock:
@@ -142,7 +145,7 @@ class Conversation:
     def replace(self, messages: Sequence[Message]) -> None:
         """Start from `messages` (a resumed session, a compaction summary); the caller makes them valid."""
         with self._lock:
-            self._messages = [{"role": m["role"], "content": m["content"]} for m in messages]
+            self._messages = [{"role": m["role"], "content": valid_for_model(m["content"])} for m in messages]
             self._sizes = [message_chars(m) for m in self._messages]
             self._last_prompt_tokens = None
             self._chars_at_last_prompt = 0
@@ -152,6 +155,11 @@ class Conversation:
 
     def _touch(self, index: int) -> None:
         self._saved_upto = min(self._saved_upto, index)
+
+    def mark_unsaved(self, index: int) -> None:
+        """Messages from `index` on count as changed again (a write of them failed)."""
+        with self._lock:
+            self._touch(index)
 
     def take_unsaved(self) -> tuple[int, list[Message]]:
         """(start, messages[start:]) changed since the last call: the store replays them over its copy."""

@@ -143,6 +143,17 @@ class ToolRunning:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolProgress:
+    """A running call said how far it got (an MCP server's progress notification), shown on its card."""
+
+    call_id: str
+    #: "40/100", "40%" or "" when the server gave no numbers.
+    done: str
+    message: str = ""
+    parent_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolFinished:
     call_id: str
     name: str
@@ -171,6 +182,19 @@ class Notice:
 
     level: Literal["info", "warning"]
     message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryWait:
+    """The request failed in a way a retry may fix; the next try starts after `seconds` (shown counting down)."""
+
+    reason: str
+    seconds: float
+    #: This is retry number `retry` of at most `retries`.
+    retry: int
+    retries: int
+    #: True when the server asked for this wait (retry-after), False for the client's own backoff.
+    asked: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,9 +227,11 @@ AgentEvent = (
     | Compacted
     | ToolStarted
     | ToolRunning
+    | ToolProgress
     | ToolFinished
     | UsageUpdate
     | Notice
+    | RetryWait
     | ErrorEvent
     | RunFinished
 )

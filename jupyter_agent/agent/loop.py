@@ -1,23 +1,21 @@
 """The agent loop: stream a turn, run its tool calls, send the results back, until the model is done.
 
-One async core (docs/architecture.md, "The path of a request"). A run always returns a `RunFinished` — on success, on a limit, on an API
-error and on cancellation — and always leaves the conversation valid for the next request:
+One async core (docs/architecture.md, "The path of a request"). A run always returns a `RunFinished` (on
+success, a limit, an API error, a stop) and leaves the conversation valid for the next request:
 
-- **Interrupt** (the task is cancelled: Interrupt or Stop) at any await — streaming, running a tool,
-  waiting for approval. The finished blocks of the turn and a partially streamed text block are kept
-  as-is (that text is what the user saw); partial tool calls are dropped. Every tool call that did not
-  finish gets an INTERRUPTED result, and the note `[The user interrupted this run.]` ends the user message,
-  so the model knows. A tool already running in a thread (a sync `@tool`) cannot be stopped and
-  finishes in the background; its result is discarded.
-- **Limits** (`max_turns`, `budget_usd` for the run, `session_budget_usd` for the session) are checked
-  before each model request: the tool calls of the turn that reached a limit still run, and their results
-  wait in the conversation for the next run. A sub-agent's requests count against its run's and session's
-  caps. A capped run of a model without a known price sends nothing (pricing.unpriced_cap).
+- **Interrupt** (Interrupt or Stop set the run's `StopSignal` and cancel its task) at any await, and at a
+  check of the signal between steps (a cancellation can be lost). The turn's finished blocks and a partial
+  text (what the user saw) are kept, partial tool calls dropped; each unfinished call gets INTERRUPTED
+  (saying so when its change had landed) and `[The user interrupted this run.]` ends the user message. A
+  sync `@tool` running in a thread finishes in the background, its result discarded; a file change after
+  the stop is not made (`StopSignal.committing`).
+- **Limits** (`max_turns`, `budget_usd`, `session_budget_usd`) are checked before each request: the calls of
+  the turn that reached one still run, their results wait for the next run. A sub-agent's requests count
+  against its run's and session's caps; a capped unpriced model sends nothing (pricing.unpriced_cap).
 - **Context**: near the window, older tool results are shortened; still over `context_compact_fraction`,
-  the conversation is compacted into the model's summary of it (compact.py).
-- **Saving**: with a session recorder, the conversation is written after every change of a turn.
-- **Stream cut**: the SDK retries opening a request; a stream that breaks after it started is sent
-  again once, from the same request; a second break ends the run with a retryable `ErrorEvent`.
+  the conversation is compacted (compact.py). **Saving**: a recorder writes every change of a turn.
+- **Stream cut**: the client retries opening a request (retry.py); a stream that breaks after it started is
+  sent again once, from the same request; a second break ends the run with a retryable `ErrorEvent`.
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..base.stopping import current_stop
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall
 from ..tools.dispatch import Dispatcher
@@ -183,7 +182,9 @@ class AgentRun:
         return finished
 
     async def _loop(self) -> RunReason:
+        stop = current_stop()
         while True:
+            stop.check()
             limit = self._limit_reached()
             if limit is not None:
                 return limit
@@ -194,6 +195,9 @@ class AgentRun:
             self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
+            if stop.requested:  # the turn ended as the user stopped the run: its calls do not start
+                self.conversation.add_tool_results(self.tools.skip(turn.calls))
+                stop.check()
             after = after_stop(turn.stop_reason)
             if turn.calls:
                 if turn.stop_reason == "max_tokens":

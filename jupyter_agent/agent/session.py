@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.journal import RunJournal
+from ..base.journal import RunJournal, set_run_journal
+from ..base.tempfiles import sweep_stale
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
 from ..tools.context import ToolContext
@@ -129,6 +130,7 @@ class AgentSession:
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
+            set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
             self.ctx.services.permissions = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(
@@ -136,6 +138,14 @@ class AgentSession:
             )
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request)
+            swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler
+            if swept:
+                emit(
+                    Notice(
+                        level="info",
+                        message=f"removed {swept} temp file(s) a stopped kernel left behind (*.jupyter-agent.tmp)",
+                    )
+                )
             run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
             self.ctx.services.subagents = Subagents(
                 run, kernel=self.kernel, notebook_path=self.notebook_path, memory=self.memory
@@ -203,8 +213,9 @@ class AgentSession:
                     cost_usd=event.cost_usd,
                     usage=event.usage.as_dict(),
                 )
-                if recorder.error:
-                    emit(Notice(level="warning", message=recorder.error))
+                warning = recorder.take_warning()
+                if warning:
+                    emit(Notice(level="warning", message=warning))
             emit(event)
 
         return forward

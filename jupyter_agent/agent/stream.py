@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..masking import clip
 from ..tools.core import ToolCall
+from .boundary import surrogate_at
 from .events import (
     TextDelta,
     TextDone,
@@ -232,6 +233,7 @@ def parse_tool_input(raw: str) -> tuple[Any, str | None]:
     Only standard JSON is accepted: `NaN`, `Infinity`, `-Infinity` (which Python's parser takes) and numbers
     that overflow to infinity could
     never be sent back to the API, so keeping them in the conversation would break every later request;
+    so could a lone surrogate (`"\\ud800"`), which UTF-8 cannot encode;
     integers longer than MAX_INT_DIGITS and nesting deeper than MAX_DEPTH are refused before they cost time
     or the parser's recursion. Each becomes an INVALID_ARGS result for that call; the run goes on.
     """
@@ -245,9 +247,9 @@ def parse_tool_input(raw: str) -> tuple[Any, str | None]:
             f"{quoted}; send a flatter JSON object"
         )
     try:
-        return json.loads(
+        value = json.loads(
             raw, parse_constant=_refuse_constant, parse_int=_bounded_int, parse_float=_finite_float
-        ), None
+        )
     except json.JSONDecodeError as exc:
         return {}, (
             f"the arguments were not valid JSON ({exc.msg} at character {exc.pos}): {quoted}; "
@@ -255,3 +257,10 @@ def parse_tool_input(raw: str) -> tuple[Any, str | None]:
         )
     except (_HostileJSON, ValueError, RecursionError) as exc:
         return {}, f"the arguments were not usable JSON ({exc}): {quoted}; send them again as standard JSON"
+    where = surrogate_at(value)
+    if where is not None:
+        return {}, (
+            f"the string at {where} holds a lone surrogate (a \\ud800-\\udfff escape without its pair), which "
+            "is not valid Unicode and cannot be sent back; send that text as valid characters"
+        )
+    return value, None

@@ -27,7 +27,16 @@ from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
 from ..tools.workflow.task import AgentType, TaskInput
 from .conversation import Conversation
-from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
+from .events import (
+    AgentEvent,
+    Notice,
+    RetryWait,
+    ToolFinished,
+    ToolProgress,
+    ToolRunning,
+    ToolStarted,
+    UsageUpdate,
+)
 from .memory import MemoryFile
 from .prompt import PromptFacts, system_prompt
 
@@ -154,7 +163,7 @@ class _Relay:
 
     def emit(self, event: AgentEvent) -> None:
         parent = self.parent
-        if isinstance(event, ToolStarted | ToolRunning | ToolFinished):
+        if isinstance(event, ToolStarted | ToolRunning | ToolProgress | ToolFinished):
             parent.emit(dataclasses.replace(event, parent_id=self.call_id))
         elif isinstance(event, UsageUpdate):
             parent.emit(
@@ -168,3 +177,5 @@ class _Relay:
             )
         elif isinstance(event, Notice):
             parent.emit(dataclasses.replace(event, message=f"Task '{self.description}': {event.message}"))
+        elif isinstance(event, RetryWait):
+            parent.emit(dataclasses.replace(event, reason=f"Task '{self.description}': {event.reason}"))

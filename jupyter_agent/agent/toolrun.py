@@ -10,14 +10,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+from ..base.journal import Change, FileChange
 from ..base.result import ToolResult
 from ..base.sandbox import cap_text
+from ..base.stopping import current_stop
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall, ToolKind
 from ..tools.dispatch import Dispatched, Dispatcher
 from ..tools.scheduler import run_scheduled
 from .conversation import interrupted_result
-from .events import AgentEvent, ToolFinished, ToolRunning
+from .events import AgentEvent, ToolFinished, ToolProgress, ToolRunning
 
 Results = list[tuple[str, ToolResult]]
 
@@ -57,7 +59,11 @@ class ToolRunner:
         def running(title: str) -> None:
             self.emit(ToolRunning(call_id=call.id, title=title))
 
-        dispatched = await self.dispatcher.dispatch(call, self.ctx, on_running=running)
+        def progress(done: str, message: str) -> None:
+            self.emit(ToolProgress(call_id=call.id, done=done, message=message))
+
+        ctx = dataclasses.replace(self.ctx, progress=progress)
+        dispatched = await self.dispatcher.dispatch(call, ctx, on_running=running)
         dispatched = dataclasses.replace(dispatched, result=self._capped(dispatched.result))
         self.emit(
             ToolFinished(
@@ -78,12 +84,18 @@ class ToolRunner:
         return dataclasses.replace(result, content=cap_text(result.content, self.max_result_chars))
 
     def abandon(self, message: str | None = None) -> Results:
-        """The results so far, with every unfinished call answered (and its card closed) as not run."""
+        """The results so far, with every unfinished call answered (and its card closed) as not run — or,
+        for a call whose change landed before the stop (a Write's rename), as interrupted after that change."""
+        current_stop().settle()  # a change being committed lands (or is refused) before we say which
         results: Results = []
         for index, call in enumerate(self._calls):
             done = self._done.get(index)
             if done is None:
-                result = interrupted_result() if message is None else interrupted_result(message)
+                landed = self.ctx.journal.made_by(call.id)
+                if landed:
+                    result = interrupted_result(landed_text(landed, self.ctx))
+                else:
+                    result = interrupted_result() if message is None else interrupted_result(message)
                 self.finish_card(call, result)
             else:
                 result = done.result
@@ -112,3 +124,17 @@ class ToolRunner:
                 decision=None,
             )
         )
+
+
+def landed_text(changes: Sequence[Change], ctx: ToolContext) -> str:
+    """What an interrupted call had already changed, for the model (and the card)."""
+    done: list[str] = []
+    for change in changes:
+        if isinstance(change, FileChange):
+            done.append(f"'{ctx.sandbox.display_path(change.path)}' was written")
+        else:
+            done.append(f"cell '{change.cell_id}' ({change.op}) was changed")
+    return (
+        f"interrupted by the user after its change was made: {'; '.join(done)} (that stays; `%agent undo` "
+        "reverts it); nothing after this point ran"
+    )

@@ -1,9 +1,10 @@
 """Stream one model turn: build the request (with its cache breakpoints), stream it, retry a cut once.
 
-The SDK retries opening a request (429, 5xx, 529, connection errors). A stream that breaks after it
-started — the connection drops, or the server sends an `error` event — is sent again once, from the
+The model client retries opening a request (429, 5xx, 529, connection errors; agent/retry.py), and each
+wait is shown in the cell (`RetryWait`). A stream that breaks after it started — the connection drops,
+nothing arrives for `stall_timeout`, or the server sends an `error` event — is sent again once, from the
 same request; the partial attempt is thrown away (its text block is closed and its tool cards finished
-as not run, for the UI). A second break raises `RunFailed` with a retryable message.
+as not run, for the UI). A second break raises `RunFailed` naming the cause and the endpoint.
 
 An Anthropic-compatible endpoint (a local model server, a proxy) may reject prompt caching or thinking
 with a 400 that names the field: the request is sent again without it, with one notice, and the feature
@@ -17,14 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..tools.core import ToolCall
-from .client import (
-    IncompleteStream,
-    ModelClient,
-    describe_api_error,
-    is_stream_cut,
-    rejected_feature,
-    without_unsupported,
-)
+from .api_errors import IncompleteStream, cause_text, describe_api_error, is_stream_cut
+from .client import ModelClient, rejected_feature, without_unsupported
 from .config import AgentConfig
 from .conversation import Conversation, interrupted_result
 from .events import AgentEvent, Notice, TextDone, ThinkingDone, ToolStarted
@@ -120,15 +115,18 @@ class TurnStreamer:
                 continue
             except _CutStream as cut:
                 self._discard(assembler)
+                cause = cause_text(cut.__cause__, self.config)
                 if attempt == 2:
+                    where = self.client.endpoint(self.config)
                     raise RunFailed(
-                        f"the connection to the model dropped twice in the middle of an answer ({cut.__cause__}); "
+                        f"the answer from the model API at {where} broke off twice in the middle ({cause}); "
                         "the conversation is intact, run the cell again to retry",
                         retryable=True,
                     ) from cut.__cause__
                 self.emit(
                     Notice(
-                        level="warning", message="the answer's stream was cut; sending the same request again"
+                        level="warning",
+                        message=f"the answer's stream was cut ({cause}); sending the same request again",
                     )
                 )
                 continue
@@ -138,7 +136,7 @@ class TurnStreamer:
     async def _stream_into(self, assembler: TurnAssembler, params: dict[str, Any]) -> None:
         opened = False
         try:
-            async with self.client.stream(self.config, params) as events:
+            async with self.client.stream(self.config, params, on_wait=self.emit) as events:
                 opened = True
                 async for event in events:
                     item = assembler.feed(event)
@@ -163,7 +161,7 @@ class TurnStreamer:
             feature = None if opened else rejected_feature(exc, params)
             if feature is not None and feature not in self.client.unsupported:
                 raise _Unsupported(feature) from exc
-            described = describe_api_error(exc, self.config)
+            described = describe_api_error(exc, self.config, self.client.endpoint(self.config))
             if described is None:
                 raise
             raise RunFailed(described[0], retryable=described[1]) from exc

@@ -1,9 +1,11 @@
 """One background thread with its own asyncio loop, where the agent runs while the main thread pumps the UI.
 
 Started on first use and reused across runs, so the SDK's HTTP connections stay warm. `stop_current()`
-is what Interrupt and the Stop button call, from any thread: it cancels the running task, and the loop
-turns that into a clean `RunFinished(reason="interrupted")` — the submitted future then resolves with
-that result rather than being cancelled.
+is what Interrupt and the Stop button call, from any thread: it sets the running task's `StopSignal` (at
+once, from the calling thread) and cancels the task, and the loop turns that into a clean
+`RunFinished(reason="interrupted")` — the submitted future then resolves with that result rather than
+being cancelled. The signal is what makes the stop certain: a cancellation can be lost, the signal cannot
+(base/stopping.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import concurrent.futures
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
+
+from ..base.stopping import StopSignal, run_context
 
 T = TypeVar("T")
 
@@ -26,6 +30,9 @@ class AgentWorker:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: The stop signal of each submitted coroutine, from submission until it ends (set from any thread).
+        self._signals: dict[concurrent.futures.Future[Any], StopSignal] = {}
+        self._signals_lock = threading.Lock()
 
     @property
     def running(self) -> bool:
@@ -58,16 +65,21 @@ class AgentWorker:
         """Run `coro` on the worker loop; the future gets its result (stop it with `stop_current`)."""
         loop = self._ensure_loop()
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        signal = StopSignal()
+        with self._signals_lock:
+            self._signals[future] = signal
 
         def start() -> None:
             if not future.set_running_or_notify_cancel():
                 coro.close()
+                self._forget(future)
                 return
-            task = loop.create_task(coro)
+            task = loop.create_task(coro, context=run_context(signal))
             self._tasks.add(task)
 
             def settle(done: asyncio.Task[T]) -> None:
                 self._tasks.discard(done)
+                self._forget(future)
                 if done.cancelled():  # the coroutine let the cancellation through
                     future.set_exception(concurrent.futures.CancelledError())
                 elif (error := done.exception()) is not None:
@@ -80,13 +92,22 @@ class AgentWorker:
         loop.call_soon_threadsafe(start)
         return future
 
-    def stop_current(self) -> None:
-        """Cancel whatever is running on the worker (thread-safe; a no-op when idle).
+    def _forget(self, future: concurrent.futures.Future[Any]) -> None:
+        with self._signals_lock:
+            self._signals.pop(future, None)
 
-        A stop requested right after `submit` still reaches that run, inside it: the cancellation is
-        queued behind the task's first step, so the coroutine has started and can turn it into a clean
-        ending (a task cancelled before its first step would never run its handler).
+    def stop_current(self) -> None:
+        """Stop whatever is running on the worker (thread-safe; a no-op when idle).
+
+        The runs' stop signals are set at once, from this thread; then their tasks are cancelled. A stop
+        requested right after `submit` still reaches that run, inside it: the cancellation is queued behind
+        the task's first step, so the coroutine has started and can turn it into a clean ending (a task
+        cancelled before its first step would never run its handler), and its first check sees the signal.
         """
+        with self._signals_lock:
+            signals = list(self._signals.values())
+        for signal in signals:
+            signal.request()
         loop = self._loop
         if loop is None or loop.is_closed():
             return

@@ -1,7 +1,15 @@
-"""The per-run record of changes, so a run can be undone and listed (`%agent undo`, `%agent history`)."""
+"""The per-run record of changes, so a run can be undone and listed (`%agent undo`, `%agent history`).
+
+Besides the changes themselves (a file's bytes, a cell operation and its inverse), a run keeps the bytes of
+each notebook file it wrote, before its first write and after its last one (`notebook_files`): a notebook
+file written by the agent is reformatted as a whole (cell ids added, nbformat 4.5, v3 upgraded), which no
+cell-level inverse can take back. The file backend reports its writes through `journal_notebook_write`
+to the journal of the run it belongs to (a context variable the session sets for its run).
+"""
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +26,8 @@ class FileChange:
     before: bytes | None
     after: bytes
     tool: str
+    #: The tool_use id of the call that made it (a call interrupted after its change landed is told so).
+    call_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +39,7 @@ class CellChange:
     inverse: dict[str, Any]
     after_source: str | None
     tool: str
+    call_id: str = ""
 
 
 Change = FileChange | CellChange
@@ -46,6 +57,17 @@ class UndoStep:
         return cls(done=False, text=f"skipped {subject}: {why}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class NotebookFileWrite:
+    """A notebook file as the run found it (before its first write) and as it left it (after its last)."""
+
+    before: bytes
+    after: bytes
+    #: False when the file changed between two of the run's writes (someone else wrote it in between):
+    #: then `before` is not what the file was just before `after`, and putting it back would lose that.
+    continuous: bool = True
+
+
 @dataclass(kw_only=True)
 class RunJournal:
     """Changes made by one `%%agent` run, in order."""
@@ -55,8 +77,43 @@ class RunJournal:
     changes: list[Change] = field(default_factory=list[Change])
     #: Set by `%agent undo` once every change of the run was reverted.
     undone: bool = False
+    #: Each notebook file the run wrote, by path: its bytes before the first write and after the last.
+    notebook_files: dict[Path, NotebookFileWrite] = field(default_factory=dict[Path, NotebookFileWrite])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def notebook_written(self, path: Path, before: bytes, after: bytes) -> None:
+        with self._lock:
+            first = self.notebook_files.get(path)
+            if first is None:
+                self.notebook_files[path] = NotebookFileWrite(before=before, after=after)
+            else:
+                continuous = first.continuous and first.after == before
+                self.notebook_files[path] = NotebookFileWrite(
+                    before=first.before, after=after, continuous=continuous
+                )
 
     def record(self, change: Change) -> None:
         with self._lock:
             self.changes.append(change)
+
+    def made_by(self, call_id: str) -> list[Change]:
+        """The changes the call `call_id` made (none for an empty id)."""
+        with self._lock:
+            return [c for c in self.changes if call_id and c.call_id == call_id]
+
+
+_RUN_JOURNAL: contextvars.ContextVar[RunJournal | None] = contextvars.ContextVar(
+    "jupyter_agent_run_journal", default=None
+)
+
+
+def set_run_journal(journal: RunJournal) -> None:
+    """Make `journal` the one the current run's writes report to (in the run's own context)."""
+    _RUN_JOURNAL.set(journal)
+
+
+def journal_notebook_write(path: Path, before: bytes, after: bytes) -> None:
+    """A notebook file was written: the running run (if any) keeps its bytes (outside a run, nothing)."""
+    journal = _RUN_JOURNAL.get()
+    if journal is not None:
+        journal.notebook_written(path, before, after)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from ..masking import clip, mask
 from .errors import ToolError
+from .stopping import current_stop
+from .tempfiles import note_directory, temp_name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,6 +28,10 @@ class Limits:
     default_timeout: float = 120.0
     max_timeout: float = 600.0
     max_glob_results: int = 100
+
+
+#: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).
+DEFAULT_FALLBACK_ENCODING = "cp1252"
 
 
 def _refuse_nul(text: str) -> None:
@@ -82,6 +88,8 @@ class Sandbox:
     limits: Limits = Limits()
     #: Whether shell commands may reach the network (the OS sandbox cuts it off otherwise).
     network: bool = False
+    #: The encoding of text files that have no BOM or coding declaration and are not UTF-8.
+    fallback_encoding: str = DEFAULT_FALLBACK_ENCODING
 
     @classmethod
     def at(
@@ -91,10 +99,17 @@ class Sandbox:
         roots: tuple[str | Path, ...] = (),
         limits: Limits | None = None,
         network: bool = False,
+        fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
-        return cls(cwd=base, roots=chosen, limits=limits or Limits(), network=network)
+        return cls(
+            cwd=base,
+            roots=chosen,
+            limits=limits or Limits(),
+            network=network,
+            fallback_encoding=fallback_encoding,
+        )
 
     def resolve_path(self, path: str) -> Path:
         return resolve_path(path, self.cwd)
@@ -119,6 +134,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     directory swapped for a symlink after the path was checked makes the write fail instead of landing
     wherever the link points. Temp file in the same directory + fsync + rename; the old mode bits are kept.
     """
+    note_directory(path.parent)  # a kill -9 before the rename leaves a temp file the next run sweeps
     directory = _open_directory(path.parent)
     try:
         _replace_in(directory, path, data)
@@ -180,7 +196,8 @@ def _replace_in(directory: int, path: Path, data: bytes) -> None:
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.replace(tmp_name, name, src_dir_fd=directory, dst_dir_fd=directory)
+        with current_stop().committing():  # a run stopped by now does not replace the file
+            os.replace(tmp_name, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name, dir_fd=directory)
@@ -188,10 +205,10 @@ def _replace_in(directory: int, path: Path, data: bytes) -> None:
 
 
 def _create_temp(directory: int, name: str) -> tuple[str, int]:
-    """`.<name>.<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
+    """`.<name>.<pid>-<random>.jupyter-agent.tmp`, created exclusively (never an existing file or link), open."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     for _ in range(100):
-        tmp_name = f".{name}.{secrets.token_hex(4)}.jupyter-agent.tmp"
+        tmp_name = temp_name(name, secrets.token_hex(4))
         try:
             return tmp_name, os.open(tmp_name, flags, 0o600, dir_fd=directory)
         except FileExistsError:

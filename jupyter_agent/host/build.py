@@ -152,4 +152,5 @@ def _start_mcp(
 
 async def apply_mcp_settings(servers: McpServers, settings: AgentSettings) -> None:
     """Start, stop or restart servers so they match `mcp_servers` now (on the worker loop; returns at once)."""
+    servers.call_timeout = settings.mcp_timeout
     servers.configure(dict(settings.mcp_servers))

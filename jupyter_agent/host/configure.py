@@ -41,6 +41,8 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         session_budget_usd=settings.session_budget_usd or None,
         thinking=options.think if options.think is not None else parse_thinking(settings.thinking),
         context_compact_fraction=settings.context_compact_fraction or None,
+        retry_wait_max=settings.retry_wait_max,
+        stall_timeout=settings.model_stall_timeout,
     )
 
 
@@ -110,10 +112,9 @@ def configure(
         roots=(*(settings.roots or [sandbox.cwd]), *claude.roots) if claude.roots else tuple(settings.roots),
         limits=sandbox.limits,
         network=settings.bash_network,
+        fallback_encoding=settings.fallback_encoding,
     )
-    if (
-        roots.roots != sandbox.roots or roots.network != sandbox.network
-    ):  # `%config AgentMagics.roots = …` since the last run, including back to []
+    if roots != sandbox:  # `%config AgentMagics.roots = …` since the last run, including back to []
         session.ctx.sandbox = roots
     session.config = agent_config(settings, options)
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..base.errors import ToolError
+from ..base.journal import journal_notebook_write
 from ..base.sandbox import atomic_write
 from .apply import Applied, CellJson, apply_ops
 from .base import Notebook
@@ -182,7 +183,9 @@ class FileNotebook(Notebook):
                     split_for_disk(cell, outputs=new_outputs)
                     if not layout.sort_keys:
                         _order_like_neighbours(cell, kept)
-            atomic_write(self.path, serialize(nb, layout))
+            written = serialize(nb, layout)
+            atomic_write(self.path, written)
+            journal_notebook_write(self.path, data, written)
             return applied.results
 
 

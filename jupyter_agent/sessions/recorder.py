@@ -1,8 +1,10 @@
 """What a live agent session writes to its file, as it goes: requests, conversation changes, run endings.
 
 The file is created with the first record (a kernel that never runs the agent leaves nothing behind). A
-failure to write (disk full, permissions) never stops a run: it is kept in `error` for the session to
-report once, and the next write tries again.
+failure to write (disk full, a read-only data dir) never stops a run: it is kept in `error`, which the
+session reports once (`take_warning`), and the next write tries again — with what failed: the small
+records wait in `_pending`, and the conversation is marked unsaved from where the failed write started,
+so the next write rewrites it from there and the file has no gap.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from .store import FORMAT_VERSION, Record, SessionLog, new_session_id, now_iso, 
 
 
 class UnsavedSource(Protocol):
-    """The conversation, as far as the recorder needs it (`Conversation.take_unsaved`)."""
+    """The conversation, as far as the recorder needs it (`Conversation.take_unsaved`, `mark_unsaved`)."""
 
     def take_unsaved(self) -> tuple[int, list[dict[str, Any]]]: ...
+
+    def mark_unsaved(self, index: int) -> None: ...
 
 
 class SessionRecorder:
@@ -35,26 +39,42 @@ class SessionRecorder:
         self.notebook = notebook
         self.resumed_from = resumed_from
         self.error: str | None = None
+        self._warned = False
         self._log = SessionLog(self.path)
         self._started = False
         self._saved_len = 0
+        #: Records whose write failed, written before the next ones.
+        self._pending: list[Record] = []
 
     @property
     def started(self) -> bool:
         """True once the file exists (the first record was written)."""
         return self._started
 
-    def _write(self, *records: Record) -> None:
-        batch = list(records)
+    def _write(self, *records: Record) -> bool:
+        batch = [*self._pending, *records]
         if not self._started:
             batch.insert(0, self._header())
         try:
             self._log.append(batch)
         except OSError as exc:
             self.error = f"SESSION_NOT_SAVED: writing {self.path} failed: {exc}"
-            return
+            self._pending = [r for r in batch if r["type"] not in ("session", "messages")]
+            return False
         self._started = True
+        self._pending = []
         self.error = None
+        return True
+
+    def take_warning(self) -> str | None:
+        """The failure to report, once per session: later failures are not repeated after every run."""
+        if self.error is None or self._warned:
+            return None
+        self._warned = True
+        return (
+            f"{self.error}; this session is not being saved until that is fixed (said once; each run tries "
+            "again, and what was not saved is written then)"
+        )
 
     def _header(self) -> Record:
         return {
@@ -75,8 +95,10 @@ class SessionRecorder:
         start, changed = conversation.take_unsaved()
         if start == self._saved_len and not changed:
             return
-        self._saved_len = start + len(changed)
-        self._write({"type": "messages", "start": start, "messages": changed})
+        if self._write({"type": "messages", "start": start, "messages": changed}):
+            self._saved_len = start + len(changed)
+        else:
+            conversation.mark_unsaved(start)  # the next sync writes these again, from `start`
 
     def run_finished(
         self,

@@ -3,7 +3,8 @@
 One file per session, `<jupyter data dir>/jupyter_agent/sessions/<project key>/<session id>.jsonl`, where
 the project is the notebook's path (or the working directory when the notebook is unknown). Each line is
 one JSON record; a write appends whole lines and fsyncs, so a kernel killed mid-write leaves at worst a
-torn last line, which reading skips. Records:
+torn last line, which reading skips, and a write that fails part-way (a full disk) is cut back to where it
+started, so the file never holds half a line in the middle. Records:
 
 - `session`: the header (id, created, project, notebook, resumed_from);
 - `request`: what the user asked, with its run id;
@@ -88,7 +89,7 @@ def encode_record(record: Record) -> bytes:
 
 
 class SessionLog:
-    """Appends records to one session file: whole lines, one write, fsync; created 0600 in a 0700 directory."""
+    """Appends records to one session file: whole lines or nothing, fsync; created 0600 in a 0700 directory."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -106,12 +107,24 @@ class SessionLog:
                 if not self._checked_tail:
                     data = self._after_torn_line(fd) + data
                     self._checked_tail = True
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
+                self._write_whole(fd, data)
             finally:
                 os.close(fd)
+
+    def _write_whole(self, fd: int, data: bytes) -> None:
+        """Write and fsync `data`; on a failure part-way (ENOSPC, EFBIG, EIO) cut the file back to where it was."""
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                self._checked_tail = False  # a torn line stays: the next write starts on a new line
+            raise
 
     def _after_torn_line(self, fd: int) -> bytes:
         """A newline first when a killed writer left a torn last line, so our first record stays whole."""
@@ -176,6 +189,17 @@ class SavedSession:
     #: The conversation as it was before each compaction replaced it (oldest first), for the export.
     compacted: list[list[dict[str, Any]]] = field(default_factory=list[list[dict[str, Any]]])
     skipped_lines: int = 0
+    #: What the file lost (a record that was never written, a conversation cut at a broken message), said
+    #: in a line each; the conversation above is the part that is whole.
+    gaps: list[str] = field(default_factory=list[str])
+
+    @property
+    def damage(self) -> str:
+        """What resuming this session leaves out, in one sentence (empty when the file is whole)."""
+        notes = list(self.gaps)
+        if self.skipped_lines:
+            notes.append(f"{self.skipped_lines} line(s) of the file could not be read and were skipped")
+        return "; ".join(notes)
 
     @property
     def cost_usd(self) -> float:
@@ -212,8 +236,14 @@ def load_session(path: Path) -> SavedSession:
                 )
             )
         elif kind == "messages":
-            start = int(record.get("start", 0))
-            messages = [*messages[: max(start, 0)], *_valid_messages(record.get("messages"))]
+            start = max(int(record.get("start", 0)), 0)
+            if start > len(messages):  # the record before this one was never written: do not bridge the gap
+                saved.gaps.append(
+                    f"messages {len(messages) + 1}–{start} were never saved (a write failed), so the "
+                    f"conversation resumes from before them"
+                )
+                continue
+            messages = [*messages[:start], *_valid_messages(record.get("messages"))]
         elif kind == "run":
             saved.runs.append(
                 RunRecord(
@@ -227,8 +257,35 @@ def load_session(path: Path) -> SavedSession:
             )
         elif kind == "compaction":
             saved.compacted.append(messages)
-    saved.messages = messages
+    whole = consistent_prefix(messages)
+    if len(whole) < len(messages):
+        saved.gaps.append(
+            f"message {len(whole) + 1} does not follow from the one before it, so the conversation resumes "
+            f"from before it ({len(messages) - len(whole)} message(s) left out)"
+        )
+    saved.messages = whole
     return saved
+
+
+def consistent_prefix(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The longest start of `messages` the API would accept as a conversation: it starts with the user, the
+    roles alternate, and every tool_result answers a tool_use of the message before (a tool_use left
+    unanswered at the end is for `Conversation.repair`)."""
+    kept: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for message in messages:
+        role = message["role"]
+        if role == (kept[-1]["role"] if kept else "assistant"):
+            break
+        blocks = [b for b in (message["content"] if is_array(message["content"]) else []) if is_object(b)]
+        if role == "user":
+            answered = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+            leading = all(b.get("type") == "tool_result" for b in blocks[: len(answered)])
+            if not leading or not set(answered) <= asked:
+                break
+        asked = {str(b.get("id")) for b in blocks if b.get("type") == "tool_use"}
+        kept.append(message)
+    return kept
 
 
 def _valid_messages(value: Any) -> Iterator[dict[str, Any]]:

@@ -35,7 +35,7 @@ ErrorType: TypeAlias = Literal[
     "timeout_error",
     "overloaded_error",
 ]
-FaultKind: TypeAlias = Literal["http_error", "cut_stream", "stream_error"]
+FaultKind: TypeAlias = Literal["http_error", "cut_stream", "stream_error", "stall", "no_response"]
 
 #: The HTTP status the real API uses for each error type.
 ERROR_STATUS: Mapping[ErrorType, int] = {
@@ -115,6 +115,8 @@ class Fault:
     message: str = "scripted fault"
     retry_after: float | None = None
     after_events: int = 0
+    #: How long a `stall` / `no_response` keeps the connection silent (it ends early when the server stops).
+    seconds: float = 0.0
 
     @property
     def status(self) -> int:
@@ -152,6 +154,17 @@ class Fault:
         On a non-streaming request the connection is closed before any response.
         """
         return cls(kind="cut_stream", after_events=after_events, message="stream cut (scripted)")
+
+    @classmethod
+    def stall(cls, *, after_events: int = 1, seconds: float = 30.0) -> Fault:
+        """Send `after_events` SSE events, then nothing for `seconds` (the connection stays open), then close:
+        a stream that stalls in the middle, which only a read timeout notices."""
+        return cls(kind="stall", after_events=after_events, seconds=seconds, message="stalled (scripted)")
+
+    @classmethod
+    def no_response(cls, *, seconds: float = 30.0) -> Fault:
+        """Accept the request and send nothing — not even the status line — for `seconds`, then close."""
+        return cls(kind="no_response", seconds=seconds, message="no response (scripted)")
 
     @classmethod
     def stream_error(

@@ -138,7 +138,16 @@ def _hit_from_json(value: object, where: str) -> SearchHit:
     return hit
 
 
-_FAULT_NAMES = ("rate_limit", "server_error", "overloaded", "error", "cut_stream", "stream_error")
+_FAULT_NAMES = (
+    "rate_limit",
+    "server_error",
+    "overloaded",
+    "error",
+    "cut_stream",
+    "stream_error",
+    "stall",
+    "no_response",
+)
 
 
 def _fault_from_json(value: object, where: str) -> Fault:
@@ -149,6 +158,7 @@ def _fault_from_json(value: object, where: str) -> Fault:
     retry_after = f.number("retry_after")
     message = f.opt_str("message")
     after_events = f.int_("after_events")
+    seconds = f.number("seconds")
     error_type = cast(ErrorType | None, f.literal("error_type", get_args(ErrorType)))
     fault: Fault
     if kind == "rate_limit":
@@ -165,6 +175,10 @@ def _fault_from_json(value: object, where: str) -> Fault:
         )
     elif kind == "cut_stream":
         fault = Fault.cut_stream(after_events=after_events or 0)
+    elif kind == "stall":
+        fault = Fault.stall(after_events=after_events or 0, seconds=seconds if seconds is not None else 30.0)
+    elif kind == "no_response":
+        fault = Fault.no_response(seconds=seconds if seconds is not None else 30.0)
     elif kind == "stream_error":
         fault = Fault.stream_error(
             after_events=after_events or 0, error_type=error_type or "overloaded_error"

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from .script import ERROR_STATUS, Fault, Script, ScriptFn, Turn
 from .server_tools import unanswered_server_call
-from .wire import error_body, estimate_tokens, full_message, stream_events
+from .wire import error_body, estimate_tokens, full_message, stream_events, unsupported_field
 
 #: A dummy key for clients of the scripted server; the server accepts any key.
 TEST_API_KEY = "sk-ant-scripted-test-key"
@@ -145,7 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _messages(self, raw_body: Any) -> None:
         body = cast(dict[str, Any], raw_body) if isinstance(raw_body, dict) else {}
-        rejected = _unsupported_field(body, self.owner.rejects)
+        rejected = unsupported_field(body, self.owner.rejects)
         if rejected is not None:
             self._record(body)
             self._send_error(400, "invalid_request_error", f"{rejected}: Extra inputs are not permitted")
@@ -161,11 +161,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(500, "api_error", str(e), headers={"x-should-retry": "false"})
             return
         fault = turn.fault
-        if fault is not None and fault.kind == "http_error":
+        if fault is not None and fault.kind == "no_response":
+            self.owner._quiet_for(fault.seconds)
+            self.close_connection = True
+        elif fault is not None and fault.kind == "http_error":
             self._send_fault(fault)
         elif body.get("stream") is True:
             self._stream(turn, body, index)
-        elif fault is not None and fault.kind == "cut_stream":
+        elif fault is not None and fault.kind in ("cut_stream", "stall"):
             self.close_connection = True  # no response at all: the SDK sees the connection drop
         elif fault is not None:
             self._send_fault(fault)
@@ -192,9 +195,12 @@ class _Handler(BaseHTTPRequestHandler):
             payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
             self.wfile.flush()
-        if fault is not None and fault.kind == "cut_stream":
+        if fault is not None and fault.kind == "stall":
+            self.owner._quiet_for(fault.seconds)  # silence with the connection open, then it drops
+        if fault is not None and fault.kind in ("cut_stream", "stall"):
             self.close_connection = True  # no terminating chunk: the body ends mid-stream
-            self.connection.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
             return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
@@ -224,25 +230,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_fault(self, fault: Fault) -> None:
         headers = {} if fault.retry_after is None else {"retry-after": f"{fault.retry_after:g}"}
         self._send_error(ERROR_STATUS[fault.error_type], fault.error_type, fault.message, headers)
-
-
-def _unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:
-    """The JSON path of the first field `rejects` names in `body` (`system.0.cache_control`), else None."""
-    if "thinking" in rejects and "thinking" in body:
-        return "thinking"
-    if "cache_control" not in rejects:
-        return None
-    stack: list[tuple[str, Any]] = [(key, value) for key, value in body.items()]
-    while stack:
-        path, value = stack.pop(0)
-        if isinstance(value, dict):
-            mapping = cast(dict[str, Any], value)
-            if "cache_control" in mapping:
-                return f"{path}.cache_control"
-            stack.extend((f"{path}.{k}", v) for k, v in mapping.items())
-        elif isinstance(value, list):
-            stack.extend((f"{path}.{i}", v) for i, v in enumerate(cast(list[Any], value)))
-    return None
 
 
 class ScriptedServer:
@@ -277,12 +264,15 @@ class ScriptedServer:
         self._connections: set[socket.socket] = set()
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        #: Set by `stop()`: ends the silence of a `stall` / `no_response` fault at once.
+        self._stopping = threading.Event()
 
     # lifecycle
 
     def start(self) -> Self:
         if self._http is not None:
             raise RuntimeError("ScriptedServer is already started")
+        self._stopping.clear()
         self._http = _HTTPServer(self._address, self)
         self._thread = threading.Thread(
             target=self._http.serve_forever,
@@ -298,6 +288,7 @@ class ScriptedServer:
         http, self._http = self._http, None
         if http is None:
             return
+        self._stopping.set()
         http.shutdown()
         with self._lock:
             connections = list(self._connections)
@@ -362,6 +353,10 @@ class ScriptedServer:
                 self._connections.add(connection)
             else:
                 self._connections.discard(connection)
+
+    def _quiet_for(self, seconds: float) -> None:
+        """A fault's silence: `seconds`, or until the server stops."""
+        self._stopping.wait(seconds)
 
     def _new_request_id(self) -> str:
         with self._lock:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .script import Block, Text, Thinking, ToolUse, Turn
 from .server_tools import (
@@ -161,3 +161,22 @@ def stream_events(turn: Turn, request: Mapping[str, Any], index: int) -> list[tu
 def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
     """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ...}}`."""
     return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+
+
+def unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:
+    """The JSON path of the first field `rejects` names in `body` (`system.0.cache_control`), else None."""
+    if "thinking" in rejects and "thinking" in body:
+        return "thinking"
+    if "cache_control" not in rejects:
+        return None
+    stack: list[tuple[str, Any]] = [(key, value) for key, value in body.items()]
+    while stack:
+        path, value = stack.pop(0)
+        if isinstance(value, dict):
+            mapping = cast(dict[str, Any], value)
+            if "cache_control" in mapping:
+                return f"{path}.cache_control"
+            stack.extend((f"{path}.{k}", v) for k, v in mapping.items())
+        elif isinstance(value, list):
+            stack.extend((f"{path}.{i}", v) for i, v in enumerate(cast(list[Any], value)))
+    return None

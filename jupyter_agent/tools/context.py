@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,3 +31,6 @@ class ToolContext:
     #: The policy deciding this call (set by the Dispatcher), for searches that must leave out what a deny
     #: rule hides.
     policy: PermissionPolicy | None = None
+    #: Tells the call's card how far the call got: `progress("40/100", "indexing")` (set by the agent's tool
+    #: runner; None outside a run).
+    progress: Callable[[str, str], None] | None = None

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from ..base.errors import ToolError
 from ..base.result import Issue, ToolResult
+from ..base.stopping import current_stop
 from ..masking import REGISTRY, SecretRegistry
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
@@ -171,21 +172,10 @@ class Dispatcher:
     async def _checked_run(
         self, tool: AnyTool, call: ToolCall, ctx: ToolContext, on_running: Callable[[str], None] | None
     ) -> tuple[ToolResult, str, Decision | None]:
-        if call.raw_input_error is not None:
-            issue = Issue(path="/", message=call.raw_input_error, expected="a complete JSON object")
-            return invalid_args(tool.name, (issue,)), tool.name, None
-        params = validate(tool.name, tool.Input, call.input)
-        if isinstance(params, ToolResult):
-            return params, tool.name, None
-        subject = tool.rule_subject(params, ctx)
-        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
-        verdict = await self.hooks.run_pre(hook_call)
-        if isinstance(verdict, Rewrite):
-            params = validate(tool.name, tool.Input, verdict.input)
-            if isinstance(params, ToolResult):
-                return params, tool.name, None
-            subject = tool.rule_subject(params, ctx)
-            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+        checked = await self._validated(tool, call, ctx)
+        if isinstance(checked, ToolResult):
+            return checked, tool.name, None
+        params, subject, hook_call, verdict = checked
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
         decision, sensitive = self._decide(tool, params, ctx, facts, verdict)
@@ -218,11 +208,35 @@ class Dispatcher:
                 if self.on_grant is not None:
                     self.on_grant(rule)
             decision = Allow(reason="approved by the user")
+        if current_stop().requested:  # stopped while it was asked about: it does not start now
+            return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision
         if on_running is not None:
             on_running(title)
         result = await tool.run(params, ctx)
         result = await self.hooks.run_post(hook_call, result)
         return result, title, decision
+
+    async def _validated(
+        self, tool: AnyTool, call: ToolCall, ctx: ToolContext
+    ) -> ToolResult | tuple[BaseModel, str | None, HookCall, PreResult]:
+        """The call's input validated, then the pre-tool hooks' verdict (a rewritten input validated again);
+        an INVALID_ARGS result when either input is not valid."""
+        if call.raw_input_error is not None:
+            issue = Issue(path="/", message=call.raw_input_error, expected="a complete JSON object")
+            return invalid_args(tool.name, (issue,))
+        params = validate(tool.name, tool.Input, call.input)
+        if isinstance(params, ToolResult):
+            return params
+        subject = tool.rule_subject(params, ctx)
+        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+        verdict = await self.hooks.run_pre(hook_call)
+        if isinstance(verdict, Rewrite):
+            params = validate(tool.name, tool.Input, verdict.input)
+            if isinstance(params, ToolResult):
+                return params
+            subject = tool.rule_subject(params, ctx)
+            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+        return params, subject, hook_call, verdict
 
     def _decide(
         self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult

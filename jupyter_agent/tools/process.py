@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.sandbox import cap_text
+from ..base.stopping import within
 
 _CHUNK = 64 * 1024
 
@@ -95,7 +96,7 @@ async def run_process(
     readers = asyncio.gather(_pump(proc.stdout, out), _pump(proc.stderr, err))
     timed_out = False
     try:
-        await asyncio.wait_for(asyncio.shield(proc.wait()), timeout)
+        await within(asyncio.shield(proc.wait()), timeout)
     except TimeoutError:
         timed_out = True
         await _terminate(proc, grace)
@@ -106,7 +107,7 @@ async def run_process(
     # Children that inherited the pipes could keep them open after the leader exits.
     kill_group(proc.pid, signal.SIGKILL)
     try:
-        await asyncio.wait_for(readers, grace)
+        await within(readers, grace)
     except TimeoutError:
         readers.cancel()
     return ProcessResult(
@@ -121,7 +122,7 @@ async def run_process(
 async def _terminate(proc: asyncio.subprocess.Process, grace: float) -> None:
     kill_group(proc.pid, signal.SIGTERM)
     try:
-        await asyncio.wait_for(proc.wait(), grace)
+        await within(proc.wait(), grace)
     except TimeoutError:
         kill_group(proc.pid, signal.SIGKILL)
         await proc.wait()

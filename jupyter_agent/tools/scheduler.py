@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
+from ..base.stopping import current_stop
 from .core import ToolCall
 
 R = TypeVar("R")
@@ -32,9 +33,11 @@ async def run_scheduled(
     results: dict[int, R] | None = None,
 ) -> list[R]:
     """Results in the model's order. `results` is filled as calls finish, so a caller that is cancelled
-    half-way knows which calls completed."""
+    half-way knows which calls completed. A stop requested between batches raises CancelledError."""
     done: dict[int, R] = results if results is not None else {}
+    stop = current_stop()
     for batch in plan_batches(calls, is_read_only):
+        stop.check()  # a stop between batches: the calls after it do not start
 
         async def one(i: int) -> None:
             done[i] = await run(calls[i])

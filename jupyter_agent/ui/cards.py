@@ -52,6 +52,8 @@ class ToolCard:
     result: ToolResult | None = None
     collapsed: bool = False
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
+    #: What a running call last said of its progress ("40/100 indexing"), shown beside "running".
+    progress: str = ""
     #: A Task card's sub-agent calls, shown collapsed inside it.
     children: list[ToolCard] = field(default_factory=list["ToolCard"])
 
@@ -74,6 +76,8 @@ class ToolCard:
         code = self.result.error_code if self.result is not None else None
         if code and self.status in ("error", "denied"):
             return code
+        if self.status == "running" and self.progress:
+            return f"running · {self.progress}"
         return _STATUS_TEXT[self.status]
 
     def text(self) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
+from ..base.stopping import within
+
 if TYPE_CHECKING:
     from ..agent.events import AgentEvent
     from ..tools.question import Question
@@ -64,8 +66,14 @@ class UIChannel:
         """The `main_thread` service: run `fn` on the kernel's main thread (user code, matplotlib, signals)."""
         reply: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.queue.put(CallOnMain(fn, reply, timeout))
-        waiting = asyncio.wrap_future(reply)
-        return await (asyncio.wait_for(waiting, timeout) if timeout is not None else waiting)
+        return await within(asyncio.wrap_future(reply), timeout)
+
+    def take(self) -> Posted | None:
+        """The oldest item posted, or None."""
+        try:
+            return self.queue.get_nowait()
+        except queue.Empty:
+            return None
 
     def drain(self) -> list[Posted]:
         items: list[Posted] = []

@@ -1,24 +1,30 @@
 """The UI thread's wait: render events and keep widget clicks flowing until the agent's run is done.
 
 Interrupt (SIGINT → KeyboardInterrupt here) and the Stop button both stop the agent cleanly: the worker
-cancels its task, the loop repairs the conversation, and we wait for its summary before returning.
+sets the run's stop signal and cancels its task, the loop repairs the conversation, and we wait for its
+summary before returning. The cell never returns while its run is still going (its output would land in
+the next cell, and the next `%%agent` would find a run in progress): a further Interrupt repeats the stop,
+and a run that takes long to stop says what it is waiting for.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..agent.events import AgentEvent
+from ..agent.events import AgentEvent, Notice
 from .channel import Ask, CallOnMain, UIChannel
 from .pump import ShellPump
 
+log = logging.getLogger(__name__)
+
 #: How often the wait wakes to render worker events; clicks wake it at once through the socket.
 TICK = 0.03
-#: After an interrupt, how long to wait for the agent to wind down before giving up on it.
-STOP_GRACE = 15.0
+#: After an interrupt, how long before the cell says the run is still stopping (and what to do if it never does).
+STOP_NOTICE_AFTER = 5.0
 
 
 class Presenter(Protocol):
@@ -46,10 +52,11 @@ class MainLoop:
     worker: Stoppable
     pump: ShellPump | None = None
     interrupted: bool = False
-    _stop_deadline: float | None = field(default=None, repr=False)
+    _notice_at: float | None = field(default=None, repr=False)
 
     def wait(self, done: concurrent.futures.Future[Any]) -> Any:
-        """Block until `done` resolves, serving the channel; re-raise KeyboardInterrupt after a clean stop."""
+        """Block until `done` resolves, serving the channel; the caller re-raises KeyboardInterrupt after a
+        clean stop (`interrupted`)."""
         try:
             while True:
                 try:
@@ -57,19 +64,48 @@ class MainLoop:
                     if done.done():
                         self._serve()
                         break
-                    if self._stop_deadline is not None and time.monotonic() > self._stop_deadline:
-                        break
+                    self._still_stopping()
                     self._sleep(done)
                 except KeyboardInterrupt:
-                    if self.interrupted:  # a second interrupt: stop waiting for a clean stop
-                        break
-                    self.interrupted = True
-                    self._stop_deadline = time.monotonic() + STOP_GRACE
-                    self.worker.stop_current()
+                    self._interrupt()
         finally:
             if self.pump is not None:
                 self.pump.finish()
-        return done.result() if done.done() else None
+        if done.cancelled():
+            return None
+        return done.result()
+
+    def _interrupt(self) -> None:
+        if not self.interrupted:
+            self.interrupted = True
+            self._notice_at = time.monotonic() + STOP_NOTICE_AFTER
+        self.worker.stop_current()  # again on a further Interrupt: it costs nothing
+
+    def _call_on_main(self, item: CallOnMain) -> None:
+        """Run a worker's function here. The user's Interrupt during it (their code) stops the run — and the
+        stop is requested before the reply wakes the worker, which would otherwise go on to its next step
+        before the stop arrived."""
+        if not item.reply.set_running_or_notify_cancel():
+            return
+        try:
+            item.reply.set_result(item.fn())
+        except KeyboardInterrupt as exc:
+            self._interrupt()
+            item.reply.set_exception(exc)
+        except BaseException as exc:  # user code may raise anything; it goes back to the tool
+            item.reply.set_exception(exc)
+
+    def _still_stopping(self) -> None:
+        if self._notice_at is None or time.monotonic() < self._notice_at:
+            return
+        self._notice_at = None
+        self.presenter.on_event(
+            Notice(
+                level="warning",
+                message=f"still stopping after {STOP_NOTICE_AFTER:g} s: a tool has not returned yet; the cell ends "
+                "when the run does (if it never does, restart the kernel)",
+            )
+        )
 
     def _sleep(self, done: concurrent.futures.Future[Any]) -> None:
         if self.pump is not None:
@@ -78,23 +114,26 @@ class MainLoop:
             concurrent.futures.wait([done], timeout=TICK)
 
     def _serve(self) -> None:
-        for item in self.channel.drain():
-            if isinstance(item, Ask):
+        """Handle what the worker posted, one item at a time: an Interrupt raised while one is handled leaves
+        the others in the queue for the next round (none is dropped)."""
+        while (item := self.channel.take()) is not None:
+            if isinstance(item, CallOnMain):
+                self._call_on_main(item)
+            else:
+                self._show(item)
+        self._show(None)
+
+    def _show(self, item: AgentEvent | Ask[Any] | None) -> None:
+        """Hand `item` to the presenter (None: a tick). A display that fails — an Interrupt may land in the
+        middle of one — is logged: it must not end the wait while the run goes on."""
+        try:
+            if item is None:
+                self.presenter.on_tick()
+            elif isinstance(item, Ask):
                 self.presenter.on_question(item)
-            elif isinstance(item, CallOnMain):
-                _call_on_main(item)
             else:
                 self.presenter.on_event(item)
-        self.presenter.on_tick()
-
-
-def _call_on_main(item: CallOnMain) -> None:
-    if not item.reply.set_running_or_notify_cancel():
-        return
-    try:
-        item.reply.set_result(item.fn())
-    except KeyboardInterrupt as exc:  # the user's Interrupt during their code also stops the agent
-        item.reply.set_exception(exc)
-        raise
-    except BaseException as exc:  # user code may raise anything; it goes back to the tool
-        item.reply.set_exception(exc)
+        except Exception as exc:
+            log.exception("showing %s failed", type(item).__name__)
+            if isinstance(item, Ask) and not item.reply.done():  # the worker must not wait for ever
+                item.reply.set_exception(RuntimeError(f"the question could not be shown: {exc}"))

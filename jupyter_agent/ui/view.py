@@ -11,6 +11,7 @@ from ..base.json_values import is_array
 from ..masking import clip, mask
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
+from .countdown import Countdown
 from .html import NO_MATH, esc, markdown_to_html, pre
 from .publish import Bundle, Publisher
 
@@ -52,9 +53,19 @@ class RunView:
     _last_update: float = 0.0
     updates: int = 0
     finished: ev.RunFinished | None = None
+    _countdown: Countdown = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._countdown = Countdown(self.publisher)
 
     # -- events -----------------------------------------------------------------------------------------
     def handle(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.RetryWait):
+            self._close_text()
+            self._countdown.start(event)
+            return
+        if not isinstance(event, ev.UsageUpdate | ev.ToolProgress):
+            self._countdown.end()  # something happened after the wait: the retry started
         match event:
             case ev.TextDelta(text=text):
                 self._text(text)
@@ -78,6 +89,8 @@ class RunView:
                 self._child_update(parent, call_id, status="running")
             case ev.ToolRunning(call_id=call_id, title=title):
                 self._card_set(call_id, status="running", title=title)
+            case ev.ToolProgress(call_id=call_id, done=done, message=message, parent_id=""):
+                self._card_progress(call_id, " ".join(part for part in (done, message) if part))
             case ev.ToolFinished(parent_id=parent) if parent:
                 self._child_finished(event)
             case ev.ToolFinished(call_id=call_id) if call_id in self._todo_calls:
@@ -106,9 +119,11 @@ class RunView:
         self._card_set(call_id, status=status)
 
     def tick(self) -> None:
-        """Called by the UI loop between events: flush text that waited for the coalescing interval."""
+        """Called by the UI loop between events: flush text that waited for the coalescing interval, and
+        count a retry wait down."""
         if self._open is not None and self._open.text != self._open.shown:
             self._flush(force=False)
+        self._countdown.tick()
 
     # -- streamed text ----------------------------------------------------------------------------------
     def _text(self, text: str) -> None:
@@ -153,8 +168,9 @@ class RunView:
 
     # -- cards ------------------------------------------------------------------------------------------
     def _card_new(self, card: ToolCard) -> None:
+        display_id = self.publisher.show(_card_bundle(card))  # an Interrupt here leaves no half-made card
+        self._card_ids[card.call_id] = display_id
         self.cards[card.call_id] = card
-        self._card_ids[card.call_id] = self.publisher.show(_card_bundle(card))
 
     def _card_set(self, call_id: str, *, status: Status, title: str = "") -> None:
         card = self.cards.get(call_id)
@@ -163,6 +179,13 @@ class RunView:
         card.status = status
         if title:
             card.title = title
+        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
+
+    def _card_progress(self, call_id: str, progress: str) -> None:
+        card = self.cards.get(call_id)
+        if card is None or card.progress == progress:
+            return
+        card.progress = progress
         self.publisher.update(self._card_ids[call_id], _card_bundle(card))
 
     def _finish_card(self, done: ev.ToolFinished) -> None:

@@ -17,7 +17,7 @@ from ..notebook.ops import WireError, op_from_wire
 from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
 
-_DONE: dict[CellOp, str] = {
+DONE: dict[CellOp, str] = {
     "insert": "removed cell {id} from {name} (the agent had inserted it)",
     "replace": "restored cell {id} in {name}",
     "delete": "restored cell {id} in {name} (the agent had deleted it)",
@@ -48,4 +48,4 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
     if failed is not None:
         return UndoStep.kept(subject, _SKIPPED.get(failed.error, failed.message))
     ctx.reads.forget(f"{book.path}#{change.cell_id}")
-    return UndoStep(done=True, text=_DONE[change.op].format(id=change.cell_id, name=name))
+    return UndoStep(done=True, text=DONE[change.op].format(id=change.cell_id, name=name))

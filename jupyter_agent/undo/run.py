@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base.journal import Change, FileChange, RunJournal
+from ..base.journal import CellChange, Change, FileChange, RunJournal, UndoStep
 from ..base.sandbox import Sandbox
 from ..tools.context import ToolContext
-from .cells import undo_cell_change
+from .cells import DONE, undo_cell_change
 from .files import undo_file_change
+from .notebooks import restore_notebook_files, what_stays
 
 
 def describe_change(change: Change, sandbox: Sandbox) -> str:
@@ -25,15 +26,29 @@ def describe_change(change: Change, sandbox: Sandbox) -> str:
 async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     lines = [f"undo run {journal.run_id}:"]
     all_done = True
+    restored = await restore_notebook_files(journal, ctx)  # byte for byte where nobody changed them since
     for change in reversed(journal.changes):
         if isinstance(change, FileChange):
             step = await undo_file_change(change, ctx.sandbox)
             ctx.reads.forget(str(change.path))
+        elif Path(change.notebook) in restored:
+            step = _restored(change, ctx)
         else:
             step = await undo_cell_change(change, ctx)
         all_done = all_done and step.done
         lines.append(f"  {step.text}")
+    for path, write in journal.notebook_files.items():
+        if path not in restored and (left := what_stays(path, write)) is not None:
+            lines.append(f"  {left}")
     journal.undone = all_done
     if not all_done:
         lines.append("some changes were kept (see above); run %agent undo again after resolving them")
     return "\n".join(lines)
+
+
+def _restored(change: CellChange, ctx: ToolContext) -> UndoStep:
+    """A cell change undone by putting the notebook file's bytes back (restore_notebook_files)."""
+    ctx.reads.forget(f"{change.notebook}#{change.cell_id}")
+    return UndoStep(
+        done=True, text=DONE[change.op].format(id=change.cell_id, name=Path(change.notebook).name)
+    )

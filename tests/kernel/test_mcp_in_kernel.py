@@ -73,3 +73,37 @@ def test_servers_connect_in_the_background_are_listed_restarted_and_follow_the_s
     frontend.run(f"%config AgentMagics.mcp_servers = {{'echo': {ECHO!r}}}")
     after = wait_for_state(frontend, "echo  connected   5 tools")
     assert "hangs" not in after
+
+
+RAW = {"command": sys.executable, "args": [str(Path(__file__).parents[1] / "fixtures" / "mcp_raw_server.py")]}
+QUIRKY = {**ECHO, "args": [*ECHO["args"], "--quirky"]}
+
+
+def test_a_skipped_tool_is_named_the_timeout_is_a_setting_and_progress_shows_on_the_card(
+    agent_kernel: AgentKernel,
+) -> None:
+    script = [
+        Turn(
+            blocks=[
+                ToolUse(name="mcp__q__stall", input={"seconds": 30}),
+                ToolUse(name="mcp__q__steps", input={"count": 3}),
+            ]
+        ),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, server = agent_kernel(script)
+    frontend.run(f"%config AgentMagics.mcp_servers = {{'raw': {RAW!r}, 'q': {QUIRKY!r}}}")
+    frontend.run("%config AgentMagics.mcp_timeout = 1.0")
+    listed = wait_for_state(frontend, "raw  connected   4 tools")
+    assert (
+        "tool 'broken' skipped: its inputSchema has type 'array'; a tool's arguments are a JSON object"
+        in listed
+    )
+    wait_for_state(frontend, "q    connected   9 tools")
+    cell = frontend.run("%%agent --mode bypassPermissions\ngo", timeout=60)
+    stalled, stepped = tool_results(server.requests[1])
+    assert result_text(stalled).startswith(
+        "TIMEOUT: stall (MCP server 'q') did not answer or report progress for 1 s"
+    )
+    assert result_text(stepped) == "did 3 steps"
+    assert "running · 3/3 step 3" in cell.text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -480,6 +481,8 @@ JSON_SCRIPT: dict[str, Any] = {
         },
         {"blocks": [{"type": "text", "text": "x"}], "fault": "overloaded"},
         {"fault": {"type": "cut_stream", "after_events": 2}},
+        {"fault": {"type": "stall", "after_events": 3, "seconds": 5}},
+        {"fault": {"type": "no_response", "seconds": 2.5}},
     ]
 }
 
@@ -496,6 +499,29 @@ def test_json_script_builds_the_same_values_as_python() -> None:
     assert turns[2].chunk_size == 2
     assert turns[3].fault == Fault.overloaded()
     assert turns[4].fault == Fault.cut_stream(after_events=2)
+    assert turns[5].fault == Fault.stall(after_events=3, seconds=5)
+    assert turns[6].fault == Fault.no_response(seconds=2.5)
+
+
+def test_a_stall_keeps_the_connection_silent_until_the_server_stops() -> None:
+    server = ScriptedServer(
+        [Turn(blocks=[Text("half")], fault=Fault.stall(after_events=2, seconds=600))]
+    ).start()
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    body = b'{"model": "m", "max_tokens": 5, "stream": true, "messages": []}'
+    connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 200
+    first = response.read1()  # the first events arrive; then nothing until the server stops
+    assert b"message_start" in first
+    stopper = threading.Timer(0.2, server.stop)
+    stopper.start()
+    rest = b""
+    with contextlib.suppress(http.client.IncompleteRead, ConnectionError):
+        while chunk := response.read1():
+            rest += chunk
+    stopper.join()
+    assert b"message_stop" not in first + rest
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from ...base.journal import FileChange
 from ...base.sandbox import atomic_write
+from ...base.stopping import current_stop
 from ..context import ToolContext
 from ..core import Preview
 from .access import Target, remember
 from .diff import Diff, unified_diff
-from .text import decode, display, is_binary
+from .text import TextDoc, display, is_binary
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,22 +39,29 @@ class PlannedChange:
         return Preview(kind="diff", text=text, language="diff")
 
 
-def shown_text(data: bytes | None) -> str:
-    """What a diff shows of a file's bytes: its decoded text, or nothing for a missing or binary file."""
-    if data is None or is_binary(data):
-        return ""
-    return display(decode(data).text)
-
-
-def plan(where: Target, before: bytes | None, after: bytes) -> PlannedChange:
-    diff = unified_diff(shown_text(before), shown_text(after), where.shown)
+def plan(where: Target, before: bytes | None, doc: TextDoc, new_text: str) -> PlannedChange:
+    """The change that makes the file hold `new_text`, encoded as `doc` (the file as it was read) says; the
+    diff compares the texts (nothing is shown of a missing or binary file)."""
+    after = doc.encode(new_text, shown=where.shown)
+    old = "" if before is None or is_binary(before) else display(doc.text)
+    diff = unified_diff(old, display(new_text), where.shown)
     return PlannedChange(where=where, before=before, after=after, diff=diff)
 
 
 def commit(ctx: ToolContext, change: PlannedChange, *, tool: str) -> None:
-    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote)."""
-    atomic_write(change.where.real, change.after)
-    ctx.journal.record(
-        FileChange(path=change.where.real, before=change.before, after=change.after, tool=tool)
-    )
+    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote).
+
+    The write and its journal entry happen together or not at all once the user stops the run
+    (`committing`), so a run stopped during a long Write knows whether the file was replaced."""
+    with current_stop().committing():
+        atomic_write(change.where.real, change.after)
+        ctx.journal.record(
+            FileChange(
+                path=change.where.real,
+                before=change.before,
+                after=change.after,
+                tool=tool,
+                call_id=ctx.tool_use_id,
+            )
+        )
     remember(ctx, change.where, change.after)

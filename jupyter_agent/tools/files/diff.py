@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
+from ...base.stopping import current_stop
+from .linediff import grouped, matching_blocks, opcodes
+
 _NO_EOL = "\\ No newline at end of file\n"
-#: Above this many characters on either side difflib gets slow; the change is then shown as a whole-file rewrite.
+#: Above this many characters on either side the change is shown as a whole-file rewrite.
 MAX_DIFF_INPUT = 16 * 1024 * 1024
 #: The diff text kept for people (the counts stay exact); a 200 MB diff would only freeze the UI.
 MAX_DIFF_CHARS = 200_000
@@ -40,24 +42,45 @@ def _lines(text: str) -> list[str]:
 def unified_diff(
     before: str, after: str, name: str, *, context: int = 3, max_chars: int = MAX_DIFF_CHARS
 ) -> Diff:
-    """The unified diff from `before` to `after`, labelled `a/<name>` and `b/<name>`; long diffs keep their head."""
+    """The unified diff from `before` to `after`, labelled `a/<name>` and `b/<name>`; long diffs keep their head.
+
+    Lines are matched by `linediff` (bounded time, checking the run's stop signal as it goes: a stopped run's
+    Write stops diffing with INTERRUPTED); the counts are those of the diff shown.
+    """
     header = f"--- a/{name}\n+++ b/{name}\n"
     if len(before) > MAX_DIFF_INPUT or len(after) > MAX_DIFF_INPUT:
         removed, added = len(_lines(before)), len(_lines(after))
         note = f"@@ -1,{removed} +1,{added} @@\n(too large to diff line by line: {removed} lines → {added} lines)\n"
         return Diff(text=header + note, added=added, removed=removed)
-    added = removed = 0
-    out: list[str] = []
-    used = 0
-    lines = difflib.unified_diff(
-        _lines(before), _lines(after), fromfile=f"a/{name}", tofile=f"b/{name}", n=context
-    )
-    for index, line in enumerate(lines):
-        if index >= 2:  # the first two are the `---`/`+++` headers
-            added += line.startswith("+")
-            removed += line.startswith("-")
-        if used <= max_chars:
-            text = line if line.endswith("\n") else line + "\n"
-            used += len(text)
-            out.append(text if used <= max_chars else "… [diff cut: it is longer than shown]\n")
+    old, new = _lines(before), _lines(after)
+    codes = opcodes(matching_blocks(old, new, current_stop().halt_if_requested))
+    removed = sum(i2 - i1 for tag, i1, i2, _, _ in codes if tag in ("replace", "delete"))
+    added = sum(j2 - j1 for tag, _, _, j1, j2 in codes if tag in ("replace", "insert"))
+    if not added and not removed:
+        return Diff(text="", added=0, removed=0)
+    out = [header]
+    used = len(header)
+    for group in grouped(codes, context):
+        first, last = group[0], group[-1]
+        hunk = [f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n"]
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                hunk += [" " + line for line in old[i1:i2]]
+                continue
+            hunk += ["-" + line for line in old[i1:i2]]
+            hunk += ["+" + line for line in new[j1:j2]]
+        for line in hunk:
+            used += len(line)
+            if used > max_chars:
+                out.append("… [diff cut: it is longer than shown]\n")
+                return Diff(text="".join(out), added=added, removed=removed)
+            out.append(line)
     return Diff(text="".join(out), added=added, removed=removed)
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk header's range as difflib writes it: `3`, `3,4`, or `2,0` for an empty one."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"

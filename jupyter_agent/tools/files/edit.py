@@ -12,7 +12,7 @@ from .access import Target, not_found, read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
 from .media import human_size
 from .replace import Replaced, replace
-from .text import decode, display, is_binary, normalize_eol
+from .text import TextDoc, decode, display, is_binary, normalize_eol
 
 #: Edit holds the file, its decoded text and the new text in memory at once.
 EDIT_MAX_BYTES = 32 * 1024 * 1024
@@ -48,7 +48,7 @@ def plan_edit(params: EditInput, ctx: ToolContext) -> tuple[PlannedChange, Repla
     if before is None:
         if params.old_string:
             raise not_found(ctx, where)
-        return plan(where, None, params.new_string.encode("utf-8")), None
+        return plan(where, None, TextDoc(text=""), params.new_string), None
     require_fresh(ctx, where, before)
     if not params.old_string:
         if before:
@@ -57,13 +57,13 @@ def plan_edit(params: EditInput, ctx: ToolContext) -> tuple[PlannedChange, Repla
                 f"old_string is empty but '{where.shown}' already exists and is not empty; an empty old_string "
                 "only creates a new file. Pass the text to replace as old_string, or use Write to replace it all",
             )
-        return plan(where, before, params.new_string.encode("utf-8")), None
+        return plan(where, before, TextDoc(text=""), params.new_string), None
     check_editable(where, before)
-    doc = decode(before)
+    doc = decode(before, ctx.sandbox.fallback_encoding)
     replaced = replace(
         doc.text, params.old_string, params.new_string, replace_all=params.replace_all, shown=where.shown
     )
-    return plan(where, before, doc.encode(replaced.text)), replaced
+    return plan(where, before, doc, replaced.text), replaced
 
 
 def require_change(old_string: str, new_string: str) -> None:
@@ -144,6 +144,8 @@ class EditTool(Tool[EditInput]):
                 f"Edited '{shown}' ({counts}): replaced {count} occurrences (they were at lines {listed})."
             )
         else:
-            after = snippet(decode(change.after).text, first, params.new_string)
+            after = snippet(
+                decode(change.after, ctx.sandbox.fallback_encoding).text, first, params.new_string
+            )
             content = f"Edited '{shown}' ({counts}). The changed lines now read:\n{after}"
         return ToolResult.ok(content, summary=summary, diff=change.diff.text)

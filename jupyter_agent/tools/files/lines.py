@@ -1,7 +1,7 @@
 """A window of numbered lines from a byte stream, read without holding more than the window in memory.
 
 Lines end at `\\n` (a `\\r` before it is dropped), as ripgrep and Edit count them. To start deep in a
-UTF-8 file we count newline bytes in 1 MiB chunks and seek, so reading lines 9,999,000–9,999,100 of a
+UTF-8 (or 8-bit) file we count newline bytes in 1 MiB chunks and seek, so reading lines 9,999,000–9,999,100 of a
 1 GB log touches each byte once and keeps one chunk in memory. A line is read in pieces of at most
 `line_chars` characters; the rest of an overlong line is counted, not kept.
 """
@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from .text import stream_encoding
+from .encoding import Detected
 
 _CHUNK = 1 << 20
 _SKIP_PIECE = 1 << 16
@@ -38,7 +38,7 @@ class Window:
     over_budget: bool = False
 
 
-def _skip_utf8_lines(stream: BinaryIO, count: int) -> int:
+def _skip_lines(stream: BinaryIO, count: int) -> int:
     """Seek past `count` lines by counting newline bytes; returns how many lines were actually skipped."""
     skipped = 0
     while skipped < count:
@@ -89,14 +89,17 @@ def _strip_eol(piece: str) -> str:
     return piece[:-1] if piece.endswith("\n") else piece
 
 
-def read_window(stream: BinaryIO, *, start: int, limit: int, line_chars: int, budget: int) -> Window:
-    """Lines `start`..`start+limit-1` (1-based) of `stream`, stopping once their text passes `budget` chars."""
-    encoding, bom = stream_encoding(stream.read(4))
-    stream.seek(bom)
+def read_window(
+    stream: BinaryIO, detected: Detected, *, start: int, limit: int, line_chars: int, budget: int
+) -> Window:
+    """Lines `start`..`start+limit-1` (1-based) of `stream` in the `detected` encoding, stopping once their text
+    passes `budget` chars. Bytes the encoding does not define show as U+FFFD."""
+    encoding = detected.encoding
+    stream.seek(len(detected.bom))
     window = Window()
     before = 0
-    if encoding == "utf-8" and start > 1:
-        before = _skip_utf8_lines(stream, start - 1)
+    if _newline_is_one_byte(encoding) and start > 1:
+        before = _skip_lines(stream, start - 1)
     text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="\n")  # type: ignore[arg-type]
     reader = _LineReader(text, line_chars)
     while before < start - 1 and reader.next() is not None:
@@ -113,6 +116,13 @@ def read_window(stream: BinaryIO, *, start: int, limit: int, line_chars: int, bu
         used += len(line.text) + 8
     text.detach()
     return window
+
+
+def _newline_is_one_byte(encoding: str) -> bool:
+    """Whether a `\\n` byte always is a newline in this encoding (UTF-8 and the 8-bit codecs, not UTF-16/32)."""
+    return "\n".encode(encoding) == b"\n" and not encoding.startswith(
+        ("utf-16", "utf-32", "utf_16", "utf_32")
+    )
 
 
 def count_lines(text: str) -> int:

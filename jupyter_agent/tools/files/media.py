@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 from ...base.errors import ToolError
+from ...base.images import NotAnImage
+from ...base.images import image_content as checked_image
 from ...base.result import ImageContent
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
@@ -53,19 +54,6 @@ def binary_error(path: Path, shown: str) -> ToolError:
     return ToolError("BINARY_FILE", f"'{shown}' is a binary file and can't be shown as text; {how}")
 
 
-def sniff_image(head: bytes) -> str | None:
-    """The media type the bytes really are (the API rejects a PNG labelled as JPEG), or None."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def human_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"
@@ -86,11 +74,11 @@ def image_content(path: Path, shown: str, max_bytes: int) -> tuple[ImageContent,
             "save a smaller copy (e.g. resized with PIL) and Read that",
         )
     data = path.read_bytes()
-    media_type = sniff_image(data[:16])
-    if media_type is None:
+    image = checked_image(data)
+    if isinstance(image, NotAnImage):
         raise ToolError(
             "BINARY_FILE",
-            f"'{shown}' has an image extension but is not a PNG, JPEG, GIF or WebP image; "
+            f"'{shown}' has an image extension but is not an image the model can read: {image.reason}; "
             "check the file in the kernel (e.g. with PIL.Image.open)",
         )
-    return ImageContent(media_type=media_type, data=base64.b64encode(data).decode("ascii")), data
+    return image, data

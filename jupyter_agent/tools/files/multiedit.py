@@ -58,7 +58,7 @@ def plan_multi_edit(params: MultiEditInput, ctx: ToolContext) -> PlannedChange:
     if before is None:
         if edits[0].old_string:
             raise not_found(ctx, where)
-        doc, text, rest, offset = TextDoc(text="", encoding="utf-8"), edits[0].new_string, edits[1:], 1
+        doc, text, rest, offset = TextDoc(text=""), edits[0].new_string, edits[1:], 1
     else:
         require_fresh(ctx, where, before)
         if not edits[0].old_string and before:
@@ -73,7 +73,7 @@ def plan_multi_edit(params: MultiEditInput, ctx: ToolContext) -> PlannedChange:
                 ),
             )
         check_editable(where, before)
-        doc = decode(before)
+        doc = decode(before, ctx.sandbox.fallback_encoding)
         text, rest, offset = doc.text, edits, 0
     for number, edit in enumerate(rest, start=offset + 1):
         try:
@@ -87,7 +87,7 @@ def plan_multi_edit(params: MultiEditInput, ctx: ToolContext) -> PlannedChange:
             ).text
         except ToolError as error:
             raise _failed(number, len(edits), where.shown, error) from error
-    return plan(where, before, doc.encode(text))
+    return plan(where, before, doc, text)
 
 
 def _failed(number: int, total: int, shown: str, error: ToolError) -> ToolError:

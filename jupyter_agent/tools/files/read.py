@@ -14,6 +14,7 @@ from ...base.sandbox import Limits
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
 from .access import Target, not_a_directory, not_found, remember, target
+from .encoding import SAMPLE_BYTES, detect
 from .lines import Window, cat_n, count_lines, read_window
 from .media import binary_error, human_size, image_content, is_image, known_binary
 from .notebook_view import read_notebook
@@ -129,10 +130,16 @@ def _read_text(params: ReadInput, ctx: ToolContext, where: Target, size: int) ->
         if is_binary(data):
             remember(ctx, where, data)
             raise binary_error(where.real, where.shown)
+        detected = detect(data, ctx.sandbox.fallback_encoding)
         window = read_window(
-            io.BytesIO(data), start=start, limit=limit, line_chars=limits.max_line_chars, budget=budget
+            io.BytesIO(data),
+            detected,
+            start=start,
+            limit=limit,
+            line_chars=limits.max_line_chars,
+            budget=budget,
         )
-        total = count_lines(decode(data).text)
+        total = count_lines(decode(data, ctx.sandbox.fallback_encoding).text)
         remember(ctx, where, data)
     elif params.offset is None and params.limit is None:
         raise ToolError(
@@ -143,12 +150,13 @@ def _read_text(params: ReadInput, ctx: ToolContext, where: Target, size: int) ->
         )
     else:
         with open(where.real, "rb") as stream:
-            if is_binary(stream.read(8192)):
+            sample = stream.read(SAMPLE_BYTES)
+            if is_binary(sample):
                 remember(ctx, where)
                 raise binary_error(where.real, where.shown)
-            stream.seek(0)
+            detected = detect(sample, ctx.sandbox.fallback_encoding, whole=False)
             window = read_window(
-                stream, start=start, limit=limit, line_chars=limits.max_line_chars, budget=budget
+                stream, detected, start=start, limit=limit, line_chars=limits.max_line_chars, budget=budget
             )
         remember(ctx, where)
     return _text_result(where, window, start=start, total=total, budget=budget)

@@ -154,6 +154,11 @@ def not_found_message(text: str, needle: str, shown: str) -> str:
         f"old_string was not found in '{shown}'. It must match the file exactly, including whitespace "
         "and indentation (the line numbers Read shows are not part of the file)."
     )
+    if "\ufffd" in needle and any("\udc80" <= ch <= "\udcff" for ch in text):
+        message += (
+            " The file has bytes its encoding does not define, which Read shows as '\ufffd'; old_string cannot "
+            "match them: start or end old_string next to them instead."
+        )
     lines = text.split("\n")
     wanted = needle.split("\n")
     loose = _loose_matches(text, needle)

@@ -1,27 +1,22 @@
 """Decode a file's bytes so an edit can put them back exactly: encoding, byte-order mark and line endings kept.
 
-Unknown bytes in a UTF-8 file survive the round trip through `surrogateescape`, so a Latin-1 comment in
-an otherwise UTF-8 file is not "fixed" by an unrelated edit.
+The encoding is decided once, by `encoding.detect` (BOM, coding declaration, UTF-8, the configured fallback),
+and the file is written back in it. Bytes the encoding does not define survive the round trip through
+`surrogateescape`, so a stray Latin-1 byte in a UTF-8 file is not "fixed" by an unrelated edit. A character
+the file's encoding cannot hold is an INVALID_ARGS error that says so, never a silent switch to UTF-8.
 """
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from typing import Literal
 
+from ...base.errors import ToolError
 from ...base.sandbox import looks_binary
+from .encoding import DEFAULT_FALLBACK, Detected, EncodingSource, declared_encoding, detect, detect_bom, why
 
 Eol = Literal["\n", "\r\n"]
 
-#: BOMs we recognise, longest first (the UTF-32 LE BOM starts with the UTF-16 LE one).
-_BOMS: tuple[tuple[bytes, str], ...] = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"),
-    (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 _SAMPLE = 8192
 
 
@@ -30,26 +25,58 @@ class TextDoc:
     """A decoded text file: `text` keeps the file's own line endings; `encode` gives the bytes back."""
 
     text: str
-    encoding: str
+    encoding: str = "utf-8"
     bom: bytes = b""
+    source: EncodingSource = "new file"
+    #: The encoding's name as the file declared it or the setting named it (for messages).
+    label: str = "utf-8"
 
     @property
     def eol(self) -> Eol:
         return dominant_eol(self.text)
 
-    def encode(self, text: str) -> bytes:
-        return self.bom + text.encode(self.encoding, _errors(self.encoding))
+    def encode(self, text: str, *, shown: str) -> bytes:
+        """`text` in the file's encoding (or the one a coding declaration in `text` now names); a character
+        that encoding cannot hold is INVALID_ARGS naming it, the line and what to do."""
+        target = self._target(text)
+        try:
+            return target.bom + text.encode(target.encoding, "surrogateescape")
+        except UnicodeEncodeError as exc:
+            raise _unencodable(target, text, exc, shown) from None
+
+    def _target(self, text: str) -> TextDoc:
+        """A coding declaration the new text makes (or changes) decides, unless a BOM does: that is how a
+        file is converted — change its declaration in the same edit."""
+        if self.bom:
+            return self
+        declared = declared_encoding(text[:1024].encode("ascii", "replace"))
+        if declared is None or declared[0] == self.encoding:
+            return self
+        codec, written = declared
+        return TextDoc(text=text, encoding=codec, source="declaration", label=written)
 
 
-def _errors(encoding: str) -> str:
-    return "surrogateescape" if encoding == "utf-8" else "strict"
-
-
-def detect_bom(head: bytes) -> tuple[bytes, str] | None:
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return bom, encoding
-    return None
+def _unencodable(doc: TextDoc, text: str, exc: UnicodeEncodeError, shown: str) -> ToolError:
+    char = text[exc.start]
+    line = text.count("\n", 0, exc.start) + 1
+    detected = Detected(encoding=doc.encoding, bom=doc.bom, source=doc.source, label=doc.label)
+    if doc.source == "fallback":
+        fix = (
+            f"use characters {doc.label} has; if the file is in another encoding, set "
+            "`%config AgentMagics.fallback_encoding = '...'` or add a coding declaration to its first line"
+        )
+    elif doc.source == "declaration":
+        fix = (
+            f"use characters {doc.label} has, or convert the file by changing its coding declaration to utf-8 "
+            "in the same edit"
+        )
+    else:
+        fix = f"use characters {doc.label} has"
+    return ToolError(
+        "INVALID_ARGS",
+        f"'{shown}' is written in {doc.label} ({why(detected)}), which cannot hold {char!r} "
+        f"(U+{ord(char):04X}) at line {line} of the new text; nothing was written. To fix: {fix}",
+    )
 
 
 def is_binary(data: bytes) -> bool:
@@ -57,22 +84,11 @@ def is_binary(data: bytes) -> bool:
     return detect_bom(data[:4]) is None and looks_binary(data[:_SAMPLE])
 
 
-def decode(data: bytes) -> TextDoc:
-    """Decode with the BOM's encoding, else UTF-8 (undecodable bytes kept as surrogates)."""
-    found = detect_bom(data[:4])
-    if found is None:
-        return TextDoc(text=data.decode("utf-8", "surrogateescape"), encoding="utf-8")
-    bom, encoding = found
-    return TextDoc(text=data[len(bom) :].decode(encoding, "replace"), encoding=encoding, bom=bom)
-
-
-def stream_encoding(head: bytes) -> tuple[str, int]:
-    """The encoding to read a file with and how many bytes of BOM to skip, from its first bytes."""
-    found = detect_bom(head)
-    if found is None:
-        return "utf-8", 0
-    bom, encoding = found
-    return encoding, len(bom)
+def decode(data: bytes, fallback: str = DEFAULT_FALLBACK) -> TextDoc:
+    """Decode in the encoding `encoding.detect` finds; undecodable bytes are kept as surrogates."""
+    found = detect(data, fallback)
+    text = data[len(found.bom) :].decode(found.encoding, "surrogateescape")
+    return TextDoc(text=text, encoding=found.encoding, bom=found.bom, source=found.source, label=found.label)
 
 
 def dominant_eol(text: str) -> Eol:

@@ -10,7 +10,7 @@ from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
 from .access import read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
-from .text import decode, is_binary, with_eol
+from .text import TextDoc, decode, is_binary, with_eol
 
 DESCRIPTION = """\
 Write a file: create it (missing parent directories are created) or replace all of its content.
@@ -28,14 +28,15 @@ class WriteInput(ToolInput):
     """The complete new content of the file."""
 
 
-def encode_like(before: bytes | None, content: str) -> bytes:
-    """`content` in the replaced file's encoding and BOM; LF-only content gets the file's CRLF line endings."""
+def like_before(before: bytes | None, content: str, fallback: str) -> tuple[TextDoc, str]:
+    """The replaced file as read (its encoding and BOM decide how `content` is written) and `content` with the
+    file's CRLF line endings when `content` has only LF ones."""
     if before is None or is_binary(before):
-        return content.encode("utf-8")
-    doc = decode(before)
+        return TextDoc(text=""), content
+    doc = decode(before, fallback)
     if doc.eol == "\r\n" and "\r\n" not in content:
         content = with_eol(content, "\r\n")
-    return doc.encode(content)
+    return doc, content
 
 
 def plan_write(params: WriteInput, ctx: ToolContext) -> PlannedChange:
@@ -50,7 +51,8 @@ def plan_write(params: WriteInput, ctx: ToolContext) -> PlannedChange:
         )
     if before is not None:
         require_fresh(ctx, where, before)
-    return plan(where, before, encode_like(before, params.content))
+    doc, content = like_before(before, params.content, ctx.sandbox.fallback_encoding)
+    return plan(where, before, doc, content)
 
 
 class WriteTool(Tool[WriteInput]):

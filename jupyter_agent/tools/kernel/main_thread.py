@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar, runtime_checkable
 
 from ...base.errors import ToolError
+from ...base.stopping import within
 from ..context import ToolContext
 
 T = TypeVar("T")
@@ -43,7 +44,7 @@ class InlineMainThread:
         # caller as an exception to handle, and asyncio re-raises one that escapes a task out of the loop.
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(None, contextvars.copy_context().run, fn)
-        return await asyncio.wait_for(future, timeout)
+        return await within(future, timeout)
 
 
 def main_thread_of(ctx: ToolContext, tool: str) -> MainThread:

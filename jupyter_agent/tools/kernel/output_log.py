@@ -7,11 +7,11 @@ first and the last part of the text and counts what was dropped in between.
 
 from __future__ import annotations
 
-import base64
 import io
 import re
 from typing import Any
 
+from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -59,15 +59,20 @@ class OutputLog:
         self.write(line if line.endswith("\n") else line + "\n")
 
     def _keep_image(self, media_type: str, payload: Any) -> str:
-        raw = payload if isinstance(payload, bytes) else base64.b64decode(str(payload))
+        raw = payload if isinstance(payload, bytes) else decode_base64(str(payload))
+        if isinstance(raw, NotAnImage):
+            return f"[{media_type} not attached: {raw.reason}]"
         if len(self.images) >= MAX_IMAGES:
             return f"[{media_type} not attached: only the first {MAX_IMAGES} images are]"
         if len(raw) > self.max_image_bytes:
             return (
                 f"[{media_type} of {len(raw)} bytes not attached: over the {self.max_image_bytes}-byte cap]"
             )
-        self.images.append(ImageContent(media_type=media_type, data=base64.b64encode(raw).decode("ascii")))
-        return f"[{media_type} attached as image {len(self.images)}]"
+        image = image_content(raw)
+        if isinstance(image, NotAnImage):
+            return f"[{media_type} not attached: {image.reason}]"
+        self.images.append(image)
+        return f"[{image.media_type} attached as image {len(self.images)}]"
 
     def text(self) -> str:
         body = "".join(self.head)

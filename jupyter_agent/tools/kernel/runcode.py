@@ -6,11 +6,14 @@ so what it defines stays there for the user and for later calls. It asks first b
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import Field
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
+from ...base.stopping import current_stop
 from ...masking import clip, shorten
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput
@@ -36,11 +39,20 @@ def _lines(text: str) -> str:
 
 async def run_on_main(main: MainThread, job: CodeRun, *, seconds: float, what: str) -> Outcome:
     """Run `job` on the kernel's main thread. The user's Interrupt keeps what ran before it; code stuck where
-    Python cannot interrupt it is TIMEOUT, naming `what` ("the code", "cell 'ab12'")."""
+    Python cannot interrupt it is TIMEOUT, naming `what` ("the code", "cell 'ab12'").
+
+    Interrupt during the code raises KeyboardInterrupt in it and stops the run: the result comes back either
+    as that exception or — when the run's cancellation arrives with it — as a cancellation after the code
+    ended. Either way the outcome (output up to the interrupt) is the tool's result, marked INTERRUPTED, and
+    the run's stop signal ends the run right after it."""
     try:
         return await main.call(job.run, timeout=seconds + STOP_GRACE_SECONDS)
     except KeyboardInterrupt:  # the user pressed Interrupt: the UI thread stops the run; report what ran
         return job.outcome or Outcome(output="", images=(), error="KeyboardInterrupt", interrupted=True)
+    except asyncio.CancelledError:
+        if job.outcome is None or not current_stop().requested:
+            raise
+        return job.outcome
     except TimeoutError:
         raise ToolError(
             "TIMEOUT",

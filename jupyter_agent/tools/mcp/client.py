@@ -25,8 +25,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from ...masking import clip
 from ..core import AnyTool
-from .config import ServerConfig, StdioServer
-from .paging import pages
+from .config import DEFAULT_CALL_TIMEOUT, ServerConfig, StdioServer
+from .listing import list_tools
 from .stderr_tail import StderrTail
 from .tool import McpTool
 
@@ -91,14 +91,21 @@ class ServerConnection:
         *,
         on_event: Callable[[ServerConnection], None],
         report: Callable[[str], None],
+        previous: ServerConnection | None = None,
+        call_timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
         self.name = name
         self.config = config
         self.client: Client | None = None
-        self.listed: list[mcp_types.Tool] = []
+        #: The tools of the last listing (a restarted server keeps its predecessor's until it lists its own,
+        #: so a call meanwhile is NOT_AVAILABLE "starting again", not an unknown tool).
+        self.listed: list[mcp_types.Tool] = list(previous.listed) if previous is not None else []
+        #: Tools the server listed that cannot be offered, by name, with the reason (`%agent mcp` shows them).
+        self.skipped: dict[str, str] = {}
+        self.call_timeout = call_timeout
         #: Tools that only run as MCP tasks ("taskSupport": "required"), which this client does not drive.
         self.task_only: list[str] = []
-        self.has_resources = False
+        self.has_resources = previous.has_resources if previous is not None else False
         self.error: str | None = None
         self.lost: str = ""
         self.stray_lines = 0
@@ -158,7 +165,7 @@ class ServerConnection:
     async def _own(self) -> None:
         try:
             async with self._open() as client:
-                listed = await _list_tools(client)
+                listed, self.skipped = await list_tools(client)
                 self.task_only = [t.name for t in listed if _task_support(t) == "required"]
                 self.listed = [t for t in listed if _task_support(t) != "required"]
                 self.has_resources = client.server_capabilities.resources is not None
@@ -223,18 +230,27 @@ class ServerConnection:
         if task.done() and not task.cancelled():
             task.exception()  # already described in self.error / self.lost; mark it as seen
 
+    def why_not_connected(self) -> str:
+        """Why a call cannot reach the server now (for NOT_AVAILABLE)."""
+        if self.error is not None:
+            return "it did not start; `%agent mcp` shows why"
+        if not self._ready.is_set():
+            return "it is starting (again)"
+        return f"it stopped: {self.lost}"
+
     def tools(self, names: Mapping[tuple[str, str], str] | None = None) -> list[AnyTool]:
-        """One McpTool per listed tool, named from `names` (see `unique_tool_names`) when given."""
-        if self.client is None:
-            return []
+        """One McpTool per listed tool, named from `names` (see `unique_tool_names`) when given. The tools of a
+        server that went away stay offered: a call answers NOT_AVAILABLE with the restart command, where
+        a vanished tool would be "no tool named …" in the middle of a run."""
         given = names or {}
         return [
             McpTool(
                 server=self.name,
                 remote=remote,
                 session=lambda: self.client,
-                why_gone=lambda: self.lost,
+                why_gone=self.why_not_connected,
                 on_lost=self.mark_lost,
+                timeout=self.call_timeout,
                 name=given.get((self.name, remote.name)),
             )
             for remote in self.listed
@@ -243,7 +259,3 @@ class ServerConnection:
 
 def _task_support(tool: mcp_types.Tool) -> str | None:
     return tool.execution.task_support if tool.execution is not None else None
-
-
-async def _list_tools(client: Client) -> list[mcp_types.Tool]:
-    return await pages(lambda cursor: client.list_tools(cursor=cursor), "tools")

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...base.json_values import is_array, is_object
 
+#: Seconds an MCP tool call may go without an answer or a progress notification (the mcp_timeout default).
+DEFAULT_CALL_TIMEOUT = 60.0
+
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 

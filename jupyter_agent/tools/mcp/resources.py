@@ -1,7 +1,8 @@
 """ListMcpResources and ReadMcpResource: the resources MCP servers offer (files, records, docs), read-only.
 
-Offered only while a connected server declares the `resources` capability. Both go through the open
-session of the server named in the input; a server that is not connected is an error naming the fix.
+Offered while a configured server declares the `resources` capability. Both go through the open session of
+the server named in the input; a server that is down (it crashed, it is restarting) is NOT_AVAILABLE naming
+`%agent mcp restart <server>`, also when it goes away in the middle of the call.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ...base.sandbox import cap_text
 from ..context import ToolContext
 from ..core import AnyTool, Tool, ToolAnnotations, ToolInput
 from .paging import pages
-from .tool import image_block
+from .tool import CONNECTION_LOST, image_block
 
 if TYPE_CHECKING:
     from .client import ServerConnection
@@ -45,20 +46,20 @@ class _ResourceTool(Tool[_InputT]):
     kind = "read"
     annotations = _READS
 
-    def __init__(self, connected: Callable[[], list[ServerConnection]]) -> None:
-        #: The servers connected now (asked at each call: they come and go during a session).
-        self.connected = connected
+    def __init__(self, servers: Callable[[], list[ServerConnection]]) -> None:
+        #: The configured servers, up or down (asked at each call: they come and go during a session).
+        self.servers = servers
 
     def _offering(self, name: str | None) -> list[ServerConnection]:
-        offering = [s for s in self.connected() if s.has_resources]
+        offering = [s for s in self.servers() if s.has_resources]
         if name is None:
             return offering
         chosen = [s for s in offering if s.name == name]
         if not chosen:
-            known = ", ".join(s.name for s in offering) or "none is connected"
+            known = ", ".join(s.name for s in offering) or "none"
             raise ToolError(
                 "NOT_AVAILABLE",
-                f"no connected MCP server named '{name}' offers resources (servers with resources: {known}); "
+                f"no MCP server named '{name}' offers resources (servers with resources: {known}); "
                 "call ListMcpResources without server to see them all",
             )
         return chosen
@@ -78,8 +79,13 @@ class ListMcpResources(_ResourceTool[ListMcpResourcesInput]):
         for server in self._offering(params.server):
             client = server.client
             if client is None:
+                if params.server is not None:
+                    raise not_connected(server)
+                lines.append(
+                    f"Server '{server.name}': not connected ({server.why_not_connected()}); {_restart(server)}"
+                )
                 continue
-            resources, templates = await _listing(server.name, client)
+            resources, templates = await _listing(server, client)
             count += len(resources)
             lines.append(
                 f"Server '{server.name}': {len(resources)} resource{'s' if len(resources) != 1 else ''}"
@@ -114,11 +120,15 @@ class ReadMcpResource(_ResourceTool[ReadMcpResourceInput]):
         server = self._offering(params.server)[0]
         client = server.client
         if client is None:
-            raise ToolError("NOT_AVAILABLE", f"MCP server '{server.name}' is not connected")
+            raise not_connected(server)
         limits = ctx.sandbox.limits
         try:
             result: Any = await client.read_resource(params.uri)
+        except CONNECTION_LOST as exc:
+            raise lost(server, exc) from None
         except MCPError as exc:
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                raise lost(server, exc) from None
             raise ToolError(
                 "EXECUTION_ERROR",
                 f"MCP server '{server.name}' could not read {params.uri}: {exc.message}; "
@@ -146,7 +156,7 @@ class ReadMcpResource(_ResourceTool[ReadMcpResourceInput]):
 
 
 async def _listing(
-    name: str, client: Any
+    server: ServerConnection, client: Any
 ) -> tuple[list[mcp_types.Resource], list[mcp_types.ResourceTemplate]]:
     resources: list[mcp_types.Resource] = []
     templates: list[mcp_types.ResourceTemplate] = []
@@ -155,13 +165,37 @@ async def _listing(
         templates = await pages(
             lambda cursor: client.list_resource_templates(cursor=cursor), "resource_templates"
         )
+    except CONNECTION_LOST as exc:
+        raise lost(server, exc) from None
     except MCPError as exc:
+        if exc.code == mcp_types.CONNECTION_CLOSED:
+            raise lost(server, exc) from None
         if not resources:
             raise ToolError(
-                "EXECUTION_ERROR", f"MCP server '{name}' could not list its resources: {exc.message}"
+                "EXECUTION_ERROR", f"MCP server '{server.name}' could not list its resources: {exc.message}"
             ) from None
     return resources, templates
 
 
 def resource_tools(connected: Callable[[], list[ServerConnection]]) -> list[AnyTool]:
     return [ListMcpResources(connected), ReadMcpResource(connected)]
+
+
+def _restart(server: ServerConnection) -> str:
+    return f"`%agent mcp restart {server.name}` starts it again"
+
+
+def not_connected(server: ServerConnection) -> ToolError:
+    return ToolError(
+        "NOT_AVAILABLE",
+        f"MCP server '{server.name}' is not connected ({server.why_not_connected()}); {_restart(server)}",
+    )
+
+
+def lost(server: ServerConnection, exc: BaseException) -> ToolError:
+    """The server went away during the call: marked lost (reported once), and the fix named."""
+    server.mark_lost("it closed the connection")
+    return ToolError(
+        "NOT_AVAILABLE",
+        f"MCP server '{server.name}' closed the connection during the call; {_restart(server)}",
+    )

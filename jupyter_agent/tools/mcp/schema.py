@@ -10,7 +10,8 @@ checkers take seconds to import.
 The schema the model sees is the server's, with `additionalProperties: false` on object schemas that list
 their properties and don't say otherwise (root included), matching what every built-in tool sends. A schema
 that takes its fields from elsewhere (`$ref`, `allOf`) stays open: beside a `$ref`, `additionalProperties`
-would see every referenced field as extra. A root `$ref` to a local definition (pydantic writes them) is
+would see every referenced field as extra. A root `{"type": "object"}` that lists no properties means "any
+object" in JSON Schema and stays so. A root `$ref` to a local definition (pydantic writes them) is
 inlined, so the model sees the fields at the top.
 """
 
@@ -58,7 +59,7 @@ _PHRASES = {
 }
 
 
-def _close_objects(node: Any, *, root: bool = False) -> None:
+def _close_objects(node: Any) -> None:
     if is_array(node):
         for item in node:
             _close_objects(item)
@@ -68,9 +69,8 @@ def _close_objects(node: Any, *, root: bool = False) -> None:
     schema = node
     # Fields that come from elsewhere would be "additional" to a closed schema: leave it open.
     composed = "allOf" in schema or "$ref" in schema
-    describes_fields = "properties" in schema or (root and schema.get("type") == "object")
     if (
-        describes_fields
+        "properties" in schema
         and not composed
         and "additionalProperties" not in schema
         and "patternProperties" not in schema
@@ -103,9 +103,7 @@ def model_facing_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The server's input schema as sent to the model (a copy; the root is always an object schema)."""
     result = _inline_root_ref(copy.deepcopy(schema) if schema else {})
     result.setdefault("type", "object")
-    if result.get("type") == "object" and not any(key in result for key in _COMPOSED):
-        result.setdefault("properties", {})
-    _close_objects(result, root=True)
+    _close_objects(result)
     return result
 
 
@@ -137,7 +135,7 @@ def _line_errors(error: SchemaError) -> list[InitErrorDetails]:
         )
         which = "one of" if error.validator == "anyOf" else "exactly one of"
         detail = PydanticCustomError(
-            "json_schema", "Input should match {detail}", {"detail": f"{which}: {options}"}
+            "json_schema", "Input should be {detail}", {"detail": f"{which}: {options}"}
         )
         return [{"type": detail, "loc": loc, "input": instance}]
     phrase = _PHRASES.get(str(error.validator))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core import AnyTool
-from .config import ConfigError, parse_server
+from .config import DEFAULT_CALL_TIMEOUT, ConfigError, parse_server
 from .names import unique_tool_names
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ def server_status(server: ServerConnection) -> ServerStatus:
         notes.append(server.lost)
     if server.task_only:
         notes.append(f"not offered (they only run as MCP tasks): {', '.join(server.task_only)}")
+    for name, why in server.skipped.items():
+        notes.append(f"tool '{name}' skipped: {why}")
     if server.stray_lines:
         notes.append(f"{server.stray_lines} stray stdout line(s) ignored")
     return ServerStatus(name=server.name, state=state, tools=len(server.tools()), detail="; ".join(notes))
@@ -57,8 +59,9 @@ class McpServers:
     """The configured servers, connecting in the background; see the module docstring.
 
     Every method runs on the loop the servers live on. `sources()` is what the tool pool should hold:
-    `mcp:<server>` → that server's tools (empty while it is not connected), and `mcp` → the resource tools
-    while a connected server offers resources.
+    `mcp:<server>` → that server's tools (kept while the server is down or restarting: a call answers
+    NOT_AVAILABLE naming `%agent mcp restart`), and `mcp` → the resource tools while a server that offers
+    resources is configured.
     """
 
     def __init__(
@@ -67,8 +70,11 @@ class McpServers:
         startup_timeout: float = 30.0,
         on_change: Callable[[], None] = lambda: None,
         report: Callable[[str], None] = _ignore,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         self.startup_timeout = startup_timeout
+        #: Seconds a tool call may go without an answer or a progress notification (the mcp_timeout setting).
+        self.call_timeout = call_timeout
         self.on_change = on_change
         self.report = report
         self._configs: dict[str, dict[str, Any]] = {}
@@ -95,7 +101,7 @@ class McpServers:
                 self._start(name)
         self.on_change()
 
-    def _start(self, name: str) -> None:
+    def _start(self, name: str, previous: ServerConnection | None = None) -> None:
         try:
             config = parse_server(self._configs[name])
         except ConfigError as exc:
@@ -107,7 +113,14 @@ class McpServers:
             self._warm_up = asyncio.create_task(asyncio.to_thread(importlib.import_module, "jsonschema"))
         from .client import ServerConnection
 
-        server = ServerConnection(name, config, on_event=self._event, report=self.report)
+        server = ServerConnection(
+            name,
+            config,
+            on_event=self._event,
+            report=self.report,
+            previous=previous,
+            call_timeout=lambda: self.call_timeout,
+        )
         self._servers[name] = server
         server.start()
         self._watch(self._settle(server))
@@ -154,7 +167,7 @@ class McpServers:
             self.config_errors.pop(each, None)
             if server is not None:
                 await server.close()
-            self._start(each)
+            self._start(each, previous=server)
         self.on_change()
         return names
 
@@ -174,10 +187,10 @@ class McpServers:
         return [server for server in self._servers.values() if server.client is not None]
 
     def tool_names(self) -> tuple[dict[tuple[str, str], str], list[str]]:
-        """The pool name of every connected server's tools, and a notice per name collision (they are made
-        unique with a suffix, so each tool stays reachable; see `unique_tool_names`)."""
+        """The pool name of every listed tool (of a server up or down), and a notice per name collision
+        (they are made unique with a suffix, so each tool stays reachable; see `unique_tool_names`)."""
         return unique_tool_names(
-            [(server.name, remote.name) for server in self.connected() for remote in server.listed]
+            [(server.name, remote.name) for server in self._servers.values() for remote in server.listed]
         )
 
     def _report_collisions(self) -> None:
@@ -189,13 +202,13 @@ class McpServers:
     def sources(self) -> dict[str, list[AnyTool]]:
         names, _ = self.tool_names()
         result: dict[str, list[AnyTool]] = {f"mcp:{name}": [] for name in self._configs}
-        for server in self.connected():
+        for server in self._servers.values():
             result[f"mcp:{server.name}"] = server.tools(names)
         result["mcp"] = []
-        if any(s.has_resources for s in self.connected()):
+        if any(s.has_resources for s in self._servers.values()):
             from .resources import resource_tools
 
-            result["mcp"] = resource_tools(self.connected)
+            result["mcp"] = resource_tools(lambda: list(self._servers.values()))
         return result
 
     def server(self, name: str) -> ServerConnection | None:

@@ -8,25 +8,29 @@ A read-only tool runs without asking; anything else asks in the default mode, li
 
 from __future__ import annotations
 
-import base64
-import binascii
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import mcp.types as mcp_types
 from mcp.shared.exceptions import MCPError
 
 from ...base.errors import ToolError
+from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent, ToolResult
 from ...base.sandbox import cap_text
 from ...masking import shorten
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations
+from .config import DEFAULT_CALL_TIMEOUT
 from .names import tool_name
 from .schema import JsonSchemaArguments, arguments_model, model_facing_schema
 
 _MAX_DESCRIPTION = 4000
+#: How a transport reports a server process that is gone (besides MCPError CONNECTION_CLOSED).
+CONNECTION_LOST = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError)
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
@@ -43,15 +47,19 @@ def map_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
 
 
 def image_block(media_type: str, data: str, max_bytes: int) -> ImageContent | str:
+    """The image, labelled with what its bytes really are, or a one-line note of why it is left out (a server's
+    `mimeType` is a claim: an "image" whose base64 decodes to text would make the API refuse the request)."""
     if media_type not in _IMAGE_TYPES:
         return f"[image of type {media_type} omitted: not a type the model reads]"
-    try:
-        size = len(base64.b64decode(data, validate=True))
-    except (binascii.Error, ValueError):
-        return f"[{media_type} image omitted: its data is not valid base64]"
-    if size > max_bytes:
-        return f"[{media_type} image of {size} bytes omitted: over the {max_bytes}-byte cap]"
-    return ImageContent(media_type=media_type, data=data)
+    raw = decode_base64(data)
+    if isinstance(raw, NotAnImage):
+        return f"[{media_type} image omitted: {raw.reason}]"
+    if len(raw) > max_bytes:
+        return f"[{media_type} image of {len(raw)} bytes omitted: over the {max_bytes}-byte cap]"
+    image = image_content(raw)
+    if isinstance(image, NotAnImage):
+        return f"[{media_type} image omitted: {image.reason}]"
+    return image
 
 
 def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[list[str], list[ImageContent]]:
@@ -102,6 +110,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         why_gone: Callable[[], str],
         on_lost: Callable[[str], None] = lambda _: None,
         name: str | None = None,
+        timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
         name = name or tool_name(server, remote.name)
         text = (remote.description or "").strip() or f"The tool {remote.name} of the MCP server {server}."
@@ -119,6 +128,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         self._session = session
         self._why_gone = why_gone
         self._on_lost = on_lost
+        self._timeout = timeout
 
     def input_schema(self) -> dict[str, Any]:
         return self._schema
@@ -126,28 +136,32 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
     async def run(self, params: JsonSchemaArguments, ctx: ToolContext) -> ToolResult:
         client = self._session()
         label = f"{self.remote_name} (MCP server '{self.server}')"
+        restart = f"`%agent mcp restart {self.server}` starts it again"
         if client is None:
             raise ToolError(
                 "NOT_AVAILABLE",
-                f"{label} cannot run: the server is not connected ({self._why_gone()}); "
-                f"`%agent mcp restart {self.server}` starts it again",
+                f"{label} cannot run: the server is not connected ({self._why_gone()}); {restart}",
             )
         limits = ctx.sandbox.limits
+        seconds = self._timeout()
         try:
-            result: mcp_types.CallToolResult = await client.call_tool(
-                self.remote_name, params.arguments(), read_timeout_seconds=limits.max_timeout
-            )
+            result = await _call_watched(client, self.remote_name, params.arguments(), seconds, ctx)
+        except TimeoutError:
+            raise ToolError(
+                "TIMEOUT",
+                f"{label} did not answer or report progress for {seconds:g} s (the mcp_timeout setting); the "
+                "server may still be working on it",
+            ) from None
+        except CONNECTION_LOST:
+            self._on_lost("it closed the connection")
+            raise ToolError(
+                "NOT_AVAILABLE", f"{label}: the server closed the connection; {restart}"
+            ) from None
         except MCPError as exc:
-            if exc.code == mcp_types.REQUEST_TIMEOUT:
-                raise ToolError(
-                    "TIMEOUT", f"{label} did not answer within {limits.max_timeout:g} s"
-                ) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 self._on_lost("it closed the connection")
                 raise ToolError(
-                    "NOT_AVAILABLE",
-                    f"{label}: the server closed the connection; `%agent mcp restart {self.server}` starts it "
-                    "again",
+                    "NOT_AVAILABLE", f"{label}: the server closed the connection; {restart}"
                 ) from None
             raise ToolError("EXECUTION_ERROR", f"{label} refused the call: {exc.message}") from None
         texts, images = _blocks(result, limits.max_image_bytes)
@@ -159,3 +173,28 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
                 images=tuple(images),
             )
         return ToolResult.ok(text or "(no output)", images=tuple(images))
+
+
+async def _call_watched(
+    client: Any, name: str, arguments: dict[str, Any], seconds: float, ctx: ToolContext
+) -> mcp_types.CallToolResult:
+    """The call, given up after `seconds` without an answer or a progress notification; each notification
+    restarts the count and is shown on the call's card."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(seconds) as deadline:
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            deadline.reschedule(loop.time() + seconds)
+            if ctx.progress is not None:
+                ctx.progress(_progress_text(done, total), (message or "")[:200])
+
+        return await client.call_tool(name, arguments, progress_callback=progress)
+
+
+def _progress_text(done: float, total: float | None) -> str:
+    """`40/100`, `3` (no total), `40%` for fractions of 1."""
+    if total:
+        if total == 1 and 0 <= done <= 1:
+            return f"{done:.0%}"
+        return f"{done:g}/{total:g}"
+    return f"{done:g}"

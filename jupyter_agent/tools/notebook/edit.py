@@ -229,6 +229,7 @@ def _journal(
             inverse={"ops": ops, "live": book.live},
             after_source=after,
             tool=tool,
+            call_id=ctx.tool_use_id,
         )
     )
 

@@ -7,12 +7,11 @@ end is the point), and images are attached as image blocks up to a count and a s
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent
 from ...base.sandbox import cap_text
 from ...masking import shorten
@@ -42,19 +41,20 @@ class ImageBudget:
         mime = next((m for m in IMAGE_TYPES if m in bundle), None)
         if mime is None:
             return None
-        data = joined(bundle[mime]).replace("\n", "")
-        try:
-            size = len(base64.b64decode(data, validate=False))
-        except (binascii.Error, ValueError):
-            return f"[{mime} could not be decoded]"
+        raw = decode_base64(joined(bundle[mime]))
+        if isinstance(raw, NotAnImage):
+            return f"[{mime} output not attached: {raw.reason}]"
         if len(self.images) >= self.max_count:
             return (
                 f"[{mime} not attached: only {self.max_count} images per NotebookRead; read its cell by id]"
             )
-        if size > self.max_bytes:
-            return f"[{mime} of {size} bytes not attached: over the {self.max_bytes}-byte cap]"
-        self.images.append(ImageContent(media_type=mime, data=data))
-        return f"[{mime} attached as image {len(self.images)}]"
+        if len(raw) > self.max_bytes:
+            return f"[{mime} of {len(raw)} bytes not attached: over the {self.max_bytes}-byte cap]"
+        image = image_content(raw)
+        if isinstance(image, NotAnImage):
+            return f"[{mime} output not attached: {image.reason}]"
+        self.images.append(image)
+        return f"[{image.media_type} attached as image {len(self.images)}]"
 
 
 def render_outputs(outputs: Sequence[Mapping[str, Any]], *, text_chars: int, images: ImageBudget) -> str:

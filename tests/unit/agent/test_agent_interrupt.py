@@ -4,14 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 from typing import Any
 
+import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
 
-from jupyter_agent.agent import RunFinished, TextDelta, TextDone, ToolFinished, ToolRunning, ToolStarted
+from jupyter_agent.agent import (
+    RunFinished,
+    TextDelta,
+    TextDone,
+    ToolFinished,
+    ToolProgress,
+    ToolRunning,
+    ToolStarted,
+)
 from jupyter_agent.agent.loop import INTERRUPT_NOTE
+from jupyter_agent.base.errors import ToolError
+from jupyter_agent.base.journal import FileChange
+from jupyter_agent.base.sandbox import atomic_write
+from jupyter_agent.base.stopping import StopSignal, run_context
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools import ApprovalRequest, Approve, tool
+from jupyter_agent.tools import ApprovalRequest, Approve, ToolContext, tool
 
 INTERRUPTED = "INTERRUPTED: interrupted by the user before it finished; nothing after this point ran"
 LONG = "This answer streams slowly, word by word, so there is time to stop it. " * 5
@@ -144,11 +158,13 @@ def test_stop_right_after_submitting_still_ends_with_a_summary(harness: HarnessF
         return Turn(blocks=[Text("ok")])
 
     h = harness(quick)
-    future = h.start("first")  # the stop is queued behind the run's first step: it lands at its first await
-    h.worker.stop_current()
+    future = h.start("first")
+    h.worker.stop_current()  # seen at the run's first check (no request), or its first await (the request)
     finished: RunFinished = future.result(timeout=10)
-    assert (finished.reason, finished.turns) == ("interrupted", 1)
+    assert finished.reason == "interrupted" and finished.turns in (0, 1)
     assert h.run("second").reason == "end_turn"
+    assert len(h.server.requests) <= finished.turns + 1  # a request cancelled while connecting never arrives
+    assert_valid_request(h.server.requests[-1])
     assert_valid_request(h.server.requests[-1])
 
 
@@ -158,3 +174,100 @@ def test_stop_when_idle_does_nothing(harness: HarnessFactory) -> None:
     assert h.run("hi").reason == "end_turn"
     h.worker.stop_current()
     assert h.session.conversation.messages[-1]["content"] == [{"type": "text", "text": "hi"}]
+
+
+def test_a_stop_whose_cancellation_is_lost_still_ends_the_run_before_the_next_request(
+    harness: HarnessFactory,
+) -> None:
+    @tool(read_only=True)
+    async def stubborn() -> str:
+        """Wait, and finish anyway when cancelled (as Python 3.11's wait_for does when the result arrives
+        together with the cancellation)."""
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "finished anyway"
+        return "slept"
+
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="stubborn")]),
+            Turn(blocks=[Text("must not be asked")]),
+            Turn(blocks=[Text("ok")]),
+        ],
+        tools=[stubborn],
+    )
+    future = h.start("wait")
+    h.wait_for(ToolRunning, lambda e: e.title == "stubborn")
+    h.worker.stop_current()
+    finished: RunFinished = future.result(timeout=10)
+    assert finished.reason == "interrupted"
+    assert len(h.server.requests) == 1
+    h.run("next")
+    body = h.server.requests[1]
+    assert_valid_request(body)
+    assert [result_text(r) for r in tool_results(body)] == ["finished anyway"]
+    assert _last_user_texts(body) == [INTERRUPT_NOTE, "next"]
+
+
+def test_a_call_stopped_after_its_change_landed_is_told_that_it_landed(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    never = asyncio.Event()
+
+    @tool
+    async def save_then_wait(ctx: ToolContext) -> str:
+        """Write a file, then wait (a tool whose change landed before the stop)."""
+        target = tmp_path / "saved.txt"
+        target.write_text("saved\n")
+        ctx.journal.record(
+            FileChange(
+                path=target, before=None, after=b"saved\n", tool="save_then_wait", call_id=ctx.tool_use_id
+            )
+        )
+        await never.wait()
+        return "unreachable"
+
+    h = harness(
+        [Turn(blocks=[ToolUse(name="save_then_wait")]), Turn(blocks=[Text("ok")])],
+        tools=[save_then_wait],
+        mode="bypassPermissions",
+    )
+    future = h.start("save")
+    h.wait_for(ToolRunning, lambda e: e.title == "save_then_wait")
+    h.worker.stop_current()
+    assert future.result(timeout=10).reason == "interrupted"
+    [finished] = [e for e in h.of(ToolFinished) if e.name == "save_then_wait"]
+    assert finished.result.content == (
+        "INTERRUPTED: interrupted by the user after its change was made: 'saved.txt' was written (that stays; "
+        "`%agent undo` reverts it); nothing after this point ran"
+    )
+
+
+def test_a_write_the_user_stopped_before_its_rename_leaves_the_file_and_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_text("old\n")
+    signal = StopSignal()
+    signal.request()
+    with pytest.raises(ToolError) as stopped:
+        run_context(signal).run(atomic_write, target, b"new\n")
+    assert stopped.value.code == "INTERRUPTED"
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.md"]
+
+
+def test_a_calls_progress_becomes_an_event_of_that_call(harness: HarnessFactory) -> None:
+    @tool(read_only=True)
+    def indexer(ctx: ToolContext) -> str:
+        """Index, reporting progress."""
+        assert ctx.progress is not None
+        ctx.progress("1/2", "half way")
+        return "indexed"
+
+    h = harness(
+        [Turn(blocks=[ToolUse(name="indexer"), ToolUse(name="indexer")]), Turn(blocks=[Text("ok")])],
+        tools=[indexer],
+    )
+    assert h.run("index").reason == "end_turn"
+    assert sorted(e.call_id for e in h.of(ToolProgress)) == ["toolu_01_0_0", "toolu_01_0_1"]
+    assert {(e.done, e.message) for e in h.of(ToolProgress)} == {("1/2", "half way")}

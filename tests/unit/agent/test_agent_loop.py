@@ -374,7 +374,9 @@ def test_an_api_error_that_is_not_transient_is_reported_and_nothing_is_lost(harn
     assert finished.reason == "error"
     [error] = h.of(ErrorEvent)
     assert error.retryable is False
-    assert error.message.startswith("the API refused the request (400): bad thing (request id req_01scripted")
+    assert error.message.startswith(
+        f"the API at {h.server.url} refused the request (400): bad thing (request id req_01scripted"
+    )
     h.run("second")
     retried = h.server.requests[1]
     assert_valid_request(retried)

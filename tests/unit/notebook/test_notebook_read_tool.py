@@ -4,7 +4,6 @@ which cells count as read."""
 from __future__ import annotations
 
 import asyncio
-import base64
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,8 @@ from jupyter_agent.tools import Sandbox, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.notebook import NotebookRead
 from jupyter_agent.tools.services import ToolServices
 
-PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64).decode()
+#: A real 1×1 PNG: NotebookRead sniffs what it attaches (a PNG signature alone is not an image).
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 
 @pytest.fixture(params=["file", "live"])

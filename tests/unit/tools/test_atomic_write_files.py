@@ -66,7 +66,8 @@ def test_a_symlink_at_the_target_name_is_replaced_by_a_new_file_not_given_its_ta
     assert elsewhere.read_bytes() == b"keep\n"
 
 
-TEMP_NAME = re.compile(r"^\.results\.csv\.[0-9a-f]{8}\.jupyter-agent\.tmp$")
+PID = os.getpid()
+TEMP_NAME = re.compile(rf"^\.results\.csv\.{os.getpid()}-[0-9a-f]{{8}}\.jupyter-agent\.tmp$")
 
 
 def test_the_data_goes_to_a_private_hidden_temp_file_next_to_the_target_first(
@@ -115,8 +116,8 @@ def test_a_planted_file_or_link_with_the_temp_name_is_never_written_through(
     base = real_dir(tmp_path)
     victim = base / "victim.txt"
     victim.write_bytes(b"untouched\n")
-    (base / ".notes.md.aaaaaaaa.jupyter-agent.tmp").symlink_to(victim)
-    (base / ".notes.md.bbbbbbbb.jupyter-agent.tmp").write_bytes(b"someone else's\n")
+    (base / f".notes.md.{PID}-aaaaaaaa.jupyter-agent.tmp").symlink_to(victim)
+    (base / f".notes.md.{PID}-bbbbbbbb.jupyter-agent.tmp").write_bytes(b"someone else's\n")
     names = iter(["aaaaaaaa", "bbbbbbbb", "cccccccc"])
 
     def next_name(nbytes: int | None = None) -> str:
@@ -126,15 +127,15 @@ def test_a_planted_file_or_link_with_the_temp_name_is_never_written_through(
     atomic_write(base / "notes.md", b"mine\n")
     assert (base / "notes.md").read_bytes() == b"mine\n"
     assert victim.read_bytes() == b"untouched\n"
-    assert (base / ".notes.md.bbbbbbbb.jupyter-agent.tmp").read_bytes() == b"someone else's\n"
-    assert not (base / ".notes.md.cccccccc.jupyter-agent.tmp").exists()
+    assert (base / f".notes.md.{PID}-bbbbbbbb.jupyter-agent.tmp").read_bytes() == b"someone else's\n"
+    assert not (base / f".notes.md.{PID}-cccccccc.jupyter-agent.tmp").exists()
 
 
 def test_when_every_temp_name_is_taken_the_write_fails_naming_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = real_dir(tmp_path)
-    (base / ".notes.md.aaaaaaaa.jupyter-agent.tmp").write_bytes(b"taken\n")
+    (base / f".notes.md.{PID}-aaaaaaaa.jupyter-agent.tmp").write_bytes(b"taken\n")
 
     def same_name(nbytes: int | None = None) -> str:
         return "aaaaaaaa"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import jupyter_agent
+from jupyter_agent.base.tempfiles import sweep_stale
 
 REPO = Path(jupyter_agent.__file__).resolve().parent.parent
 CHILD = """
@@ -65,3 +66,31 @@ def test_a_write_killed_midway_leaves_the_old_file_and_no_partial_target(tmp_pat
     leftovers = _temp_files(tmp_path)
     assert all(p.name != target.name and p.name.startswith(".results.csv.") for p in leftovers)
     assert sorted(p.name for p in tmp_path.iterdir() if p not in leftovers) == ["results.csv"]
+
+
+def test_the_temp_file_a_killed_writer_left_is_swept_by_the_next_run_and_nothing_else(tmp_path: Path) -> None:
+    target = tmp_path / "results.csv"
+    target.write_bytes(b"old\n")
+    bystander = tmp_path / ".results.csv.1234-abcd.jupyter-agent.tmp"  # our pattern, another pid: not touched
+    bystander.write_bytes(b"someone else's\n")
+    sweep_stale()  # what other tests' killed writers left (this run's data dir is shared by its tests)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # the same data dir as this test (conftest's)
+        text=True,
+    )
+    assert child.stdout is not None
+    try:
+        assert child.stdout.readline().strip() == "written"
+        assert sweep_stale() == 0  # the writer is alive: its temp file is in use
+        [left] = [p for p in _temp_files(tmp_path) if p != bystander]
+        assert left.name.startswith(f".results.csv.{child.pid}-")
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(60)
+    assert sweep_stale() == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [bystander.name, "results.csv"]
+    assert target.read_bytes() == b"old\n"
+    assert sweep_stale() == 0  # its ledger went with it

@@ -150,7 +150,13 @@ def test_an_empty_old_string_creates_a_missing_file(tmp_path: Path) -> None:
     assert result.content == "Created 'pkg/new.py' (1 lines)."
     assert result.summary == "Edited pkg/new.py (+1)"
     assert harness.ctx.journal.changes == [
-        FileChange(path=(tmp_path / "pkg/new.py").resolve(), before=None, after=b"print('hi')\n", tool="Edit")
+        FileChange(
+            path=(tmp_path / "pkg/new.py").resolve(),
+            before=None,
+            after=b"print('hi')\n",
+            tool="Edit",
+            call_id="toolu_1",
+        )
     ]
 
 

@@ -80,8 +80,9 @@ CASES: list[tuple[str, str, dict[str, object], str]] = [
         "an image extension on something else is refused",
         "Read",
         {"file_path": "fake.png"},
-        "BINARY_FILE: 'fake.png' has an image extension but is not a PNG, JPEG, GIF or WebP image; check the file "
-        "in the kernel (e.g. with PIL.Image.open)",
+        "BINARY_FILE: 'fake.png' has an image extension but is not an image the model can read: its 12 bytes are "
+        "not a PNG, JPEG, GIF or WebP image (they start b'not an i'); check the file in the kernel (e.g. with "
+        "PIL.Image.open)",
     ),
     (
         "dot-dot that escapes the root is refused",

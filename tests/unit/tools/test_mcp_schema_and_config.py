@@ -83,7 +83,19 @@ def test_the_model_sees_the_servers_schema_closed_where_it_lists_properties() ->
         "additionalProperties": False,
     }
     assert "title" in server_schema  # the server's copy is untouched
-    assert model_facing_schema({}) == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert model_facing_schema({"type": "object", "properties": {}}) == {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": False,
+    }  # no arguments
+
+
+@pytest.mark.parametrize("root", [{"type": "object"}, {}], ids=["a bare object root", "an empty schema"])
+def test_a_root_that_lists_no_properties_accepts_any_object(root: dict[str, Any]) -> None:
+    schema = model_facing_schema(root)
+    assert schema == {"type": "object"}
+    arguments = arguments_model("mcp__s__t", schema).model_validate({"anything": [1, {"deep": True}], "n": 2})
+    assert arguments.arguments() == {"anything": [1, {"deep": True}], "n": 2}
 
 
 def test_invalid_arguments_are_named_by_json_pointer_with_the_fix() -> None:

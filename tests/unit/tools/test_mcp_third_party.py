@@ -103,7 +103,11 @@ def test_mcp_server_git_any_of_arguments_are_accepted_and_explained(tmp_path: Pa
             "mcp__git__git_branch", {"repo_path": str(repo), "branch_type": "local", "contains": 3}
         )
         assert wrong.error_code == "INVALID_ARGS"
-        assert "match one of: (1) a string; (2) null" in wrong.content, wrong.content
+        assert (
+            "/contains: expected one of: (1) a string; (2) null, got 3. Fix: set `contains` to one of: (1) a string; (2) null"
+            in wrong.content
+        ), wrong.content
+        assert "Input should" not in wrong.content
 
     with_servers({"git": {"command": command}}, tmp_path, body)
 

@@ -89,8 +89,20 @@ def test_every_write_is_journaled_for_undo(tmp_path: Path) -> None:
     harness.ok("Write", file_path="old.txt", content="after\n")
     harness.ok("Write", file_path="new.txt", content="fresh\n")
     assert harness.ctx.journal.changes == [
-        FileChange(path=(tmp_path / "old.txt").resolve(), before=b"before\n", after=b"after\n", tool="Write"),
-        FileChange(path=(tmp_path / "new.txt").resolve(), before=None, after=b"fresh\n", tool="Write"),
+        FileChange(
+            path=(tmp_path / "old.txt").resolve(),
+            before=b"before\n",
+            after=b"after\n",
+            tool="Write",
+            call_id="toolu_1",
+        ),
+        FileChange(
+            path=(tmp_path / "new.txt").resolve(),
+            before=None,
+            after=b"fresh\n",
+            tool="Write",
+            call_id="toolu_1",
+        ),
     ]
 
 

@@ -131,3 +131,34 @@ def test_a_card_shows_its_kind_icon_before_the_call_finishes() -> None:
     view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "a.py"}, kind="edit"))
     view.question_asked("t1", "Edit a.py")
     assert publisher.updates[-1][1]["text/plain"] == "✏️ Edit a.py  [waiting for approval]"
+
+
+def test_a_retry_wait_counts_down_in_the_cell_then_says_it_retried() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.RetryWait(reason="rate limited (429)", seconds=30, retry=1, retries=3, asked=True))
+    [(display_id, shown)] = publisher.shown
+    assert shown["text/plain"] == (
+        "⏳ rate limited (429): the API asked to wait 30 s; retrying in 30 s (retry 1 of 3)"
+    )
+    view.tick()  # the same second: nothing to redraw
+    assert publisher.updates == []
+    view.handle(ev.TextDelta(text="back"))
+    assert publisher.updates[0] == (
+        display_id,
+        {
+            "text/plain": "⏳ rate limited (429): retried after 30 s (retry 1 of 3)",
+            "text/html": publisher.updates[0][1]["text/html"],
+        },
+    )
+    assert "retried after 30 s" in publisher.updates[0][1]["text/html"]
+
+
+def test_a_running_calls_progress_shows_on_its_card() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.ToolStarted(call_id="t1", name="mcp__idx__build", input={}, kind="other"))
+    view.handle(ev.ToolRunning(call_id="t1", title="mcp__idx__build"))
+    view.handle(ev.ToolProgress(call_id="t1", done="40/100", message="indexing"))
+    assert "[running · 40/100 indexing]" in publisher.updates[-1][1]["text/plain"]
+    assert "running · 40/100 indexing" in publisher.updates[-1][1]["text/html"]
