@@ -115,8 +115,11 @@ class RunView:
         self._card_set(call_id, status="asking", title=title)
 
     def question_answered(self, call_id: str, status: Status) -> None:
-        """Answered: the call runs on, or was denied (shown at once, before the worker reports it)."""
-        self._card_set(call_id, status=status)
+        """Answered: the call runs on, or was denied. The click answers the worker at once and this is shown on
+        the next tick, so the worker may already have moved the card on (running, finished): it stays so."""
+        card = self.cards.get(call_id)
+        if card is not None and card.status == "asking":
+            self._card_set(call_id, status=status)
 
     def tick(self) -> None:
         """Called by the UI loop between events: flush text that waited for the coalescing interval, and

@@ -162,3 +162,30 @@ def test_a_running_calls_progress_shows_on_its_card() -> None:
     view.handle(ev.ToolProgress(call_id="t1", done="40/100", message="indexing"))
     assert "[running · 40/100 indexing]" in publisher.updates[-1][1]["text/plain"]
     assert "running · 40/100 indexing" in publisher.updates[-1][1]["text/html"]
+
+
+def test_an_approval_shown_after_the_call_finished_leaves_the_card_finished() -> None:
+    """The click answers the worker at once; the card learns of the answer on the next tick, by which time the
+    worker may have run the call and reported it: the card must end "done", not "running"."""
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "a.py"}, kind="edit"))
+    view.question_asked("t1", "Edit a.py")
+    view.handle(ev.ToolRunning(call_id="t1", title="Edit a.py"))
+    view.handle(
+        ev.ToolFinished(
+            call_id="t1", name="Edit", title="Edit a.py", kind="edit",
+            result=ToolResult.ok("ok", summary="Edited a.py"), duration=0.5, decision=None,
+        )
+    )  # fmt: skip
+    view.question_answered("t1", "running")
+    assert publisher.updates[-1][1]["text/plain"] == "✏️ Edited a.py  [done 0.5s]"
+
+
+def test_an_approval_answered_before_the_worker_moves_on_shows_at_once() -> None:
+    publisher = Recorder()
+    view = RunView(publisher=publisher)
+    view.handle(ev.ToolStarted(call_id="t1", name="Edit", input={"file_path": "a.py"}, kind="edit"))
+    view.question_asked("t1", "Edit a.py")
+    view.question_answered("t1", "denied")
+    assert publisher.updates[-1][1]["text/plain"].endswith("[denied]")
