@@ -108,11 +108,11 @@ class AgentMagics(Magics, AgentSettings):
             )
         if not cell.strip():
             raise UsageError("%%agent needs a request in the cell body, e.g. 'Explain the last error'")
-        from .host.configure import EndpointSettingError
+        from .host.configure import SettingError
 
         try:
             self.kernel_agent.run_cell(cell.strip(), options)
-        except (RuleNameError, EndpointSettingError) as exc:
+        except (RuleNameError, SettingError) as exc:
             raise UsageError(str(exc)) from None
 
     def _subcommand(self, line: str) -> None:
