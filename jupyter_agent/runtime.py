@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .host.build import HostServices, McpLines
+    from .notebook.frontend import KernelSignals
     from .settings import AgentSettings
     from .tools.core import AnyTool
     from .tools.mcp import McpServers
@@ -85,6 +86,9 @@ class KernelAgent:
         session = self.session
         if not session.running:
             configure(session, self.settings)
+            notebooks = session.ctx.services.notebooks
+            if notebooks is not None:  # `%agent status` says who holds the notebook as of this request
+                notebooks.signals = self.kernel_signals()
         return session
 
     # -- a run ------------------------------------------------------------------------------------------
@@ -99,13 +103,16 @@ class KernelAgent:
         session = self.session
         configure(session, self.settings, options)
         self.sync_mcp()
-        session.ctx.services.running_cell_id = running_cell_id(self.kernel)
+        signals = self.kernel_signals()
+        session.ctx.services.signals = signals
+        session.ctx.services.running_cell_id = signals.execute.cell_id
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
             worker=self.worker,
             quiet=options.quiet or self.settings.quiet,
             probe_timeout=self.settings.probe_timeout,
+            signals=signals,
         )
         granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
@@ -127,6 +134,22 @@ class KernelAgent:
             self._keep_mode(session.policy.mode, started_mode, options)
         if interrupted:
             raise KeyboardInterrupt
+
+    def kernel_signals(self) -> KernelSignals:
+        """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
+        from .notebook.frontend import ExecuteFacts, KernelSignals
+        from .ui.pump import unsupported_reason
+
+        try:
+            parent: Any = self.kernel.get_parent("shell") if self.kernel is not None else None
+        except Exception:
+            parent = None
+        return KernelSignals.read(
+            user_ns=getattr(self.shell, "user_ns", None),
+            in_kernel=self.kernel is not None,
+            execute=ExecuteFacts.of(parent if is_object(parent) else None),
+            pump_missing=unsupported_reason(self.kernel) if self.kernel is not None else None,
+        )
 
     def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
         """What happened in the kernel since the agent last looked; `peek` leaves it for the next run."""
@@ -273,18 +296,6 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
-
-
-def running_cell_id(kernel: Any) -> str | None:
-    """The id of the cell being executed, which JupyterLab and Notebook 7 send as `cellId` in the
-    execute request's metadata (None outside a kernel or from a frontend that does not)."""
-    try:
-        parent: Any = kernel.get_parent("shell") if kernel is not None else None
-    except Exception:
-        return None
-    metadata = parent.get("metadata") if is_object(parent) else None
-    cell_id = metadata.get("cellId") if is_object(metadata) else None
-    return cell_id if isinstance(cell_id, str) and cell_id else None
 
 
 def track_user_tools(shell: Any, magics: Any) -> None:

@@ -62,8 +62,14 @@ class Execution:
 
 
 class KernelFrontend:
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True) -> None:
+    """`allow_stdin` is what the frontend says in each execute request: JupyterLab and VS Code say True,
+    nbclient (papermill, nbconvert, voila) False — which is how the kernel knows a headless client."""
+
+    def __init__(
+        self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True, allow_stdin: bool = True
+    ) -> None:
         self.widgets_enabled = widgets
+        self.allow_stdin = allow_stdin
         self.cwd = cwd
         self.km = KernelManager(kernel_name="python3")
         # Saved sessions stay in the test unless the test chose a data dir.
@@ -87,7 +93,7 @@ class KernelFrontend:
 
     # -- running ----------------------------------------------------------------------------------------
     def execute(self, code: str) -> Execution:
-        msg_id = self.kc.execute(code, allow_stdin=False, stop_on_error=True)
+        msg_id = self.kc.execute(code, allow_stdin=self.allow_stdin, stop_on_error=True)
         execution = Execution(msg_id)
         self.executions[msg_id] = execution
         return execution

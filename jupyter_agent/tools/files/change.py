@@ -12,6 +12,7 @@ from ...base.journal import FileChange
 from ...base.sandbox import atomic_write
 from ..context import ToolContext
 from ..core import Preview
+from ..notebook.common import check_notebook_file
 from .access import Target, remember
 from .diff import Diff, unified_diff
 from .text import decode, display, is_binary
@@ -51,8 +52,12 @@ def plan(where: Target, before: bytes | None, after: bytes) -> PlannedChange:
 
 
 def commit(ctx: ToolContext, change: PlannedChange, *, tool: str) -> None:
-    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote)."""
-    atomic_write(change.where.real, change.after)
+    """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote).
+
+    Never the kernel's own notebook while a frontend holds it (`check_notebook_file`), and never a missing
+    directory at or above the root the file is under: a root that does not exist is an error, not created."""
+    check_notebook_file(ctx, change.where.real)
+    atomic_write(change.where.real, change.after, make_below=ctx.sandbox.root_of(change.where.real))
     ctx.journal.record(
         FileChange(path=change.where.real, before=change.before, after=change.after, tool=tool)
     )

@@ -70,6 +70,7 @@ class FakePage:
         self.requests: list[dict[str, Any]] = []
         self.opened: list[dict[str, Any]] = []
         self.closed_by_page = False
+        self.closed_by_kernel = False
         self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._on_msg: Callable[[dict[str, Any]], None] | None = None
         self._on_close: Callable[[dict[str, Any]], None] | None = None
@@ -94,6 +95,10 @@ class FakePage:
 
     def on_close(self, callback: Callable[[dict[str, Any]], None] | None) -> None:
         self._on_close = callback
+
+    def close(self, data: dict[str, Any] | None = None) -> None:
+        """The kernel closed this comm (it opens a fresh one after a silent while)."""
+        self.closed_by_kernel = True
 
     # the page's side
     def close_panel(self) -> None:

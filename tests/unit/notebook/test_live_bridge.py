@@ -168,12 +168,18 @@ def test_a_page_speaking_another_protocol_is_not_used(kernel_nb: Path) -> None:
             )
 
     old = OldPage()
+    on_disk = kernel_nb.read_bytes()
     try:
-        with pytest.raises(ToolError) as caught:
-            run(provider_for(old, kernel_nb).open(None))
+        provider = provider_for(old, kernel_nb)
+        book = run(provider.open(None))
+        access = run(provider.open_for_write(None))
     finally:
         old.stop()
-    assert caught.value.code == "NOT_AVAILABLE" and "protocol 9" in caught.value.message
+    # Read from the saved file, and a change becomes a proposal that names the fix: never the page, never the file.
+    assert isinstance(book, FileNotebook) and not old.requests
+    assert access.decision.kind == "proposal" and "protocol 9" in access.decision.reason
+    assert "upgrade jupyter-agent, reload the page and restart the kernel" in access.decision.reason
+    assert kernel_nb.read_bytes() == on_disk
 
 
 def test_a_kernel_that_does_not_know_its_notebook_asks_for_a_path() -> None:
@@ -181,7 +187,7 @@ def test_a_kernel_that_does_not_know_its_notebook_asks_for_a_path() -> None:
     with pytest.raises(ToolError) as caught:
         run(provider.open(None))
     assert caught.value.code == "NOTEBOOK_NOT_FOUND"
-    assert caught.value.message.endswith("pass notebook_path")
+    assert caught.value.message.endswith("pass notebook_path to work with a notebook file")
 
 
 def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel_nb: Path) -> None:
