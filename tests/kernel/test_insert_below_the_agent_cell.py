@@ -8,7 +8,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from frontend import AgentKernel, Execution
+from frontend import AgentKernel
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from notebook_page import NotebookPage
 
@@ -46,18 +46,7 @@ def test_an_insert_without_cell_id_goes_below_the_running_agent_cell(
     page = NotebookPage(frontend)
     page.cells = [dict(cell, source="".join(cell.source)) for cell in nb.cells]
     frontend.run("%agent mode acceptEdits")
-    content = {
-        "code": "%%agent\nadd a note",
-        "silent": False,
-        "store_history": True,
-        "user_expressions": {},
-        "allow_stdin": True,
-        "stop_on_error": True,
-    }
-    message = frontend.kc.session.msg("execute_request", content, metadata={"cellId": "ask"})
-    frontend.kc.shell_channel.send(message)
-    execution = Execution(message["header"]["msg_id"])
-    frontend.executions[execution.msg_id] = execution
+    execution = frontend.execute("%%agent\nadd a note", cell_id="ask")
     frontend.wait(lambda: execution.done, 90, "the %%agent cell")
     sources = [cell["source"] for cell in page.cells]
     assert sources == ["# Sales", "df = load()", "%%agent\nadd a note", "A note.", "df.plot()"], (
