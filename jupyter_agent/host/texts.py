@@ -69,11 +69,16 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
         "live": "live: changes go to the page (the user can undo them); the file is saved by the user",
         "proposal": f"proposals: changes are shown to apply, never written — {decision.reason}",
         "file": "file: read and written with nbformat",
-        "refuse": decision.error.message if decision.error is not None else "",
+        "refuse": "— (notebook tools need notebook_path)"
+        if decision.path is None
+        else f"none: {decision.refused().message}",
     }[decision.kind]
     rows = [
         ("notebook", frontend.shown_name or "— (not known)"),
-        ("frontend", f"{frontend.label} ({frontend.evidence})"),
+        (
+            "frontend",
+            frontend.label if frontend.kind == "none" else f"{frontend.label} ({frontend.evidence})",
+        ),
         ("backend", backend),
     ]
     signals = notebooks.signals

@@ -45,10 +45,10 @@ class WriteDecision:
 def holder_reason(frontend: Frontend, name: str) -> str:
     """Why the kernel's own notebook is not written here, in the user's terms (for proposals)."""
     if frontend.live_blocked is not None:
-        return (
-            f"'{name}' is open in {frontend.label}, but its page cannot be reached while a cell runs: "
-            f"{frontend.live_blocked}"
+        where = (
+            "is open in JupyterLab" if frontend.kind in ("jupyterlab", "gateway") else "may be open in a page"
         )
+        return f"'{name}' {where}, but the page cannot be reached while a cell runs: {frontend.live_blocked}"
     if frontend.kind == "vscode":
         return (
             f"VS Code holds '{name}' in its editor, with changes the file on disk does not have (the running "

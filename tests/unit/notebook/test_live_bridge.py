@@ -8,6 +8,7 @@ in a real ipykernel with a jupyter_client frontend.
 from __future__ import annotations
 
 import asyncio
+import time
 from asyncio import run
 from collections.abc import Iterator
 from pathlib import Path
@@ -240,3 +241,31 @@ def test_a_panel_closed_while_a_request_waits_fails_it_at_once(kernel_nb: Path) 
         hung.stop()
     assert caught.value.code == "NOT_AVAILABLE"
     assert caught.value.message.startswith("the notebook was closed in JupyterLab before it answered")
+
+
+def test_a_hello_that_comes_after_the_wait_still_makes_the_notebook_live(kernel_nb: Path) -> None:
+    late = FakePage(answer=False)
+    try:
+        provider = provider_for(late, kernel_nb, hello_timeout=0.05)
+        assert isinstance(run(provider.open(None)), FileNotebook)  # no page yet: its saved file
+        hello = {"type": "hello", "path": "work/analysis.ipynb", "protocol": 1, "client_id": "page-1"}
+        late._inbox.put(lambda: late._deliver(hello))
+        assert provider.bridge is not None
+        deadline = time.monotonic() + 10
+        while provider.bridge.current_hello() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert isinstance(run(provider.open(None)), LiveNotebook)
+        assert len(late.opened) == 1  # the same comm: no second wait, no second probe
+    finally:
+        late.stop()
+
+
+def test_a_comm_silent_for_a_while_is_closed_and_opened_afresh(kernel_nb: Path) -> None:
+    silent = FakePage(answer=False)
+    try:
+        provider = provider_for(silent, kernel_nb, hello_timeout=0.01, reprobe_after=0.0)
+        run(provider.open(None))
+        run(provider.open(None))
+    finally:
+        silent.stop()
+    assert len(silent.opened) == 2 and silent.closed_by_kernel
