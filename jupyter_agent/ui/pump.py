@@ -66,8 +66,14 @@ def _has_session(kernel: Any) -> bool:
     return callable(kernel.session.feed_identities) and callable(kernel.session.deserialize)
 
 
+def _shell_ident(kernel: Any) -> Any:
+    """The running cell's shell identity. `_parent_ident["shell"]` is the accessor ipykernel 7.0–7.4 all keep
+    (7.0.0 has no `_get_shell_context_var`, which 7.4 reads it with)."""
+    return kernel._parent_ident["shell"]
+
+
 def _has_parent(kernel: Any) -> bool:
-    kernel._get_shell_context_var(kernel._shell_parent_ident)
+    _shell_ident(kernel)  # raises when the accessor is gone
     return callable(kernel.get_parent) and callable(kernel.set_parent) and callable(kernel._publish_status)
 
 
@@ -79,7 +85,7 @@ INTERNALS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("kernel.dispatch_shell(…, subshell_id=…)", _has_dispatch),
     ("kernel.session.feed_identities / deserialize", _has_session),
     (
-        "the shell parent (kernel._get_shell_context_var, get_parent, set_parent, _publish_status)",
+        "the shell parent (kernel._parent_ident['shell'], get_parent, set_parent, _publish_status)",
         _has_parent,
     ),
 )
@@ -91,7 +97,7 @@ def missing_internals(kernel: Any) -> list[str]:
     for name, present in INTERNALS:
         try:
             ok = present(kernel)
-        except (AttributeError, TypeError, ValueError):
+        except (AttributeError, LookupError, TypeError, ValueError):
             ok = False
         if not ok:
             missing.append(name)
@@ -180,7 +186,7 @@ class ShellPump:
 
     def _dispatch(self, frames: list[Any]) -> None:
         kernel = self.kernel
-        ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+        ident = _shell_ident(kernel)
         parent = kernel.get_parent("shell")
         try:
             coro = kernel.dispatch_shell(frames, subshell_id=None)

@@ -49,8 +49,7 @@ def kernel_with(**broken: Any) -> SimpleNamespace:
         shell_channel_thread=SimpleNamespace(manager=SimpleNamespace(_shell_channel_to_main=pair)),
         dispatch_shell=broken.get("dispatch", dispatch_shell),
         session=SimpleNamespace(feed_identities=print, deserialize=print),
-        _get_shell_context_var=broken.get("context_var", lambda var: b""),
-        _shell_parent_ident=object(),
+        _parent_ident=broken.get("parent_ident", {"shell": b""}),
         get_parent=print,
         set_parent=print,
         _publish_status=print,
@@ -77,7 +76,7 @@ def _no_subshell_id(frames: object) -> None: ...
         ({"reader": None}, INTERNALS[1][0]),
         ({"reader": SimpleNamespace(_recv_callback=None, _run_callback=print)}, INTERNALS[1][0]),
         ({"dispatch": _no_subshell_id}, INTERNALS[2][0]),
-        ({"context_var": None}, INTERNALS[4][0]),
+        ({"parent_ident": {}}, INTERNALS[4][0]),
     ],
     ids=["no-reader", "no-receive-callback", "dispatch-without-subshell-id", "no-shell-parent"],
 )
