@@ -73,6 +73,10 @@ class _Connection:
     )
 
 
+def _call(fn: Callable[[], None]) -> None:
+    fn()
+
+
 def _settle(
     future: concurrent.futures.Future[Any], value: Any = None, error: BaseException | None = None
 ) -> None:
@@ -105,6 +109,10 @@ class LiveBridge:
         self.reprobe_after = reprobe_after
         self._lock = threading.Lock()
         self._conn: _Connection | None = None
+        #: Runs each publish (open, send, close) of the comm; the provider sets it to the running cell's
+        #: context, so a message from the agent's thread has the cell as its parent (ipykernel 7.0 has no
+        #: fallback for threads: its `get_parent()` raises LookupError there).
+        self.publish_in: Callable[[Callable[[], None]], None] = _call
 
     # -- worker side -------------------------------------------------------------------------------------
     async def hello(self, *, wait: bool = True) -> Hello | None:
@@ -174,7 +182,7 @@ class LiveBridge:
                 raise ToolError("NOT_AVAILABLE", NOT_ANSWERING)
             conn.pending[request_id] = reply
         try:
-            conn.comm.send(message)
+            self.publish_in(lambda: conn.comm.send(message))
             data = await asyncio.wait_for(asyncio.wrap_future(reply), self.request_timeout)
         except TimeoutError:
             raise ToolError(
@@ -202,7 +210,7 @@ class LiveBridge:
 
     def _close_quietly(self, conn: _Connection) -> None:
         try:
-            conn.comm.close()
+            self.publish_in(conn.comm.close)
         except Exception:
             log.debug("jupyter_agent: closing a silent notebook comm failed", exc_info=True)
 
@@ -210,7 +218,9 @@ class LiveBridge:
         """Callbacks first, then `open`: a frontend may answer before `open` returns."""
         conn.comm.on_msg(lambda msg: self._on_msg(conn, msg))
         conn.comm.on_close(lambda msg: self._on_close(conn, msg))
-        conn.comm.open({"notebook_path": self.notebook_path, "protocol": PROTOCOL_VERSION})
+        self.publish_in(
+            lambda: conn.comm.open({"notebook_path": self.notebook_path, "protocol": PROTOCOL_VERSION})
+        )
 
     # -- main-thread side (comm callbacks) ---------------------------------------------------------------
     def _on_msg(self, conn: _Connection, msg: Mapping[str, Any]) -> None:

@@ -19,6 +19,7 @@ The signals, strongest first:
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -95,6 +96,9 @@ class KernelSignals:
     execute: ExecuteFacts = field(default_factory=ExecuteFacts)
     #: Why replies from the page cannot arrive while a cell runs (the shell pump is unavailable), or None.
     pump_missing: str | None = None
+    #: The running cell's context on the kernel's main thread: what the agent's thread publishes comm messages
+    #: in (None outside a kernel).
+    context: contextvars.Context | None = field(default=None, compare=False)
 
     @classmethod
     def read(
@@ -113,6 +117,7 @@ class KernelSignals:
             vscode_file=str(namespace.get("__vsc_ipynb_file__") or ""),
             execute=execute or ExecuteFacts(),
             pump_missing=pump_missing,
+            context=contextvars.copy_context() if in_kernel else None,
         )
 
     @property

@@ -65,13 +65,20 @@ class NotebookProvider:
             session_name=str(self.default_path or ""),
         )
         self._server_root: Path | None = None
+        self._use_context(self.signals)
         self.frontend: Frontend = self._detect(None)
 
     # -- the frontend ----------------------------------------------------------------------------------
     async def refresh(self, signals: KernelSignals) -> Frontend:
         """At the start of a run: take the run's signals and find out who holds the notebook now."""
         self.signals = signals
+        self._use_context(signals)
         return await self.current()
+
+    def _use_context(self, signals: KernelSignals) -> None:
+        """The bridge publishes in the running cell's context (see `LiveBridge.publish_in`)."""
+        if self.bridge is not None and signals.context is not None:
+            self.bridge.publish_in = signals.context.run
 
     async def current(self, *, wait: bool = True) -> Frontend:
         """The frontend now. Asks the page (waiting up to the bridge's hello timeout once per comm) unless the
