@@ -98,6 +98,10 @@ class AgentMagics(Magics, AgentSettings):
     @line_cell_magic("agent")  # pyright: ignore[reportUntypedFunctionDecorator]
     def agent_magic(self, line: str, cell: str | None = None) -> None:
         """Ask the agent (cell body) or manage it (`%agent help`)."""
+        if cell is not None or line.split()[:1] not in ([], ["help"]):
+            from ._preload import finish_preload
+
+            finish_preload()  # the agent's imports: never from two threads at once (`help` needs none)
         if cell is None:
             self._subcommand(line)
             return
