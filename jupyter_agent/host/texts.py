@@ -65,14 +65,16 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
         return []
     frontend = notebooks.known()
     decision = decide_write(frontend, None)
-    backend = {
-        "live": "live: changes go to the page (the user can undo them); the file is saved by the user",
-        "proposal": f"proposals: changes are shown to apply, never written — {decision.reason}",
-        "file": "file: read and written with nbformat",
-        "refuse": "— (notebook tools need notebook_path)"
-        if decision.path is None
-        else f"none: {decision.refused().message}",
-    }[decision.kind]
+    if decision.kind == "live":
+        backend = "live: changes go to the page (the user can undo them); the file is saved by the user"
+    elif decision.kind == "proposal":
+        backend = f"proposals: changes are shown to apply, never written — {decision.reason}"
+    elif decision.kind == "file":
+        backend = "file: read and written with nbformat"
+    elif decision.path is None:
+        backend = "— (notebook tools need notebook_path)"
+    else:
+        backend = f"none: {decision.refused().message}"
     rows = [
         ("notebook", frontend.shown_name or "— (not known)"),
         (
