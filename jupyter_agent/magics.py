@@ -17,7 +17,7 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from .host.options import RUN_FLAGS, RunOptions, run_options
 from .settings import AgentSettings
-from .tools.permissions import RuleNameError
+from .tools.rule_names import RuleNameError
 
 if TYPE_CHECKING:
     from .runtime import KernelAgent
@@ -172,6 +172,7 @@ def load(ipython: Any) -> None:
             show_fix_button(cell.error)
 
     magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
+    magics.kernel_agent.project_notices()  # a malformed .claude/settings.json is one line, never a failed load
 
 
 def unload(ipython: Any) -> None:

@@ -6,7 +6,7 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,10 +16,12 @@ from .tools.registration import on_tool_defined
 from .ui.channel import UIChannel
 
 if TYPE_CHECKING:
+    from .agent.events import RunFinished
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .host.build import HostServices, McpLines
     from .notebook.frontend import KernelSignals
+    from .project import ClaudeProject
     from .settings import AgentSettings
     from .tools.core import AnyTool
     from .tools.mcp import McpServers
@@ -50,6 +52,7 @@ class KernelAgent:
         self._worker: AgentWorker | None = None
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
+        self._project: ClaudeProject | None = None
 
     @property
     def worker(self) -> AgentWorker:
@@ -85,15 +88,47 @@ class KernelAgent:
 
         session = self.session
         if not session.running:
-            configure(session, self.settings)
+            configure(session, self.settings, project=self.project)
             notebooks = session.ctx.services.notebooks
             if notebooks is not None:  # `%agent status` says who holds the notebook as of this request
-                notebooks.signals = self.kernel_signals()
+                notebooks.use(self.kernel_signals())
         return session
 
+    @property
+    def project(self) -> ClaudeProject | None:
+        """The notebook's Claude Code project (None when the `claude_project` setting is off)."""
+        if not self.settings.claude_project:
+            return None
+        if self._project is None:
+            from .host.build import notebook_sandbox
+            from .project import ClaudeProject
+
+            sandbox = notebook_sandbox(self.shell, self.settings)
+            self._project = ClaudeProject.at(sandbox.cwd, sandbox.roots)
+        return self._project
+
+    def project_notices(self) -> None:
+        """Print the project files' warnings not shown yet (a malformed settings file, a skill without a
+        description, an untrusted project's hooks); reading them never stops the extension from loading."""
+        from .masking import mask
+
+        try:
+            lines = self.project.take_warnings() if self.project is not None else []
+        except (
+            Exception
+        ) as exc:  # a bug of ours or an unreadable tree: say so, never break %load_ext or a run
+            lines = [
+                f"jupyter_agent: the Claude Code project files could not be read: {type(exc).__name__}: {exc}"
+            ]
+        for line in lines:
+            print(mask(line))
+
     # -- a run ------------------------------------------------------------------------------------------
-    def run_cell(self, request: str, options: RunOptions | None = None) -> None:
-        """One `%%agent` cell: configure, start the run on the worker, show it until it ends."""
+    def run_cell(self, request: str, options: RunOptions | None = None, *, references: bool = True) -> None:
+        """One `%%agent` cell: configure, start the run on the worker, show it until it ends.
+
+        `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
+        the package wrote itself, such as `%agent fix`'s, passes False)."""
         from .host.configure import configure
         from .ui.presenter import RunPresenter
 
@@ -101,11 +136,14 @@ class KernelAgent:
         if options.new:
             self.reset()
         session = self.session
-        configure(session, self.settings, options)
+        self.project_notices()
+        configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
         signals = self.kernel_signals()
         session.ctx.services.signals = signals
         session.ctx.services.running_cell_id = signals.execute.cell_id
+        if session.ctx.services.notebooks is not None:  # references are read before the run starts
+            session.ctx.services.notebooks.use(signals)
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
@@ -118,13 +156,7 @@ class KernelAgent:
         attachments = self.kernel_note_blocks() if self.settings.context else []
         started_mode = session.policy.mode
         future = self.worker.submit(
-            session.run(
-                request,
-                emit=self.channel.emit,
-                approver=self.channel.ask,
-                on_grant=granted.append,
-                attachments=attachments,
-            )
+            self._run_with_references(session, request, attachments, granted.append, references=references)
         )
         try:
             with self._watch_paused():
@@ -149,6 +181,33 @@ class KernelAgent:
             in_kernel=self.kernel is not None,
             execute=ExecuteFacts.of(parent if is_object(parent) else None),
             pump_missing=unsupported_reason(self.kernel) if self.kernel is not None else None,
+        )
+
+    async def _run_with_references(
+        self,
+        session: AgentSession,
+        request: str,
+        attachments: list[dict[str, Any]],
+        on_grant: Callable[[Rule], None],
+        *,
+        references: bool,
+    ) -> RunFinished:
+        """On the worker: the request's references are read (the live notebook answers through the pump), then
+        the run. A reference that could not be attached is said in one line of the run's output."""
+        if references:
+            from .agent.events import Notice
+            from .references import attach_references, merged
+
+            attached = await attach_references(request, session.ctx)
+            if attached.note is not None:
+                self.channel.emit(Notice(level="warning", message=attached.note))
+            attachments = merged(attached.blocks, attachments)
+        return await session.run(
+            request,
+            emit=self.channel.emit,
+            approver=self.channel.ask,
+            on_grant=on_grant,
+            attachments=attachments,
         )
 
     def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
@@ -217,6 +276,8 @@ class KernelAgent:
     def reset(self) -> None:
         if self._session is not None:
             self._session.reset()
+        if self._project is not None:
+            self._project.reload()  # skills, agents and commands are read again, like the memory files
 
     def resume(self, ident: str | None) -> str:
         """`%agent resume [ID]`: continue a saved session of this notebook; say which and what it held."""

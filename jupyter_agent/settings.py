@@ -12,10 +12,11 @@ from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
 from traitlets.config import Configurable
 
-from .agent.config import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
+from .agent.config import DEFAULT_COMPACT_FRACTION, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
 from .tools.modes import MODES, modes_help
-from .tools.permissions import Rule, check_rule_names
+from .tools.permissions import Rule
+from .tools.rule_names import check_rule_names
 
 T = TypeVar("T")
 
@@ -82,7 +83,7 @@ class AgentSettings(Configurable):
         "--think for one run.",
     ).tag(config=True)
     context_compact_fraction = Float(
-        0.85,
+        DEFAULT_COMPACT_FRACTION,
         help="Compact the conversation into a summary when it passes this share of the model's context "
         "window (0 = never automatically; %agent compact does it on demand).",
     ).tag(config=True)
@@ -97,6 +98,29 @@ class AgentSettings(Configurable):
         True,
         help="Offer the WebFetch tool; it asks before each fetch unless a rule allows the domain, e.g. "
         "WebFetch(domain:docs.python.org). False hides it from the model.",
+    ).tag(config=True)
+    enable_web_search = Bool(
+        False,
+        help="Offer WebSearch (Anthropic's server-side web search, billed per search; it cannot ask before a "
+        "search, so it is off unless this is True or an allow rule names WebSearch; a deny rule takes it away).",
+    ).tag(config=True)
+    web_search_max_uses = Int(
+        5,
+        help="Web searches per run: the tool's max_uses (at most this many in one request), and once a run has made "
+        "this many in all, its later requests go without WebSearch (the request that crosses it can add up to "
+        "max_uses - 1 more; the tool's definition stays the same so the prompt cache holds).",
+    ).tag(config=True)
+    web_search_allowed_domains = List(
+        Unicode(), help="Only these domains in web search results, e.g. ['docs.python.org']; empty: any."
+    ).tag(config=True)
+    web_search_blocked_domains = List(
+        Unicode(), help="Never these domains in web search results (not together with the allowed domains)."
+    ).tag(config=True)
+    claude_project = Bool(
+        True,
+        help="Read Claude Code's project files: .claude/settings.json and settings.local.json (from the notebook's "
+        "directory up to the project directory) and ~/.claude/settings.json (permission rules, hooks), skills, "
+        "agents and commands. A project's hooks and allow rules apply once it is trusted (%agent trust).",
     ).tag(config=True)
     mcp_servers = Dict(
         help='MCP servers: {"name": {"command": "...", "args": [...]}} or {"name": {"url": "http://..."}}.'
@@ -172,6 +196,31 @@ class AgentSettings(Configurable):
         value = float(proposal["value"])
         if not 0 <= value <= 1:
             raise ValueError(f"context_compact_fraction must be between 0 and 1, got {value}")
+        return value
+
+    @validate("web_search_allowed_domains", "web_search_blocked_domains")
+    @_rejecting
+    def _one_kind_of_domain_list(self, proposal: Any) -> list[str]:
+        value: list[str] = [str(v).strip() for v in proposal["value"]]
+        other = (
+            "web_search_blocked_domains"
+            if proposal["trait"].name.endswith("allowed_domains")
+            else ("web_search_allowed_domains")
+        )
+        if value and getattr(self, other):
+            raise ValueError(
+                f"web search takes allowed or blocked domains, not both (the API refuses the pair); clear {other} first"
+            )
+        return value
+
+    @validate("web_search_max_uses")
+    @_rejecting
+    def _at_least_one_search(self, proposal: Any) -> int:
+        value = int(proposal["value"])
+        if value < 1:
+            raise ValueError(
+                f"web_search_max_uses must be at least 1 (enable_web_search = False turns it off), got {value}"
+            )
         return value
 
     @validate("allow", "ask", "deny")

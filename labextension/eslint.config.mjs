@@ -1,5 +1,5 @@
 // Lint for the labextension's TypeScript (src/, tests included): ESLint's and typescript-eslint's
-// recommended rules. Formatting is prettier's job (.prettierrc.json), not ESLint's.
+// recommended rules. Formatting is prettier's job (its settings are the "prettier" key of package.json), not ESLint's.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

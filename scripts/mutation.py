@@ -152,8 +152,13 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "permissions",
-        (_P + "tools/permissions.py",),
-        (_T + "core/test_permissions*.py", _T + "core/test_rule*.py", _T + "core/test_dispatcher.py"),
+        (_P + "tools/permissions.py", _P + "tools/rule_glob.py", _P + "tools/rule_names.py"),
+        (
+            _T + "core/test_permissions*.py",
+            _T + "core/test_rule*.py",
+            _T + "core/test_dispatcher.py",
+            _T + "core/test_absolute_rules_and_scopes.py",
+        ),
     ),
     Group(
         "pump",

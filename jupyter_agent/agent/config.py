@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from .pricing import canonical_model
+from .models import context_window_for
 
 #: Extended thinking: None (off), a budget in tokens (>= 1024), or "adaptive" (the model decides).
 ThinkingSetting = int | Literal["adaptive"] | None
@@ -21,30 +21,8 @@ DEFAULT_MAX_TOKENS = 32_000
 #: Model turns per run (the settings' default too).
 DEFAULT_MAX_TURNS = 50
 
-#: Context windows (tokens) by canonical model name; anything else is assumed to have 200k.
-_CONTEXT_WINDOWS: dict[str, int] = {
-    "claude-fable-5-2": 1_000_000,
-    "claude-mythos-5-2": 1_000_000,
-    "claude-fable-5-1": 1_000_000,
-    "claude-mythos-5-1": 1_000_000,
-    "claude-fable-5": 1_000_000,
-    "claude-mythos-5": 1_000_000,
-    "claude-opus-5-5": 1_000_000,
-    "claude-opus-5": 1_000_000,
-    "claude-sonnet-5-5": 1_000_000,
-    "claude-sonnet-5": 1_000_000,
-    "claude-haiku-5-5": 1_000_000,
-    "claude-opus-4-8": 1_000_000,
-    "claude-opus-4-7": 1_000_000,
-    "claude-opus-4-6": 1_000_000,
-    "claude-sonnet-4-6": 1_000_000,
-}
-_DEFAULT_CONTEXT_WINDOW = 200_000
-
-
-def context_window_for(model: str) -> int:
-    name = canonical_model(model)
-    return _CONTEXT_WINDOWS.get(name, _DEFAULT_CONTEXT_WINDOW) if name else _DEFAULT_CONTEXT_WINDOW
+#: Compact the conversation once it passes this share of the context window (the settings' default too).
+DEFAULT_COMPACT_FRACTION = 0.85
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +41,7 @@ class AgentConfig:
     #: Extended thinking, sent as the API's `thinking` parameter (see `thinking.thinking_param`).
     thinking: ThinkingSetting = None
     provider: Provider = "anthropic"
-    #: Tokens the model can read; None looks it up by model name (200k when unknown).
+    #: Tokens the model can read; None looks it up in the model table (200k when unknown).
     context_window: int | None = None
     #: Anthropic API only; None lets the SDK read ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY.
     base_url: str | None = None
@@ -84,7 +62,7 @@ class AgentConfig:
     shorten_to: float = 0.5
     #: Still over this share of the window after shortening: the model summarises the conversation and
     #: work continues from the summary (None: never compact automatically).
-    context_compact_fraction: float | None = 0.85
+    context_compact_fraction: float | None = DEFAULT_COMPACT_FRACTION
     #: Appended to the system prompt (the user's own standing instructions).
     extra_instructions: str = ""
 

@@ -90,10 +90,6 @@ class Conversation:
     def __iter__(self) -> Iterator[Message]:
         return iter(self.messages)
 
-    @property
-    def last_role(self) -> str | None:
-        return self._messages[-1]["role"] if self._messages else None
-
     def chars(self) -> int:
         return sum(self._sizes)
 

@@ -26,6 +26,8 @@ class Usage:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    #: Searches the server-side web search tool made (billed per search).
+    web_searches: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -33,6 +35,7 @@ class Usage:
             output=self.output + other.output,
             cache_read=self.cache_read + other.cache_read,
             cache_write=self.cache_write + other.cache_write,
+            web_searches=self.web_searches + other.web_searches,
         )
 
     @property
@@ -47,12 +50,13 @@ class Usage:
         return self.cache_read / prompt if prompt else 0.0
 
     def as_dict(self) -> dict[str, int]:
-        return {
+        counts = {
             "input": self.input,
             "output": self.output,
             "cache_read": self.cache_read,
             "cache_write": self.cache_write,
         }
+        return {**counts, "web_searches": self.web_searches} if self.web_searches else counts
 
     @classmethod
     def from_api(cls, usage: Any) -> Usage:
@@ -62,10 +66,19 @@ class Usage:
             output=getattr(usage, "output_tokens", None) or 0,
             cache_read=getattr(usage, "cache_read_input_tokens", None) or 0,
             cache_write=getattr(usage, "cache_creation_input_tokens", None) or 0,
+            web_searches=web_search_requests(usage) or 0,
         )
 
 
-RunReason = Literal["end_turn", "max_turns", "budget", "interrupted", "error", "refusal"]
+def web_search_requests(usage: Any) -> int | None:
+    """`usage.server_tool_use.web_search_requests`, when the API reported it."""
+    server = getattr(usage, "server_tool_use", None)
+    value = getattr(server, "web_search_requests", None)
+    return value if isinstance(value, int) else None
+
+
+#: `blocked`: a UserPromptSubmit hook refused the request before it was sent.
+RunReason = Literal["end_turn", "max_turns", "budget", "interrupted", "error", "refusal", "blocked"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,8 @@ error and on cancellation — and always leaves the conversation valid for the n
   finishes in the background; its result is discarded.
 - **Limits** (`max_turns`, `budget_usd` for the run, `session_budget_usd` for the session) are checked
   before each model request: the tool calls of the turn that reached a limit still run, and their results
-  wait in the conversation for the next run.
+  wait in the conversation for the next run. A sub-agent's requests count against its run's and session's
+  caps. A capped run of a model without a known price sends nothing (pricing.unpriced_cap).
 - **Context**: near the window, older tool results are shortened; still over `context_compact_fraction`,
   the conversation is compacted into the model's summary of it (compact.py).
 - **Saving**: with a session recorder, the conversation is written after every change of a turn.
@@ -48,10 +49,12 @@ from .events import (
     Usage,
     UsageUpdate,
 )
-from .pricing import price_for, turn_cost, unknown_price_note
+from .pricing import price_for, turn_cost, unknown_price_note, unpriced_cap
+from .stops import after_stop
 from .thinking import thinking_note
 from .toolrun import ToolRunner
 from .turn import RunFailed, TurnStreamer, close_partial, request_params
+from .web_search import fit_web_search
 
 if TYPE_CHECKING:
     from ..sessions.recorder import SessionRecorder
@@ -94,9 +97,12 @@ class AgentRun:
         system: str,
         emit: Emit,
         session: Tally,
+        within: Tally | None = None,
         mode: str = "default",
         recorder: SessionRecorder | None = None,
     ) -> None:
+        """`session`: the session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the
+        tally of the run it works for: its usage adds up there, and that run's `budget_usd` is its cap too."""
         self.run_id = run_id
         self.conversation = conversation
         self.client = client
@@ -106,7 +112,9 @@ class AgentRun:
         self._emit = emit
         self.session = session
         self.mode = mode
-        self.tally = Tally(parent=session)
+        self.tally = Tally(parent=within or session)
+        #: What `budget_usd` caps: the whole `%%agent` run, its sub-agents included.
+        self.run_total = within or self.tally
         self.turns = 0
         self.tools = ToolRunner(
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
@@ -115,6 +123,8 @@ class AgentRun:
         self._tool_params = [tool.to_param() for tool in dispatcher.tools().values()]
         self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tool_params)
         self._compacted_turn: int | None = None
+        #: Whether a Stop hook already sent the model back in this run (the hook's input says so).
+        self._stop_hook_active = False
 
     def emit(self, event: AgentEvent) -> None:
         """The UI's sink must not be able to break the loop."""
@@ -126,8 +136,9 @@ class AgentRun:
     async def run(self, request: str, *, attachments: Sequence[Block] = ()) -> RunFinished:
         started = time.monotonic()
         self.emit(RunStarted(run_id=self.run_id, model=self.config.model, mode=self.mode))
+        capped = self.config.budget_usd is not None or self.config.session_budget_usd is not None
         for note in (
-            unknown_price_note(self.config.model),
+            None if capped else unknown_price_note(self.config.model),  # capped: _limit_reached says it
             thinking_note(self.config.thinking, self.config.model),
         ):
             if note:
@@ -183,41 +194,47 @@ class AgentRun:
             self._account(turn.usage)
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
-            stop = turn.stop_reason
+            after = after_stop(turn.stop_reason)
             if turn.calls:
-                if stop == "max_tokens":
+                if turn.stop_reason == "max_tokens":
                     self._explain_cut_calls(turn.calls)
-                if stop in ("tool_use", "max_tokens", "pause_turn"):
+                if after.runs_calls:
                     self.conversation.add_tool_results(await self.tools.run(turn.calls))
                     continue
-                skipped = self.tools.skip(turn.calls, f"not run: the model's turn ended with '{stop}'")
+                skipped = self.tools.skip(
+                    turn.calls, f"not run: the model's turn ended with '{turn.stop_reason}'"
+                )
                 self.conversation.add_tool_results(skipped)
-            if stop == "pause_turn":
-                self.emit(Notice(level="info", message="the model paused a long turn; continuing it"))
-                continue
-            if stop == "refusal":
-                self.emit(
-                    Notice(level="warning", message="the model declined to continue this request (refusal)")
-                )
-                return "refusal"
-            if stop == "max_tokens":
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message=f"the answer was cut at max_tokens ({self.config.max_tokens} output tokens); "
-                        "ask it to continue, or raise max_tokens",
-                    )
-                )
-            elif stop == "model_context_window_exceeded":
-                self.emit(
-                    Notice(
-                        level="warning",
-                        message="the model's context window is full; start over with `%agent reset`",
-                    )
-                )
-            return "end_turn"
+            if after.failure is not None:
+                raise RunFailed(after.failure, retryable=False)
+            if after.notice is not None:
+                self.emit(after.notice(self.config))
+            if not after.continues:
+                if turn.stop_reason == "end_turn" and await self._stop_hooks_continue():
+                    continue
+                return after.reason
+
+    async def _stop_hooks_continue(self) -> bool:
+        """Stop hooks may send the model back to work: their reason becomes the next user message."""
+        hooks = self.tools.dispatcher.hooks
+        if not hooks.stop:
+            return False
+        reason = await hooks.run_stop(self._stop_hook_active)
+        if reason is None:
+            return False
+        self._stop_hook_active = True
+        self.emit(Notice(level="info", message=f"a Stop hook sent the agent back to work: {reason}"))
+        self.conversation.add_user_text(f"[A Stop hook asks you to continue: {reason}]")
+        return True
 
     def _limit_reached(self) -> RunReason | None:
+        config = self.config
+        unpriced = unpriced_cap(
+            config.model, budget_usd=config.budget_usd, session_budget_usd=config.session_budget_usd
+        )
+        if unpriced is not None:
+            self.emit(Notice(level="warning", message=unpriced))
+            return "budget"
         if self.turns >= self.config.max_turns:
             self.emit(
                 Notice(
@@ -227,11 +244,11 @@ class AgentRun:
             )
             return "max_turns"
         budget = self.config.budget_usd
-        if budget is not None and self.tally.cost_usd >= budget:
+        if budget is not None and self.run_total.cost_usd >= budget:
             self.emit(
                 Notice(
                     level="warning",
-                    message=f"stopped: this run cost ${self.tally.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
+                    message=f"stopped: this run cost ${self.run_total.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
                 )
             )
             return "budget"
@@ -249,9 +266,10 @@ class AgentRun:
         return None
 
     def _params(self) -> dict[str, object]:
-        return request_params(
+        params = request_params(
             config=self.config, system=self.system, tools=self._tool_params, conversation=self.conversation
         )
+        return fit_web_search(params, searches_used=self.tally.usage.web_searches)
 
     def checkpoint(self) -> None:
         """Save what changed in the conversation (a no-op without a recorder; failures are the recorder's)."""

@@ -1,112 +1,30 @@
-"""What a turn cost: a table of per-million-token prices for known models; unknown models cost 0 (with a note).
+"""What a turn cost, from the model table's prices (`models.py`); and what a cap does when there is no price.
 
-Prices are USD per million tokens from Anthropic's pricing page (checked 2026-11), 5-minute cache writes.
-Bedrock / Vertex ids (`us.anthropic.claude-…-v1:0`, `claude-…@20250929`) map to the same names.
+A model without a known price costs 0 with a note ("cost n/a"), so an uncapped run goes on. A capped run
+(`--max-cost`, `budget_usd`, `session_budget_usd`) of such a model does not start: its cost could not be
+measured, so the cap could not stop it (`unpriced_cap`). No guessed price is used instead.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass
 
+from .config import DEFAULT_MODEL
 from .events import Usage
-
-
-@dataclass(frozen=True, kw_only=True)
-class Price:
-    input: float
-    output: float
-    cache_write: float
-    cache_read: float
-
-    def cost(self, usage: Usage) -> float:
-        return (
-            usage.input * self.input
-            + usage.output * self.output
-            + usage.cache_write * self.cache_write
-            + usage.cache_read * self.cache_read
-        ) / 1_000_000
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelPrice:
-    """A model's price; `long_prompt` applies to every token of a request whose prompt is over the threshold."""
-
-    base: Price
-    long_prompt: Price | None = None
-    long_prompt_threshold: int = 0
-
-    def cost(self, turn: Usage) -> float:
-        if self.long_prompt is not None and turn.prompt_tokens > self.long_prompt_threshold:
-            return self.long_prompt.cost(turn)
-        return self.base.cost(turn)
-
-
-def _p(input: float, output: float, cache_write: float, cache_read: float) -> ModelPrice:
-    return ModelPrice(base=Price(input=input, output=output, cache_write=cache_write, cache_read=cache_read))
-
-
-_OPUS_45 = _p(5, 25, 6.25, 0.50)
-_OPUS_4 = _p(15, 75, 18.75, 1.50)
-_SONNET_4 = _p(3, 15, 3.75, 0.30)
-
-PRICES: dict[str, ModelPrice] = {
-    "claude-fable-5-1": _p(10, 50, 12.50, 0.25),
-    "claude-mythos-5-1": _p(10, 50, 12.50, 0.25),
-    "claude-fable-5": _p(10, 50, 12.50, 1.00),
-    "claude-mythos-5": _p(10, 50, 12.50, 1.00),
-    "claude-opus-5-5": _p(4, 20, 5.00, 0.20),
-    "claude-opus-5": _OPUS_45,
-    "claude-opus-4-8": _OPUS_45,
-    "claude-opus-4-7": _OPUS_45,
-    "claude-opus-4-6": _OPUS_45,
-    "claude-opus-4-5": _OPUS_45,
-    "claude-opus-4-1": _OPUS_4,
-    "claude-opus-4-0": _OPUS_4,
-    "claude-opus-4": _OPUS_4,
-    "claude-sonnet-5-5": _p(2, 10, 2.50, 0.10),
-    "claude-sonnet-5": _p(2, 10, 2.50, 0.20),
-    "claude-sonnet-4-6": _SONNET_4,
-    "claude-sonnet-4-5": _SONNET_4,
-    "claude-sonnet-4-0": _SONNET_4,
-    "claude-sonnet-4": _SONNET_4,
-    "claude-3-7-sonnet": _SONNET_4,
-    "claude-haiku-5-5": ModelPrice(
-        base=Price(input=0.10, output=0.50, cache_write=0.125, cache_read=0.01),
-        long_prompt=Price(input=0.50, output=2.50, cache_write=0.625, cache_read=0.05),
-        long_prompt_threshold=100_000,
-    ),
-    "claude-haiku-4-5": _p(1, 5, 1.25, 0.10),
-    "claude-3-5-haiku": _p(0.80, 4, 1.00, 0.08),
-}
-
-_PROVIDER_PREFIX = re.compile(r"^(?:.*[:/])?(?:[a-z]{2,6}\.)?anthropic\.")
-_SUFFIXES = (
-    re.compile(r"\[[^\]]*\]$"),  # claude-sonnet-5-5[1m]
-    re.compile(r"-v\d+(?::\d+)?$"),  # Bedrock: -v1:0
-    re.compile(r"@\d{8}$"),  # Vertex: @20250929
-    re.compile(r"-\d{8}$"),  # dated snapshot: -20250929
-    re.compile(r"-latest$"),
-)
-
-
-def canonical_model(model: str) -> str:
-    """`us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5`; '' if it is not a Claude model."""
-    name = _PROVIDER_PREFIX.sub("", model.strip().lower())
-    for suffix in _SUFFIXES:
-        name = suffix.sub("", name)
-    return name if name.startswith("claude-") else ""
+from .models import ModelPrice, model_facts
+from .web_search import search_cost
 
 
 def price_for(model: str) -> ModelPrice | None:
-    return PRICES.get(canonical_model(model))
+    facts = model_facts(model)
+    return facts.price if facts is not None else None
 
 
 def turn_cost(model: str, turn: Usage) -> float:
-    """Cost of one request in USD; 0 for a model not in the table (see `unknown_price_note`)."""
+    """Cost of one request in USD, its web searches included; 0 for a model not in the table (see
+    `unknown_price_note`)."""
     price = price_for(model)
-    return price.cost(turn) if price is not None else 0.0
+    return price.cost(turn) + search_cost(turn) if price is not None else 0.0
 
 
 def unknown_price_note(model: str) -> str | None:
@@ -114,6 +32,30 @@ def unknown_price_note(model: str) -> str | None:
     if price_for(model) is not None:
         return None
     return f"no price is known for the model '{model}'; cost n/a (tokens are still counted)"
+
+
+def unpriced_cap(model: str, *, budget_usd: float | None, session_budget_usd: float | None) -> str | None:
+    """Why a capped run of a model without a known price must not start (None: priced, or no cap).
+
+    The message names the model, the cap and both ways out.
+    """
+    if price_for(model) is not None or (budget_usd is None and session_budget_usd is None):
+        return None
+    if budget_usd is not None:
+        cap = f"this run's budget of {_dollars(budget_usd)} (--max-cost or budget_usd)"
+        lift = "run it without --max-cost and with %config AgentMagics.budget_usd = 0"
+    else:
+        cap = f"session_budget_usd ({_dollars(session_budget_usd or 0)})"
+        lift = "set %config AgentMagics.session_budget_usd = 0 to run it without a session cap"
+    return (
+        f"BUDGET_UNPRICED: no price is known for the model '{model}', so {cap} cannot be measured and "
+        f"nothing was sent; {lift}, or choose a model with a known price (e.g. --model {DEFAULT_MODEL})"
+    )
+
+
+def _dollars(amount: float) -> str:
+    """$0.000001, $0.01, $2: as many decimals as the amount needs, up to six."""
+    return "$" + f"{amount:.6f}".rstrip("0").rstrip(".")
 
 
 #: The offline demo sets this to the URL of its scripted model (see `jupyter_agent.testing.demo`).

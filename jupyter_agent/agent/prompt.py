@@ -34,6 +34,8 @@ class PromptFacts:
     extra_instructions: str = ""
     #: Set for a sub-agent started by the Task tool: it works for the main agent, not the user.
     subagent: bool = False
+    #: A project's sub-agent's own system prompt (the body of its `.claude/agents/*.md`), said first.
+    role: str = ""
     #: AGENTS.md / CLAUDE.md files, read once per session (memory.py).
     memory: Sequence[MemoryFile] = ()
 
@@ -55,6 +57,8 @@ def system_prompt(facts: PromptFacts) -> str:
         else "You are a coding agent running inside a Jupyter kernel, working with the user on their notebook "
         "and project files."
     )
+    if facts.role.strip():
+        opening = f"{facts.role.strip()}\n\n{opening}"
     lines = [
         opening,
         "",

@@ -94,6 +94,8 @@ class AgentSession:
         self.user_memory = user_memory
         self.recorder: SessionRecorder | None = self._new_recorder() if project is not None else None
         self._memory: list[MemoryFile] | None = None
+        #: The running run's event sink (None between runs), for `notify`.
+        self._emit: Emit | None = None
 
     # runs
 
@@ -121,6 +123,11 @@ class AgentSession:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
         self._running = True
         try:
+            self._emit = emit
+            blocked, added = await self.hooks.run_prompt(request)
+            if blocked is not None:
+                return self._blocked(blocked.reason, emit)
+            attachments = [*attachments, *({"type": "text", "text": text} for text in added)]
             self._run_id += 1
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
@@ -142,7 +149,27 @@ class AgentSession:
             return finished
         finally:
             self.ctx.services.subagents = None
+            self._emit = None
             self._running = False
+
+    def notify(self, message: str) -> None:
+        """A warning for the person, shown in the running cell (e.g. a hook that failed); dropped between runs."""
+        if self._emit is not None:
+            self._emit(Notice(level="warning", message=message))
+
+    def _blocked(self, reason: str, emit: Emit) -> RunFinished:
+        """A UserPromptSubmit hook refused the request: it is not sent, nor kept in the conversation."""
+        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {reason}"))
+        finished = RunFinished(
+            reason="blocked",
+            turns=0,
+            usage=Usage(),
+            cost_usd=0.0,
+            duration=0.0,
+            session_cost_usd=self.cost_usd,
+        )
+        emit(finished)
+        return finished
 
     def _agent_run(
         self, config: AgentConfig, approver: Approver, emit: Emit, *, on_grant: OnGrant | None = None

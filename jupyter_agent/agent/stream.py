@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..tools.core import ToolCall
-from .events import TextDelta, TextDone, ThinkingDelta, ThinkingDone, Usage
+from .events import (
+    TextDelta,
+    TextDone,
+    ThinkingDelta,
+    ThinkingDone,
+    ToolFinished,
+    ToolStarted,
+    Usage,
+    web_search_requests,
+)
+from .web_search import ServerCalls, citation_links
 
 if TYPE_CHECKING:
     from anthropic.types import StopReason
@@ -25,7 +35,8 @@ _QUOTE_CHARS = 120
 MAX_DEPTH = 200
 MAX_INT_DIGITS = 100
 
-StreamItem = TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall
+#: A server tool's call and result (web search) are events at once: the Dispatcher never sees them.
+StreamItem = TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall | ToolStarted | ToolFinished
 
 
 @dataclass
@@ -45,6 +56,8 @@ class TurnAssembler:
         self.usage = Usage()
         self.message_id: str = ""
         self.finished = False
+        #: Web searches the API ran in this turn (their cards).
+        self.server = ServerCalls()
 
     def feed(self, event: Any) -> StreamItem | None:
         kind = event.type
@@ -81,6 +94,9 @@ class TurnAssembler:
             return ThinkingDelta(text=delta.thinking)
         elif kind == "signature_delta":
             block.data["signature"] = block.data.get("signature", "") + delta.signature
+        elif kind == "citations_delta":
+            citations: list[Any] = block.data.get("citations") or []
+            block.data["citations"] = [*citations, delta.citation.to_dict()]
         return None
 
     def _stop(self, index: int) -> StreamItem | None:
@@ -88,16 +104,19 @@ class TurnAssembler:
         block.done = True
         kind = block.data.get("type")
         if kind == "text":
-            return TextDone()
+            links = citation_links(block.data.get("citations") or [])
+            return TextDelta(text=links) if links else TextDone()  # cited passages read on as one text
         if kind == "thinking":
             return ThinkingDone()
+        if kind == "web_search_tool_result":
+            return self.server.finish(block.data)
         if kind not in ("tool_use", "server_tool_use"):
             return None
         raw = "".join(block.json_parts)
         value, error = parse_tool_input(raw)
         block.data["input"] = value if isinstance(value, dict) else {}
         if kind == "server_tool_use":
-            return None
+            return self.server.start(block.data)
         call = ToolCall(id=block.data["id"], name=block.data["name"], input=value, raw_input_error=error)
         self.calls.append(call)
         return call
@@ -118,17 +137,28 @@ class TurnAssembler:
                 if getattr(usage, "cache_creation_input_tokens", None) is not None
                 else current.cache_write
             ),
+            web_searches=web_search_requests(usage) or current.web_searches,
         )
 
     def content(self) -> list[dict[str, Any]]:
-        """The assistant blocks to keep: finished ones, plus a partial text block (never a partial call)."""
+        """The assistant blocks to keep: finished ones, plus a partial text block (never a partial call, nor a
+        server tool call whose result did not come: the API refuses one without the other)."""
+        answered = {
+            b.data.get("tool_use_id")
+            for b in self._blocks.values()
+            if b.done and b.data.get("type") != "text"
+        }
         kept: list[dict[str, Any]] = []
         for index in sorted(self._blocks):
             block = self._blocks[index]
             kind = block.data.get("type")
             if kind == "text":
                 if block.data.get("text"):
-                    kept.append({"type": "text", "text": block.data["text"]})
+                    citations = block.data.get("citations") if block.done else None
+                    text = {"type": "text", "text": block.data["text"]}
+                    kept.append({**text, "citations": citations} if citations else text)
+            elif kind == "server_tool_use" and block.data.get("id") not in answered:
+                continue
             elif block.done:
                 kept.append(_clean(block.data))
         return kept

@@ -1,11 +1,13 @@
 """Task: a sub-agent with its own conversation, run through the same client and Dispatcher machinery.
 
 A sub-agent gets a narrowed pool — `Explore` (the default): the read-only tools; `general-purpose`: the
-parent's tools — never the tools that steer the parent's own work with the user (Task itself, TodoWrite,
+parent's tools; a project's agent (`.claude/agents/*.md`): exactly the tools it names, its own system prompt
+and model — never the tools that steer the parent's own work with the user (Task itself, TodoWrite,
 AskUserQuestion, ExitPlanMode), so it cannot start Tasks. Its calls go through a Dispatcher with the
-parent's policy, hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
+parent's policy, tool hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
 reach the UI with the Task call's id as `parent_id` (to nest them under the Task card), its usage adds up
-in the parent run's tally, and its final text is the Task's result. The Task tool itself changes nothing,
+in the parent run's tally (so the run's and the session's budgets cap it), and its final text is the Task's
+result. The Task tool itself changes nothing,
 so it is read-only for the scheduler: several Task calls of one turn run concurrently.
 """
 
@@ -21,8 +23,9 @@ from ..tools.context import ToolContext
 from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
+from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
-from ..tools.workflow.task import SubagentType, TaskInput
+from ..tools.workflow.task import AgentType, TaskInput
 from .conversation import Conversation
 from .events import AgentEvent, Notice, ToolFinished, ToolRunning, ToolStarted, UsageUpdate
 from .memory import MemoryFile
@@ -35,12 +38,16 @@ if TYPE_CHECKING:
 PARENT_ONLY = frozenset({"Task", "TodoWrite", "AskUserQuestion", "ExitPlanMode"})
 
 
-def subagent_tools(tools: dict[str, AnyTool], kind: SubagentType) -> list[AnyTool]:
-    """The narrowed pool: never the parent-only tools; for Explore only read-only ones."""
+def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[AnyTool]:
+    """The narrowed pool: never the parent-only tools; for Explore only read-only ones; for an agent that
+    names its tools, exactly those (a name, a glob, or `mcp__server` for all of a server's tools)."""
+    named = [Rule(name) for name in agent_type.tools] if agent_type.tools is not None else None
     return [
         tool
         for name, tool in tools.items()
-        if name not in PARENT_ONLY and (kind == "general-purpose" or tool.read_only)
+        if name not in PARENT_ONLY
+        and (tool.read_only or not agent_type.read_only)
+        and (named is None or any(rule.names(name) for rule in named))
     ]
 
 
@@ -64,17 +71,21 @@ class Subagents:
         #: The session's AGENTS.md / CLAUDE.md: a sub-agent follows the user's standing instructions too.
         self.memory = memory
 
-    async def run(self, call_id: str, params: TaskInput, ctx: ToolContext) -> ToolResult:
+    async def run(
+        self, call_id: str, params: TaskInput, ctx: ToolContext, agent_type: AgentType
+    ) -> ToolResult:
         from .loop import AgentRun
 
         parent = self.parent
         dispatcher = parent.tools.dispatcher
         pool = ToolPool()
-        pool.set_source("subagent", subagent_tools(dispatcher.tools(), params.subagent_type))
+        pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))
         sub_dispatcher = Dispatcher(
             pool=pool,
-            policy=dispatcher.policy,
-            hooks=dispatcher.hooks,
+            # The same rule lists (an "Always allow" counts for both), its own scope: a skill it loads narrows
+            # the sub-agent, not the parent; a skill active in the parent narrows it too.
+            policy=dataclasses.replace(dispatcher.policy),
+            hooks=dispatcher.hooks.for_subagent(),
             approver=dispatcher.approver,
             on_grant=dispatcher.on_grant,
         )
@@ -89,6 +100,7 @@ class Subagents:
             notebook_path=self.notebook_path,
             notebook_note=self.notebook_note,
             subagent=True,
+            role=agent_type.prompt,
             memory=self.memory,
         )
         run = AgentRun(
@@ -97,10 +109,11 @@ class Subagents:
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
             ctx=sub_ctx,
-            config=parent.config,
+            config=parent.config.with_overrides(model=agent_type.model),
             system=system_prompt(facts),
             emit=_Relay(parent, call_id, params.description).emit,
-            session=parent.tally,
+            session=parent.session,
+            within=parent.run_total,
             mode=dispatcher.policy.mode,
         )
         # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must

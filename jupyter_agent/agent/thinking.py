@@ -5,6 +5,8 @@
   budget, so a turn's `max_tokens` is raised to budget + max_tokens when it is not;
 - "adaptive": `{"type": "adaptive"}` (the model decides how much to think) on models that accept it;
   others get a fixed budget of `ADAPTIVE_FALLBACK_BUDGET` instead, which `thinking_note` says.
+The model table (`models.py`) says which models take "adaptive", and which take no thinking at all (the
+setting is then not sent, with a note).
 Thinking blocks come back signed and are kept in the conversation unchanged, as the API requires for
 tool use with thinking.
 """
@@ -14,35 +16,16 @@ from __future__ import annotations
 from typing import Any
 
 from .config import ThinkingSetting
-from .pricing import canonical_model
+from .models import ThinkingSupport, model_facts
 
 #: Budget used when "adaptive" is asked of a model that only takes a fixed budget.
 ADAPTIVE_FALLBACK_BUDGET = 8_000
 
-#: Canonical model names that accept `{"type": "adaptive"}` (the 4.6 generation on).
-_ADAPTIVE = frozenset(
-    {
-        "claude-opus-4-6",
-        "claude-opus-4-7",
-        "claude-opus-4-8",
-        "claude-sonnet-4-6",
-        "claude-opus-5",
-        "claude-opus-5-5",
-        "claude-sonnet-5",
-        "claude-sonnet-5-5",
-        "claude-haiku-5-5",
-        "claude-fable-5",
-        "claude-fable-5-1",
-        "claude-fable-5-2",
-        "claude-mythos-5",
-        "claude-mythos-5-1",
-        "claude-mythos-5-2",
-    }
-)
 
-
-def supports_adaptive(model: str) -> bool:
-    return canonical_model(model) in _ADAPTIVE
+def _support(model: str) -> ThinkingSupport:
+    """What the model takes; a model the table does not know is assumed to take a budget."""
+    facts = model_facts(model)
+    return facts.thinking if facts is not None else "budget"
 
 
 def parse_thinking(value: str | int | None) -> ThinkingSetting:
@@ -68,18 +51,24 @@ def parse_thinking(value: str | int | None) -> ThinkingSetting:
 
 
 def thinking_param(setting: ThinkingSetting, model: str) -> dict[str, Any] | None:
-    if setting is None:
+    support = _support(model)
+    if setting is None or support == "none":
         return None
     if setting == "adaptive":
-        if supports_adaptive(model):
+        if support == "adaptive":
             return {"type": "adaptive"}
         return {"type": "enabled", "budget_tokens": ADAPTIVE_FALLBACK_BUDGET}
     return {"type": "enabled", "budget_tokens": setting}
 
 
 def thinking_note(setting: ThinkingSetting, model: str) -> str | None:
-    """A line for the UI when "adaptive" had to become a fixed budget."""
-    if setting == "adaptive" and not supports_adaptive(model):
+    """A line for the UI when thinking was asked for and is not sent as asked."""
+    if setting is None:
+        return None
+    support = _support(model)
+    if support == "none":
+        return f"'{model}' does not take extended thinking; running without it"
+    if setting == "adaptive" and support != "adaptive":
         return (
             f"adaptive thinking is not known for '{model}'; thinking with a budget of "
             f"{ADAPTIVE_FALLBACK_BUDGET} tokens instead"

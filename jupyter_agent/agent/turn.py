@@ -184,6 +184,8 @@ def close_partial(assembler: TurnAssembler, emit: Callable[[AgentEvent], None]) 
         emit(ThinkingDone())
     if assembler.has_partial_text:
         emit(TextDone())
+    for done in assembler.server.unfinished("the answer stopped before the search's results came"):
+        emit(done)
 
 
 class _CutStream(Exception):

@@ -57,7 +57,8 @@ class BuiltSession:
 
 
 def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
-    """A new session: tools from every source, the notebook's directory as the default root, the settings' config."""
+    """A new session: tools from every source, the kernel's working directory as the default root, the settings'
+    config."""
     from ..agent.session import AgentSession
     from ..notebook.frontend import KernelSignals
     from ..notebook.provider import NotebookProvider, kernel_notebook_path
@@ -65,10 +66,8 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
 
     user_ns = host.shell.user_ns if host.shell is not None else None
     nb_path = kernel_notebook_path(user_ns)
-    # The kernel's own directory, wherever its notebook lives (through a gateway the notebook's directory is
-    # on another machine, and may not exist here).
     cwd = Path.cwd()
-    ctx = ToolContext(sandbox=Sandbox.at(cwd, roots=tuple(settings.roots)), namespace=user_ns)
+    ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns)
     ctx.services.shell = host.shell
     ctx.services.main_thread = host.main_thread
     ctx.services.questions = host.main_thread
@@ -88,6 +87,12 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     )
     lines = McpLines(session, host.main_thread)
     return BuiltSession(session=session, mcp=_start_mcp(settings, host, session, lines), mcp_lines=lines)
+
+
+def notebook_sandbox(shell: Any, settings: AgentSettings) -> Sandbox:
+    """The kernel's own working directory, wherever its notebook lives (through a gateway the notebook's
+    directory is on another machine and may not exist here), and the roots from the settings."""
+    return Sandbox.at(Path.cwd(), roots=tuple(settings.roots))
 
 
 def kernel_description(kernel: Any) -> str:

@@ -18,6 +18,7 @@ from ..tools.modes import MODES
 from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
+from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class Subcommand:
 
 
 def _status(agent: KernelAgent, _args: list[str]) -> Report:
-    return status_report(agent.current_session(), agent.settings)
+    return status_report(agent.current_session(), agent.settings, agent.project)
 
 
 def _reset(agent: KernelAgent, _args: list[str]) -> str:
@@ -87,7 +88,8 @@ def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
         )
     from ..masking import mask
 
-    agent.run_cell(mask(request))  # a traceback can quote a secret the user's code handled
+    # A traceback can quote a secret the user's code handled; its `@` (a decorator) is no reference.
+    agent.run_cell(mask(request), references=False)
     return None
 
 
@@ -119,6 +121,52 @@ def _rules(which: str) -> Callable[[KernelAgent, list[str]], str]:
 
 def _undo(agent: KernelAgent, _args: list[str]) -> str:
     return agent.undo()
+
+
+def verify_arguments(args: list[str]) -> tuple[str | None, int | None, str | None]:
+    """`[PATH] [--timeout SECONDS] [--until CELL_ID]` → (path, timeout, until); a mistake is a CommandError."""
+    path: str | None = None
+    timeout: int | None = None
+    until: str | None = None
+    words = iter(args)
+    for word in words:
+        if word in ("--timeout", "--until"):
+            value = next(words, None)
+            if value is None:
+                raise CommandError(
+                    f"%agent verify: {word} needs a value, e.g. {word} {'60' if word == '--timeout' else 'ab12'}"
+                )
+            if word == "--until":
+                until = value
+                continue
+            if not value.isdigit() or not 1 <= int(value) <= 3600:
+                raise CommandError(
+                    f"%agent verify: --timeout takes whole seconds from 1 to 3600, not {value!r}"
+                )
+            timeout = int(value)
+        elif word.startswith("-") or path is not None:
+            raise CommandError(
+                f"%agent verify: unexpected {word!r}; usage: %agent verify [PATH] [--timeout SECONDS] [--until CELL_ID]"
+            )
+        else:
+            path = word
+    return path, timeout, until
+
+
+def _verify(agent: KernelAgent, args: list[str]) -> str:
+    """`%agent verify`: the notebook's cells, top to bottom, in a fresh kernel; the report as text."""
+    from ..base.errors import ToolError
+    from ..tools.verify import verify_notebook
+
+    path, timeout, until = verify_arguments(args)
+    ctx = agent.current_session().ctx
+    try:
+        checked = agent.run_blocking(
+            verify_notebook(ctx, notebook_path=path, timeout=timeout, until_cell_id=until)
+        )
+    except ToolError as exc:
+        raise CommandError(f"%agent verify: {exc.code}: {exc.message}") from None
+    return checked.text()
 
 
 def _mcp(agent: KernelAgent, args: list[str]) -> str:
@@ -175,14 +223,25 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
-    Subcommand(name="status", help="model, mode, tokens, cost, tools", run=_status),
-    Subcommand(name="reset", help="forget the conversation", run=_reset),
-    Subcommand(name="history", help="past runs and the changes each made", run=_history),
-    Subcommand(name="tools", help="the tools the model sees, with their source", run=_tools),
     Subcommand(
-        name="context", help="what the next request will tell the agent about the kernel", run=_context
+        name="status",
+        help="model, mode, tokens, cost of the last run and of the session, cache-read share, tools; the "
+        "notebook, which frontend holds it and how the agent changes it there (live, proposals, file)",
+        run=_status,
     ),
-    Subcommand(name="fix", help="ask the agent to explain and fix the last error", run=_fix),
+    Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),
+    Subcommand(name="history", help="past runs and the changes each made", run=_history),
+    Subcommand(name="tools", help="the tools the model sees and where they come from", run=_tools),
+    Subcommand(
+        name="context",
+        help="what the next request will tell the agent about what you did in the kernel",
+        run=_context,
+    ),
+    Subcommand(
+        name="fix",
+        help="ask the agent to explain and fix the last error (also the Fix with agent button under a traceback)",
+        run=_fix,
+    ),
     Subcommand(
         name="mode",
         arg="MODE",
@@ -213,31 +272,58 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         run=_undo,
     ),
     Subcommand(
+        name="verify",
+        optional="PATH",
+        help="run the notebook top to bottom in a fresh kernel (yours is not touched); --timeout S per cell, "
+        "--until CELL_ID",
+        run=_verify,
+    ),
+    Subcommand(
         name="mcp",
         help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
         run=_mcp,
     ),
     Subcommand(
-        name="jobs", help="the background shell jobs (Bash run_in_background) and their status", run=_jobs
+        name="jobs", help="background shell jobs (Bash with run_in_background) and their status", run=_jobs
     ),
-    Subcommand(name="compact", help="summarise the conversation now, to free context", run=_compact),
+    Subcommand(
+        name="compact",
+        help="replace the conversation by the model's summary of it, now, to free context",
+        run=_compact,
+    ),
     Subcommand(name="memory", help="the AGENTS.md / CLAUDE.md files in the system prompt", run=_memory),
     Subcommand(
-        name="sessions", help="saved sessions of this notebook: date, first request, cost", run=_sessions
+        name="sessions", help="this notebook's saved sessions: id, date, cost, first request", run=_sessions
     ),
     Subcommand(
         name="resume",
         optional="ID",
-        help="continue the latest saved session of this notebook (or session ID) in this kernel",
+        help="continue the latest saved session of this notebook (or session ID), e.g. after a kernel restart",
         run=_resume,
     ),
     Subcommand(
         name="export",
         optional="PATH",
-        help="write this conversation as Markdown (default: agent-session-<id>.md here)",
+        help="write this conversation as Markdown (default `agent-session-<id>.md` in the working directory)",
         run=_export,
     ),
-    Subcommand(name="help", help="this text", run=_help),
+    Subcommand(
+        name="rules",
+        help="every permission rule and where it came from: a Claude Code settings file or AgentMagics "
+        "(also in %agent status)",
+        run=rules,
+    ),
+    Subcommand(
+        name="skills",
+        help="the project's skills, custom commands and sub-agents, and the MCP servers' prompts",
+        run=skills,
+    ),
+    Subcommand(
+        name="trust",
+        help="trust this Claude Code project: its hooks, allow rules, defaultMode and additionalDirectories apply",
+        run=trust,
+    ),
+    Subcommand(name="help", help="all of the above: flags, subcommands and the settings' names", run=_help),
 )
 _BY_NAME = {command.name: command for command in SUBCOMMANDS}
 
@@ -251,6 +337,13 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
     if not words:
         return help_text()
     name, args = words[0], words[1:]
+    if name.startswith("/") and len(name) > 1:
+        rest = line.strip()[len(name) :].strip() if line.strip().startswith(name) else " ".join(args)
+        try:
+            run_slash(agent, name[1:], rest)
+        except ProjectCommandError as exc:
+            raise CommandError(str(exc)) from None
+        return None
     command = _BY_NAME.get(name)
     if command is None:
         close = difflib.get_close_matches(name, list(_BY_NAME), n=1)
@@ -267,6 +360,12 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
 
 
 _COLUMN = 23
+_CELL_ROW = ("%%agent [options]", "the cell body is the request; the conversation continues across cells")
+_REQUEST_ROW = ("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
+_SLASH_ROW = (
+    "%agent /NAME ARGS",
+    "run a skill, a custom command (.claude/commands/NAME.md) or an MCP prompt (/mcp__server__prompt)",
+)
 
 
 def _row(left: str, text: str) -> str:
@@ -277,17 +376,26 @@ def help_text() -> str:
     """`%agent help`: the run flags, the subcommands and the settings' names, from their declarations."""
     from ..settings import AgentSettings
 
-    lines = [
-        _row("%%agent [options]", "the cell body is the request; the conversation continues across cells")
-    ]
+    lines = [_row(*_CELL_ROW)]
     for flag in RUN_FLAGS:
         lines.append(_row(f"  {flag.flag} {flag.metavar}".rstrip(), flag.help))
     lines.append("")
     for command in SUBCOMMANDS:
         lines.append(_row(command.usage, command.help))
-    lines.append(
-        _row("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
-    )
+    lines.append(_row(*_SLASH_ROW))
+    lines.append(_row(*_REQUEST_ROW))
     names = ", ".join(AgentSettings.class_own_traits(config=True))
     settings = f"Settings: %config AgentMagics.<name> = … ({names}). Shift+Tab on AgentMagics lists them."
     return "\n".join([*lines, "", *textwrap.wrap(settings, width=110)])
+
+
+def commands_markdown() -> str:
+    """The README's command table: the rows of `%agent help` (the flags as one usage line), as Markdown."""
+    flags = " ".join(f"[{flag.flag} {flag.metavar}]".replace(" ]", "]") for flag in RUN_FLAGS)
+    rows = [
+        (f"%%agent {flags}", _CELL_ROW[1]),
+        *((command.usage, command.help) for command in SUBCOMMANDS),
+        _SLASH_ROW,
+        _REQUEST_ROW,
+    ]
+    return "\n".join(["| | |", "|---|---|", *(f"| `{usage}` | {text} |" for usage, text in rows)])

@@ -15,11 +15,13 @@ from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS, check_rule_names, parse_rules
+from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
+from ..tools.rule_names import check_rule_names
 from .options import RunOptions
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..project import ClaudeProject
     from ..settings import AgentSettings
 
 NO_OPTIONS = RunOptions()
@@ -71,26 +73,51 @@ def api_key_from(name: str) -> str | None:
     return value
 
 
-def configure(session: AgentSession, settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> None:
-    """Bring `session` up to date with the settings, plus this run's options."""
+def configure(
+    session: AgentSession,
+    settings: AgentSettings,
+    options: RunOptions = NO_OPTIONS,
+    project: ClaudeProject | None = None,
+) -> None:
+    """Bring `session` up to date with the settings, plus this run's options; a Claude Code `project`'s rules,
+    mode, roots, hooks and tools come under the settings (project/setup.py says what they mean)."""
+    from ..project.setup import project_setup, run_scope
+    from ..tools.web.search import WebSearchConfig, configure_web_search
+
     check_rules(
         session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
     )
+    claude = project_setup(project)
     policy = session.policy
-    policy.mode = options.mode or cast("Mode", settings.mode)
-    policy.allow = parse_rules([*settings.allow, *options.allow])
-    policy.ask = parse_rules(list(settings.ask))
-    policy.deny = parse_rules([*settings.deny, *options.deny])
+    policy.mode = options.mode or cast("Mode", claude.mode(settings.mode))
+    policy.allow = [*claude.allow, *parse_rules([*settings.allow, *options.allow])]
+    policy.ask = [*claude.ask, *parse_rules(list(settings.ask))]
+    policy.deny = [*claude.deny, *parse_rules([*settings.deny, *options.deny])]
     policy.protected = (*DEFAULT_PROTECTED_PATHS, *settings.protected_paths)
-    session.hooks.pre_tool_use = [cast(PreHook, h) for h in settings.pre_tool_use]
-    session.hooks.post_tool_use = [cast(PostHook, h) for h in settings.post_tool_use]
+    policy.scope = run_scope(options.allowed_tools, options.scope_owner)
+    hooks = claude.hook_lists(session)
+    session.hooks.pre_tool_use = [*(cast(PreHook, h) for h in settings.pre_tool_use), *hooks.pre_tool_use]
+    session.hooks.post_tool_use = [*(cast(PostHook, h) for h in settings.post_tool_use), *hooks.post_tool_use]
+    session.hooks.user_prompt_submit, session.hooks.stop = hooks.user_prompt_submit, hooks.stop
     session.pool.denied = [str(r) for r in policy.deny if r.pattern is None]
     for opt_in in OPT_IN_TOOLS:
         wanted = opt_in.wanted(bool(getattr(settings, opt_in.setting)), policy.allow)
         session.pool.set_source(opt_in.source, opt_in.make() if wanted else [])
+    web_search = WebSearchConfig(
+        max_uses=settings.web_search_max_uses,
+        allowed_domains=tuple(settings.web_search_allowed_domains),
+        blocked_domains=tuple(settings.web_search_blocked_domains),
+    )
+    session.pool.set_source(
+        "websearch", configure_web_search(session.pool.sources["websearch"], web_search, policy.ask)
+    )
+    session.pool.set_source("project", claude.tools)
     sandbox = session.ctx.sandbox
     roots = Sandbox.at(
-        sandbox.cwd, roots=tuple(settings.roots), limits=sandbox.limits, network=settings.bash_network
+        sandbox.cwd,
+        roots=(*(settings.roots or [sandbox.cwd]), *claude.roots) if claude.roots else tuple(settings.roots),
+        limits=sandbox.limits,
+        network=settings.bash_network,
     )
     missing = roots.missing_roots()
     if missing:

@@ -32,6 +32,9 @@ class RunOptions:
     max_cost: float | None = None
     #: This run's thinking (over the `thinking` setting).
     think: ThinkingSetting = None
+    #: Not flags: what `%agent /command` sets for its run — the tools it may use (None: any) and who said so.
+    allowed_tools: tuple[str, ...] | None = None
+    scope_owner: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,23 +10,24 @@ from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..project import ClaudeProject
     from ..settings import AgentSettings
     from ..tools.mcp import ServerStatus
 
 
-def status_report(session: AgentSession, settings: AgentSettings) -> Report:
+def status_report(
+    session: AgentSession, settings: AgentSettings, project: ClaudeProject | None = None
+) -> Report:
     from ..tools.bubblewrap import check_sandbox
+    from .project_texts import rule_rows, rules_text
 
     status = session.status
     u = status.usage
     budget = f" (session budget ${status.session_budget_usd:.2f})" if status.session_budget_usd else ""
     rows = [
         ("model", OFFLINE_DEMO if offline_demo() else f"{status.model} ({status.provider})"),
-        ("mode", settings.mode),
-        (
-            "rules",
-            f"allow {_listed(settings.allow)} · ask {_listed(settings.ask)} · deny {_listed(settings.deny)}",
-        ),
+        ("mode", _mode_text(status.mode, settings.mode)),
+        ("rules", rules_text(rule_rows(settings, project))),
         (
             "runs",
             f"{status.runs}{' (running)' if status.running else ''} · {status.messages} messages"
@@ -34,7 +35,12 @@ def status_report(session: AgentSession, settings: AgentSettings) -> Report:
         ),
         (
             "tokens",
-            f"{u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written",
+            f"{u.input:,} in · {u.output:,} out · cache {u.cache_read:,} read / {u.cache_write:,} written"
+            + (
+                f" · {u.web_searches} web search{'es' if u.web_searches != 1 else ''}"
+                if u.web_searches
+                else ""
+            ),
         ),
         (
             "cost",
@@ -89,6 +95,13 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
     return rows
 
 
+def _mode_text(mode: str, setting: str) -> str:
+    """The mode in force, and where it came from when that is not the `mode` setting (a project's defaultMode)."""
+    return (
+        mode if mode == setting else f"{mode} (the project's permissions.defaultMode; %agent mode sets yours)"
+    )
+
+
 def memory_text(session: AgentSession) -> str:
     """`%agent memory`: which memory files the system prompt holds, in order, with their size."""
     from ..agent.memory import MEMORY_NAMES, user_memory_path
@@ -134,10 +147,6 @@ def _todo_rows(session: AgentSession) -> list[tuple[str, str]]:
     if not todos.items:
         return []
     return [("todos", f"{todos.counts()}\n{todos.text()}")]
-
-
-def _listed(rules: list[str]) -> str:
-    return str(list(rules)) if rules else "—"
 
 
 def tools_report(session: AgentSession) -> Report:

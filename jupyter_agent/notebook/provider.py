@@ -71,12 +71,16 @@ class NotebookProvider:
     # -- the frontend ----------------------------------------------------------------------------------
     async def refresh(self, signals: KernelSignals) -> Frontend:
         """At the start of a run: take the run's signals and find out who holds the notebook now."""
-        self.signals = signals
-        self._use_context(signals)
+        self.use(signals)
         return await self.current()
 
+    def use(self, signals: KernelSignals) -> None:
+        """Take the signals of the request being run (no asking, no waiting); the bridge publishes in that
+        cell's context (see `LiveBridge.publish_in`)."""
+        self.signals = signals
+        self._use_context(signals)
+
     def _use_context(self, signals: KernelSignals) -> None:
-        """The bridge publishes in the running cell's context (see `LiveBridge.publish_in`)."""
         if self.bridge is not None and signals.context is not None:
             self.bridge.publish_in = signals.context.run
 

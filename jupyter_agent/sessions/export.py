@@ -44,6 +44,17 @@ def _result_text(block: dict[str, Any]) -> str:
     return text
 
 
+def _search_results(content: Any) -> str:
+    """One line per page found (title and URL), or the search's error code."""
+    if is_object(content):
+        return f"(the search failed: {content.get('error_code', 'unavailable')})"
+    pages = [page for page in content if is_object(page)] if is_array(content) else []
+    return (
+        "\n".join(f"- {page.get('title') or '(no title)'} — <{page.get('url', '')}>" for page in pages)
+        or "(none)"
+    )
+
+
 def _message_markdown(message: dict[str, Any]) -> list[str]:
     out: list[str] = []
     user = message["role"] == "user"
@@ -58,6 +69,12 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
         elif kind == "tool_result":
             failed = " (error)" if block.get("is_error") else ""
             out.append(f"**Result**{failed}\n\n{_fence(_result_text(block))}")
+        elif kind == "server_tool_use":
+            given = block.get("input")
+            query = given.get("query", "") if is_object(given) else ""
+            out.append(f"**Web search** {_fence(str(query))}")
+        elif kind == "web_search_tool_result":
+            out.append(f"**Search results**\n\n{_search_results(block.get('content'))}")
     if texts:
         heading = "### User" if user else "### Agent"
         out.insert(0, f"{heading}\n\n" + "\n\n".join(texts))

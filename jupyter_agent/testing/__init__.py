@@ -18,22 +18,23 @@ from .script import (
     FaultKind,
     Script,
     ScriptFn,
-    ScriptFormatError,
     StopReason,
     Text,
     Thinking,
     ToolUse,
     Turn,
     Usage,
-    load_script,
-    script_from_json,
 )
-from .server import TEST_API_KEY, RecordedRequest, ScriptedServer, estimate_tokens
+from .script_json import ScriptFormatError, load_script, script_from_json
+from .server import TEST_API_KEY, RecordedRequest, ScriptedServer
+from .server_tools import Citation, SearchHit, ServerToolUse, WebSearchResult
+from .wire import estimate_tokens
 
 __all__ = [
     "ERROR_STATUS",
     "TEST_API_KEY",
     "Block",
+    "Citation",
     "ErrorType",
     "Fault",
     "FaultKind",
@@ -42,12 +43,15 @@ __all__ = [
     "ScriptFn",
     "ScriptFormatError",
     "ScriptedServer",
+    "SearchHit",
+    "ServerToolUse",
     "StopReason",
     "Text",
     "Thinking",
     "ToolUse",
     "Turn",
     "Usage",
+    "WebSearchResult",
     "estimate_tokens",
     "load_script",
     "script_from_json",

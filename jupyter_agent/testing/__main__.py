@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from .script import ScriptFormatError, load_script
+from .script_json import ScriptFormatError, load_script
 from .server import RecordedRequest, ScriptedServer
 
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Literal, TypeAlias, cast, get_args
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
 
-from ..base.json_values import is_array, is_object
+from .server_tools import Citation, ServerToolUse, WebSearchResult
 
 StopReason: TypeAlias = Literal[
     "end_turn",
@@ -55,9 +54,11 @@ ERROR_STATUS: Mapping[ErrorType, int] = {
 
 @dataclass(frozen=True)
 class Text:
-    """A text block; streamed as several `text_delta` events of `Turn.chunk_size` characters."""
+    """A text block; streamed as several `text_delta` events of `Turn.chunk_size` characters, then one
+    `citations_delta` per citation (web pages it cites, after a `WebSearchResult`)."""
 
     text: str
+    citations: Sequence[Citation] = ()
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ class ToolUse:
         return self.raw_input if self.raw_input is not None else json.dumps(dict(self.input))
 
 
-Block: TypeAlias = Text | Thinking | ToolUse
+Block: TypeAlias = Text | Thinking | ToolUse | ServerToolUse | WebSearchResult
+BLOCK_TYPES = (Text, Thinking, ToolUse, ServerToolUse, WebSearchResult)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +98,8 @@ class Usage:
     output_tokens: int | None = None
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    #: `server_tool_use.web_search_requests`; None counts the turn's web search calls.
+    web_search_requests: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,8 +191,9 @@ class Turn:
         if self.delay < 0:
             raise ValueError(f"Turn.delay must be >= 0, got {self.delay}")
         for block in self.blocks:
-            if not isinstance(block, (Text, Thinking, ToolUse)):  # pyright: ignore[reportUnnecessaryIsInstance]
-                raise TypeError(f"Turn.blocks takes Text, Thinking or ToolUse, got {type(block).__name__}")
+            if not isinstance(block, BLOCK_TYPES):  # pyright: ignore[reportUnnecessaryIsInstance]
+                names = ", ".join(t.__name__ for t in BLOCK_TYPES)
+                raise TypeError(f"Turn.blocks takes {names}, got {type(block).__name__}")
 
     @property
     def resolved_stop_reason(self) -> StopReason:
@@ -200,182 +205,3 @@ class Turn:
 #: Dynamic script: called with the parsed request body and the 0-based request index.
 ScriptFn: TypeAlias = Callable[[dict[str, Any], int], Turn]
 Script: TypeAlias = Sequence[Turn] | ScriptFn
-
-
-# --- JSON form (subprocess mode) -------------------------------------------------------------------
-
-
-class ScriptFormatError(ValueError):
-    """A JSON script does not match the documented format; the message names the offending path."""
-
-
-class _Fields:
-    """Reads one JSON object, with errors naming the path, and rejects unknown keys (typos)."""
-
-    def __init__(self, value: object, where: str) -> None:
-        if not isinstance(value, dict):
-            raise ScriptFormatError(f"{where}: expected an object, got {type(value).__name__}")
-        self.data = cast(dict[str, object], value)
-        self.where = where
-        self.used: set[str] = set()
-
-    def get(self, key: str) -> object:
-        self.used.add(key)
-        return self.data.get(key)
-
-    def str_(self, key: str, default: str | None = None) -> str:
-        value = self.opt_str(key)
-        if value is None:
-            if default is None:
-                raise ScriptFormatError(f"{self.where}.{key}: required string is missing")
-            return default
-        return value
-
-    def opt_str(self, key: str) -> str | None:
-        value = self.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ScriptFormatError(f"{self.where}.{key}: expected a string, got {type(value).__name__}")
-        return value
-
-    def number(self, key: str) -> float | None:
-        value = self.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ScriptFormatError(f"{self.where}.{key}: expected a number, got {type(value).__name__}")
-        return float(value)
-
-    def int_(self, key: str) -> int | None:
-        value = self.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ScriptFormatError(f"{self.where}.{key}: expected an integer, got {type(value).__name__}")
-        return value
-
-    def literal(self, key: str, options: tuple[str, ...]) -> str | None:
-        value = self.opt_str(key)
-        if value is not None and value not in options:
-            raise ScriptFormatError(f"{self.where}.{key}: {value!r} is not one of {', '.join(options)}")
-        return value
-
-    def done(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise ScriptFormatError(f"{self.where}: unknown key(s) {', '.join(unknown)}")
-
-
-def _block_from_json(value: object, where: str) -> Block:
-    f = _Fields(value, where)
-    kind = f.str_("type")
-    block: Block
-    if kind == "text":
-        block = Text(f.str_("text"))
-    elif kind == "thinking":
-        block = Thinking(f.str_("thinking"), f.str_("signature", "scripted-signature"))
-    elif kind == "tool_use":
-        raw_input = f.get("input")
-        if raw_input is not None and not isinstance(raw_input, dict):
-            raise ScriptFormatError(f"{where}.input: expected an object, got {type(raw_input).__name__}")
-        tool_input = cast(dict[str, Any], raw_input or {})
-        block = ToolUse(
-            name=f.str_("name"), input=tool_input, id=f.opt_str("id"), raw_input=f.opt_str("raw_input")
-        )
-    else:
-        raise ScriptFormatError(f"{where}.type: {kind!r} is not one of text, thinking, tool_use")
-    f.done()
-    return block
-
-
-_FAULT_NAMES = ("rate_limit", "server_error", "overloaded", "error", "cut_stream", "stream_error")
-
-
-def _fault_from_json(value: object, where: str) -> Fault:
-    if isinstance(value, str):
-        value = {"type": value}
-    f = _Fields(value, where)
-    kind = f.literal("type", _FAULT_NAMES)
-    retry_after = f.number("retry_after")
-    message = f.opt_str("message")
-    after_events = f.int_("after_events")
-    error_type = cast(ErrorType | None, f.literal("error_type", get_args(ErrorType)))
-    fault: Fault
-    if kind == "rate_limit":
-        fault = Fault.rate_limit(retry_after=retry_after if "retry_after" in f.data else 0.01)
-    elif kind == "server_error":
-        fault = Fault.server_error(retry_after=retry_after)
-    elif kind == "overloaded":
-        fault = Fault.overloaded(retry_after=retry_after)
-    elif kind == "error":
-        if error_type is None:
-            raise ScriptFormatError(f"{where}.error_type: required for a fault of type 'error'")
-        fault = Fault.error(
-            error_type=error_type, message=message or "scripted error", retry_after=retry_after
-        )
-    elif kind == "cut_stream":
-        fault = Fault.cut_stream(after_events=after_events or 0)
-    elif kind == "stream_error":
-        fault = Fault.stream_error(
-            after_events=after_events or 0, error_type=error_type or "overloaded_error"
-        )
-    else:
-        raise ScriptFormatError(f"{where}.type: required, one of {', '.join(_FAULT_NAMES)}")
-    if message is not None:
-        fault = replace(fault, message=message)
-    f.done()
-    return fault
-
-
-def _turn_from_json(value: object, where: str) -> Turn:
-    f = _Fields(value, where)
-    blocks_value = f.get("blocks") or list[object]()
-    if not is_array(blocks_value):
-        raise ScriptFormatError(f"{where}.blocks: expected a list, got {type(blocks_value).__name__}")
-    blocks = [_block_from_json(b, f"{where}.blocks[{i}]") for i, b in enumerate(blocks_value)]
-    usage = Usage()
-    if f.get("usage") is not None:
-        u = _Fields(f.data["usage"], f"{where}.usage")
-        usage = Usage(
-            input_tokens=u.int_("input_tokens"),
-            output_tokens=u.int_("output_tokens"),
-            cache_creation_input_tokens=u.int_("cache_creation_input_tokens") or 0,
-            cache_read_input_tokens=u.int_("cache_read_input_tokens") or 0,
-        )
-        u.done()
-    fault_value = f.get("fault")
-    turn = Turn(
-        blocks=blocks,
-        stop_reason=cast(StopReason | None, f.literal("stop_reason", get_args(StopReason))),
-        stop_sequence=f.opt_str("stop_sequence"),
-        usage=usage,
-        delay=f.number("delay") or 0.0,
-        chunk_size=f.int_("chunk_size") or 16,
-        fault=None if fault_value is None else _fault_from_json(fault_value, f"{where}.fault"),
-    )
-    f.done()
-    return turn
-
-
-def script_from_json(data: object) -> list[Turn]:
-    """Turns from parsed JSON: a list of turns, or `{"turns": [...]}`. Raises `ScriptFormatError`."""
-    if is_object(data):
-        f = _Fields(data, "script")
-        data = f.get("turns")
-        f.done()
-        if not is_array(data):
-            raise ScriptFormatError("script.turns: expected a list of turns")
-    if not is_array(data):
-        raise ScriptFormatError(
-            f"script: expected a list of turns or {{'turns': [...]}}, got {type(data).__name__}"
-        )
-    return [_turn_from_json(t, f"turns[{i}]") for i, t in enumerate(data)]
-
-
-def load_script(path: str | Path) -> list[Turn]:
-    """Read a JSON script file (see docs/testing.md for the format)."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ScriptFormatError(f"{path}: not valid JSON: {e}") from e
-    return script_from_json(data)

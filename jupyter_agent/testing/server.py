@@ -13,27 +13,22 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self, cast
 from urllib.parse import urlsplit
 
-from .script import ERROR_STATUS, Fault, Script, ScriptFn, Text, Thinking, ToolUse, Turn
+from .script import ERROR_STATUS, Fault, Script, ScriptFn, Turn
+from .server_tools import unanswered_server_call
+from .wire import error_body, estimate_tokens, full_message, stream_events
 
 #: A dummy key for clients of the scripted server; the server accepts any key.
 TEST_API_KEY = "sk-ant-scripted-test-key"
 
 _MESSAGES = "/v1/messages"
 _COUNT_TOKENS = "/v1/messages/count_tokens"
-_DEFAULT_MODEL = "claude-scripted"
-
-
-def estimate_tokens(value: object) -> int:
-    """About one token per 4 characters of compact JSON; what `count_tokens` and default usage report."""
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-    return max(1, len(text) // 4)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,121 +49,6 @@ class RecordedRequest:
             "body": self.body,
             "index": self.index,
         }
-
-
-# --- what goes on the wire ------------------------------------------------------------------------
-
-
-def _chunks(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
-def _usage(turn: Turn, request: Mapping[str, Any], *, output_tokens: int) -> dict[str, int]:
-    u = turn.usage
-    return {
-        "input_tokens": u.input_tokens if u.input_tokens is not None else estimate_tokens(dict(request)),
-        "output_tokens": output_tokens,
-        "cache_creation_input_tokens": u.cache_creation_input_tokens,
-        "cache_read_input_tokens": u.cache_read_input_tokens,
-    }
-
-
-def _output_tokens(turn: Turn) -> int:
-    if turn.usage.output_tokens is not None:
-        return turn.usage.output_tokens
-    parts = [
-        b.text if isinstance(b, Text) else b.thinking if isinstance(b, Thinking) else b.input_json()
-        for b in turn.blocks
-    ]
-    return estimate_tokens("".join(parts))
-
-
-def _tool_id(block: ToolUse, index: int, position: int) -> str:
-    return block.id if block.id is not None else f"toolu_01_{index}_{position}"
-
-
-def _full_block(block: Text | Thinking | ToolUse, index: int, position: int) -> dict[str, Any]:
-    if isinstance(block, Text):
-        return {"type": "text", "text": block.text}
-    if isinstance(block, Thinking):
-        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
-    tool_input: object = dict(block.input)
-    if block.raw_input is not None:
-        try:
-            tool_input = json.loads(block.raw_input)
-        except json.JSONDecodeError:
-            tool_input = block.raw_input  # a JSON object cannot carry malformed JSON; send the text
-    return {
-        "type": "tool_use",
-        "id": _tool_id(block, index, position),
-        "name": block.name,
-        "input": tool_input,
-    }
-
-
-def _message(
-    turn: Turn, request: Mapping[str, Any], index: int, content: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "id": f"msg_01scripted{index:04d}",
-        "type": "message",
-        "role": "assistant",
-        "model": request.get("model") or _DEFAULT_MODEL,
-        "content": content,
-        "stop_reason": turn.resolved_stop_reason,
-        "stop_sequence": turn.stop_sequence,
-        "usage": _usage(turn, request, output_tokens=_output_tokens(turn)),
-    }
-
-
-def full_message(turn: Turn, request: Mapping[str, Any], index: int) -> dict[str, Any]:
-    """The non-streaming response body for `turn`."""
-    return _message(turn, request, index, [_full_block(b, index, i) for i, b in enumerate(turn.blocks)])
-
-
-def _block_events(
-    block: Text | Thinking | ToolUse, index: int, position: int, size: int
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    def delta(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        return "content_block_delta", {"type": "content_block_delta", "index": position, "delta": payload}
-
-    if isinstance(block, Text):
-        start: dict[str, Any] = {"type": "text", "text": ""}
-        deltas = [delta({"type": "text_delta", "text": c}) for c in _chunks(block.text, size)]
-    elif isinstance(block, Thinking):
-        start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in _chunks(block.thinking, size)]
-        deltas.append(delta({"type": "signature_delta", "signature": block.signature}))
-    else:
-        start = {"type": "tool_use", "id": _tool_id(block, index, position), "name": block.name, "input": {}}
-        deltas = [
-            delta({"type": "input_json_delta", "partial_json": c}) for c in _chunks(block.input_json(), size)
-        ]
-    yield "content_block_start", {"type": "content_block_start", "index": position, "content_block": start}
-    yield from deltas
-    yield "content_block_stop", {"type": "content_block_stop", "index": position}
-
-
-def stream_events(turn: Turn, request: Mapping[str, Any], index: int) -> list[tuple[str, dict[str, Any]]]:
-    """The SSE events for `turn`, in the real API's order (one `ping` after the first block starts)."""
-    usage = _usage(turn, request, output_tokens=1)
-    start = _message(turn, request, index, []) | {"stop_reason": None, "stop_sequence": None, "usage": usage}
-    events: list[tuple[str, dict[str, Any]]] = [
-        ("message_start", {"type": "message_start", "message": start})
-    ]
-    for position, block in enumerate(turn.blocks):
-        events.extend(_block_events(block, index, position, turn.chunk_size))
-    events.insert(2 if turn.blocks else 1, ("ping", {"type": "ping"}))
-    delta = {"stop_reason": turn.resolved_stop_reason, "stop_sequence": turn.stop_sequence}
-    final_usage = _usage(turn, request, output_tokens=_output_tokens(turn))
-    events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
-    events.append(("message_stop", {"type": "message_stop"}))
-    return events
-
-
-def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
-    """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ...}}`."""
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
 
 
 # --- HTTP ---------------------------------------------------------------------------------------------
@@ -269,6 +149,11 @@ class _Handler(BaseHTTPRequestHandler):
         if rejected is not None:
             self._record(body)
             self._send_error(400, "invalid_request_error", f"{rejected}: Extra inputs are not permitted")
+            return
+        unanswered = unanswered_server_call(body)
+        if unanswered is not None:
+            self._record(body)
+            self._send_error(400, "invalid_request_error", unanswered)
             return
         try:
             index, turn = self.owner._next_turn(body, lambda i: self._recording(raw_body, i))

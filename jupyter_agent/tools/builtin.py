@@ -20,9 +20,10 @@ def builtin_tools() -> list[AnyTool]:
     from .files import file_tools
     from .kernel import kernel_tools
     from .notebook import notebook_tools
+    from .verify import VerifyNotebook
     from .workflow import workflow_tools
 
-    return [*file_tools(), *notebook_tools(), *kernel_tools(), *workflow_tools()]
+    return [*file_tools(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
 
 
 def _bash() -> list[AnyTool]:
@@ -36,6 +37,12 @@ def _web_fetch() -> list[AnyTool]:
     from .web import WebFetch
 
     return [WebFetch()]
+
+
+def _web_search() -> list[AnyTool]:
+    from .web.search import web_search_tools
+
+    return web_search_tools()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,4 +66,5 @@ class OptInTool:
 OPT_IN_TOOLS: tuple[OptInTool, ...] = (
     OptInTool(name="Bash", setting="enable_bash", make=_bash),
     OptInTool(name="WebFetch", setting="enable_web_fetch", make=_web_fetch),
+    OptInTool(name="WebSearch", setting="enable_web_search", make=_web_search),
 )

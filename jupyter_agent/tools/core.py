@@ -182,11 +182,3 @@ class ToolCall:
     #: Set when the model's JSON for the input could not be parsed (e.g. cut by max_tokens).
     raw_input_error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
-
-
-def relative_display(path: Path, base: Path) -> str:
-    """`path` relative to `base` when it is under it, else as it is."""
-    try:
-        return str(path.relative_to(base)) or "."
-    except ValueError:
-        return str(path)

@@ -27,10 +27,10 @@ from .permissions import (
     Rule,
     RuleKind,
     call_facts,
-    escape_pattern,
 )
 from .question import Question
 from .registry import ToolPool
+from .rule_glob import escape_pattern
 from .validation import invalid_args, validate
 
 
@@ -178,14 +178,14 @@ class Dispatcher:
         if isinstance(params, ToolResult):
             return params, tool.name, None
         subject = tool.rule_subject(params, ctx)
-        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
+        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
         verdict = await self.hooks.run_pre(hook_call)
         if isinstance(verdict, Rewrite):
             params = validate(tool.name, tool.Input, verdict.input)
             if isinstance(params, ToolResult):
                 return params, tool.name, None
             subject = tool.rule_subject(params, ctx)
-            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject)
+            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
         decision = _with_hook(verdict, self.policy.decide(facts))

@@ -7,8 +7,9 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from typing import Any, cast, get_type_hints, overload
+from typing import Any, Generic, ParamSpec, TypeVar, cast, get_type_hints, overload
 
+import docstring_parser
 from pydantic import BaseModel, Field, create_model
 
 from ..base.result import ToolResult
@@ -17,59 +18,24 @@ from .core import InstanceTool, ToolAnnotations, ToolInput, ToolKind
 from .registration import announce
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_GOOGLE_HEADER = re.compile(r"^(Args|Arguments|Parameters|Params)\s*:\s*$")
-_ANY_HEADER = re.compile(r"^[A-Z][A-Za-z ]*:\s*$")
-_GOOGLE_PARAM = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-_REST_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?(\w+)\s*:\s*(.*)$")
-_NUMPY_PARAM = re.compile(r"^(\w+)\s*(?::.*)?$")
-_RULE_LINE = re.compile(r"^-{3,}$")
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """The description (text before any section) and per-parameter docs.
+    """The description (the text before any section) and each parameter's doc.
 
-    Google (`Args:`), reST (`:param x:`) and NumPy (`Parameters` + dashes) styles are understood.
+    `docstring_parser` (what the anthropic SDK's own tool helper uses) reads Google (`Args:`), reST
+    (`:param x:`) and NumPy (`Parameters` + dashes) styles; a parameter's wrapped lines are joined.
     """
-    lines = inspect.cleandoc(doc or "").splitlines()
-    description: list[str] = []
-    params: dict[str, str] = {}
-    section: str | None = None  # "params" while inside a parameter section, "other" in any other section
-    current: str | None = None
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        rest = _REST_PARAM.match(stripped)
-        if rest:
-            section = "params"
-            name = str(rest.group(1))
-            params[name] = rest.group(2).strip()
-            current = name
-        elif _RULE_LINE.match(stripped):
-            continue
-        elif _RULE_LINE.match(nxt):  # a NumPy section title
-            section, current = ("params" if stripped in ("Parameters", "Args") else "other"), None
-        elif not line.startswith((" ", "\t")) and (
-            _GOOGLE_HEADER.match(stripped) or _ANY_HEADER.match(stripped)
-        ):
-            section, current = ("params" if _GOOGLE_HEADER.match(stripped) else "other"), None
-        elif section is None:
-            description.append(line)
-        elif section == "params" and stripped:
-            indented_once = line.startswith((" ", "\t")) and len(line) - len(line.lstrip()) <= 4
-            top_level = not line.startswith((" ", "\t"))
-            google = _GOOGLE_PARAM.match(stripped) if indented_once else None
-            numpy = _NUMPY_PARAM.match(stripped) if top_level else None
-            if google:
-                name = google.group(1)
-                params[name] = google.group(2).strip()
-                current = name
-            elif numpy:
-                name = numpy.group(1)
-                params[name] = ""
-                current = name
-            elif current is not None:
-                params[current] = (params[current] + " " + stripped).strip()
-    return "\n".join(description).strip(), params
+    parsed = docstring_parser.parse(doc or "")
+    description = "\n\n".join(part for part in (parsed.short_description, parsed.long_description) if part)
+    params = {
+        param.arg_name: " ".join(line.strip() for line in (param.description or "").splitlines()).strip()
+        for param in parsed.params
+    }
+    return description, params
 
 
 def _is_context(name: str, annotation: Any) -> bool:
@@ -78,12 +44,16 @@ def _is_context(name: str, annotation: Any) -> bool:
     )
 
 
-class FunctionTool(InstanceTool[BaseModel]):
-    """A tool made from a function; instances, not subclasses, since each wraps its own function."""
+class FunctionTool(InstanceTool[BaseModel], Generic[P, R]):
+    """A tool made from a function; instances, not subclasses, since each wraps its own function.
+
+    Calling it calls the function with the function's own signature (`FunctionTool[P, R]`), so a type
+    checker still checks the calls a notebook makes to a decorated function.
+    """
 
     def __init__(
         self,
-        func: Callable[..., Any],
+        func: Callable[P, R],
         *,
         name: str,
         description: str,
@@ -96,9 +66,11 @@ class FunctionTool(InstanceTool[BaseModel]):
             name=name, description=description, input_model=input_model, kind=kind, annotations=annotations
         )
         self.func = func
+        #: The same function, called with the validated input as keywords.
+        self._call_with: Callable[..., Any] = func
         self.context_param = context_param
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """The decorated function still works as a function."""
         return self.func(*args, **kwargs)
 
@@ -108,9 +80,9 @@ class FunctionTool(InstanceTool[BaseModel]):
         if self.context_param:
             kwargs[self.context_param] = ctx
         if inspect.iscoroutinefunction(self.func):
-            value = await self.func(**kwargs)
+            value = await self._call_with(**kwargs)
         else:
-            value = await asyncio.to_thread(self.func, **kwargs)
+            value = await asyncio.to_thread(self._call_with, **kwargs)
         return as_result(value)
 
 
@@ -129,7 +101,7 @@ def as_result(value: Any) -> ToolResult:
 
 
 def function_tool(
-    func: Callable[..., Any],
+    func: Callable[P, R],
     *,
     name: str | None = None,
     description: str | None = None,
@@ -138,7 +110,7 @@ def function_tool(
     destructive: bool | None = None,
     idempotent: bool = False,
     open_world: bool = False,
-) -> FunctionTool:
+) -> FunctionTool[P, R]:
     """`func` as a tool: its signature is the input schema, its docstring the description (see `tool`)."""
     tool_name = name or func.__name__
     if not _NAME.match(tool_name):
@@ -184,7 +156,7 @@ def function_tool(
 
 
 @overload
-def tool(func: Callable[..., Any], /) -> FunctionTool: ...
+def tool(func: Callable[P, R], /) -> FunctionTool[P, R]: ...
 @overload
 def tool(
     *,
@@ -195,12 +167,12 @@ def tool(
     destructive: bool | None = None,
     idempotent: bool = False,
     open_world: bool = False,
-) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+) -> Callable[[Callable[P, R]], FunctionTool[P, R]]: ...
 def tool(
-    func: Callable[..., Any] | None = None,
+    func: Callable[P, R] | None = None,
     /,
     **options: Any,
-) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
+) -> FunctionTool[P, R] | Callable[[Callable[P, R]], FunctionTool[P, R]]:
     """Make a Tool from a typed function: `@tool` or `@tool(read_only=True, name="lookup")`.
 
     The docstring's first part is the description; its parameter section (Google, reST or NumPy style)
@@ -208,7 +180,7 @@ def tool(
     In a notebook, the decorated function is registered with this kernel's agent (re-running replaces it).
     """
 
-    def wrap(f: Callable[..., Any]) -> FunctionTool:
+    def wrap(f: Callable[P, R]) -> FunctionTool[P, R]:
         made = function_tool(f, **options)
         announce(made)
         return made

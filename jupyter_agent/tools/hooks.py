@@ -1,9 +1,16 @@
-"""User hooks around every call: `pre_tool_use` may block or rewrite it, `post_tool_use` may replace the result."""
+"""Hooks around calls, requests and turn ends; each kind is a list of callables the agent awaits.
+
+`pre_tool_use` may block or rewrite a call, `post_tool_use` may replace its result, `user_prompt_submit` may
+block a request or add context to it, `stop` may send the model back to work when it wants to end its turn.
+Python callables (the `pre_tool_use` / `post_tool_use` settings) and Claude Code's command hooks from settings
+files (`command_hooks.py`) both arrive here.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +27,8 @@ class HookCall:
     tool: str
     input: dict[str, Any]
     subject: str | None
+    #: The tool_use block's id ("" where there is none).
+    tool_use_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,9 +38,29 @@ class Rewrite:
     input: dict[str, Any]
 
 
+@dataclass(frozen=True, kw_only=True)
+class PromptBlocked:
+    """The request is not sent: `reason` is shown to the user (not to the model)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptContext:
+    """Text added to the request's message, after it."""
+
+    text: str
+
+
 PreResult = Allow | Ask | Deny | Rewrite | None
 PreHook = Callable[[HookCall], PreResult | Awaitable[PreResult]]
 PostHook = Callable[[HookCall, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
+PromptResult = PromptBlocked | PromptContext | None
+PromptHook = Callable[[str], PromptResult | Awaitable[PromptResult]]
+#: Called with whether a stop hook already sent the model back in this run; returns why to go on, or None.
+StopHook = Callable[[bool], str | Awaitable[str | None] | None]
+
+log = logging.getLogger(__name__)
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -61,6 +90,40 @@ class Hooks:
 
     pre_tool_use: list[PreHook] = field(default_factory=list[PreHook])
     post_tool_use: list[PostHook] = field(default_factory=list[PostHook])
+    user_prompt_submit: list[PromptHook] = field(default_factory=list[PromptHook])
+    stop: list[StopHook] = field(default_factory=list[StopHook])
+
+    def for_subagent(self) -> Hooks:
+        """A sub-agent's calls pass the same tool hooks; requests and turn ends are the main agent's only."""
+        return Hooks(pre_tool_use=self.pre_tool_use, post_tool_use=self.post_tool_use)
+
+    async def run_prompt(self, prompt: str) -> tuple[PromptBlocked | None, list[str]]:
+        """(the first block, the context texts to add); a hook that raises is logged and counts as no answer."""
+        added: list[str] = []
+        for hook in self.user_prompt_submit:
+            try:
+                answer: PromptResult = await _maybe_await(hook(prompt))
+            except Exception:
+                log.exception("user_prompt_submit hook %s failed", _hook_name(hook))
+                continue
+            if isinstance(answer, PromptBlocked):
+                return answer, added
+            if isinstance(answer, PromptContext) and answer.text.strip():
+                added.append(answer.text)
+        return None, added
+
+    async def run_stop(self, active: bool) -> str | None:
+        """Why the model should go on (the reasons of every hook that said so), or None to let it stop."""
+        reasons: list[str] = []
+        for hook in self.stop:
+            try:
+                reason: str | None = await _maybe_await(hook(active))
+            except Exception:
+                log.exception("stop hook %s failed", _hook_name(hook))
+                continue
+            if reason:
+                reasons.append(reason)
+        return "\n".join(reasons) or None
 
     async def run_pre(self, call: HookCall) -> PreResult:
         """First non-None answer wins, except that a later Deny still beats an earlier Allow."""

@@ -13,22 +13,26 @@ Rules mean what Claude Code's rules mean:
   ask rules match the path as written or its real path; allow rules only the real path, so a symlink in the
   project neither dodges a deny rule nor widens an allow rule.
 - `mcp__server` names every tool of that server (as does `mcp__server__*`).
-- Protected paths (`.git/**`, `.env*`, shell rc files, …) always ask before a write, whatever the allow rules
-  and the mode, except in bypassPermissions.
+- A path pattern that starts with `/` is absolute: it matches the call's absolute path (as written or real),
+  wherever the working directory is; the rules of a Claude Code settings file are made absolute this way.
+- Protected paths (`.git/**`, `.env*`, shell rc files, `.claude/**`, …) always ask before a write, whatever the
+  allow rules and the mode, except in bypassPermissions.
+- A scope (a skill's or command's `allowed-tools`) narrows what runs while it is active: a call it does not
+  cover is refused. It never allows anything the rules and the mode would not.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .commands import ParsedCommand, Subcommand, split_command
+from .rule_glob import WILDCARDS, glob_regex, literal
 
 if TYPE_CHECKING:
     from .context import ToolContext
@@ -39,7 +43,7 @@ from .modes import Mode
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
-_ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
+ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
 
 #: Writes here can run code (git hooks and config, shell start-up files, IPython/Jupyter start-up and config,
 #: editor tasks) or hold credentials: they always ask. Matched at any depth, on the written and the real path.
@@ -62,7 +66,14 @@ DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
     ".gitconfig",
     "ipython_config.py",
     "jupyter_*_config.*",
+    # Claude Code's project and user settings (hooks run commands), and this package's own user files (memory,
+    # trusted projects): writing them changes what runs or what the agent is told.
+    ".claude/**",
+    ".claude.json",
+    ".jupyter_agent/**",
 )
+#: Tools a scope never refuses: switching to another skill is how the model leaves one.
+SCOPE_EXEMPT = frozenset({"Skill"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,60 +94,11 @@ class Deny:
 Decision = Allow | Ask | Deny
 
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\-.]+)\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
-_WILDCARDS = re.compile(r"(?<!\\)(?:\\\\)*[*?]")
-
-
-def escape_pattern(text: str) -> str:
-    """A pattern that matches exactly `text`: `rm *.py` → `rm \\*.py`."""
-    return text.replace("\\", "\\\\").replace("*", "\\*").replace("?", "\\?")
-
-
-def _literal(pattern: str) -> str | None:
-    """The text a wildcard-free pattern stands for, or None when it has a wildcard."""
-    if _WILDCARDS.search(pattern):
-        return None
-    return re.sub(r"\\([\\*?])", r"\1", pattern)
-
-
-@lru_cache(maxsize=512)
-def _glob_regex(pattern: str, kind: RuleKind) -> re.Pattern[str]:
-    """`**` crosses `/`; for paths `*` and `?` stay within one segment; for commands `*` matches anything.
-
-    Anchored at both ends. A command pattern ending in `:*` is a prefix that ends at a word boundary; a path
-    pattern ending in `/**` also matches the directory itself (a search rooted there reads what is in it).
-    """
-    out: list[str] = []
-    tail = r"\Z"
-    if kind == "command" and pattern.endswith(":*") and _literal(pattern[:-2]) is not None:
-        pattern, tail = pattern[:-2], r"(?:\s.*)?\Z"
-    elif kind == "path" and pattern.endswith("/**") and not pattern.endswith("\\/**"):
-        pattern, tail = pattern[:-3], r"(?:/.*)?\Z"  # `dir/**` is the directory and everything in it
-    i = 0
-    while i < len(pattern):
-        if pattern[i] == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "\\*?":
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        elif pattern.startswith("**/", i) and kind == "path":
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*" if kind == "path" else ".*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]" if kind == "path" else ".")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + tail, re.DOTALL)
 
 
 def _is_server_rule(tool: str) -> bool:
     """`mcp__server`: Claude Code's way to name all of one MCP server's tools."""
-    return tool.startswith("mcp__") and len(tool) > 5 and "__" not in tool[5:] and not _WILDCARDS.search(tool)
+    return tool.startswith("mcp__") and len(tool) > 5 and "__" not in tool[5:] and not WILDCARDS.search(tool)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +115,9 @@ class CallFacts:
     access: PathAccess | None = None
     #: The path with symlinks resolved, shown like `subject`; None means the same as `subject`.
     real_subject: str | None = None
+    #: The absolute path as written and its real path, for absolute patterns (`/home/me/secrets/**`).
+    absolute: str | None = None
+    real_absolute: str | None = None
 
     @cached_property
     def command(self) -> ParsedCommand:
@@ -162,6 +127,11 @@ class CallFacts:
         real = self.real_subject if self.real_subject is not None else self.subject
         found = (real,) if real_only else (self.subject, real)
         return tuple(p.removeprefix("./") for p in found if p is not None)
+
+    def absolute_paths(self, *, real_only: bool) -> tuple[str, ...]:
+        real = self.real_absolute if self.real_absolute is not None else self.absolute
+        found = (real,) if real_only else (self.absolute, real)
+        return tuple(p for p in found if p is not None)
 
 
 @dataclass(frozen=True)
@@ -186,11 +156,11 @@ class Rule:
 
     def names(self, tool_name: str, access: PathAccess | None = None) -> bool:
         """Whether the rule is about this tool: by name (anchored glob), by MCP server, or by path access."""
-        if _glob_regex(self.tool, "command").match(tool_name):
+        if glob_regex(self.tool, "command").match(tool_name):
             return True
         if _is_server_rule(self.tool) and tool_name.startswith(self.tool + "__"):
             return True
-        return access is not None and _ACCESS_RULE_NAMES.get(self.tool) == access
+        return access is not None and ACCESS_RULE_NAMES.get(self.tool) == access
 
     def matches(self, call: CallFacts) -> bool:
         """The reading deny and ask rules use: any subcommand, the written or the real path."""
@@ -203,7 +173,7 @@ class Rule:
 
     def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
         # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
-        regex = _glob_regex(self.pattern or "**", "command")
+        regex = glob_regex(self.pattern or "**", "command")
         if allowing:
             return not sub.redirected and bool(regex.match(sub.text))
         return any(regex.match(form) for form in sub.forms())
@@ -217,14 +187,16 @@ class Rule:
             return False
         if call.rule_kind == "command":
             command = call.command
-            if _literal(self.pattern) == command.text:
+            if literal(self.pattern) == command.text:
                 return True  # exactly the command that was approved, compound or not
             subs = command.subcommands
             if allowing:
                 return _all_allowed(command, lambda sub: self.matches_subcommand(sub, allowing=True))
             return any(self.matches_subcommand(sub, allowing=False) for sub in subs)
-        regex = _glob_regex(self.pattern, call.rule_kind)
+        regex = glob_regex(self.pattern, call.rule_kind)
         if call.rule_kind == "path":
+            if self.pattern.startswith("/") and call.absolute is not None:
+                return any(regex.match(p) for p in call.absolute_paths(real_only=allowing))
             return any(regex.match(p) for p in call.paths(real_only=allowing))
         return bool(regex.match(call.subject))
 
@@ -236,57 +208,6 @@ def _all_allowed(command: ParsedCommand, allowed: Callable[[Subcommand], bool]) 
 
 def parse_rules(texts: Iterable[str]) -> list[Rule]:
     return [Rule.parse(t) for t in texts]
-
-
-class RuleNameError(ValueError):
-    """A rule that names no tool: it would never match, which for a deny rule is a silent hole."""
-
-
-def check_rule_names(
-    rules: Iterable[str | Rule],
-    known_tools: Iterable[str],
-    *,
-    mcp_servers: Iterable[str] = (),
-    case_only: bool = False,
-) -> None:
-    """Raise RuleNameError for a rule naming no known tool (or a tool in the wrong case), with the likely name.
-
-    `mcp_servers` are configured server names as they appear in tool names (`mcp__<server>__…`): their rules
-    are accepted even while the server is not connected. `case_only` (when more tools may come later) refuses
-    only a known name in the wrong case.
-    """
-    known = sorted(set(known_tools))
-    servers = set(mcp_servers)
-    for item in rules:
-        rule = item if isinstance(item, Rule) else Rule.parse(item)
-        if _names_something(rule, known, servers):
-            continue
-        if not case_only or any(name.lower() == rule.tool.lower() for name in known):
-            raise RuleNameError(_unknown_tool_message(rule, known))
-
-
-def _names_something(rule: Rule, known: list[str], servers: set[str]) -> bool:
-    if rule.tool in _ACCESS_RULE_NAMES or any(rule.names(name) for name in known):
-        return True
-    if rule.tool.startswith("mcp__"):
-        server = rule.tool[5:].split("__")[0]
-        connected = any(n.startswith(f"mcp__{server}__") for n in known)
-        return server in servers and not connected  # a configured server whose tools are not known yet
-    return False
-
-
-def _unknown_tool_message(rule: Rule, known: list[str]) -> str:
-    same_but_case = [name for name in known if name.lower() == rule.tool.lower()]
-    close = same_but_case or difflib.get_close_matches(rule.tool, known)
-    hint = ""
-    if close:
-        hint = f"; did you mean {Rule(close[0], rule.pattern)}?"
-        if same_but_case:
-            hint += " (tool names are case-sensitive)"
-    return (
-        f"UNKNOWN_TOOL_IN_RULE: the rule {rule} names no known tool{hint} "
-        f"Known tools: {', '.join(known) or 'none'}; mcp__<server> names all of a server's tools"
-    )
 
 
 def path_access(tool: AnyTool) -> PathAccess | None:
@@ -303,10 +224,13 @@ def path_access(tool: AnyTool) -> PathAccess | None:
 def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None) -> CallFacts:
     """The call's permission subject, resolved once: its access, and the real path behind a path subject."""
     real: str | None = None
+    absolute: Path | None = None
+    real_absolute: Path | None = None
     if tool.rule_kind == "path":
-        path = tool.rule_path(params, ctx)
-        if path is not None:
-            real = ctx.sandbox.display_path(Path(os.path.realpath(path)))
+        absolute = tool.rule_path(params, ctx)
+        if absolute is not None:
+            real_absolute = Path(os.path.realpath(absolute))
+            real = ctx.sandbox.display_path(real_absolute)
     return CallFacts(
         tool=tool.name,
         subject=subject,
@@ -315,17 +239,28 @@ def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None
         read_only=tool.read_only,
         access=path_access(tool),
         real_subject=real,
+        absolute=str(absolute) if absolute is not None else None,
+        real_absolute=str(real_absolute) if real_absolute is not None else None,
     )
 
 
 def _protected_regex(pattern: str) -> re.Pattern[str]:
     """Protected patterns apply at any depth: `.git/**` protects `sub/.git/config` too."""
-    return _glob_regex(pattern if pattern.startswith("/") else f"**/{pattern}", "path")
+    return glob_regex(pattern if pattern.startswith("/") else f"**/{pattern}", "path")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolScope:
+    """What may run while a skill or command is active (its `allowed-tools`), and who set it."""
+
+    rules: tuple[Rule, ...]
+    #: Named in refusals: `the skill 'summarize'`, `the command /review`.
+    owner: str
 
 
 @dataclass(kw_only=True)
 class PermissionPolicy:
-    """Order: deny rules → ask rules → mode → protected paths → allow rules.
+    """Order: deny rules → scope → ask rules → mode → protected paths → allow rules.
 
     A deny always wins; allow rules only lift an ask, and never the ask of a protected path.
     """
@@ -335,10 +270,13 @@ class PermissionPolicy:
     ask: list[Rule] = field(default_factory=list[Rule])
     deny: list[Rule] = field(default_factory=list[Rule])
     protected: tuple[str, ...] = DEFAULT_PROTECTED_PATHS
+    #: The active skill's or command's `allowed-tools` (None: no narrowing).
+    scope: ToolScope | None = None
 
-    def hides(self, tool: str, shown: str, real: str) -> bool:
+    def hides(self, tool: str, shown: str, real: str, absolute: tuple[str, str] | None = None) -> bool:
         """Whether a deny rule on reading (`Read(secrets/**)`, or a path rule naming `tool`) covers a file a
-        search reached without naming it: Grep and Glob leave such a file out, as Read would refuse it."""
+        search reached without naming it: Grep and Glob leave such a file out, as Read would refuse it.
+        `absolute` is the file's absolute path as reached and its real path, for absolute patterns."""
         facts = CallFacts(
             tool=tool,
             subject=shown,
@@ -347,6 +285,8 @@ class PermissionPolicy:
             read_only=True,
             access="read",
             real_subject=real,
+            absolute=absolute[0] if absolute else None,
+            real_absolute=absolute[1] if absolute else None,
         )
         return any(rule.pattern is not None and rule.matches(facts) for rule in self.deny)
 
@@ -356,6 +296,13 @@ class PermissionPolicy:
                 return Deny(
                     message=f"{call.tool} is denied by the rule {rule}; do not retry it, tell the user"
                 )
+        scope = self.scope
+        if scope is not None and call.tool not in SCOPE_EXEMPT and not self._covers(scope, call):
+            allowed = ", ".join(map(str, scope.rules)) or "no tools"
+            return Deny(
+                message=f"{call.tool} is outside the allowed-tools of {scope.owner} ({allowed}); while it is "
+                "active only those run. Do the work with them, or tell the user what else you need"
+            )
         for rule in self.ask:
             if rule.matches(call):
                 return Ask(reason=f"the rule {rule} asks for approval")
@@ -392,6 +339,10 @@ class PermissionPolicy:
             return rule is not None
 
         return used if _all_allowed(call.command, allowed) else []
+
+    def _covers(self, scope: ToolScope, call: CallFacts) -> bool:
+        """Whether the scope's rules, read as allow rules, cover the call (a command: every subcommand)."""
+        return bool(PermissionPolicy(allow=list(scope.rules)).allowing_rules(call))
 
     def protected_pattern(self, call: CallFacts) -> str | None:
         """The protected-path pattern a write matches (written or real path), or None."""

@@ -1,4 +1,4 @@
-"""The tool pool: sources merged by name (later wins), then the allow list, then the deny list (deny wins)."""
+"""The tool pool: sources merged by name (later wins), then the deny list (bare tool names from deny rules)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ class ToolPool:
     """Named sources (`builtin`, `user`, `mcp:<server>`), merged in insertion order."""
 
     sources: dict[str, list[AnyTool]] = field(default_factory=dict[str, list[AnyTool]])
-    #: Tool-name globs; empty means every tool. A filtered-out tool is never shown to the model.
-    allowed: list[str] = field(default_factory=list[str])
+    #: Tool-name globs (the bare names of deny rules): such a tool is never shown to the model.
     denied: list[str] = field(default_factory=list[str])
 
     def set_source(self, name: str, tools: Iterable[AnyTool]) -> None:
@@ -39,8 +38,6 @@ class ToolPool:
         return {name: tool for name, tool in self.merged().items() if self.is_enabled(name)}
 
     def is_enabled(self, name: str) -> bool:
-        if self.allowed and not _any_match(self.allowed, name):
-            return False
         return not _any_match(self.denied, name)
 
     def source_of(self, name: str) -> str | None:

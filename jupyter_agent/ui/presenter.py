@@ -7,7 +7,7 @@ question is asked (widgets when a frontend answers, stdin in terminal IPython, a
 
 from __future__ import annotations
 
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent
@@ -173,7 +173,11 @@ class QuietPresenter:
 def wait_quietly(*, kernel: Any, channel: UIChannel, worker: Stoppable, future: Future[Any]) -> bool:
     """Wait for `future` while comm replies keep flowing (live notebook undo); True when interrupted."""
     loop = MainLoop(channel=channel, presenter=QuietPresenter(), worker=worker, pump=_pump_for(kernel))
-    loop.wait(future)
+    try:
+        loop.wait(future)
+    except CancelledError:  # the coroutine let the Interrupt's cancellation through
+        if not loop.interrupted:
+            raise
     return loop.interrupted
 
 

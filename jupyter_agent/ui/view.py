@@ -254,6 +254,9 @@ class RunView:
             self._collapse_intermediate_text()
         u = done.usage
         reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
+        searches = (
+            f" · {u.web_searches} web search{'es' if u.web_searches != 1 else ''}" if u.web_searches else ""
+        )
         if offline_demo():
             cost = OFFLINE_DEMO
         elif not done.priced:
@@ -263,7 +266,7 @@ class RunView:
         text = (
             f"{done.turns} turn{'s' if done.turns != 1 else ''} · {u.input:,} in / {u.output:,} out tokens"
             f" · cache {u.cache_read:,} read / {u.cache_write:,} written ({u.cache_read_share:.0%} read)"
-            f" · {cost} · {done.duration:.1f}s{reason}"
+            f"{searches} · {cost} · {done.duration:.1f}s{reason}"
         )
         bundle = {
             "text/plain": text,

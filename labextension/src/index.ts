@@ -7,6 +7,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { NotebookBridge } from './bridge';
+import { addAskAboutOutput } from './askOutput';
 import { addFixButton } from './fixButton';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -25,6 +26,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker.widgetAdded.connect((_, panel) => bridge.watch(panel));
     addUndoKeys(app);
     addFixButton(rendermime, tracker);
+    addAskAboutOutput(app, tracker);
   }
 };
 

@@ -80,7 +80,7 @@ def test_always_allow_adds_a_session_rule_and_the_next_run_does_not_ask(
     assert len(frontend.buttons("Allow once")) == asks_before
     assert "✅ Write b.md" not in second.text()
     status = frontend.run("%agent status").text()
-    assert "allow ['Write']" in status
+    assert "allow Write  (AgentMagics.allow (%config, %agent allow, Always allow))" in status
 
 
 def test_run_all_keeps_cell_order_while_the_agent_waits(agent_kernel: AgentKernel, tmp_path: Path) -> None:

@@ -32,4 +32,4 @@ def test_a_rule_in_the_wrong_case_or_for_no_tool_is_refused_with_the_right_name(
     assert "UNKNOWN_TOOL_IN_RULE: the rule mcp__srv" in fine.text()
     ok = frontend.run("%agent deny Bash(rm*)\n%agent status", timeout=60)
     assert ok.reply is not None and ok.reply["status"] == "ok", ok.text()
-    assert "deny ['Bash(rm*)']" in ok.text()
+    assert "deny  Bash(rm*)  (AgentMagics.deny (%config, %agent deny))" in ok.text()

@@ -1,32 +1,36 @@
-"""The package's layers, as docs/architecture.md draws them: a module imports only from its own layer or below,
-and no two modules import each other, directly or round a loop."""
+"""The package's layers, read from docs/architecture.md's table: a module imports only from its own layer or
+below, and no two modules import each other, directly or round a loop."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import jupyter_agent
 
 PACKAGE = Path(jupyter_agent.__file__).parent
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def _table_name(cell: str) -> str:
+    """`magics.py` → "magics", `host/` → "host", `host/commands.py` → "host.commands", `__init__.py` → ""."""
+    name = cell.removesuffix("/").removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__") if name != "__init__" else ""
+
+
+def _layers_from_the_document() -> tuple[frozenset[str], ...]:
+    """The "## Layers" table, lowest layer first: one row a layer, its modules in backticks in the 2nd column."""
+    section = ARCHITECTURE.read_text(encoding="utf-8").split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]  # past the header and the rule
+    return tuple(
+        frozenset(map(_table_name, re.findall(r"`([^`]+)`", row.split("|")[2]))) for row in reversed(rows)
+    )
+
 
 #: Lowest first. A top-level module or subpackage of `jupyter_agent`, by name; `""` is the package itself. A
 #: dotted name places one module apart from its package: the `%agent` subcommands drive the `KernelAgent`.
-LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"_lazy", "masking"}),
-    frozenset({"base"}),
-    frozenset({"notebook"}),
-    frozenset({"tools"}),
-    frozenset({"sessions"}),
-    frozenset({"agent"}),
-    frozenset({"undo", "watch"}),
-    frozenset({"ui"}),
-    frozenset({"settings"}),
-    frozenset({"host"}),
-    frozenset({"runtime"}),
-    frozenset({"host.commands"}),
-    frozenset({"magics", "_preload", "", "testing"}),
-)
+LAYERS = _layers_from_the_document()
 
 
 def _module_name(path: Path) -> str:
@@ -82,7 +86,18 @@ def test_every_part_of_the_package_has_a_layer() -> None:
     tops = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()}
     tops = {t for t in tops if t not in ("__init__", "__pycache__", "labextension") and not t.startswith(".")}
     placed = set().union(*LAYERS)
-    assert tops <= placed, f"add {sorted(tops - placed)} to LAYERS (and to docs/architecture.md's table)"
+    assert tops <= placed, f"add {sorted(tops - placed)} to the layer table in docs/architecture.md"
+
+
+def test_the_layer_table_names_only_what_exists_and_each_once() -> None:
+    assert len(LAYERS) >= 10
+    names = [name for layer in LAYERS for name in layer]
+    assert len(names) == len(set(names))
+    for name in names:
+        path = PACKAGE.joinpath(*name.split(".")) if name else PACKAGE / "__init__.py"
+        assert path.is_dir() or path.with_suffix(".py").is_file() or path.is_file(), (
+            f"no {name!r} in the package"
+        )
 
 
 def test_no_module_imports_from_a_layer_above_its_own() -> None:

@@ -454,7 +454,9 @@ def test_server_start_stop_is_reusable_as_a_context_manager_and_stop_is_idempote
 def test_turn_rejects_values_that_cannot_be_served() -> None:
     with pytest.raises(ValueError, match="chunk_size must be >= 1"):
         Turn(chunk_size=0)
-    with pytest.raises(TypeError, match="takes Text, Thinking or ToolUse, got str"):
+    with pytest.raises(
+        TypeError, match="takes Text, Thinking, ToolUse, ServerToolUse, WebSearchResult, got str"
+    ):
         Turn(blocks=["hi"])  # pyright: ignore[reportArgumentType]  (the wrong type on purpose)
 
 

@@ -53,8 +53,9 @@ def hidden_by_deny(ctx: ToolContext, tool: str, shown: str) -> bool:
     """Whether a deny rule hides this file (shown as `model_path` gives it) from a search run by `tool`."""
     if ctx.policy is None or not ctx.policy.deny:
         return False
-    real = ctx.sandbox.display_path(Path(os.path.realpath(ctx.sandbox.cwd / shown)))
-    return ctx.policy.hides(tool, shown, real)
+    reached = Path(os.path.normpath(ctx.sandbox.cwd / shown))
+    real = Path(os.path.realpath(reached))
+    return ctx.policy.hides(tool, shown, ctx.sandbox.display_path(real), (str(reached), str(real)))
 
 
 def hidden_note(count: int) -> str:

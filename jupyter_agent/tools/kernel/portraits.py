@@ -178,9 +178,15 @@ def _module(p: Portrait, mod: types.ModuleType) -> None:
     p.add("public names", lambda: _attributes(mod))
 
 
+def _keys(value: object) -> str:
+    return safe_repr(list(cast("dict[object, object]", value)))
+
+
 def _other(p: Portrait, value: Any) -> None:
     if type(value) in (list, tuple, dict, set, frozenset, str, bytes):
         p.add("length", lambda: str(len(value)))
+    if type(value) in (dict,):  # not `is dict`: that would narrow `value` to an unknown dict below
+        p.add("keys", lambda: _keys(value))
     p.add("repr", lambda: safe_repr(value), block=True)
     if type(value).__module__ != "builtins":
         p.add("public attributes", lambda: _attributes(value))

@@ -15,7 +15,7 @@ from .asking import (
 )
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
-from .task import SubagentType, TaskInput, TaskTool
+from .task import BUILTIN_AGENT_TYPES, AgentType, SubagentType, TaskInput, TaskTool
 from .todo import Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
 
 
@@ -24,6 +24,8 @@ def workflow_tools() -> list[AnyTool]:
 
 
 __all__ = [
+    "BUILTIN_AGENT_TYPES",
+    "AgentType",
     "Answer",
     "Answers",
     "AskUserQuestion",

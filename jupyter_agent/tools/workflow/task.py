@@ -2,17 +2,25 @@
 
 The tool only validates and hands over: the `subagents` service of the running session (agent/subagent.py)
 runs the sub-agent's own conversation. A sub-agent's context has no such service, so it cannot start Tasks.
+
+The sub-agent types are `Explore` (read-only tools), `general-purpose` (the parent's tools) and the project's
+own (`.claude/agents/*.md`: a name, a description, the tools it names, a model, and its system prompt). With
+custom types the tool's input lists them all (an enum in the schema, so a wrong name is refused with the
+choices) and its description says what each is for; the list is fixed for the session, so the tool
+definition stays byte-identical.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from ...base.result import ToolResult
 from ..context import ToolContext
-from ..core import Tool, ToolAnnotations, ToolInput
+from ..core import InstanceTool, ToolAnnotations, ToolInput
 
 SubagentType = Literal["Explore", "general-purpose"]
 
@@ -28,6 +36,32 @@ what you know) and exactly what to report back.
 - Its report is for you, not the user: summarise what matters in your answer."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class AgentType:
+    """A kind of sub-agent: which tools it gets, what it is told, which model runs it."""
+
+    name: str
+    description: str
+    #: The tools it gets, by name (`Read`, `mcp__github`, globs); None: the parent's tools.
+    tools: tuple[str, ...] | None = None
+    #: Only read-only tools (Explore).
+    read_only: bool = False
+    #: Its own system prompt (a custom agent's body), before the sub-agent's standing lines.
+    prompt: str = ""
+    #: The model that runs it; None: the parent's.
+    model: str | None = None
+    #: Where it was defined: "built-in", or the file.
+    source: str = "built-in"
+
+
+BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (
+    AgentType(
+        name="Explore", description="read-only tools, for finding and understanding things", read_only=True
+    ),
+    AgentType(name="general-purpose", description="your tools and permissions, for work that changes things"),
+)
+
+
 class TaskInput(ToolInput):
     description: str = Field(min_length=1)
     """A short (3–5 word) description of the task, shown to the user."""
@@ -38,16 +72,46 @@ class TaskInput(ToolInput):
 
 
 class SubagentRunner(Protocol):
-    async def run(self, call_id: str, params: TaskInput, ctx: ToolContext) -> ToolResult: ...
+    async def run(
+        self, call_id: str, params: TaskInput, ctx: ToolContext, agent_type: AgentType
+    ) -> ToolResult: ...
 
 
-class TaskTool(Tool[TaskInput]):
-    name = "Task"
-    description = DESCRIPTION
-    kind = "other"
-    #: The call itself changes nothing; each call its sub-agent makes is checked on its own.
-    annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=False)
-    Input = TaskInput
+def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
+    """TaskInput whose `subagent_type` is one of `types` (an enum the model sees)."""
+    names = tuple(t.name for t in types)
+    field = Field(
+        default="Explore",
+        description="Which sub-agent: Explore (the default), general-purpose, or one of the project's agents.",
+    )
+    choice: Any = Literal[names]  # pyright: ignore[reportInvalidTypeForm]
+    return create_model("TaskInput", __base__=TaskInput, subagent_type=(choice, field))
+
+
+def _description(custom: Sequence[AgentType]) -> str:
+    if not custom:
+        return DESCRIPTION
+    lines = "\n".join(f'- "{t.name}": {t.description}' for t in custom)
+    return (
+        f"{DESCRIPTION}\nThe project's own sub-agents (use one when its description fits the task):\n{lines}"
+    )
+
+
+class TaskTool(InstanceTool[TaskInput]):
+    """The Task tool: the built-in sub-agent types, plus the project's (`custom`)."""
+
+    def __init__(self, custom: Sequence[AgentType] = ()) -> None:
+        builtin = {t.name for t in BUILTIN_AGENT_TYPES}
+        self.custom = tuple(t for t in custom if t.name not in builtin)
+        self.types = {t.name: t for t in (*BUILTIN_AGENT_TYPES, *self.custom)}
+        super().__init__(
+            name="Task",
+            description=_description(self.custom),
+            input_model=_input_with(list(self.types.values())) if self.custom else TaskInput,
+            kind="other",
+            #: The call itself changes nothing; each call its sub-agent makes is checked on its own.
+            annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=False),
+        )
 
     def title(self, params: TaskInput, ctx: ToolContext) -> str:
         return f"Task {params.description} ({params.subagent_type})"
@@ -58,4 +122,4 @@ class TaskTool(Tool[TaskInput]):
             return ToolResult.error(
                 "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"
             )
-        return await subagents.run(ctx.tool_use_id, params, ctx)
+        return await subagents.run(ctx.tool_use_id, params, ctx, self.types[params.subagent_type])

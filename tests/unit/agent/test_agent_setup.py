@@ -16,8 +16,9 @@ import pytest
 
 from jupyter_agent.agent import AgentConfig, AgentWorker, Usage
 from jupyter_agent.agent.client import ModelClient
-from jupyter_agent.agent.config import DEFAULT_MODEL, context_window_for
-from jupyter_agent.agent.pricing import canonical_model, turn_cost, unknown_price_note
+from jupyter_agent.agent.config import DEFAULT_MODEL
+from jupyter_agent.agent.models import canonical_model, context_window_for
+from jupyter_agent.agent.pricing import turn_cost, unknown_price_note
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
 from jupyter_agent.tools.modes import Mode

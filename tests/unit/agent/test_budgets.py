@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, tool_results
 
 from jupyter_agent.agent import Notice, RunFinished
 from jupyter_agent.testing import Text, ToolUse, Turn, Usage
 from jupyter_agent.tools import tool
+from jupyter_agent.tools.workflow import workflow_tools
 
 #: $2.0002 at the default model's prices (Sonnet 5.5: $2 / M input, $10 / M output); a small prompt, so
 #: nothing here comes near the context window.
@@ -64,3 +68,88 @@ def test_status_shows_run_and_session_cost_and_the_cache_read_share(harness: Har
     assert status.usage.cache_read_share == 0.75
     assert status.last_run_cost_usd > 0
     assert round(status.cost_usd, 9) == round(2 * status.last_run_cost_usd, 9)
+
+
+@pytest.mark.parametrize(
+    ("cap", "named", "fix"),
+    [
+        (
+            {"budget_usd": 0.000001},
+            "this run's budget of $0.000001 (--max-cost or budget_usd)",
+            "budget_usd = 0",
+        ),
+        ({"session_budget_usd": 0.01}, "session_budget_usd ($0.01)", "session_budget_usd = 0"),
+    ],
+)
+def test_a_capped_run_of_a_model_without_a_price_sends_nothing_and_says_why(
+    harness: HarnessFactory, cap: dict[str, float], named: str, fix: str
+) -> None:
+    h = harness([Turn(blocks=[Text("never")], usage=EXPENSIVE)] * 6, model="qwen3-coder", **cap)
+    finished = h.run("spend")
+    assert (finished.reason, finished.turns, len(h.server.requests)) == ("budget", 0, 0)
+    (stop,) = [n for n in h.of(Notice) if n.level == "warning"]
+    assert stop.message.startswith("BUDGET_UNPRICED: no price is known for the model 'qwen3-coder', so ")
+    assert named in stop.message and fix in stop.message and "--model claude-sonnet-5-5" in stop.message
+    assert not [n for n in h.of(Notice) if "cost n/a" in n.message]
+
+
+def test_without_a_cap_a_model_without_a_price_runs_and_says_cost_n_a(harness: HarnessFactory) -> None:
+    h = harness([Turn(blocks=[Text("fine")], usage=EXPENSIVE)], model="qwen3-coder")
+    finished = h.run("go")
+    assert (finished.reason, finished.turns, finished.priced) == ("end_turn", 1, False)
+    assert any("cost n/a" in n.message for n in h.of(Notice))
+
+
+def test_the_models_the_old_tables_left_unpriced_are_priced_so_their_cap_holds(
+    harness: HarnessFactory,
+) -> None:
+    h = harness(
+        [_call(), Turn(blocks=[Text("never")])], tools=[add], model="claude-fable-5-2", budget_usd=1.0
+    )
+    finished = h.run("spend")
+    assert (finished.reason, finished.turns, len(h.server.requests)) == ("budget", 1, 1)
+    assert finished.cost_usd == pytest.approx((100 * 8 + 200_000 * 40) / 1e6)
+
+
+def _subagent_script(sub_usage: Usage, *, first: Turn | None = None) -> Any:
+    """The parent starts a Task (after `first`, a run of its own, when given); the sub-agent adds forever."""
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if body["system"][0]["text"].startswith("You are a sub-agent"):
+            return Turn(blocks=[ToolUse(name="add", input={"a": 1, "b": 1})], usage=sub_usage)
+        if first is not None and index == 0:
+            return first
+        if index == (0 if first is None else 1):
+            task = {"description": "Add up", "prompt": "Add 1 and 1, again and again."}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")], usage=sub_usage)
+        return Turn(blocks=[Text("done")])
+
+    return script
+
+
+def _subagent_requests(h: Any) -> int:
+    return sum(b["system"][0]["text"].startswith("You are a sub-agent") for b in h.server.requests)
+
+
+def test_a_subagent_stops_at_its_runs_budget_not_at_a_budget_of_its_own(harness: HarnessFactory) -> None:
+    """$0.60 a request under a $1 cap: the parent's Task request ($0.60) and one sub-agent request ($1.20)
+    reach it; a sub-agent that only counted its own cost would have made two ($1.80)."""
+    sixty_cents = Usage(input_tokens=0, output_tokens=60_000)  # Sonnet 5.5: $10 / M output
+    h = harness(_subagent_script(sixty_cents), tools=[add, *workflow_tools()], budget_usd=1.0)
+    finished = h.run("add")
+    assert _subagent_requests(h) == 1
+    assert finished.reason == "budget"
+    assert finished.cost_usd == pytest.approx(1.2)
+    assert any(n.message.startswith("Task 'Add up': stopped: this run cost $1.2000") for n in h.of(Notice))
+
+
+def test_a_subagent_counts_against_the_sessions_budget(harness: HarnessFactory) -> None:
+    sixty_cents = Usage(input_tokens=0, output_tokens=60_000)
+    first = Turn(blocks=[Text("first")], usage=Usage(input_tokens=0, output_tokens=150_000))
+    h = harness(
+        _subagent_script(sixty_cents, first=first), tools=[add, *workflow_tools()], session_budget_usd=2.0
+    )
+    assert h.run("first").cost_usd == pytest.approx(1.5)
+    assert h.run("second").reason == "budget"
+    assert _subagent_requests(h) == 0
+    assert any("Task 'Add up': stopped: this session has cost $2.1000" in n.message for n in h.of(Notice))

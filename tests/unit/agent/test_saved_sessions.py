@@ -216,3 +216,26 @@ def test_export_writes_the_conversation_as_markdown(harness: HarnessFactory, tmp
     assert '**Tool call** `Read`\n\n```json\n{\n  "file_path": "a.md"\n}\n```' in markdown
     assert "````\n" in markdown  # the result's own ``` cannot close the fence around it
     assert markdown.rstrip().endswith("It holds a **fence**.")
+
+
+def test_a_web_search_is_saved_and_exported_with_its_query_and_pages(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    from jupyter_agent.testing import SearchHit, ServerToolUse, WebSearchResult
+    from jupyter_agent.tools.web.search import WebSearchTool
+
+    hit = SearchHit(title="Release notes", url="https://example.org/notes")
+    turn = Turn(
+        blocks=[ServerToolUse(input={"query": "release date"}), WebSearchResult(results=[hit]), Text("Soon.")]
+    )
+    h = harness([turn], tools=[WebSearchTool()], session_options=_saving(tmp_path))
+    h.run("when?")
+    saved = load_session(_only_file(tmp_path))
+    assert [b["type"] for b in saved.messages[1]["content"]] == [
+        "server_tool_use",
+        "web_search_tool_result",
+        "text",
+    ]
+    markdown = session_markdown(saved)
+    assert "**Web search** ```\nrelease date\n```" in markdown
+    assert "**Search results**\n\n- Release notes — <https://example.org/notes>" in markdown

@@ -180,3 +180,86 @@ def test_the_task_definition_the_model_sees_is_pinned() -> None:
         "type": "object",
     }
     assert param["description"].startswith("Start a sub-agent for a self-contained piece of work")
+
+
+def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harness: HarnessFactory) -> None:
+    from jupyter_agent.tools.workflow import AgentType
+
+    reviewer = AgentType(
+        name="reviewer",
+        description="Reviews a change",
+        tools=("Read", "Grep", "Bash"),  # Bash is not in the parent's pool: it is not invented
+        prompt="You are a careful code reviewer.",
+        model="claude-haiku-5-5",
+    )
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if body["system"][0]["text"].startswith("You are a careful code reviewer."):
+            return Turn(blocks=[Text("No bugs found.")])
+        if index == 0:
+            task = {"description": "Review", "prompt": "Review loader.py.", "subagent_type": "reviewer"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("Reviewed.")])
+
+    tools = [*file_tools(), *(t for t in workflow_tools() if t.name != "Task"), TaskTool([reviewer])]
+    h = harness(script, tools=tools)
+    assert h.run("review it").reason == "end_turn"
+    body = h.server.requests[1]
+    assert _tool_names(body) == {"Read", "Grep"}
+    assert body["model"] == "claude-haiku-5-5"
+    assert body["system"][0]["text"].startswith("You are a careful code reviewer.\n\nYou are a sub-agent")
+    assert h.server.requests[0]["model"] == h.server.requests[2]["model"] != "claude-haiku-5-5"
+    assert result_text(tool_results(h.server.requests[2])[0]) == "No bugs found."
+
+
+def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: HarnessFactory) -> None:
+    from jupyter_agent.tools.workflow import AgentType
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if index == 0:
+            task = {"description": "Review", "prompt": "x", "subagent_type": "nobody"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("ok")])
+
+    tools = [*file_tools(), TaskTool([AgentType(name="reviewer", description="Reviews")])]
+    h = harness(script, tools=tools)
+    h.run("go")
+    (block,) = tool_results(h.server.requests[1])
+    assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(
+        block
+    )
+
+
+def test_a_skill_a_subagent_loads_narrows_the_subagent_not_the_parent(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    from jupyter_agent.tools.skill import Skill, SkillTool
+
+    (tmp_path / "skills" / "look").mkdir(parents=True)
+    (tmp_path / "skills" / "look" / "SKILL.md").write_text("---\ndescription: Look\n---\nOnly look.\n")
+    skill = Skill(
+        name="look", description="Look", directory=tmp_path / "skills" / "look", allowed_tools=("Read",)
+    )
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            if len(body["messages"]) == 1:
+                return Turn(blocks=[ToolUse(name="Skill", input={"skill": "look"})])
+            if len(body["messages"]) == 3:
+                write = {"file_path": "sub.txt", "content": "x"}
+                return Turn(blocks=[ToolUse(name="Write", input=write, id="toolu_sub_write")])
+            return Turn(blocks=[Text("looked")])
+        if index == 0:
+            task = {"description": "Look", "prompt": "look", "subagent_type": "general-purpose"}
+            return Turn(blocks=[ToolUse(name="Task", input=task)])
+        if len(body["messages"]) == 3:
+            return Turn(blocks=[ToolUse(name="Write", input={"file_path": "out.txt", "content": "x"})])
+        return Turn(blocks=[Text("done")])
+
+    h = harness(script, tools=[*PARENT_TOOLS, SkillTool([skill])], mode="bypassPermissions")
+    h.run("go")
+    refused = next(e for e in h.of(ToolFinished) if e.call_id == "toolu_sub_write")
+    assert "outside the allowed-tools of the skill 'look' (Read)" in refused.result.content
+    assert not (tmp_path / "sub.txt").exists()
+    assert (tmp_path / "out.txt").read_text() == "x"  # the parent is not narrowed
+    assert h.session.policy.scope is None

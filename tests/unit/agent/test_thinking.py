@@ -60,6 +60,16 @@ def test_adaptive_is_sent_where_the_model_takes_it_and_a_budget_elsewhere(harnes
     assert any("adaptive thinking is not known" in n.message for n in h.of(Notice))
 
 
+def test_a_model_without_extended_thinking_is_sent_none_and_the_cell_says_so(harness: HarnessFactory) -> None:
+    """The model table says Claude 3.5 Haiku takes no thinking: a request with it would be a 400."""
+    h = harness([Turn(blocks=[Text("a")])], thinking=4096, model="claude-3-5-haiku-20241022")
+    assert h.run("x").reason == "end_turn"
+    assert "thinking" not in h.server.requests[0]
+    assert "'claude-3-5-haiku-20241022' does not take extended thinking; running without it" in [
+        n.message for n in h.of(Notice)
+    ]
+
+
 def test_signed_thinking_goes_back_unchanged_with_the_tool_result(harness: HarnessFactory) -> None:
     h = harness(
         [

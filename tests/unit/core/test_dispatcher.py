@@ -189,7 +189,7 @@ def test_a_filtered_out_tool_is_not_offered_and_cannot_be_called() -> None:
     assert written == []
 
 
-def test_pool_sources_merge_by_name_later_wins_and_deny_beats_allow() -> None:
+def test_pool_sources_merge_by_name_later_wins_and_denied_names_are_hidden() -> None:
     @tool(name="save", read_only=True)
     def user_save(path: str) -> str:
         """A user's replacement."""
@@ -199,11 +199,10 @@ def test_pool_sources_merge_by_name_later_wins_and_deny_beats_allow() -> None:
     pool.set_source("builtin", [save, boom])
     pool.set_source("user", [user_save])
     assert pool.active()["save"] is user_save
-    pool.allowed = ["save", "boom"]
     pool.denied = ["boom"]
     assert list(pool.active()) == ["save"]
-    pool.allowed = ["mcp__*"]
-    assert list(pool.active()) == []
+    pool.denied = ["Edit(src/**)", "s*"]  # a rule with a pattern is a permission rule, not a filter
+    assert list(pool.active()) == ["boom"]
 
 
 def test_a_failing_post_hook_keeps_the_result_of_a_tool_that_ran_and_says_the_hook_failed() -> None:

@@ -18,9 +18,8 @@ from jupyter_agent.tools.permissions import (
     PermissionPolicy,
     Rule,
     RuleKind,
-    RuleNameError,
-    check_rule_names,
 )
+from jupyter_agent.tools.rule_names import RuleNameError, check_rule_names
 
 
 class ToolShape(TypedDict, total=False):

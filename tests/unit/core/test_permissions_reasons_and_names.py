@@ -13,12 +13,11 @@ from jupyter_agent.tools.permissions import (
     Decision,
     PermissionPolicy,
     Rule,
-    RuleNameError,
     call_facts,
-    check_rule_names,
-    escape_pattern,
     parse_rules,
 )
+from jupyter_agent.tools.rule_glob import escape_pattern
+from jupyter_agent.tools.rule_names import RuleNameError, check_rule_names
 
 
 def command(text: str) -> CallFacts:

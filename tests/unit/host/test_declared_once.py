@@ -33,3 +33,31 @@ def test_every_mode_is_explained_to_the_person_and_to_the_model(mode: Mode) -> N
     assert mode in help_text()
     facts = PromptFacts(cwd="/w", kernel="k", mode=mode, tool_names=("Read",))
     assert MODE_PROMPT[mode] in system_prompt(facts)
+
+
+def test_no_setting_writes_out_a_default_the_config_already_declares() -> None:
+    """A trait whose default is the config's must name the config's constant, not repeat its value: a
+    literal written twice drifts (0.85 was written in both places)."""
+    import ast
+    import dataclasses
+    import inspect
+
+    import jupyter_agent.settings as settings_module
+
+    config_defaults = {f.name: f.default for f in dataclasses.fields(AgentConfig)}
+    repeated: list[str] = []
+    for node in ast.walk(ast.parse(inspect.getsource(settings_module))):
+        if not isinstance(node, ast.Assign):
+            continue
+        trait = node.value  # `name = Float(0.85, help=…).tag(config=True)`: the call inside `.tag`
+        while isinstance(trait, ast.Call) and isinstance(trait.func, ast.Attribute):
+            trait = trait.func.value
+        if not (isinstance(trait, ast.Call) and trait.args):
+            continue
+        (target,) = node.targets
+        first = trait.args[0]
+        if isinstance(target, ast.Name) and isinstance(first, ast.Constant) and target.id in config_defaults:
+            default = config_defaults[target.id]
+            if not isinstance(first.value, bool) and first.value == default and first.value not in ("", 0):
+                repeated.append(f"{target.id} = {first.value!r}")
+    assert repeated == [], "import the constant from jupyter_agent/agent/config.py instead"

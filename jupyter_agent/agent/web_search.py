@@ -1,0 +1,188 @@
+"""Anthropic's server-side web search in the loop: its blocks as cards, citations as links, searches counted and
+priced, the per-run cap, and a history that stays valid when the tool is not offered.
+
+The API streams a search as a `server_tool_use` block (the query) and a `web_search_tool_result` block (the
+pages, with encrypted content the API needs back); both stay in the conversation as they came. Cited text
+arrives as text blocks with `citations`, kept too. A request that does not offer the tool (WebSearch denied
+since, or this run used its searches) carries those blocks as plain text instead, so it is valid whatever the
+tool list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from ..base.json_values import is_array, is_object
+from ..base.result import ToolResult
+from .events import ToolFinished, ToolStarted, Usage
+
+#: USD per search: $10 per 1,000 searches (Anthropic's pricing page), on top of the tokens.
+PRICE_PER_SEARCH_USD = 0.01
+#: Server tools the API runs, by the name it calls them, and the name the cards (and rules) use.
+SERVER_TOOL_NAMES = {"web_search": "WebSearch"}
+_MAX_TITLE = 60
+_SERVER_BLOCKS = ("server_tool_use", "web_search_tool_result")
+
+
+def search_cost(usage: Usage) -> float:
+    return usage.web_searches * PRICE_PER_SEARCH_USD
+
+
+@dataclass
+class ServerCalls:
+    """The server tool calls of one streamed turn: a card starts with the query and finishes with the pages."""
+
+    started: dict[str, tuple[str, dict[str, Any], float]] = field(
+        default_factory=dict[str, tuple[str, dict[str, Any], float]]
+    )
+
+    def start(self, block: dict[str, Any]) -> ToolStarted:
+        name = SERVER_TOOL_NAMES.get(str(block.get("name")), str(block.get("name")))
+        tool_input: dict[str, Any] = block.get("input") or {}
+        self.started[str(block.get("id"))] = (name, tool_input, time.monotonic())
+        return ToolStarted(call_id=str(block.get("id")), name=name, input=tool_input, kind="read")
+
+    def finish(self, block: dict[str, Any]) -> ToolFinished | None:
+        call_id = str(block.get("tool_use_id"))
+        known = self.started.pop(call_id, None)
+        if known is None:
+            return None
+        name, tool_input, began = known
+        query = str(tool_input.get("query", ""))
+        return ToolFinished(
+            call_id=call_id,
+            name=name,
+            title=f"{name} {query}".strip(),
+            kind="read",
+            result=search_result(block.get("content")),
+            duration=time.monotonic() - began,
+            decision=None,
+        )
+
+    def unfinished(self, why: str) -> list[ToolFinished]:
+        """Cards of searches whose results never came (the stream stopped): finished as interrupted."""
+        done = [
+            ToolFinished(
+                call_id=call_id,
+                name=name,
+                title=name,
+                kind="read",
+                result=ToolResult.error("INTERRUPTED", why),
+                duration=time.monotonic() - began,
+                decision=None,
+            )
+            for call_id, (name, _, began) in self.started.items()
+        ]
+        self.started.clear()
+        return done
+
+
+def search_result(content: Any) -> ToolResult:
+    """The card's result: one line per page (title, then URL), or the API's error code."""
+    if is_object(content):
+        code = str(content.get("error_code", "unavailable"))
+        return ToolResult.error("EXECUTION_ERROR", f"the web search failed: {code}")
+    pages = [page for page in content if is_object(page)] if is_array(content) else []
+    lines: list[str] = []
+    for number, page in enumerate(pages, 1):
+        age = f" ({page['page_age']})" if page.get("page_age") else ""
+        lines += [f"{number}. {page.get('title') or '(no title)'}{age}", f"   {page.get('url', '')}"]
+    count = f"{len(pages)} result{'s' if len(pages) != 1 else ''}"
+    return ToolResult.ok("\n".join(lines) or "no results", summary=count)
+
+
+# -- citations ---------------------------------------------------------------------------------------------
+
+
+def _link_text(title: str) -> str:
+    """A title as Markdown link text that cannot close the link or start markup."""
+    title = " ".join(title.split())
+    if len(title) > _MAX_TITLE:
+        title = title[: _MAX_TITLE - 1] + "…"
+    return "".join(f"\\{c}" if c in "\\[]()*_`<>!#|~&" else c for c in title)
+
+
+def _link_target(url: str) -> str | None:
+    """An http(s) URL with the characters that could end a Markdown link destination escaped; None otherwise."""
+    if urlsplit(url.strip()).scheme.lower() not in ("http", "https"):
+        return None
+    return quote(url.strip(), safe=":/?#[]@!$&'*+,;=%~-._")
+
+
+def citation_links(citations: Sequence[Any]) -> str:
+    """` ([Title](https://…), [Other](https://…))` for a cited text block: each source once, web pages only."""
+    links: list[str] = []
+    seen: set[str] = set()
+    for citation in citations:
+        if not is_object(citation) or citation.get("type") != "web_search_result_location":
+            continue
+        target = _link_target(str(citation.get("url", "")))
+        if target is None or target in seen:
+            continue
+        seen.add(target)
+        title = str(citation.get("title") or urlsplit(target).netloc)
+        links.append(f"[{_link_text(title)}]({target})")
+    return f" ({', '.join(links)})" if links else ""
+
+
+# -- the request -------------------------------------------------------------------------------------------
+
+
+def _is_web_search(tool: Any) -> bool:
+    return is_object(tool) and str(tool.get("type", "")).startswith("web_search_")
+
+
+def fit_web_search(params: dict[str, Any], *, searches_used: int) -> dict[str, Any]:
+    """The request as it may go: without the web search tool once this run made `max_uses` searches, and with
+    server blocks turned into text when the tool is not offered (a copy; `params` unchanged)."""
+    tools: list[Any] = list(params.get("tools") or [])
+    search = next((t for t in tools if _is_web_search(t)), None)
+    if search is not None and searches_used >= int(search.get("max_uses") or 0) > 0:
+        kept = [t for t in tools if t is not search]
+        if kept and "cache_control" in search and "cache_control" not in kept[-1]:
+            kept[-1] = {**kept[-1], "cache_control": search["cache_control"]}
+        params = {**params, "tools": kept}
+        if not kept:
+            params.pop("tools")
+        search = None
+    if search is None:
+        params = {**params, "messages": without_server_blocks(params.get("messages") or [])}
+    return params
+
+
+def without_server_blocks(messages: Sequence[Any]) -> list[Any]:
+    """Messages whose server tool blocks are text, and whose text blocks carry no citations."""
+    changed: list[Any] = []
+    for message in messages:
+        content = message.get("content") if is_object(message) else None
+        if not is_array(content) or not any(_has_server_parts(b) for b in content):
+            changed.append(message)
+            continue
+        changed.append({**message, "content": [_plain(block) for block in content]})
+    return changed
+
+
+def _has_server_parts(block: Any) -> bool:
+    return is_object(block) and (block.get("type") in _SERVER_BLOCKS or "citations" in block)
+
+
+def _plain(block: Any) -> Any:
+    if not is_object(block):
+        return block
+    kind = block.get("type")
+    if kind == "server_tool_use":
+        given = block.get("input")
+        query = given.get("query", "") if is_object(given) else ""
+        return {"type": "text", "text": f"[I searched the web for: {query}]"}
+    if kind == "web_search_tool_result":
+        return {
+            "type": "text",
+            "text": "[search results:\n" + search_result(block.get("content")).content + "]",
+        }
+    if "citations" in block:
+        return {key: value for key, value in block.items() if key != "citations"}
+    return block

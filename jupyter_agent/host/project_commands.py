@@ -1,0 +1,77 @@
+"""The `%agent` subcommands of a Claude Code project: `rules`, `skills`, `trust`, and `/name args`.
+
+`/name args` runs a custom command or a skill (project/slash.py), or an MCP prompt (`/mcp__server__prompt`,
+fetched from the server on the worker's loop); the run's model and allowed tools come from the command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..ui.tables import Report
+from .options import RunOptions
+from .project_texts import rules_report, skills_report
+
+if TYPE_CHECKING:
+    from ..runtime import KernelAgent
+
+#: The MCP prompts' commands start so (`%agent /mcp__notes__summary`).
+MCP_PREFIX = "mcp__"
+
+
+class ProjectCommandError(ValueError):
+    """A usage mistake; `host/commands.py` shows it as its own CommandError."""
+
+
+def rules(agent: KernelAgent, _args: list[str]) -> Report:
+    agent.current_session()  # the settings files are read again if they changed
+    return rules_report(agent.settings, agent.project)
+
+
+def skills(agent: KernelAgent, _args: list[str]) -> Report:
+    return skills_report(agent.project, mcp_prompts(agent))
+
+
+def trust(agent: KernelAgent, _args: list[str]) -> str:
+    project = agent.project
+    if project is None:
+        raise ProjectCommandError(
+            "%agent trust: claude_project is off (%config AgentMagics.claude_project = True)"
+        )
+    return project.trust()
+
+
+def mcp_prompts(agent: KernelAgent) -> list[tuple[str, str]]:
+    """(command, description) of the connected MCP servers' prompts; none when no server is configured."""
+    if not agent.settings.mcp_servers:
+        return []
+    from ..tools.mcp.prompts import prompt_commands
+
+    return [(p.command, p.description) for p in agent.run_blocking(prompt_commands(agent.mcp))]
+
+
+def run_slash(agent: KernelAgent, name: str, args: str) -> None:
+    """`%agent /name args`: the command's, skill's or MCP prompt's request, run like a `%%agent` cell."""
+    if name.startswith(MCP_PREFIX):
+        from ..tools.mcp.prompts import PromptError, prompt_request
+
+        try:
+            request = agent.run_blocking(prompt_request(agent.mcp, name, args))
+        except PromptError as exc:
+            raise ProjectCommandError(f"%agent /{name}: {exc}") from None
+        agent.run_cell(request)
+        return
+    project = agent.project
+    if project is None:
+        raise ProjectCommandError(
+            f"%agent /{name}: commands and skills come from .claude/, which is not read (claude_project is off)"
+        )
+    from ..project.slash import UnknownCommand, slash_run
+
+    try:
+        run = slash_run(name, args, project.library)
+    except UnknownCommand as exc:
+        raise ProjectCommandError(str(exc)) from None
+    agent.run_cell(
+        run.request, RunOptions(model=run.model, allowed_tools=run.allowed_tools, scope_owner=run.owner)
+    )

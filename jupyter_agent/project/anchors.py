@@ -1,0 +1,61 @@
+"""Claude Code's path anchors in `Read(…)` / `Edit(…)` rules, made absolute so they mean the same wherever the
+notebook runs.
+
+| written | means | becomes |
+|---|---|---|
+| `//abs/path` | an absolute path | `/abs/path` |
+| `~/path` | under the home directory | `<home>/path` |
+| `/path` | relative to the settings file (the directory holding its `.claude/`) | `<that directory>/path` |
+| `./path`, `dir/path` | relative to the project directory | `<project>/path` |
+| `name` (no `/`) | that name at any depth, as in `.gitignore` | `<project>/**/name` |
+
+A trailing `/` means the directory and what is in it (`dir/` → `dir/**`). Claude Code reads `./path` and `path`
+relative to the directory it was started in; a notebook often runs in a subfolder of the project, so here they
+are relative to the project directory (the top the settings were found from), where Claude Code would start.
+Rules for other tools (`Bash(…)`, `WebFetch(domain:…)`, MCP tools) are left as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..tools.permissions import Rule
+from ..tools.rule_glob import escape_pattern
+
+#: Tools whose rule pattern is a path.
+PATH_RULE_TOOLS = frozenset(
+    {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead", "Glob", "Grep"}
+)
+
+
+def _under(base: Path, pattern: str) -> str:
+    prefix = escape_pattern(str(base).rstrip("/"))
+    return f"{prefix}/{pattern}" if pattern else prefix
+
+
+def anchored_pattern(pattern: str, *, base: Path, project_dir: Path, home: Path) -> str:
+    """The absolute pattern a Claude Code path pattern stands for (see the module docstring)."""
+    if pattern in ("*", "**"):
+        return pattern
+    directory = pattern.endswith("/") and not pattern.endswith("\\/")
+    core = pattern.rstrip("/") if directory else pattern
+    tail = "/**" if directory else ""
+    if core.startswith("//"):
+        return "/" + core.lstrip("/") + tail
+    if core == "~" or core.startswith("~/"):
+        return _under(home, core[2:] + tail)
+    if core.startswith("/"):
+        return _under(base, core.lstrip("/") + tail)
+    if core.startswith("./"):
+        return _under(project_dir, core[2:] + tail)
+    if "/" in core:  # a separator in the middle anchors it, as in .gitignore
+        return _under(project_dir, core + tail)
+    return _under(project_dir, f"**/{core}{tail}")
+
+
+def effective_rule(text: str, *, base: Path, project_dir: Path, home: Path) -> str:
+    """The rule as the policy reads it; raises ValueError for a rule that does not parse."""
+    rule = Rule.parse(text)
+    if rule.tool not in PATH_RULE_TOOLS or rule.pattern is None:
+        return str(rule)
+    return str(Rule(rule.tool, anchored_pattern(rule.pattern, base=base, project_dir=project_dir, home=home)))

@@ -1,0 +1,203 @@
+"""A notebook's Claude Code project: its settings (re-read when a file changes) and its skills, sub-agents and
+commands (read once per session, so the tool list stays byte-identical; `%agent reset` reads them again).
+
+Precedence is Claude Code's: rules from every file apply together (a deny anywhere wins), and for
+`defaultMode` the most specific file wins (local over project over user; a deeper directory over a higher one);
+this package's own settings and `%agent allow/deny` come on top. What a project may do before it is trusted
+is in `trust.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..tools.command_hooks import CommandHook
+from ..tools.core import AnyTool
+from ..tools.modes import Mode
+from ..tools.skill import Skill, SkillTool
+from ..tools.workflow.task import AgentType, TaskTool
+from .definitions import Command, Problems, load_agents, load_commands, load_skills
+from .locate import ClaudeDirs, locate
+from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file
+from .trust import trust, trusted_by
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectSettings:
+    """The settings files as they are now, and what of them applies."""
+
+    files: tuple[SettingsFile, ...]
+    project_dir: Path
+    #: "Claude Code" or "%agent trust" when the project is trusted, else None.
+    trusted: str | None
+
+    def _applies(self, settings: SettingsFile) -> bool:
+        return settings.scope == "user" or self.trusted is not None
+
+    def rules(self, kind: RuleKind) -> list[SourcedRule]:
+        """Deny and ask rules always apply; allow rules of a project only once it is trusted."""
+        return [
+            rule
+            for f in self.files
+            if kind != "allow" or self._applies(f)
+            for rule in f.rules
+            if rule.kind == kind
+        ]
+
+    def waiting(self) -> list[SourcedRule]:
+        """Allow rules of an untrusted project (not applied)."""
+        return [rule for f in self.files if not self._applies(f) for rule in f.rules if rule.kind == "allow"]
+
+    @property
+    def default_mode(self) -> Mode | None:
+        chosen: Mode | None = None
+        for f in self.files:
+            if f.default_mode is None or not self._applies(f):
+                continue
+            if f.default_mode == "bypassPermissions" and f.scope != "user":
+                continue  # warned about in `warnings`
+            chosen = f.default_mode
+        return chosen
+
+    @property
+    def additional_dirs(self) -> list[Path]:
+        return [d for f in self.files if self._applies(f) for d in f.additional_dirs]
+
+    @property
+    def hooks(self) -> list[CommandHook]:
+        return [h for f in self.files if self._applies(f) for h in f.hooks]
+
+    @property
+    def warnings(self) -> list[str]:
+        lines = [w for f in self.files for w in f.warnings]
+        for f in self.files:
+            if f.default_mode == "bypassPermissions" and f.scope != "user" and self._applies(f):
+                lines.append(
+                    f"jupyter_agent: {f.path}: permissions.defaultMode: bypassPermissions is not taken from a "
+                    "project's settings (choose it yourself: %agent mode bypassPermissions); ignored"
+                )
+        waiting = [f for f in self.files if not self._applies(f) and _widens(f)]
+        if waiting:
+            names = ", ".join(str(f.path) for f in waiting)
+            lines.append(
+                f"jupyter_agent: {names}: hooks, allow rules, defaultMode and additionalDirectories are not applied "
+                f"until you trust this project ({self.project_dir}): run %agent trust (deny and ask rules apply)"
+            )
+        return lines
+
+
+def _widens(f: SettingsFile) -> bool:
+    return bool(f.hooks or f.additional_dirs or f.default_mode or any(r.kind == "allow" for r in f.rules))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectLibrary:
+    """Skills, sub-agents and commands, and the tools that offer them (built once, so their bytes never change)."""
+
+    skills: tuple[Skill, ...] = ()
+    agents: tuple[AgentType, ...] = ()
+    commands: tuple[Command, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @cached_property
+    def tools(self) -> list[AnyTool]:
+        """`Skill` when there are skills, and `Task` with the project's agent types when there are any (it
+        replaces the built-in Task in the pool)."""
+        made: list[AnyTool] = [SkillTool(self.skills)] if self.skills else []
+        return [*made, TaskTool(self.agents)] if self.agents else made
+
+
+def _signature(paths: Sequence[Path]) -> tuple[tuple[int, int] | None, ...]:
+    found: list[tuple[int, int] | None] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            found.append(None)
+            continue
+        found.append((stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
+
+
+@dataclass
+class ClaudeProject:
+    """The session's Claude Code project. `settings` is re-read when a settings file changes; `library` is read
+    once (again after `reload`). `take_warnings` gives each warning line once."""
+
+    start: Path
+    roots: tuple[Path, ...]
+    home: Path
+    _dirs: ClaudeDirs | None = None
+    _settings: ProjectSettings | None = None
+    _seen: tuple[tuple[int, int] | None, ...] = ()
+    _library: ProjectLibrary | None = None
+    _shown: set[str] = field(default_factory=set[str])
+
+    @classmethod
+    def at(cls, start: Path, roots: Sequence[Path], home: Path | None = None) -> ClaudeProject:
+        real = Path(os.path.realpath(home if home is not None else Path.home()))
+        return cls(start=start, roots=tuple(roots), home=real)
+
+    @property
+    def dirs(self) -> ClaudeDirs:
+        if self._dirs is None:
+            self._dirs = locate(self.start, self.roots, self.home)
+        return self._dirs
+
+    def _trust_paths(self) -> list[Path]:
+        from .trust import CLAUDE_CODE, OURS
+
+        return [self.home / CLAUDE_CODE, self.home / OURS]
+
+    @property
+    def settings(self) -> ProjectSettings:
+        files = self.dirs.settings_files()
+        signature = _signature([*(path for path, _, _ in files), *self._trust_paths()])
+        if self._settings is None or signature != self._seen:
+            read = [read_settings_file(path, scope, anchors) for path, scope, anchors in files]
+            self._settings = ProjectSettings(
+                files=tuple(f for f in read if f is not None),
+                project_dir=self.dirs.project_dir,
+                trusted=trusted_by(self.dirs.project_dir, self.home),
+            )
+            self._seen = signature
+        return self._settings
+
+    @property
+    def library(self) -> ProjectLibrary:
+        if self._library is None:
+            problems = Problems()
+            where = self.dirs.definition_dirs()
+            self._library = ProjectLibrary(
+                skills=tuple(load_skills(where, problems)),
+                agents=tuple(load_agents(where, problems)),
+                commands=tuple(load_commands(where, problems)),
+                warnings=tuple(problems.lines),
+            )
+        return self._library
+
+    def reload(self) -> None:
+        """`%agent reset`: the directories, the settings and the library are read again."""
+        self._dirs = self._settings = self._library = None
+        self._shown.clear()
+
+    def trust(self) -> str:
+        if self.settings.trusted is not None:
+            return f"{self.dirs.project_dir} is already trusted (by {self.settings.trusted})"
+        written = trust(self.dirs.project_dir, self.home)
+        self._settings = None
+        return (
+            f"trusted {self.dirs.project_dir} (recorded in {written}): its hooks, allow rules, defaultMode and "
+            "additionalDirectories apply from the next run"
+        )
+
+    def take_warnings(self) -> list[str]:
+        """The warnings not shown yet (a file that changes can warn again)."""
+        lines = [*self.settings.warnings, *self.library.warnings]
+        new = [line for line in dict.fromkeys(lines) if line not in self._shown]
+        self._shown.update(new)
+        return new

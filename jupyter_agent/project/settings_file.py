@@ -1,0 +1,231 @@
+"""One Claude Code settings file (`settings.json`, `settings.local.json`), read into what this agent uses.
+
+Used: `permissions.allow / ask / deny` (Claude Code's rule syntax and path anchors), `permissions.defaultMode`,
+`permissions.additionalDirectories`, and `hooks` (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`;
+`type: command`). Other keys belong to Claude Code and are left alone. A value this agent cannot use is one
+warning that names the file and the key, and everything else in the file still loads; a file that is not JSON
+is one warning and nothing of it loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..base.json_values import is_array, is_object
+from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, CommandHook, HookEvent
+from ..tools.modes import MODES, Mode
+from .anchors import effective_rule
+
+RuleKind = Literal["allow", "ask", "deny"]
+RULE_KINDS: tuple[RuleKind, ...] = ("allow", "ask", "deny")
+#: "user": `~/.claude/settings.json`; "project": `.claude/settings.json`; "local": `.claude/settings.local.json`.
+Scope = Literal["user", "project", "local"]
+#: Settings files larger than this are refused (a settings file is a few kilobytes).
+MAX_SETTINGS_BYTES = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourcedRule:
+    """A rule as written in a settings file, as the policy reads it, and where it came from."""
+
+    text: str
+    effective: str
+    kind: RuleKind
+    source: Path
+
+
+@dataclass(frozen=True, kw_only=True)
+class SettingsFile:
+    path: Path
+    scope: Scope
+    rules: tuple[SourcedRule, ...] = ()
+    default_mode: Mode | None = None
+    additional_dirs: tuple[Path, ...] = ()
+    hooks: tuple[CommandHook, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Anchors:
+    """Where a file's relative things start: `/path` from `base` (the directory holding its `.claude/`),
+    `./path` and hooks from the project directory, `~/` from home."""
+
+    base: Path
+    project_dir: Path
+    home: Path
+
+
+@dataclass
+class _Reader:
+    path: Path
+    anchors: Anchors
+    warnings: list[str] = field(default_factory=list[str])
+
+    def warn(self, key: str, message: str) -> None:
+        self.warnings.append(f"jupyter_agent: {self.path}: {key}: {message}")
+
+    def strings(self, value: object, key: str) -> list[tuple[int, str]]:
+        if value is None:
+            return []
+        if not is_array(value):
+            self.warn(key, f"expected a list of strings, got {type(value).__name__}; ignored")
+            return []
+        found: list[tuple[int, str]] = []
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                found.append((index, item))
+            else:
+                self.warn(f"{key}[{index}]", f"expected a string, got {type(item).__name__}; skipped")
+        return found
+
+
+def read_settings_file(path: Path, scope: Scope, anchors: Anchors) -> SettingsFile | None:
+    """The file's settings; None when it does not exist."""
+    reader = _Reader(path=path, anchors=anchors)
+    try:
+        size = path.stat().st_size
+        if size > MAX_SETTINGS_BYTES:
+            reader.warn("(file)", f"{size:,} bytes is too large for a settings file; it was not loaded")
+            return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
+        data: object = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        reader.warn("(file)", f"cannot be read ({exc}); it was not loaded")
+        return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
+    except json.JSONDecodeError as exc:
+        reader.warn(
+            "(file)", f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); it was not loaded"
+        )
+        return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
+    if not is_object(data):
+        reader.warn("(file)", f"expected a JSON object, got {type(data).__name__}; it was not loaded")
+        return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
+    permissions = data.get("permissions")
+    if permissions is not None and not is_object(permissions):
+        reader.warn("permissions", f"expected an object, got {type(permissions).__name__}; ignored")
+        permissions = None
+    given = permissions or {}
+    return SettingsFile(
+        path=path,
+        scope=scope,
+        rules=tuple(rule for kind in RULE_KINDS for rule in _rules(reader, kind, given.get(kind))),
+        default_mode=_mode(reader, given.get("defaultMode")),
+        additional_dirs=tuple(_directories(reader, given.get("additionalDirectories"))),
+        hooks=tuple(_hooks(reader, data.get("hooks"))),
+        warnings=tuple(reader.warnings),
+    )
+
+
+def _rules(reader: _Reader, kind: RuleKind, value: object) -> list[SourcedRule]:
+    key = f"permissions.{kind}"
+    rules: list[SourcedRule] = []
+    anchors = reader.anchors
+    for index, text in reader.strings(value, key):
+        try:
+            effective = effective_rule(
+                text, base=anchors.base, project_dir=anchors.project_dir, home=anchors.home
+            )
+        except ValueError as exc:
+            reader.warn(f"{key}[{index}]", f"{exc}; skipped")
+            continue
+        rules.append(SourcedRule(text=text, effective=effective, kind=kind, source=reader.path))
+    return rules
+
+
+def _mode(reader: _Reader, value: object) -> Mode | None:
+    if value is None:
+        return None
+    if value not in MODES:
+        reader.warn("permissions.defaultMode", f"{value!r} is not a mode here ({', '.join(MODES)}); ignored")
+        return None
+    return value
+
+
+def _directories(reader: _Reader, value: object) -> list[Path]:
+    found: list[Path] = []
+    for index, text in reader.strings(value, "permissions.additionalDirectories"):
+        path = Path(os.path.expanduser(text))
+        path = path if path.is_absolute() else reader.anchors.project_dir / path
+        if not path.is_dir():
+            reader.warn(f"permissions.additionalDirectories[{index}]", f"{path} is not a directory; skipped")
+            continue
+        found.append(Path(os.path.realpath(path)))
+    return found
+
+
+def _hooks(reader: _Reader, value: object) -> list[CommandHook]:
+    if value is None:
+        return []
+    if not is_object(value):
+        reader.warn("hooks", f"expected an object of events, got {type(value).__name__}; ignored")
+        return []
+    hooks: list[CommandHook] = []
+    for event, groups in value.items():
+        if event not in HOOK_EVENTS:
+            reader.warn(f"hooks.{event}", f"not run here (only {', '.join(HOOK_EVENTS)} are); ignored")
+            continue
+        if not is_array(groups):
+            reader.warn(f"hooks.{event}", "expected a list of {matcher, hooks}; ignored")
+            continue
+        for number, group in enumerate(groups):
+            hooks += _group(reader, event, f"hooks.{event}[{number}]", group)
+    return hooks
+
+
+def _group(reader: _Reader, event: HookEvent, key: str, group: object) -> list[CommandHook]:
+    if not is_object(group):
+        reader.warn(key, "expected an object with matcher and hooks; skipped")
+        return []
+    matcher = group.get("matcher", "")
+    if not isinstance(matcher, str):
+        reader.warn(f"{key}.matcher", "expected a string; the group is skipped")
+        return []
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        reader.warn(
+            f"{key}.matcher", f"{matcher!r} is not a tool name or a regular expression ({exc}); skipped"
+        )
+        return []
+    entries = group.get("hooks")
+    if not is_array(entries):
+        reader.warn(f"{key}.hooks", "expected a list of hooks; the group is skipped")
+        return []
+    made: list[CommandHook] = []
+    for number, entry in enumerate(entries):
+        hook = _hook(reader, event, matcher, f"{key}.hooks[{number}]", entry)
+        if hook is not None:
+            made.append(hook)
+    return made
+
+
+def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: object) -> CommandHook | None:
+    if not is_object(entry):
+        reader.warn(key, "expected an object; skipped")
+        return None
+    kind, command, timeout = entry.get("type"), entry.get("command"), entry.get("timeout", DEFAULT_TIMEOUT)
+    if kind != "command":
+        reader.warn(f"{key}.type", f"{kind!r} hooks are not run here (only 'command' hooks are); skipped")
+        return None
+    if not isinstance(command, str) or not command.strip():
+        reader.warn(f"{key}.command", "expected the command to run; skipped")
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        reader.warn(
+            f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {DEFAULT_TIMEOUT:g} s used"
+        )
+        timeout = DEFAULT_TIMEOUT
+    return CommandHook(
+        event=event,
+        command=command,
+        matcher=matcher,
+        timeout=float(timeout),
+        source=str(reader.path),
+        cwd=reader.anchors.project_dir,
+    )

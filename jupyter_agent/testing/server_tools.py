@@ -1,0 +1,161 @@
+"""Server tools in a scripted turn: Anthropic's web search, as the real API streams it.
+
+A search is two blocks of the assistant's turn: `ServerToolUse` (the query; streamed as `input_json_delta`
+chunks like a tool call) and `WebSearchResult` (the pages, or an error code; it arrives whole in its
+`content_block_start`). Cited text is a `Text` with `citations`, sent as `citations_delta` events after its
+text. The usage reports `server_tool_use.web_search_requests`. The server also refuses, as the API does, a
+request whose conversation holds a search call without its result.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..base.json_values import is_array, is_object
+
+Event = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A web page a text block cites (`web_search_result_location`)."""
+
+    url: str
+    title: str
+    cited_text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "web_search_result_location",
+            "url": self.url,
+            "title": self.title,
+            "cited_text": self.cited_text,
+            "encrypted_index": _opaque(self.url),
+        }
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One page of a search's results."""
+
+    title: str
+    url: str
+    page_age: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerToolUse:
+    """A server tool call (web search by default). `id` defaults to `srvtoolu_01_<request>_<block>`."""
+
+    input: Mapping[str, Any] = field(default_factory=lambda: {})
+    name: str = "web_search"
+    id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebSearchResult:
+    """The pages a search found, or its `error_code` (`max_uses_exceeded`, `unavailable`, …).
+
+    `tool_use_id` defaults to the id of the `ServerToolUse` before it in the turn.
+    """
+
+    results: Sequence[SearchHit] = ()
+    error_code: str | None = None
+    tool_use_id: str | None = None
+
+
+ServerBlock = ServerToolUse | WebSearchResult
+
+
+def _opaque(text: str) -> str:
+    """What the API sends as encrypted content: opaque to the client, to be sent back as it came."""
+    return base64.b64encode(f"scripted:{text}".encode()).decode()
+
+
+def server_tool_id(block: ServerToolUse, index: int, position: int) -> str:
+    return block.id if block.id is not None else f"srvtoolu_01_{index}_{position}"
+
+
+def _result_id(blocks: Sequence[object], index: int, position: int) -> str:
+    block = blocks[position]
+    assert isinstance(block, WebSearchResult)
+    if block.tool_use_id is not None:
+        return block.tool_use_id
+    for earlier in range(position - 1, -1, -1):
+        candidate = blocks[earlier]
+        if isinstance(candidate, ServerToolUse):
+            return server_tool_id(candidate, index, earlier)
+    return f"srvtoolu_01_{index}_missing"
+
+
+def _result_content(block: WebSearchResult) -> Any:
+    if block.error_code is not None:
+        return {"type": "web_search_tool_result_error", "error_code": block.error_code}
+    return [
+        {
+            "type": "web_search_result",
+            "title": hit.title,
+            "url": hit.url,
+            "encrypted_content": _opaque(hit.url + hit.title),
+            "page_age": hit.page_age,
+        }
+        for hit in block.results
+    ]
+
+
+def full_server_block(blocks: Sequence[object], index: int, position: int) -> dict[str, Any]:
+    block = blocks[position]
+    if isinstance(block, ServerToolUse):
+        return {
+            "type": "server_tool_use",
+            "id": server_tool_id(block, index, position),
+            "name": block.name,
+            "input": dict(block.input),
+        }
+    assert isinstance(block, WebSearchResult)
+    return {
+        "type": "web_search_tool_result",
+        "tool_use_id": _result_id(blocks, index, position),
+        "content": _result_content(block),
+    }
+
+
+def server_block_events(
+    blocks: Sequence[object], index: int, position: int, chunks: Sequence[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the `content_block_start` block, the deltas): a call streams its input, a result arrives whole."""
+    block = blocks[position]
+    if isinstance(block, WebSearchResult):
+        return full_server_block(blocks, index, position), []
+    assert isinstance(block, ServerToolUse)
+    start: dict[str, Any] = {**full_server_block(blocks, index, position), "input": dict[str, Any]()}
+    return start, [{"type": "input_json_delta", "partial_json": chunk} for chunk in chunks]
+
+
+def citation_deltas(citations: Sequence[Citation]) -> Iterator[dict[str, Any]]:
+    for citation in citations:
+        yield {"type": "citations_delta", "citation": citation.to_json()}
+
+
+def web_search_requests(blocks: Sequence[object]) -> int:
+    return sum(1 for b in blocks if isinstance(b, ServerToolUse) and b.name == "web_search")
+
+
+def unanswered_server_call(body: Mapping[str, Any]) -> str | None:
+    """The API's 400 for a conversation with a web search call and no result for it, else None."""
+    for number, message in enumerate(body.get("messages") or []):
+        content = message.get("content") if is_object(message) else None
+        if not is_array(content):
+            continue
+        blocks = [b for b in content if is_object(b)]
+        calls = {b.get("id") for b in blocks if b.get("type") == "server_tool_use"}
+        answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "web_search_tool_result"}
+        for missing in sorted(str(c) for c in calls - answered):
+            return (
+                f"messages.{number}.content: web_search tool use with id {missing} was found without a "
+                "corresponding web_search_tool_result block"
+            )
+    return None
