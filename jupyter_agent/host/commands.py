@@ -225,8 +225,7 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="status",
-        help="model, mode, tokens, cost of the last run and of the session, cache-read share, tools; the "
-        "notebook, which frontend holds it and how the agent changes it there (live, proposals, file)",
+        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend",
         run=_status,
     ),
     Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),

@@ -255,24 +255,23 @@ def _page(signals: KernelSignals, hello: Hello, located: Path | None) -> Fronten
     page_path = hello.path.strip("/")
     # Its directory is enough: a notebook being renamed or not yet saved has no file for a moment.
     if located is not None and (located.is_file() or located.parent.is_dir()):
-        return Frontend(
-            kind="jupyterlab",
-            notebook=located,
-            on_disk=True,
-            aliases=_paths(located, signals.session_path),
-            page_path=page_path or None,
-            evidence=f"the page showing {page_path or located.name!r} greeted the notebook comm",
-            live_blocked=signals.pump_missing,
+        kind: FrontendKind = "jupyterlab"
+        notebook: Path | None = located
+        evidence = f"the page showing {page_path or located.name!r} greeted the notebook comm"
+    else:
+        # Not on this disk: the kernel runs elsewhere. The page's path, under the kernel's own directory, names
+        # it (so `notebook_path="work/a.ipynb"` means the page's notebook) — never a file the agent writes.
+        kind = "gateway"
+        notebook = Path(os.path.normpath(signals.cwd / page_path)) if page_path else signals.session_path
+        evidence = (
+            f"the page showing {page_path!r} greeted, and that path is not a file on this kernel's disk"
         )
-    # Not on this disk: the kernel runs elsewhere. The page's path, under the kernel's own directory, names it
-    # (so `notebook_path="work/a.ipynb"` means the page's notebook) — it is never a file the agent writes.
-    anchored = Path(os.path.normpath(signals.cwd / page_path)) if page_path else signals.session_path
     return Frontend(
-        kind="gateway",
-        notebook=anchored,
-        on_disk=False,
-        aliases=_paths(anchored, signals.session_path),
+        kind=kind,
+        notebook=notebook,
+        on_disk=kind == "jupyterlab",
+        aliases=_paths(notebook, signals.session_path),
         page_path=page_path or None,
-        evidence=f"the page showing {page_path!r} greeted, and that path is not a file on this kernel's disk",
+        evidence=evidence,
         live_blocked=signals.pump_missing,
     )
