@@ -18,23 +18,27 @@ What counts as a secret:
 
 Values shorter than `MIN_SECRET_CHARS` (8) are ignored: masking `1` or `true` everywhere would garble every
 output and protect nothing. The environment is read at each call, so `%env X_TOKEN=…` in a cell counts at
-once. A value is also masked in the forms it takes inside JSON strings, Python reprs, HTML and URLs.
+once. Any run of 8 or more characters of a secret, or of the secret reversed, is masked wherever it appears,
+in the forms it takes inside JSON strings, Python reprs, HTML and URLs (`secret_scan`).
 
-What masking cannot do: a secret the model reassembles from parts (a slice, every other character, base64)
-is not recognised. Tools shorten long output with `base.sandbox.cap_text`, which masks before it cuts, so
-a cut never leaves a part of a secret the Dispatcher's mask would no longer recognise.
+Text is cut only after it is masked: `clip` (head) and `base.sandbox.cap_text` (head and tail) mask first, so a
+cut never leaves a tail of a secret too short to recognise; nothing else in the package shortens text for the
+model or a display (a test keeps it so).
+
+What masking cannot do: a secret the model transforms (every other character, base64, an arithmetic on its
+characters) is not recognised.
 """
 
 from __future__ import annotations
 
-import html
-import json
 import os
 import re
 import threading
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, cast
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
+
+from .secret_scan import SecretScanner
 
 #: Environment variable names whose values are treated as secrets (shell-style patterns, case-insensitive).
 DEFAULT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
@@ -63,6 +67,8 @@ NOT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
     "*_PROJECT_ID",
 )
 
+_REDACTED = "[redacted: "
+
 #: Shorter values are not secrets worth masking, and masking them would garble ordinary text.
 MIN_SECRET_CHARS = 8
 
@@ -86,13 +92,6 @@ def url_password(value: str) -> str | None:
         return None
 
 
-def _forms(value: str) -> set[str]:
-    """The value as it appears raw and inside a JSON string, a Python repr, HTML text and a URL."""
-    forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], html.escape(value), quote(value, safe="")}
-    forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
-    return forms
-
-
 class SecretRegistry:
     """The secret values to mask: those registered by name, and those of credential-like environment variables."""
 
@@ -108,8 +107,7 @@ class SecretRegistry:
         self.min_chars = min_chars
         self._registered: dict[str, str] = {}
         self._cache_key: tuple[tuple[str, str], ...] | None = None
-        self._regex: re.Pattern[str] | None = None
-        self._names: dict[str, str] = {}
+        self._scanner = SecretScanner({})
         self.patterns = tuple(patterns)
 
     @property
@@ -162,30 +160,34 @@ class SecretRegistry:
                 found.setdefault(value, name)
         return found
 
-    def _matcher(self) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    def scanner(self) -> SecretScanner:
+        """The automaton for the secrets known now (rebuilt only when they change)."""
         secrets = self.secrets()
         key = tuple(sorted(secrets.items()))
         with self._lock:
             if key != self._cache_key:
-                names: dict[str, str] = {}
-                for value, name in secrets.items():
-                    for form in _forms(value):
-                        if len(form) >= self.min_chars:
-                            names.setdefault(form, name)
-                ordered = sorted(names, key=len, reverse=True)  # longest first: a URL before its password
-                self._regex = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-                self._names = names
+                self._scanner = SecretScanner(secrets, min_run=self.min_chars)
                 self._cache_key = key
-            return self._regex, self._names
+            return self._scanner
 
     def mask(self, text: str) -> str:
-        """`text` with every known secret value (in any of its encoded forms) replaced by `[redacted: NAME]`."""
+        """`text` with every known secret, and every run of 8+ of its characters (also reversed, in any of its
+        encoded forms), replaced by `[redacted: NAME]`."""
         if not text:
             return text
-        regex, names = self._matcher()
-        if regex is None:
-            return text
-        return regex.sub(lambda m: f"[redacted: {names[m.group(0)]}]", text)
+        return self.scanner().mask(text)
+
+    def clip(self, text: str, limit: int, *, marker: str = "…") -> str:
+        """The first `limit` characters of `text` masked, then `marker` if it was longer: masked before the cut,
+        so no part of a secret too short to recognise is left at the end."""
+        masked = self.mask(text)
+        if len(masked) <= limit:
+            return masked
+        opened = masked.rfind(_REDACTED, 0, limit + len(_REDACTED) - 1)  # one that starts before the cut
+        closed = masked.find("]", opened) if opened >= 0 else -1
+        if opened >= 0 and closed >= limit:  # never cut a redaction in half: the reader should see it
+            limit = closed + 1
+        return masked[:limit] + marker
 
     def mask_data(self, value: Any) -> Any:
         """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked."""
@@ -224,6 +226,16 @@ def register(name: str, value: str | None) -> None:
 def mask(text: str) -> str:
     """`text` with every known secret replaced by `[redacted: NAME]` — call this before displaying or saving."""
     return REGISTRY.mask(text)
+
+
+def clip(text: str, limit: int, *, marker: str = "…") -> str:
+    """`text` masked, then cut to `limit` characters (+ `marker`): the one way to shorten text for a reader."""
+    return REGISTRY.clip(text, limit, marker=marker)
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` masked, then fitted into `width` characters with `…` as the last one when it is longer."""
+    return REGISTRY.clip(text, width - 1) if len(REGISTRY.mask(text)) > width else REGISTRY.mask(text)
 
 
 def mask_data(value: Any) -> Any:

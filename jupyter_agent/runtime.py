@@ -46,6 +46,7 @@ class KernelAgent:
         #: What the user did in the kernel between runs (None outside `%load_ext`, e.g. in tests).
         self.watcher = watcher
         self.kernel: Any = getattr(shell, "kernel", None)
+        _register_session_key(self.kernel)
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
@@ -284,7 +285,9 @@ class KernelAgent:
         session = self.current_session()
         saved = session.load_saved(ident)
         session.resume(saved)
-        first = " ".join(saved.first_request.split())[:80]
+        from .masking import clip
+
+        first = clip(" ".join(saved.first_request.split()), 80, marker="")
         return (
             f"resumed session {saved.id} ({len(saved.messages)} messages, {len(saved.runs)} run(s), "
             f"${saved.cost_usd:.4f}; it began with {first!r}). Files and cells are read again before "
@@ -357,6 +360,16 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
+
+
+def _register_session_key(kernel: Any) -> None:
+    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
+    outside any sandbox. It is masked like an API key wherever it would show."""
+    from .masking import register
+
+    key: Any = getattr(getattr(kernel, "session", None), "key", None)
+    if isinstance(key, bytes) and key:
+        register("kernel session key", key.decode("utf-8", "replace"))
 
 
 def track_user_tools(shell: Any, magics: Any) -> None:

@@ -13,7 +13,7 @@ from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, d
 from traitlets.config import Configurable
 
 from .agent.config import DEFAULT_COMPACT_FRACTION, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, PROVIDERS
-from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY
+from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .tools.modes import MODES, modes_help
 from .tools.permissions import Rule
 from .tools.rule_names import check_rule_names
@@ -176,7 +176,7 @@ class AgentSettings(Configurable):
         value = str(proposal["value"]).strip()
         if value and not value.replace("_", "a").isalnum():
             raise ValueError(
-                f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {value[:12]!r}…; "
+                f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {clip(value, 12)!r}; "
                 "put the key itself in that variable"
             )
         return value

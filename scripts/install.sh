@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Installs everything the project needs into .venv: Python deps, the package (editable) and the labextension
-# (built from labextension/ with jlpm by the build hook, copied where JupyterLab looks). With --browser, also
-# what only the tests need: the Debian packages chromium (+ driver and an emoji font) and bubblewrap (the Bash
-# sandbox), and the npm MCP servers the MCP tests talk to.
+# Installs what a user needs into .venv: the package (editable) with its dependencies and the labextension (built
+# from labextension/ with jlpm by the build hook, copied where JupyterLab looks). That is all scripts/lab.sh needs.
 #
-# Safe to run again and again on the same checkout: when nothing the install depends on changed (see
-# install_inputs) it only checks that the install is still there and returns in about a second.
+# With --test (scripts/test.sh), also what only the tests and checks need: the Python packages of the `test` extra
+# (pytest, Playwright, jupyter-collaboration, ruff, pyright, …), the npm MCP servers the MCP tests talk to, and the
+# Debian packages chromium (+ driver and an emoji font), bubblewrap and slirp4netns (the Bash sandbox and its
+# outbound-only network), through apt.
+#
+# Safe to run again and again on the same checkout: each part has a stamp of what it was installed from, and when
+# nothing it depends on changed (see install_inputs) it only checks that the install is still there and returns in
+# about a second. Installing the package never removes the test packages: scripts/lab.sh after scripts/test.sh
+# keeps them and installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 STAMP=.venv/.jupyter-agent-install
+TEST_STAMP=.venv/.jupyter-agent-install-test
 LABEXT=.venv/share/jupyter/labextensions/jupyter-agent
 
 install_inputs() {
@@ -27,10 +33,32 @@ install_inputs() {
   } 2>/dev/null | sha256sum | cut -d' ' -f1
 }
 
+test_inputs() {
+  # What the test packages are installed from: the Python version, pyproject.toml and this script.
+  { .venv/bin/python -c 'import sys; print(sys.version)'; sha256sum scripts/install.sh pyproject.toml; } \
+    2>/dev/null | sha256sum | cut -d' ' -f1
+}
+
 installed() {
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$(install_inputs)" ] && [ -x .venv/bin/jupyter ] \
     && [ -f "$LABEXT/package.json" ] && [ ! -L "$LABEXT" ] \
     && .venv/bin/python -c 'import jupyter_agent' >/dev/null 2>&1
+}
+
+test_packages_installed() {
+  [ -f "$TEST_STAMP" ] && [ "$(cat "$TEST_STAMP")" = "$(test_inputs)" ] \
+    && .venv/bin/python -c 'import pytest, playwright' >/dev/null 2>&1
+}
+
+requirements() {
+  # The package's dependencies and, with "test", the test extra's, one per line, read from pyproject.toml.
+  .venv/bin/python - "$@" <<'EOF'
+import sys, tomllib
+
+with open("pyproject.toml", "rb") as handle:
+    project = tomllib.load(handle)["project"]
+print("\n".join(project["dependencies"] + [r for extra in sys.argv[1:] for r in project["optional-dependencies"][extra]]))
+EOF
 }
 
 if [ ! -x .venv/bin/python ]; then
@@ -49,31 +77,44 @@ else
   rm -f jupyter_agent/labextension/install.json
   rm -f "$STAMP"
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[test]"
+  .venv/bin/python -m pip install --quiet -e .
   install_inputs >"$STAMP"
 fi
 
-if [ "${1:-}" = "--browser" ]; then
-  # Third-party MCP servers from npm that the MCP tests run against, locked in tests/fixtures/mcp-npm.
-  MCP_NPM=tests/fixtures/mcp-npm
-  if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
-    npm ci --prefix "$MCP_NPM" --no-audit --no-fund --loglevel=error >/dev/null
+if [ "${1:-}" != "--test" ]; then
+  exit 0
+fi
+
+if test_packages_installed; then
+  echo "jupyter_agent: test packages already installed, nothing changed"
+else
+  rm -f "$TEST_STAMP"
+  # With the package's own requirements in the same resolve, so a test package cannot move one out of its range;
+  # the package itself is not rebuilt.
+  .venv/bin/python -m pip install --quiet -r <(requirements test)
+  test_inputs >"$TEST_STAMP"
+fi
+
+# Third-party MCP servers from npm that the MCP tests run against, locked in tests/fixtures/mcp-npm.
+MCP_NPM=tests/fixtures/mcp-npm
+if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
+  npm ci --prefix "$MCP_NPM" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
+fi
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
+fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v slirp4netns >/dev/null 2>&1 || missing+=(slirp4netns)
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "jupyter_agent: the tests need Debian packages ${missing[*]}; run as root or install sudo" >&2
+      exit 1
+    }
+    SUDO="sudo"
   fi
-  missing=()
-  [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
-  fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)
-  command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-  if [ "${#missing[@]}" -gt 0 ]; then
-    SUDO=""
-    if [ "$(id -u)" != "0" ]; then
-      command -v sudo >/dev/null 2>&1 || {
-        echo "jupyter_agent: the tests need Debian packages ${missing[*]}; run as root or install sudo" >&2
-        exit 1
-      }
-      SUDO="sudo"
-    fi
-    echo "jupyter_agent: installing ${missing[*]} with apt"
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  echo "jupyter_agent: installing ${missing[*]} with apt"
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

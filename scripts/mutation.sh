@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-.venv/bin/python}"
 if ! "$PYTHON" -c "import mutmut" 2>/dev/null; then
-  echo "mutmut is not installed: $PYTHON -m pip install -e '.[test]'" >&2
+  echo "mutmut is not installed: it comes with the test packages (bash scripts/install.sh --test)" >&2
   exit 2
 fi
 exec "$PYTHON" scripts/mutation.py "$@"

@@ -58,3 +58,19 @@ def each_run_has_its_own_home_and_jupyter_dirs(tmp_path_factory: pytest.TempPath
         f"the test run wrote {len(ours)} session file(s) into the real Jupyter data dir ({real_sessions}): "
         f"{ours[:5]}; give the kernel the run's HOME and JUPYTER_DATA_DIR"
     )
+
+
+@pytest.fixture(autouse=True)
+def pure_caches_start_empty() -> None:
+    """The package caches what it derives from patterns and command lines. Each test starts with those caches
+    empty, so what it checks is computed by the code under test (under mutation testing, by the mutant — a
+    cache filled before the mutant was switched on would hide it)."""
+    from jupyter_agent.tools import startup_files
+    from jupyter_agent.tools.command_patterns import compile_pattern
+    from jupyter_agent.tools.commands import split_command
+    from jupyter_agent.tools.files.globmatch import glob_regex
+    from jupyter_agent.tools.rule_glob import glob_regex as rule_regex
+
+    for cached in (compile_pattern, split_command, glob_regex, rule_regex):
+        cached.cache_clear()
+    startup_files._cache = (-1, frozenset())

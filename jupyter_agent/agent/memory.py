@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..masking import clip, mask
+
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 #: Characters kept of one memory file.
 MAX_MEMORY_CHARS = 40_000
@@ -79,8 +81,10 @@ def _read(path: Path) -> MemoryFile | None:
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None
-    cut = max(len(text) - MAX_MEMORY_CHARS, 0)
-    return MemoryFile(path=path, text=text[:MAX_MEMORY_CHARS], cut=cut)
+    # Masked: a memory file goes into the system prompt, and `%agent memory` prints it.
+    masked = mask(text)
+    cut = max(len(masked) - MAX_MEMORY_CHARS, 0)
+    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut)
 
 
 def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = None) -> list[MemoryFile]:

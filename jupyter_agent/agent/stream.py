@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..masking import clip
 from ..tools.core import ToolCall
 from .events import (
     TextDelta,
@@ -236,7 +237,7 @@ def parse_tool_input(raw: str) -> tuple[Any, str | None]:
     """
     if not raw.strip():
         return {}, None
-    quoted = raw if len(raw) <= _QUOTE_CHARS else raw[:_QUOTE_CHARS] + "…"
+    quoted = clip(raw, _QUOTE_CHARS)
     deepest = _depth(raw)
     if deepest > MAX_DEPTH:
         return {}, (

@@ -18,6 +18,7 @@ from urllib.parse import quote, urlsplit
 
 from ..base.json_values import is_array, is_object
 from ..base.result import ToolResult
+from ..masking import shorten
 from .events import ToolFinished, ToolStarted, Usage
 
 #: USD per search: $10 per 1,000 searches (Anthropic's pricing page), on top of the tokens.
@@ -101,8 +102,7 @@ def search_result(content: Any) -> ToolResult:
 def _link_text(title: str) -> str:
     """A title as Markdown link text that cannot close the link or start markup."""
     title = " ".join(title.split())
-    if len(title) > _MAX_TITLE:
-        title = title[: _MAX_TITLE - 1] + "…"
+    title = shorten(title, _MAX_TITLE)
     return "".join(f"\\{c}" if c in "\\[]()*_`<>!#|~&" else c for c in title)
 
 

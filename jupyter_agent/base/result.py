@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, NewType, TypeAlias, get_args
 
+from ..masking import shorten
+
 #: The package's own error identifiers. A tool elsewhere declares its own with `error_code("NAME")`.
 BuiltinErrorCode = Literal[
     "INVALID_ARGS",
@@ -28,6 +30,8 @@ BuiltinErrorCode = Literal[
     "INTERRUPTED",
     "EXECUTION_ERROR",
     "NOT_AVAILABLE",
+    "PROTECTED_PATH",
+    "ADDRESS_NOT_ALLOWED",
 ]
 #: An identifier a tool declared with `error_code()`.
 DeclaredErrorCode = NewType("DeclaredErrorCode", str)
@@ -126,4 +130,4 @@ class ToolResult:
 
 def _first_line(text: str, limit: int = 100) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return shorten(line, limit)

@@ -10,7 +10,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..masking import mask
+from ..masking import clip, mask
 from .errors import ToolError
 
 
@@ -32,7 +32,8 @@ def _refuse_nul(text: str) -> None:
     """No OS path holds a NUL byte; `expanduser` and `realpath` would raise a bare ValueError on one."""
     if "\0" in text:
         raise ToolError(
-            "INVALID_ARGS", f"the path {text[:80]!r} contains a NUL byte, which no file path can hold"
+            "INVALID_ARGS",
+            f"the path {clip(text, 80, marker='')!r} contains a NUL byte, which no file path can hold",
         )
 
 

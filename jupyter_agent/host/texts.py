@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..agent.pricing import OFFLINE_DEMO, offline_demo, price_for
+from ..masking import shorten
 from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def sessions_text(session: AgentSession) -> str:
     lines = [f"saved sessions for {session.project} (newest first; %agent resume ID continues one):"]
     for saved in found:
         first = " ".join(saved.first_request.split())
-        first = first if len(first) <= 60 else first[:59] + "…"
+        first = shorten(first, 60)
         mark = " (this session)" if saved.id == current else ""
         lines.append(
             f"  {saved.id}  {saved.created[:16].replace('T', ' ')}  ${saved.cost_usd:.4f}  {saved.runs} run(s)"
@@ -161,14 +162,14 @@ def tools_report(session: AgentSession) -> Report:
         )
         for name, tool in active.items()
     ]
-    lines = [f"{name:<16} {source:<8} {kind:<10} {about[:70]}" for name, source, kind, about in rows]
+    lines = [f"{name:<16} {source:<8} {kind:<10} {shorten(about, 70)}" for name, source, kind, about in rows]
     hidden = sorted(set(pool.merged()) - set(active))
     note = f"hidden by deny rules: {', '.join(hidden)}" if hidden else ""
     if note:
         lines.append(note)
     return Report(
         text="\n".join(lines),
-        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note),
+        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note, label_columns=3),
     )
 
 
@@ -186,7 +187,7 @@ def history_report(session: AgentSession) -> Report:
     lines: list[str] = []
     rows: list[tuple[str, str, str]] = []
     for journal in journals:
-        request = _first_line(journal.request)[:80]
+        request = shorten(_first_line(journal.request), 80)
         undone = " (undone)" if journal.undone else ""
         changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or ["no changes"]
         lines.append(f"run {journal.run_id}: {request}{undone}")

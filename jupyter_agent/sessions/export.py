@@ -5,6 +5,10 @@ The export is a saved file like the session's own, so it is masked the same way.
 Tool results are cut (head kept) so a session that read large files stays a readable document; thinking is
 left out (it is the model's scratchpad, and long). Code fences are made longer than any backtick run inside
 them, so file contents cannot end a fence early.
+
+The model's and the user's text is untrusted Markdown: a viewer that renders the file would run `<script>`,
+load `<img src=…>` (a beacon that leaks data) or follow `javascript:` links. So `<` becomes `&lt;` (no raw
+HTML survives), images become plain links, and `javascript:` / `data:` / `vbscript:` links lose their target.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from typing import Any
 
 from ..base.json_values import is_array, is_object
+from ..masking import clip
 from .store import SavedSession, mask_secret_values
 
 #: Characters of a tool result kept in the export.
@@ -39,9 +44,18 @@ def _result_text(block: dict[str, Any]) -> str:
     images = sum(1 for b in parts if b.get("type") == "image")
     if images:
         text += f"\n[{images} image(s)]"
-    if len(text) > RESULT_CHARS:
-        text = text[:RESULT_CHARS] + f"\n… [{len(text) - RESULT_CHARS} more characters]"
-    return text
+    return clip(text, RESULT_CHARS, marker=f"\n… [{max(len(text) - RESULT_CHARS, 0)} more characters]")
+
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(")
+_SCRIPT_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript):[^)]*\)", re.IGNORECASE)
+
+
+def neutralise_markdown(text: str) -> str:
+    """Markdown with no raw HTML, no remote images and no script links (see the module docstring)."""
+    text = text.replace("<", "&lt;")
+    text = _IMAGE.sub(lambda m: f"[image: {m.group(1)}](", text)
+    return _SCRIPT_LINK.sub("](#)", text)
 
 
 def _search_results(content: Any) -> str:
@@ -62,7 +76,7 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
     for block in _blocks(message["content"]):
         kind = block.get("type")
         if kind == "text" and str(block.get("text", "")).strip():
-            texts.append(str(block["text"]).strip())
+            texts.append(neutralise_markdown(str(block["text"]).strip()))
         elif kind == "tool_use":
             arguments = json.dumps(block.get("input", {}), ensure_ascii=False, indent=2)
             out.append(f"**Tool call** `{block.get('name', '?')}`\n\n{_fence(arguments, 'json')}")

@@ -3,11 +3,16 @@
 Inside, a command sees its own PID namespace and a fresh /proc (the kernel's process, and the environment it
 started with, are out of reach), only the scrubbed environment, the allowed roots writable and everything else
 read-only, a private /tmp, and no network unless `bash_network` is on (nor the sockets of local services in
-/run). `--die-with-parent` and the PID
-namespace make sure nothing outlives a killed command.
+/run). `--die-with-parent` and the PID namespace make sure nothing outlives a killed command. Inside the roots
+the protected paths that exist are read-only, and credential stores and the Jupyter runtime directory are
+hidden (`sandbox_guard`).
 
-Reads are not restricted (the command can read what your user can, e.g. files in your home directory), and
-with `bash_network` on it can reach local services too, the kernel's own ports included.
+With `bash_network` on, the command gets its own network namespace with outbound access through
+`slirp4netns --disable-host-loopback` (`netns_launch`): the kernel's ports on 127.0.0.1, and every other
+service listening on the host's loopback, are out of reach. Without slirp4netns the host's network is shared,
+loopback included, and the sandbox's description says so.
+
+Reads elsewhere are not restricted (the command can read what your user can outside the hidden places).
 
 Whether bwrap works is found out once per executable (it fails at start where user namespaces are off, as in
 some containers); where it does not, Bash runs unsandboxed, and `%agent status` and the approval say so.
@@ -20,16 +25,24 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .sandbox_guard import Guarded
+
 BWRAP_ENV = "JUPYTER_AGENT_BWRAP"
 _PROBE_TIMEOUT = 20.0
 
 
-def _isolation(network: bool) -> list[str]:
+def slirp4netns() -> str | None:
+    """The slirp4netns that gives a sandbox outbound network without the host's loopback, if installed."""
+    return shutil.which("slirp4netns")
+
+
+def _isolation(network: bool, *, shared_net: bool = True) -> list[str]:
     """Everything but the binds: namespaces, /proc, /dev, /tmp, and the parent tie."""
     return [
         "--ro-bind", "/", "/",
@@ -39,7 +52,7 @@ def _isolation(network: bool) -> list[str]:
         # Without the network, local services' sockets in /run (a database, docker, dbus) are cut off too.
         *([] if network else ["--tmpfs", "/run"]),
         "--unshare-all",
-        *(["--share-net"] if network else []),
+        *(["--share-net"] if network and shared_net else []),
         "--die-with-parent",
     ]  # fmt: skip
 
@@ -58,15 +71,23 @@ class Bubblewrap:
         cwd: Path,
         env: Mapping[str, str],
         network: bool,
+        guard: Guarded | None = None,
     ) -> list[str]:
         """The command line that runs `argv` in the sandbox; start it with `env` as its environment too, so the
-        sandbox's PID 1 (bwrap itself, which the command can read in /proc) holds nothing else."""
+        sandbox's PID 1 (bwrap itself, which the command can read in /proc) holds nothing else. With the network
+        on and slirp4netns installed, the line starts with the launcher that connects a private network."""
         binds = [arg for top in _tmp_tops([*writable, cwd]) for arg in ("--ro-bind", str(top), str(top))]
         binds += [arg for root in writable for arg in ("--bind", str(root), str(root))]
+        binds += guard.bwrap_args() if guard is not None else []
         setenv = [arg for name, value in env.items() for arg in ("--setenv", name, value)]
+        slirp = slirp4netns() if network else None
+        launcher = (
+            [sys.executable, "-I", str(Path(__file__).with_name("netns_launch.py")), slirp] if slirp else []
+        )
         return [
+            *launcher,
             self.executable,
-            *_isolation(network),
+            *_isolation(network, shared_net=slirp is None),
             *binds,
             "--clearenv",
             *setenv,
@@ -95,9 +116,17 @@ class SandboxCheck:
     def describe(self, *, network: bool = False) -> str:
         if self.bubblewrap is None:
             return f"unsandboxed: {self.problem}; commands run with your user's full access"
-        net = "network allowed (bash_network)" if network else "no network"
+        if not network:
+            net = "no network"
+        elif slirp4netns():
+            net = (
+                "outbound network only (bash_network; the kernel's ports and the host's loopback unreachable)"
+            )
+        else:
+            net = "network shared with the kernel, its ports included (bash_network; install slirp4netns to fence them)"
         return (
-            f"sandboxed (bubblewrap): own processes and /proc, only the roots writable, private /tmp, {net}"
+            "sandboxed (bubblewrap): own processes and /proc, only the roots writable (protected paths "
+            f"read-only), credentials and kernel connection files hidden, private /tmp, {net}"
         )
 
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ..base.json_values import is_object
 from ..base.result import ToolResult
-from ..masking import mask
+from ..masking import mask, shorten
 from .hooks import HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
 from .permissions import Allow, Ask, Deny
 from .process import run_process
@@ -60,7 +60,7 @@ class CommandHook:
             return False
 
     def describe(self) -> str:
-        command = self.command if len(self.command) <= 60 else self.command[:59] + "…"
+        command = shorten(self.command, 60)
         return f"{self.event} hook `{command}` ({self.source or 'settings'})"
 
 

@@ -1,51 +1,93 @@
-"""A shell command as the subcommands it runs, so rules judge each program and not the line as a whole.
+"""A shell command as the simple commands it runs, so rules judge each program and not the line as a whole.
 
 `git status; rm -rf ~` is two commands; a rule written for the first must not let the second ride along, and a
-deny rule written for the second must not be dodged by putting the first in front. The splitter knows what the
-shell knows about where one command ends: `;`, `&&`, `||`, `|`, `|&`, `&`, newlines, subshell parentheses,
-and it lifts the commands inside `$( … )`, backticks and `<( … )` out as commands of their own (also inside
-double quotes, where the shell still runs them). Quotes and backslashes protect separators; comments are
-dropped; whitespace outside quotes is folded to one space. Each subcommand loses its leading `VAR=value`
-assignments and shell keywords (`if`, `then`, `do`, `!`, `{`, `time` …), so ` rm x`, `\\nrm x`, `A=1 rm x` and
-`if true; then rm x; fi` all show `rm x`.
+deny rule written for the second must not be dodged by putting the first in front. The line is parsed by
+tree-sitter's bash grammar (`shell_syntax`): every simple command is found, in lists and pipelines, subshells,
+groups, loops, `if`/`case` bodies, function bodies, command and process substitutions, heredoc bodies. Words
+are seen after bash's quote removal (`'r'm`, `$'\\x72m'` and `rm` are the same word); a word whose value only
+running tells (`$x`, `$(cmd)`, `*.py`, `{a,b}`) is a *hole*.
 
-What it cannot see is said in the README: a program run under another name (`/bin/rm`, `'r'm`), or started
-by a program (`xargs rm`, `env rm`, `sh -c 'rm …'`, `find -exec`), is not the word a prefix rule looks at.
+Wrappers are seen through: `env`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`, `setsid`, `ionice`, `command`,
+`builtin`, `exec`, `xargs`, `sudo`, `doas` (the wrapped command is a subcommand of its own, with its options
+skipped; an option this module does not know makes the wrapped command a hole), and `sh`/`bash`/`dash`/`zsh`/
+`ksh -c SCRIPT`, `eval` and `env -S` (the script is parsed in turn).
 
-A command the splitter cannot follow (an open quote, an unclosed `$(`, arithmetic `$((`) is `parsed=False`:
-no allow rule matches it, and its pieces are cut at every separator character, quotes or not, so that a deny
-rule matching any plausible piece still refuses it.
+Fail closed — what an allow rule can match (`Subcommand.allowable`, `ParsedCommand.parsed`):
+- a line with a syntax error, or a construct the walk does not model, matches no allow rule;
+- a subcommand with a hole matches an allow rule only if the rule accepts *every* value the hole could take
+  (`git status*` accepts `git status $x`; `git diff` does not);
+- a subcommand that redirects, has `VAR=value` in front, declares variables, or is a builtin that evaluates its
+  arguments as code (`eval`, `source`, `trap`, `printf -v` …) matches no allow rule;
+- a line that assigns an upper-case (or `*_proxy`) variable outside a command matches no allow rule.
+Deny rules match if any word could: a subcommand whose name is a hole matches every deny rule; one with a hole
+later matches a deny rule some value of the hole would satisfy; an unparsable line is also cut at every word.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
-#: Words that start a compound command or negate one: the command proper comes after them.
-_KEYWORDS = frozenset({"!", "{", "}", "(", ")", "if", "then", "elif", "else", "do", "while", "until", "time"})
-#: Words that only close a compound command: a piece made of them runs nothing.
-_CLOSERS = frozenset({"fi", "done", "esac", "}", "{", "!", "then", "do", "else"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_NAIVE_SEPARATORS = re.compile(r"[;&|\n()`<>]|\$\(")
+from .shell_syntax import SimpleCommand, analyse
+
+#: Builtins that run their arguments (or a file) as code, or change how later commands resolve.
+_EVALUATING = frozenset(
+    {
+        "eval", "source", ".", "trap", "alias", "unalias", "shopt", "enable", "bind", "complete", "compgen",
+        "fc", "hash", "let", "declare", "typeset", "local", "export", "readonly", "unset", "read", "mapfile",
+        "readarray", "set", "coproc", "history", "caller",
+    }
+)  # fmt: skip
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
+#: Recursion of `bash -c "bash -c '…'"` and `eval`: deeper than this is not followed (the inner is a hole).
+_MAX_DEPTH = 4
+_HOLE_TEXT = "…"
+#: Words per piece of an unparsable line (each piece then reads as a prefix): keeps a huge line linear.
+_SUFFIX_WORDS = 64
 
 
 @dataclass(frozen=True)
 class Subcommand:
-    """One simple command: `text` as rules see it, and whether it redirects input or output (`>`, `<`)."""
+    """One simple command. `text` is what rules see: its words, quoted where the shell would need it."""
 
-    text: str
+    words: tuple[str | None, ...]
     redirected: bool = False
+    #: Allow rules never match it (a prefix assignment, an evaluating builtin, a wrapper option not known).
+    opaque: bool = False
 
-    def forms(self) -> tuple[str, ...]:
-        """The text, and the text with the shell's quoting removed (`'rm' -rf` reads `rm -rf`), for deny rules."""
-        try:
-            unquoted = " ".join(shlex.split(self.text))
-        except ValueError:
-            return (self.text,)
-        return (self.text,) if unquoted == self.text else (self.text, unquoted)
+    @property
+    def text(self) -> str:
+        return " ".join(_HOLE_TEXT if w is None else _quote(w) for w in self.words)
+
+    @property
+    def known_prefix(self) -> tuple[str, ...]:
+        """The words before the first hole."""
+        known: list[str] = []
+        for word in self.words:
+            if word is None:
+                break
+            known.append(word)
+        return tuple(known)
+
+    @property
+    def complete(self) -> bool:
+        return None not in self.words
+
+    @property
+    def allowable(self) -> bool:
+        return not self.redirected and not self.opaque and bool(self.words) and self.words[0] is not None
+
+    def forms(self) -> tuple[tuple[str, bool], ...]:
+        """(text, complete) readings for deny rules: quoted as the shell needs, and plainly joined; an
+        incomplete reading is the known prefix followed by a space (a hole comes next)."""
+        prefix = self.known_prefix
+        complete = self.complete
+        quoted = " ".join(_quote(w) for w in prefix)
+        plain = " ".join(prefix)
+        if not complete:
+            quoted, plain = (quoted + " " if prefix else ""), (plain + " " if prefix else "")
+        return tuple(dict.fromkeys(((quoted, complete), (plain, complete))))
 
 
 @dataclass(frozen=True)
@@ -54,194 +96,105 @@ class ParsedCommand:
 
     text: str
     subcommands: tuple[Subcommand, ...]
-    #: False when the splitter could not follow the quoting: the subcommands are then a guess.
+    #: False when the parser reported an error or the walk met a construct it does not model: no allow rule
+    #: matches; `subcommands` then also holds every suffix of the line's words, for deny rules.
     parsed: bool = True
 
 
-class _Unparsable(Exception):
-    pass
+def _quote(word: str) -> str:
+    return shlex.quote(word) if word else "''"
 
 
-class _Scanner:
-    """A single left-to-right pass; `scan(stop)` returns at `stop` (a `)` closing `$(`) or at the end."""
+def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
+    """What a wrapper command runs: (inner subcommands, fully understood). The wrapped command inherits the
+    wrapper's redirections and variables."""
+    from .shell_wrappers import inner_command
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.i = 0
-        self.pieces: list[Subcommand] = []
-
-    def scan(self, stop: str | None = None) -> None:
-        text = self.text
-        current: list[str] = []
-        redirected = False
-
-        def flush() -> None:
-            nonlocal current, redirected
-            self._add("".join(current), redirected)
-            current, redirected = [], False
-
-        while self.i < len(text):
-            c = text[self.i]
-            if stop is not None and c == stop:
-                self.i += 1
-                flush()
-                return
-            if c == "\\":
-                if text.startswith("\\\n", self.i):  # a line continuation joins the lines
-                    self.i += 2
-                    continue
-                current.append(text[self.i : self.i + 2])
-                self.i += 2
-            elif c == "'":
-                end = text.find("'", self.i + 1)
-                if end < 0:
-                    raise _Unparsable
-                current.append(text[self.i : end + 1])
-                self.i = end + 1
-            elif c == '"':
-                current.append(self._double_quoted())
-            elif c == "`":
-                current.append(self._backticks())
-            elif text.startswith("$((", self.i):
-                raise _Unparsable  # arithmetic can hide commands; not worth following
-            elif text.startswith("$(", self.i):
-                current.append(self._substitution(2))
-            elif c == "#" and (not current or current[-1] in (" ", "\t")):
-                end = text.find("\n", self.i)
-                self.i = len(text) if end < 0 else end
-            elif c in "<>":
-                redirected = True
-                if text.startswith("(", self.i + 1):  # process substitution: <(cmd), >(cmd)
-                    current.append(self._substitution(2))
-                    continue
-                current.append(c)
-                self.i += 1
-                if self.i < len(text) and text[self.i] in "&|>":
-                    current.append(text[self.i])
-                    self.i += 1
-            elif c == "&" and text.startswith("&>", self.i):
-                redirected = True
-                current.append("&>")
-                self.i += 2
-            elif c in ";&|\n()":
-                flush()
-                self.i += 1
-            elif c in " \t\r":
-                if current and current[-1] != " ":
-                    current.append(" ")
-                self.i += 1
-            else:
-                current.append(c)
-                self.i += 1
-        if stop is not None:
-            raise _Unparsable  # an unclosed $( or <(
-        flush()
-
-    def _double_quoted(self) -> str:
-        """`"…"` as written; commands substituted inside it still run, so they become pieces too."""
-        text = self.text
-        start = self.i
-        self.i += 1
-        while self.i < len(text):
-            c = text[self.i]
-            if c == "\\":
-                self.i += 2
-            elif c == '"':
-                self.i += 1
-                return text[start : self.i]
-            elif c == "`":
-                self._backticks()
-            elif text.startswith("$((", self.i):
-                raise _Unparsable
-            elif text.startswith("$(", self.i):
-                self._substitution(2)
-            else:
-                self.i += 1
-        raise _Unparsable
-
-    def _backticks(self) -> str:
-        text = self.text
-        start = self.i
-        end = self.i + 1
-        while end < len(text) and text[end] != "`":
-            end += 2 if text[end] == "\\" else 1
-        if end >= len(text):
-            raise _Unparsable
-        inner = _Scanner(text[start + 1 : end].replace("\\`", "`"))
-        inner.scan()
-        self.pieces.extend(inner.pieces)
-        self.i = end + 1
-        return text[start : self.i]
-
-    def _substitution(self, opener: int) -> str:
-        """`$(…)` or `<(…)`: the inside is scanned as commands of its own; the outside keeps the text."""
-        start = self.i
-        self.i += opener
-        self.scan(stop=")")
-        return self.text[start : self.i]
-
-    def _add(self, raw: str, redirected: bool) -> None:
-        text = _strip_prefixes(raw.strip())
-        if text and text not in _CLOSERS:
-            self.pieces.append(Subcommand(text, redirected))
+    words = outer.words
+    name = words[0]
+    if name is None:
+        return [], True
+    if (name in _SHELLS or name == "eval") or (name == "env" and "-S" in words):
+        runs_script, script = _script_argument(words)
+        if not runs_script:
+            return [], True
+        if script is None or depth >= _MAX_DEPTH:
+            return [Subcommand((None,), opaque=True)], True
+        inner = _split(script, depth + 1)
+        return [_inherit(sub, outer) for sub in inner.subcommands], inner.parsed
+    wrapped = inner_command(words)
+    if wrapped is None:
+        return [], True
+    rest, assigns = wrapped
+    if not rest:
+        return [Subcommand((None,), opaque=True)], True  # options not understood: it could run anything
+    return _expand(SimpleCommand(tuple(rest), outer.redirected, outer.assigns or assigns), depth)
 
 
-def _first_word_end(text: str) -> int:
-    """Where the first shell word ends (quotes, backticks, `$( )` and backslashes respected), or len(text)."""
-    i = 0
-    quote = ""
-    depth = 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote != "'":
-                i += 1
-        elif c in "'\"`":
-            quote = c
-        elif c == "\\":
-            i += 1
-        elif text.startswith("$(", i):
-            depth += 1
-            i += 1
-        elif c == ")" and depth:
-            depth -= 1
-        elif c == " " and not depth:
-            return i
-        i += 1
-    return len(text)
+def _inherit(sub: Subcommand, outer: SimpleCommand) -> Subcommand:
+    return Subcommand(sub.words, sub.redirected or outer.redirected, sub.opaque or outer.assigns)
 
 
-def _strip_prefixes(text: str) -> str:
-    """Drop leading `VAR=value` assignments and keywords: `A=1 B="x y" if ! rm x` → `rm x`."""
-    while text:
-        end = _first_word_end(text)
-        word = text[:end]
-        if word in _KEYWORDS or _ASSIGNMENT.match(word):
-            text = text[end:].lstrip()
-        else:
-            break
-    return text
+def _script_argument(words: tuple[str | None, ...]) -> tuple[bool, str | None]:
+    """(whether it runs a script given as words, the script or None when it is a hole) for `bash -c SCRIPT`,
+    `eval A B`, `env -S 'A B'`; `bash script.sh` runs a file, which rules cannot see into."""
+    name = words[0]
+    if name == "eval":
+        args = words[1:]
+        return True, (None if None in args else " ".join(w for w in args if w is not None))
+    flag = "-S" if name == "env" else "-c"
+    for index, word in enumerate(words[1:], start=1):
+        if word is None:
+            return True, None
+        short_with_c = flag == "-c" and word.startswith("-") and not word.startswith("--") and "c" in word
+        if word == flag or short_with_c:
+            return True, (words[index + 1] if index + 1 < len(words) else None)
+    return False, None
 
 
-def _naive_pieces(text: str) -> tuple[Subcommand, ...]:
-    """For a command the splitter could not follow: cut at every separator character, quoted or not."""
+def _expand(command: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
+    """The subcommand and what it wraps; False when a wrapped script was not fully understood."""
+    words = command.words
+    if not words:
+        return [], True
+    name = words[0]
+    opaque = command.assigns or name in _EVALUATING or (name == "printf" and "-v" in words)
+    inner, understood = _wrapped(command, depth)
+    return [Subcommand(words, command.redirected, opaque), *inner], understood
+
+
+def _suffixes(text: str) -> list[Subcommand]:
+    """Every run of words from each word to the end, quotes stripped: what deny rules see of a line that
+    did not parse (a word that could start a command)."""
+    text = text.replace("\\\n", "")
+    for separator in ";&|()<>`\n{}":
+        text = text.replace(separator, " ")
+    text = text.replace("$(", " ")
+    tokens = [t.replace("'", "").replace('"', "").replace("\\", "").lstrip("$") for t in text.split()]
+    tokens = [t for t in tokens if t]
+    pieces: list[Subcommand] = []
+    for start in range(len(tokens)):
+        words: tuple[str | None, ...] = tuple(tokens[start : start + _SUFFIX_WORDS])
+        if start + _SUFFIX_WORDS < len(tokens):
+            words += (None,)  # more words follow: read as a prefix
+        pieces.append(Subcommand(words, opaque=True))
+    return pieces
+
+
+def _split(command: str, depth: int) -> ParsedCommand:
+    analysis = analyse(command)
     found: list[Subcommand] = []
-    for raw in [text, *_NAIVE_SEPARATORS.split(text)]:
-        piece = _strip_prefixes(" ".join(raw.split()).strip(" '\""))
-        if piece and piece not in _CLOSERS:
-            found.append(Subcommand(piece, redirected=True))
-    return tuple(found)
+    understood = analysis.understood and not analysis.risky_assignment
+    for simple in analysis.commands:
+        subcommands, inner_understood = _expand(simple, depth)
+        found.extend(subcommands)
+        understood = understood and inner_understood
+    if not analysis.understood:
+        found.extend(_suffixes(command))
+    return ParsedCommand(command.strip(), tuple(dict.fromkeys(found)), parsed=understood)
 
 
 @lru_cache(maxsize=1024)
 def split_command(command: str) -> ParsedCommand:
-    """The subcommands `command` runs, in order (substituted commands after the command that holds them)."""
-    text = command.strip()
-    scanner = _Scanner(command)
-    try:
-        scanner.scan()
-    except _Unparsable:
-        return ParsedCommand(text, _naive_pieces(command), parsed=False)
-    return ParsedCommand(text, tuple(scanner.pieces))
+    """The subcommands `command` runs, in order of appearance (wrapped commands after their wrapper)."""
+    return _split(command, 0)

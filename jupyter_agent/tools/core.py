@@ -98,6 +98,13 @@ class Tool(Generic[InputT]):
         subject = self.rule_subject(params, ctx)
         return f"{self.name} {subject}" if subject else self.name
 
+    def sensitive(self, params: InputT, ctx: ToolContext) -> str | None:
+        """Why this call must ask even where the mode or a rule would let it run, or None.
+
+        For a read-only look at a credential. Only bypassPermissions skips the question.
+        """
+        return None
+
     async def preview(self, params: InputT, ctx: ToolContext) -> Preview:
         """What the approval widget shows; tools that change things override this with a diff or the code."""
         return Preview(kind="args", text=json.dumps(params.model_dump(mode="json", by_alias=True), indent=2))

@@ -188,13 +188,15 @@ class Dispatcher:
             hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
-        decision = _with_hook(verdict, self.policy.decide(facts))
+        decision, sensitive = self._decide(tool, params, ctx, facts, verdict)
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
             allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
+            if sensitive:  # only bypassPermissions skips a look at a credential
+                allowing_rule, allowing_mode = None, "bypassPermissions"
             answer = await self.approver(
                 ApprovalRequest(
                     tool_use_id=call.id,
@@ -221,6 +223,16 @@ class Dispatcher:
         result = await tool.run(params, ctx)
         result = await self.hooks.run_post(hook_call, result)
         return result, title, decision
+
+    def _decide(
+        self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult
+    ) -> tuple[Decision, bool]:
+        """The policy's decision (with the hook's verdict), and whether the tool made it ask (`sensitive`)."""
+        decision = _with_hook(verdict, self.policy.decide(facts))
+        if not isinstance(decision, Allow) or self.policy.mode == "bypassPermissions":
+            return decision, False
+        reason = tool.sensitive(params, ctx)
+        return (decision, False) if reason is None else (Ask(reason=reason), True)
 
     def _what_would_allow(
         self, facts: CallFacts, verdict: PreResult, rule: Rule

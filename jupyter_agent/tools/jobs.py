@@ -9,10 +9,10 @@ order per session, and all of them are killed when the kernel exits or the exten
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
-import re
 import signal
 import subprocess
 import threading
@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import ToolError
+from ..base.linear_regex import Matcher, compile_linear
 from ..base.result import ToolResult
+from ..masking import clip
 from .context import ToolContext
 from .core import Tool, ToolAnnotations, ToolInput
 from .process import kill_group
@@ -42,6 +44,10 @@ class Job:
     dropped: int = 0
     killed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: The roots and the kernel start-up files they held when the job started: new ones are removed at its end.
+    startup: tuple[tuple[Path, ...], set[Path]] | None = None
+    #: What was removed then, told with the next output.
+    removed: list[str] = field(default_factory=list[str])
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
@@ -84,7 +90,15 @@ class BackgroundJobs:
         self._lock = threading.Lock()
         _ALL.add(self)
 
-    def start(self, command: str, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Job:
+    def start(
+        self,
+        command: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        roots: tuple[tuple[Path, ...], set[Path]] | None = None,
+    ) -> Job:
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
@@ -96,7 +110,7 @@ class BackgroundJobs:
         )
         with self._lock:
             self._count += 1
-            job = Job(id=f"bash_{self._count}", command=command, proc=proc)
+            job = Job(id=f"bash_{self._count}", command=command, proc=proc, startup=roots)
             self.jobs[job.id] = job
         threading.Thread(target=_read, args=(job,), name=f"jupyter-agent-{job.id}", daemon=True).start()
         return job
@@ -129,7 +143,7 @@ class BackgroundJobs:
     def listing(self) -> str:
         if not self.jobs:
             return "no background jobs"
-        return "\n".join(f"{j.id:<8} {j.status():<22} {j.command[:80]}" for j in self.jobs.values())
+        return "\n".join(f"{j.id:<8} {j.status():<22} {clip(j.command, 80)}" for j in self.jobs.values())
 
 
 def _read(job: Job) -> None:
@@ -139,6 +153,11 @@ def _read(job: Job) -> None:
     with contextlib.suppress(OSError, ValueError):
         while chunk := os.read(stream.fileno(), 64 * 1024):
             job.feed(chunk)
+    job.proc.wait()
+    if job.startup is not None:
+        from .sandbox_guard import remove_new_startup_files
+
+        job.removed = remove_new_startup_files(*job.startup)
 
 
 _ALL: weakref.WeakSet[BackgroundJobs] = weakref.WeakSet()
@@ -184,17 +203,25 @@ class BashOutput(Tool[BashOutputInput]):
     Input = BashOutputInput
 
     async def run(self, params: BashOutputInput, ctx: ToolContext) -> ToolResult:
-        try:
-            pattern = re.compile(params.filter) if params.filter is not None else None
-        except re.error as exc:
-            raise ToolError("INVALID_ARGS", f"filter is not a valid regular expression: {exc}") from exc
+        pattern = compile_linear(params.filter, what="filter") if params.filter is not None else None
         job = background_jobs(ctx).get(params.bash_id)
         status = job.status()  # before taking the output, so "exited" means all of it is here
         text = job.take()
-        if pattern is not None:
-            text = "\n".join(line for line in text.splitlines() if pattern.search(line))
+        if (
+            pattern is not None
+        ):  # RE2: linear in the output; off the event loop, so the kernel stays responsive
+            text = await asyncio.to_thread(_keep_matching, text, pattern)
         body = text.rstrip("\n") or "(no new output)"
+        if job.removed:
+            from .sandbox_guard import removed_note
+
+            body += "\n\n" + removed_note(job.removed)
+            job.removed = []
         return ToolResult.ok(f"status: {status}\n{body}", summary=f"{job.id}: {status}")
+
+
+def _keep_matching(text: str, pattern: Matcher) -> str:
+    return "\n".join(line for line in text.splitlines() if pattern.search(line))
 
 
 class KillShell(Tool[KillShellInput]):
@@ -210,7 +237,5 @@ class KillShell(Tool[KillShellInput]):
         before = job.status()
         if before != "running":
             return ToolResult.ok(f"{job.id} had already ended ({before}); nothing to stop")
-        import asyncio
-
         await asyncio.to_thread(jobs.kill, job)
         return ToolResult.ok(f"{job.id} was stopped ({job.status()})", summary=f"stopped {job.id}")

@@ -31,8 +31,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .command_patterns import compile_pattern
 from .commands import ParsedCommand, Subcommand, split_command
-from .rule_glob import WILDCARDS, glob_regex, literal
 
 if TYPE_CHECKING:
     from .context import ToolContext
@@ -40,38 +40,15 @@ if TYPE_CHECKING:
 
 from .kinds import RuleKind, ToolKind
 from .modes import Mode
+from .protected import DEFAULT_PROTECTED_PATHS, protected_match
+from .rule_glob import WILDCARDS, glob_regex, literal
+from .rule_glob import escape_pattern as escape_pattern
+from .web.addresses import canonical_host
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
 ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
 
-#: Writes here can run code (git hooks and config, shell start-up files, IPython/Jupyter start-up and config,
-#: editor tasks) or hold credentials: they always ask. Matched at any depth, on the written and the real path.
-DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
-    ".git/**",
-    ".env*",
-    ".ssh/**",
-    ".ipython/**",
-    ".jupyter/**",
-    ".vscode/**",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
-    ".gitconfig",
-    "ipython_config.py",
-    "jupyter_*_config.*",
-    # Claude Code's project and user settings (hooks run commands), and this package's own user files (memory,
-    # trusted projects): writing them changes what runs or what the agent is told.
-    ".claude/**",
-    ".claude.json",
-    ".jupyter_agent/**",
-)
 #: Tools a scope never refuses: switching to another skill is how the model leaves one.
 SCOPE_EXEMPT = frozenset({"Skill"})
 
@@ -149,7 +126,12 @@ class Rule:
                 f"invalid permission rule {text!r}; write Tool or Tool(pattern), e.g. Edit(src/**) or Bash(git status*)"
             )
         pattern = match.group("pattern")
-        return cls(match.group("tool"), pattern.strip() if pattern is not None else None)
+        pattern = pattern.strip() if pattern is not None else None
+        if pattern is not None and pattern.startswith("domain:") and literal(pattern) is not None:
+            pattern = "domain:" + canonical_host(
+                pattern[7:]
+            )  # `127.1`, `localhost`: the address rules compare
+        return cls(match.group("tool"), pattern)
 
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
@@ -172,11 +154,17 @@ class Rule:
         return self._matches(call, allowing=True)
 
     def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
+        """An allow rule must accept every value the subcommand's holes could take; a deny rule matches when
+        some value could match (fail closed both ways)."""
         # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
-        regex = glob_regex(self.pattern or "**", "command")
+        pattern = compile_pattern(self.pattern or "*")
         if allowing:
-            return not sub.redirected and bool(regex.match(sub.text))
-        return any(regex.match(form) for form in sub.forms())
+            if not sub.allowable:
+                return False
+            return pattern.matches(sub.text) if sub.complete else pattern.matches_all(sub.forms()[0][0])
+        return any(
+            pattern.matches(text) if whole else pattern.could_match(text) for text, whole in sub.forms()
+        )
 
     def _matches(self, call: CallFacts, *, allowing: bool) -> bool:
         if not self.names(call.tool, call.access):
@@ -242,11 +230,6 @@ def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None
         absolute=str(absolute) if absolute is not None else None,
         real_absolute=str(real_absolute) if real_absolute is not None else None,
     )
-
-
-def _protected_regex(pattern: str) -> re.Pattern[str]:
-    """Protected patterns apply at any depth: `.git/**` protects `sub/.git/config` too."""
-    return glob_regex(pattern if pattern.startswith("/") else f"**/{pattern}", "path")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -348,11 +331,7 @@ class PermissionPolicy:
         """The protected-path pattern a write matches (written or real path), or None."""
         if call.access != "write":
             return None
-        for path in call.paths(real_only=False):
-            for pattern in self.protected:
-                if _protected_regex(pattern).match(path):
-                    return pattern
-        return None
+        return protected_match(call.paths(real_only=False), self.protected)
 
     def _by_mode(self, call: CallFacts) -> Decision:
         if call.read_only:

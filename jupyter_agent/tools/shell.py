@@ -24,6 +24,8 @@ from .bubblewrap import check_sandbox
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput
 from .process import ProcessResult, run_process
+from .protected import DEFAULT_PROTECTED_PATHS
+from .sandbox_guard import guarded, remove_new_startup_files, removed_note, startup_files
 
 
 def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = ()) -> dict[str, str]:
@@ -113,14 +115,20 @@ class BashTool(Tool[BashInput]):
         env = scrubbed_environment(os.environ, keep=self.keep_env)
         argv = [self.shell, "-c", params.command]
         bubblewrap = (await asyncio.to_thread(check_sandbox)).bubblewrap
+        roots = tuple(dict.fromkeys((*sandbox.roots, sandbox.cwd)))
+        before = await asyncio.to_thread(startup_files, roots)
         if bubblewrap is not None:
+            protected = ctx.policy.protected if ctx.policy is not None else DEFAULT_PROTECTED_PATHS
+            guard = await asyncio.to_thread(guarded, sandbox.roots, protected=protected)
             argv = bubblewrap.wrap(
-                argv, writable=sandbox.roots, cwd=sandbox.cwd, env=env, network=sandbox.network
+                argv, writable=sandbox.roots, cwd=sandbox.cwd, env=env, network=sandbox.network, guard=guard
             )
         if params.run_in_background:
             from .jobs import background_jobs
 
-            job = background_jobs(ctx).start(params.command, argv, cwd=sandbox.cwd, env=env)
+            job = background_jobs(ctx).start(
+                params.command, argv, cwd=sandbox.cwd, env=env, roots=(roots, before)
+            )
             return ToolResult.ok(
                 f"Started in the background as {job.id}. Read its output with BashOutput (bash_id "
                 f"'{job.id}'); stop it with KillShell (shell_id '{job.id}').",
@@ -129,7 +137,15 @@ class BashTool(Tool[BashInput]):
         result = await run_process(
             argv, cwd=sandbox.cwd, timeout=seconds, env=env, max_output_chars=limits.max_output_chars
         )
-        return process_result(result, seconds=seconds)
+        removed = await asyncio.to_thread(remove_new_startup_files, roots, before)
+        outcome = process_result(result, seconds=seconds)
+        if not removed:
+            return outcome
+        return ToolResult.error(
+            "PROTECTED_PATH",
+            f"{outcome.content}\n\n{removed_note(removed)}",
+            summary="removed kernel start-up files",
+        )
 
 
 def bash_tool(*, keep_env: Collection[str] = ()) -> BashTool:

@@ -9,7 +9,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from ..base.result import Issue, ToolResult
-from ..masking import mask
+from ..masking import shorten
 
 _RECEIVED_CHARS = 60
 
@@ -52,8 +52,7 @@ def _received(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    text = mask(text)  # before the cut: a cut secret would no longer be recognised by the Dispatcher's mask
-    return text if len(text) <= _RECEIVED_CHARS else text[: _RECEIVED_CHARS - 1] + "…"
+    return shorten(text, _RECEIVED_CHARS)  # masked before the cut
 
 
 def _allowed_fields(model: type[BaseModel], parent: tuple[int | str, ...]) -> list[str]:

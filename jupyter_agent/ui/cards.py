@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..masking import mask
+from ..masking import clip, mask
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
@@ -146,6 +146,6 @@ def _section(label: str, body: str) -> str:
 
 
 def _cap(text: str) -> str:
-    if len(text) <= _MAX_DETAIL_CHARS:
-        return text
-    return text[:_MAX_DETAIL_CHARS] + f"\n… [{len(text) - _MAX_DETAIL_CHARS} more characters]"
+    return clip(
+        text, _MAX_DETAIL_CHARS, marker=f"\n… [{max(len(text) - _MAX_DETAIL_CHARS, 0)} more characters]"
+    )

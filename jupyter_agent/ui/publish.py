@@ -33,7 +33,7 @@ def visible(text: str) -> str:
 
 
 def _escaped(ch: str) -> str:
-    shown = repr(ch)[1:-1]
+    shown = repr(ch)[1:-1]  # cut-ok: the quotes around one character
     return shown if shown != ch else f"\\u{ord(ch):04x}"
 
 

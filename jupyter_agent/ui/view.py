@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..agent import events as ev
 from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..base.json_values import is_array, is_object
-from ..masking import mask
+from ..masking import clip, mask
 from ..tools.notebook.proposal import PROPOSAL_KEY
 from ..tools.notebook.run import CELL_OUTPUTS_KEY
 from .cards import Status, ToolCard
@@ -281,7 +281,7 @@ class RunView:
             text = mask(block.text)  # before the summary cuts it or Markdown splits it
             html = (
                 '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
-                f"{esc(text.strip().splitlines()[0][:80] if text.strip() else '…')}</summary>"
+                f"{esc(clip(text.strip().splitlines()[0], 80, marker='') if text.strip() else '…')}</summary>"
                 f"{markdown_to_html(text)}</details>"
             )
             self.publisher.update(block.display_id, {"text/plain": text, "text/html": html})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.result import ImageContent
+from ..masking import clip, mask
 from ..tools.kernel.tracebacks import describe_exception
 from .watcher import CellRun, SinceLastLook, VariableChange
 
@@ -33,8 +34,7 @@ class KernelNote:
 def _cell_line(cell: CellRun) -> str:
     count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
     where = f" cell {cell.cell_id}" if cell.cell_id else ""
-    first = cell.first_line
-    first = first if len(first) <= 100 else first[:99] + "…"
+    first = clip(cell.first_line, 99)
     more = " …" if len(cell.source.strip().splitlines()) > 1 else ""
     return f"  {count}{where}: {first}{more}"
 
@@ -80,8 +80,8 @@ def render_note(seen: SinceLastLook, budget: NoteBudget | None = None) -> Kernel
             else f"Figures: {len(seen.figures)} displayed{where} (too large to attach)."
         )
     lines.append("</kernel-activity>")
-    text = "\n".join(lines)
+    text = mask("\n".join(lines))
     if len(text) > budget.chars:
         tail = f"\n… [{len(text)} characters in all, cut to the budget]\n</kernel-activity>"
-        text = text[: budget.chars - len(tail)] + tail
+        text = clip(text, budget.chars - len(tail), marker=tail)
     return KernelNote(text=text, images=tuple(images))

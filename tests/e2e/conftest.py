@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,16 +95,34 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture
-def page(browser: Any, lab: Lab, request: pytest.FixtureRequest) -> Iterator[Any]:
+@contextmanager
+def screenshotted_page(browser: Any, name: str) -> Iterator[Any]:
+    """A page in its own browser context; its screenshot goes to the artifacts when it closes."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    ARTIFACTS.mkdir(exist_ok=True)
     try:
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+        yield page
     finally:
-        context.close()
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser: Any, lab: Lab, request: pytest.FixtureRequest) -> Iterator[Any]:
+    try:
+        with screenshotted_page(browser, request.node.name) as page:
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            yield page
+    finally:
         lab.shutdown_kernels()
+
+
+@pytest.fixture
+def own_server_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A page for a test that starts its own JupyterLab (the shared `lab` is not started for it)."""
+    with screenshotted_page(browser, request.node.name) as page:
+        yield page

@@ -56,6 +56,9 @@ class GlobTool(Tool[GlobInput]):
             raise ToolError(
                 "INVALID_ARGS", f"path '{base.shown}' is a file; pass the directory to search as path"
             )
+        regex = glob_regex(
+            split_literal_prefix(params.pattern)[1] or "*"
+        )  # refuses an explosive pattern first
         prefix, rest = split_literal_prefix(params.pattern)
         rest = rest or "*"  # `src/` lists the directory
         where = target(ctx, os.path.join(str(base.real), os.path.expanduser(prefix))) if prefix else base
@@ -66,8 +69,8 @@ class GlobTool(Tool[GlobInput]):
                 found = await _rg_files(rg, where.real, rest, ctx.sandbox.limits.default_timeout)
             else:
                 found = await asyncio.to_thread(_walk, where.real, rest)
-        regex = glob_regex(rest)
-        matches = [where.real / rel for rel in found if regex.fullmatch(rel)]
+        # RE2 takes linear time, and off the event loop even a huge listing leaves the kernel responsive.
+        matches = await asyncio.to_thread(lambda: [where.real / rel for rel in found if regex.fullmatch(rel)])
         shown = [m for m in matches if not hidden_by_deny(ctx, self.name, model_path(ctx, m))]
         text, summary = await asyncio.to_thread(_listing, shown, ctx, params.pattern, where)
         if len(shown) < len(matches):

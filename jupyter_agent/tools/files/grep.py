@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ...base.errors import ToolError
+from ...base.linear_regex import compile_linear
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
@@ -153,15 +152,8 @@ def _clean(path: str) -> str:
 
 
 def _fallback(params: GrepInput, ctx: ToolContext, where: Target) -> Hits:
-    flags = (re.IGNORECASE if params.ignore_case else 0) | (
-        re.DOTALL | re.MULTILINE if params.multiline else 0
-    )
-    try:
-        regex = re.compile(params.pattern, flags)
-    except re.error as exc:
-        raise ToolError(
-            "INVALID_ARGS", f"pattern is not a valid regular expression ({exc}); escape special characters"
-        ) from None
+    source = f"(?m){params.pattern}" if params.multiline else params.pattern
+    regex = compile_linear(source, what="pattern", ignore_case=params.ignore_case, dot_all=params.multiline)
     chosen = file_filter(_globs(params), params.type)
     root = where.real if where.real.is_dir() else where.real.parent
 

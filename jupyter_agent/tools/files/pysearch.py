@@ -7,14 +7,14 @@
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...base.errors import ToolError
-from .globmatch import glob_regex
+from ...base.linear_regex import Matcher, compile_linear
+from .globmatch import glob_regex, glob_source
 from .hits import Hit, Hits, OutputMode
 
 NOTE = (
@@ -52,7 +52,7 @@ TYPES: dict[str, tuple[str, ...]] = {
 @dataclass(frozen=True)
 class _Rule:
     base: str
-    regex: re.Pattern[str]
+    regex: Matcher
     dir_only: bool
     anchored: bool
 
@@ -110,7 +110,7 @@ def walk_files(start: Path, *, hidden: bool) -> Iterator[Path]:
                 yield here / name
 
 
-def file_filter(globs: list[str], file_type: str | None) -> re.Pattern[str] | None:
+def file_filter(globs: list[str], file_type: str | None) -> Matcher | None:
     """A regex over names or relative paths for Grep's `glob` and `type` (ripgrep's rules: no `/` = any depth)."""
     patterns = list(globs)
     if file_type is not None:
@@ -122,8 +122,8 @@ def file_filter(globs: list[str], file_type: str | None) -> re.Pattern[str] | No
         patterns += TYPES[file_type]
     if not patterns:
         return None
-    parts = [glob_regex(p if "/" in p else "**/" + p).pattern for p in patterns]
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL)
+    parts = [glob_source(p if "/" in p else "**/" + p) for p in patterns]
+    return compile_linear("|".join(f"(?:{p})" for p in parts), what="the glob", dot_all=True)
 
 
 def _is_binary(path: Path) -> bool:
@@ -132,7 +132,7 @@ def _is_binary(path: Path) -> bool:
 
 
 def search_file(
-    path: Path, shown: str, regex: re.Pattern[str], *, before: int, after: int, multiline: bool
+    path: Path, shown: str, regex: Matcher, *, before: int, after: int, multiline: bool
 ) -> list[Hit]:
     """Matching lines (and context) of one file, in order."""
     if _is_binary(path):
@@ -184,7 +184,7 @@ def _with_context(shown: str, lines: list[str], matched: list[int], before: int,
 
 def python_search(
     files: Iterator[tuple[Path, str]],
-    regex: re.Pattern[str],
+    regex: Matcher,
     mode: OutputMode,
     *,
     before: int,

@@ -98,24 +98,24 @@ def _best_windows(lines: list[str], wanted: list[str]) -> list[tuple[float, int]
     """
     probe_at = next((i for i, line in enumerate(wanted) if line.strip()), 0)
     matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(wanted[probe_at].strip()[:_SIMILAR_CHARS])
+    matcher.set_seq2(wanted[probe_at].strip()[:_SIMILAR_CHARS])  # cut-ok: compared, not shown
     bounded: list[tuple[float, int]] = []
     for index, line in enumerate(lines):
-        matcher.set_seq1(line.strip()[:_SIMILAR_CHARS])
+        matcher.set_seq1(line.strip()[:_SIMILAR_CHARS])  # cut-ok: compared, not shown
         if matcher.real_quick_ratio() >= 0.5 and (bound := matcher.quick_ratio()) >= 0.5:
             bounded.append((bound, index))
     bounded.sort(key=lambda item: -item[0])
     scored: list[tuple[float, int]] = []
     for _, index in bounded[:_SIMILAR_CANDIDATES]:
-        matcher.set_seq1(lines[index].strip()[:_SIMILAR_CHARS])
+        matcher.set_seq1(lines[index].strip()[:_SIMILAR_CHARS])  # cut-ok: compared, not shown
         ratio = matcher.ratio()
         if ratio >= 0.5:
             scored.append((ratio, index - probe_at))
     scored.sort(key=lambda item: -item[0])
-    target = "\n".join(wanted)[:_SIMILAR_CHARS]
+    target = "\n".join(wanted)[:_SIMILAR_CHARS]  # cut-ok: compared, not shown
     rescored: list[tuple[float, int]] = []
     for start in dict.fromkeys(max(start, 0) for _, start in scored[:10]):
-        window = "\n".join(lines[start : start + len(wanted)])[:_SIMILAR_CHARS]
+        window = "\n".join(lines[start : start + len(wanted)])[:_SIMILAR_CHARS]  # cut-ok: compared, not shown
         rescored.append((difflib.SequenceMatcher(None, target, window, autojunk=False).ratio(), start))
     rescored.sort(key=lambda item: (-item[0], item[1]))
     if not rescored:

@@ -13,10 +13,12 @@ from typing import Any
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
+from ...masking import clip
 from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
 from .capped import Deadline
 from .describe import describe_variable
+from .guards import INTERNAL_PACKAGES, is_internal
 from .portraits import safe_repr
 from .tracebacks import FrameInfo, headline, last_exception, user_frames
 
@@ -40,6 +42,8 @@ def _locals_of(info: FrameInfo) -> dict[str, Any]:
 
 
 def _local_line(name: str, value: Any, deadline: Deadline) -> str:
+    if is_internal(value):
+        return f"  {name} ({type(value).__name__}) = (the kernel's or the agent's own object: not shown)"
     facts = describe_variable(name, value, deadline)
     kind = " ".join(part for part in (facts.type_name, facts.shape, facts.dtype) if part)
     shown = deadline.call(lambda: safe_repr(value))
@@ -49,8 +53,7 @@ def _local_line(name: str, value: Any, deadline: Deadline) -> str:
         text = f"(repr failed: {type(shown.error).__name__})"
     else:
         text = str(shown.value)
-    text = text if len(text) <= 300 else text[:300] + "…"
-    return f"  {name} ({kind}) = {text}"
+    return f"  {name} ({kind}) = {clip(text, 300)}"
 
 
 class Debug(Tool[DebugInput]):
@@ -99,7 +102,11 @@ class Debug(Tool[DebugInput]):
             mark = "→" if number == index else " "
             lines.append(f"{mark} {number}: {info.function} at {info.where}")
         lines += ["", f"frame {index}: {chosen.function} at {chosen.where}", chosen.source(_SOURCE_CONTEXT)]
-        local_values = _locals_of(chosen)
+        module = str(chosen.frame.f_globals.get("__name__", ""))
+        internal = (
+            module.split(".", 1)[0] in INTERNAL_PACKAGES
+        )  # the agent's or IPython's own code: not shown
+        local_values = {} if internal else _locals_of(chosen)
         deadline = Deadline(per_call=self.repr_seconds, total=self.total_seconds)
         lines.append("")
         lines.append(f"locals ({len(local_values)}):" if local_values else "locals: none")

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
-from ...masking import mask
+from ...masking import clip
 from .capped import Deadline
 
 _SCALARS: tuple[type, ...] = (int, float, bool, complex, str, bytes, type(None))
@@ -55,12 +55,7 @@ def short_value(value: object) -> str:
         return ""
     if isinstance(value, int) and value.bit_length() > 200:  # str() of a huge int is slow or refused
         return f"<int of about {int(value.bit_length() * 0.30103) + 1} digits>"
-    # Masked before it is cut: a cut secret would no longer be recognised by the Dispatcher's mask.
-    head = (
-        value[: _VALUE_CHARS + 1000] if isinstance(value, str | bytes) else value
-    )  # room for a whole secret
-    text = mask(repr(head))
-    return text if len(text) <= _VALUE_CHARS else text[: _VALUE_CHARS - 1] + "…"
+    return clip(repr(value), _VALUE_CHARS - 1)
 
 
 def _container_size(value: Collection[object]) -> int:
@@ -137,7 +132,9 @@ def describe_variable(name: str, value: Any, deadline: Deadline) -> VariableFact
             name=name, type_name=type_name, note=f"facts did not finish in {deadline.per_call:g} s"
         )
     if outcome.error is not None or outcome.value is None:
-        return VariableFacts(name=name, type_name=type_name, note=f"facts failed: {outcome.error!r}"[:80])
+        return VariableFacts(
+            name=name, type_name=type_name, note=clip(f"facts failed: {outcome.error!r}", 80)
+        )
     return outcome.value
 
 

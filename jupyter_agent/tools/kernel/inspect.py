@@ -4,6 +4,11 @@ The path is parsed, never evaluated: names, attributes and constant subscripts o
 `data['key']`, `model.layers[0]`), so nothing is called, and no `__dunder__` is followed (from any function,
 `__globals__` reaches every module global, the environment and the API key). Looking things up can still run user code
 (a property, `__getitem__`), so that runs under the same time cap as the reprs.
+
+The walk stops at the kernel's and the agent's own objects (`guards.py`): IPython's shell and its kernel,
+session and magics, this package's objects, the model client. A path that names a credential (an environment
+variable the registry calls a secret, an attribute such as `api_key`), or a variable whose value holds a
+secret, asks first even in plan mode (`sensitive`).
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from typing import Any
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
+from ...masking import clip
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
 from .capped import Deadline
+from .guards import credential_reason, refuse_internal
 from .portraits import portray, type_path
 from .variables import user_namespace
 
@@ -94,6 +101,7 @@ def _label(root: str, steps: list[tuple[str, Any]]) -> str:
 def _follow(value: Any, root: str, steps: list[tuple[str, Any]]) -> Any:
     for index, (kind, step) in enumerate(steps):
         where = _label(root, steps[:index])
+        refuse_internal(value, where)
         if kind == "attr":
             try:
                 value = getattr(value, step)
@@ -108,8 +116,9 @@ def _follow(value: Any, root: str, steps: list[tuple[str, Any]]) -> Any:
                 value = value[step]
             except (KeyError, IndexError, TypeError) as exc:
                 raise ToolError(
-                    "INVALID_ARGS", f"'{where}'[{step!r}] failed: {type(exc).__name__}: {exc}"[:300]
+                    "INVALID_ARGS", clip(f"'{where}'[{step!r}] failed: {type(exc).__name__}: {exc}", 300)
                 ) from None
+    refuse_internal(value, _label(root, steps))
     return value
 
 
@@ -132,6 +141,19 @@ class Inspect(Tool[InspectInput]):
 
     def title(self, params: InspectInput, ctx: ToolContext) -> str:
         return f"Inspect {params.name}"
+
+    def sensitive(self, params: InspectInput, ctx: ToolContext) -> str | None:
+        try:
+            root, steps = parse_path(params.name)
+        except ToolError:
+            return None  # refused when it runs
+        namespace = ctx.namespace or {}
+        if root not in namespace:
+            return None
+        found = Deadline(per_call=self.repr_seconds, total=self.repr_seconds).call(
+            lambda: _follow(namespace[root], root, steps)
+        )  # what the path leads to: a credential under an innocent name asks too
+        return credential_reason(root, steps, found.value if found.ok else None)
 
     async def run(self, params: InspectInput, ctx: ToolContext) -> ToolResult:
         namespace = user_namespace(ctx, self.name)
@@ -160,5 +182,7 @@ class Inspect(Tool[InspectInput]):
                     f"looking up '{label}' raised {type(found.error).__name__}: {found.error}",
                 )
             value = found.value
+        else:
+            refuse_internal(value, label)
         text = f"{label}: {type_path(value)}\n{portray(value, deadline)}"
         return ToolResult.ok(cap_text(text, _MAX_CHARS), summary=f"{label}: {type(value).__name__}")

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, cast
 
-from ...masking import mask
+from ...masking import clip
 from .capped import Deadline
 from .describe import format_size, module
 
@@ -43,7 +43,9 @@ class Portrait:
                 "(__repr__, a property) may hang or be very slow, so it was not waited for)"
             )
         elif outcome.error is not None:
-            self.lines.append(f"{title}: (failed: {type(outcome.error).__name__}: {outcome.error})"[:300])
+            self.lines.append(
+                clip(f"{title}: (failed: {type(outcome.error).__name__}: {outcome.error})", 300)
+            )
         elif outcome.value:
             text = _cut(str(outcome.value), _SECTION_CHARS)
             self.lines.append(f"{title}:\n{_indent(text)}" if block or "\n" in text else f"{title}: {text}")
@@ -54,17 +56,31 @@ class Portrait:
 
 def _cut(text: str, limit: int) -> str:
     """Masked before it is cut: a cut secret would no longer be recognised by the Dispatcher's mask."""
-    text = mask(text)
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
+    return clip(text, limit, marker=f"… [{max(len(text) - limit, 0)} more characters]")
 
 
 def _indent(text: str) -> str:
     return "\n".join("  " + line for line in text.splitlines())
 
 
+class _MaskingRepr(reprlib.Repr):
+    """reprlib cuts long strings and reprs in the middle: here each is masked before it is cut, so no part of
+    a secret too short to recognise is left at a cut."""
+
+    def repr_str(self, x: str, level: int) -> str:
+        return repr(clip(x, self.maxstring, marker="…"))
+
+    def repr_instance(self, x: object, level: int) -> str:
+        try:
+            text = repr(x)
+        except Exception:
+            return f"<{type(x).__name__} instance at {id(x):#x}>"
+        return clip(text, self.maxother, marker="…")
+
+
 def _safe_repr() -> reprlib.Repr:
     """Bounded repr: containers show their first items, strings and unknown reprs are cut."""
-    limits = reprlib.Repr()
+    limits = _MaskingRepr()
     limits.maxlevel, limits.maxlist, limits.maxtuple, limits.maxdict = 3, 20, 20, 20
     limits.maxset = limits.maxfrozenset = limits.maxdeque = limits.maxarray = 20
     limits.maxstring, limits.maxother, limits.maxlong = 300, 2000, 60
@@ -102,7 +118,7 @@ def _dataframe(p: Portrait, df: Any) -> None:
 def _series(p: Portrait, series: Any) -> None:
     p.add("length", lambda: str(len(series)))
     p.add("dtype", lambda: str(series.dtype))
-    p.add("name", lambda: repr(series.name)[:200])
+    p.add("name", lambda: clip(repr(series.name), 200))
     p.add("memory", lambda: format_size(int(series.memory_usage(index=True, deep=True))) + " (deep)")
     p.add(f"head({_HEAD_ROWS})", lambda: series.head(_HEAD_ROWS).to_string(max_rows=_HEAD_ROWS), block=True)
 

@@ -11,6 +11,7 @@ from pydantic import Field
 from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ...base.sandbox import cap_text
+from ...masking import clip, shorten
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput
 from .execution import CodeRun, Outcome
@@ -74,7 +75,10 @@ def outcome_result(outcome: Outcome, *, seconds: float, max_chars: int) -> ToolR
         )
     message = f"the code raised {outcome.error}" + before.format("the error") + "\n" + outcome.traceback
     return ToolResult.error(
-        "EXECUTION_ERROR", cap_text(message.rstrip(), max_chars), images=images, summary=outcome.error[:100]
+        "EXECUTION_ERROR",
+        cap_text(message.rstrip(), max_chars),
+        images=images,
+        summary=clip(outcome.error, 100, marker=""),
     )
 
 
@@ -94,7 +98,7 @@ class RunCode(Tool[RunCodeInput]):
 
     def title(self, params: RunCodeInput, ctx: ToolContext) -> str:
         first = next((line.strip() for line in params.code.splitlines() if line.strip()), "")
-        first = first if len(first) <= 60 else first[:59] + "…"
+        first = shorten(first, 60)
         return f"RunCode {first}".rstrip()
 
     async def preview(self, params: RunCodeInput, ctx: ToolContext) -> Preview:

@@ -68,9 +68,10 @@ def user_frames(exc: BaseException) -> list[FrameInfo]:
 
 def headline(exc: BaseException) -> str:
     """`ValueError: bad value` — the line a person reads first (cut, so a huge message can't flood)."""
-    message = str(exc)
-    if len(message) > 500:
-        message = message[:500] + f"… [{len(message) - 500} more characters]"
+    from ...masking import clip
+
+    text = str(exc)
+    message = clip(text, 500, marker=f"… [{max(len(text) - 500, 0)} more characters]")
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 

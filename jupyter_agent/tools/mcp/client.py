@@ -23,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from ...masking import clip
 from ..core import AnyTool
 from .config import ServerConfig, StdioServer
 from .paging import pages
@@ -73,8 +74,8 @@ def _stray_text(exc: Exception) -> str:
             value: Any = error.get("input")
             if isinstance(value, str | bytes):
                 text = value.decode(errors="replace") if isinstance(value, bytes) else value
-                return text.strip()[:200]
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                return clip(text.strip(), 200, marker="")
+    return clip(str(exc).splitlines()[0], 200, marker="") if str(exc) else type(exc).__name__
 
 
 State = Literal["connecting", "connected", "failed", "stopped"]

@@ -18,7 +18,7 @@ def tool_name(server: str, tool: str) -> str:
     if len(name) <= _MAX_NAME:
         return name
     digest = hashlib.sha1(name.encode()).hexdigest()[:8]
-    return f"{name[: _MAX_NAME - 9]}_{digest}"
+    return f"{name[: _MAX_NAME - 9]}_{digest}"  # cut-ok: a tool name, not text for a reader
 
 
 def unique_tool_names(pairs: list[tuple[str, str]]) -> tuple[dict[tuple[str, str], str], list[str]]:
@@ -39,7 +39,7 @@ def unique_tool_names(pairs: list[tuple[str, str]]) -> tuple[dict[tuple[str, str
         renamed: list[str] = []
         for server, tool in members:
             digest = hashlib.sha1(f"{server}\0{tool}".encode()).hexdigest()[:6]
-            names[server, tool] = unique = f"{name[: _MAX_NAME - 7]}_{digest}"
+            names[server, tool] = unique = f"{name[: _MAX_NAME - 7]}_{digest}"  # cut-ok: a tool name
             renamed.append(f"'{tool}' of server '{server}' as {unique}")
         notices.append(f"MCP tool names collide as {name}: offered {', '.join(renamed)}")
     return names, notices

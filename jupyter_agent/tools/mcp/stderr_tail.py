@@ -11,6 +11,8 @@ import threading
 from collections import deque
 from typing import TextIO
 
+from ...masking import clip
+
 _LINE_CHARS = 400
 
 
@@ -31,7 +33,7 @@ class StderrTail:
         with os.fdopen(fd, "rb") as stream:
             for raw in stream:
                 line = raw.decode("utf-8", "replace").rstrip()
-                line = line if len(line) <= _LINE_CHARS else line[:_LINE_CHARS] + "…"
+                line = clip(line, _LINE_CHARS)
                 with self._lock:
                     if len(self._head) < self._head_lines:
                         self._head.append(line)

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from ...base.errors import ToolError
 from ...base.result import ImageContent, ToolResult
 from ...base.sandbox import cap_text
+from ...masking import shorten
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations
 from .names import tool_name
@@ -108,7 +109,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         self._schema = model_facing_schema(remote.input_schema)
         super().__init__(
             name=name,
-            description=text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…",
+            description=shorten(text, _MAX_DESCRIPTION),
             input_model=arguments_model(name, self._schema),
             kind="read" if annotations.read_only else "other",
             annotations=annotations,

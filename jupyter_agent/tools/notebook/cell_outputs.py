@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from ...masking import clip
 from ..kernel.execution import Outcome
 from ..kernel.output_log import OutputLog
 
@@ -39,7 +40,7 @@ class CellOutputs(OutputLog):
         room = MAX_STREAM_CHARS - self._stream_chars
         if room <= 0:
             return
-        kept = text if len(text) <= room else text[:room] + _CUT_NOTE.format(MAX_STREAM_CHARS)
+        kept = clip(text, room, marker=_CUT_NOTE.format(MAX_STREAM_CHARS))
         self._stream_chars += len(text)
         last = self.outputs[-1] if self.outputs else None
         name = "stderr" if stream == "stderr" else "stdout"

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from ...base.result import ImageContent
 from ...base.sandbox import cap_text
+from ...masking import shorten
 from ...notebook.cells import Cell, joined
 from ...notebook.render import render_cell, render_output
 
@@ -97,7 +98,7 @@ def outline_line(cell: Cell, index: int) -> str:
         else ""
     )
     first = cell.first_line
-    first = first if len(first) <= 80 else first[:79] + "…"
+    first = shorten(first, 80)
     lines = len(cell.source.splitlines())
     facts = [f"{lines} line{'s' if lines != 1 else ''}"]
     if cell.outputs:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from ...base.sandbox import cap_text
+from ...masking import shorten
 from .runner import CellReport, Failure, Verification
 
 _NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined")
@@ -51,7 +52,7 @@ def _where_set(history: Sequence[Any], name: str) -> str:
         source = history[number]
         if isinstance(source, str) and _binds(source, name):
             first = next((line.strip() for line in source.splitlines() if line.strip()), "")
-            first = first if len(first) <= _FIRST_LINE_CHARS else first[: _FIRST_LINE_CHARS - 1] + "…"
+            first = shorten(first, _FIRST_LINE_CHARS)
             return f" (set by In [{number}]: {first})"
     return ""
 
@@ -111,7 +112,7 @@ def cell_lines(cells: Sequence[CellReport]) -> list[str]:
     width = max((len(cell.id) for cell in cells), default=2)
     lines: list[str] = []
     for cell in cells:
-        first = cell.first_line if len(cell.first_line) <= 60 else cell.first_line[:59] + "…"
+        first = shorten(cell.first_line, 60)
         lines.append(
             f"{cell.position:>4}  {cell.id:<{width}}  {cell.status:<8} {_seconds(cell):>9}  {first}".rstrip()
         )

@@ -24,6 +24,8 @@ Fetch a web page and read it as Markdown (HTML is converted; scripts, styles and
 - url: a full http(s) URL. prompt: what you are looking for in the page; answer it from the content returned.
 - The user is asked before a fetch unless a rule allows the domain (WebFetch(domain:example.com)).
 - A redirect to another host is not followed: the result gives the new URL; fetch it with a new call.
+- Only public addresses are fetched: local, private and cloud-metadata addresses are refused unless the user \
+named the host in a rule.
 - Long pages are cut (the start and the end are kept). Binary content (images, PDFs, archives) is refused."""
 
 
@@ -44,7 +46,8 @@ def _decode(fetched: Fetched) -> str:
 def page_text(fetched: Fetched) -> tuple[str, str]:
     """(title, text) of the page: Markdown for HTML, the text itself for other text types."""
     kind = fetched.content_type
-    if kind in ("text/html", "application/xhtml+xml") or (not kind and fetched.body.lstrip()[:1] == b"<"):
+    looks_like_html = fetched.body.lstrip()[:1] == b"<"  # cut-ok: a sniff
+    if kind in ("text/html", "application/xhtml+xml") or (not kind and looks_like_html):
         return html_to_markdown(_decode(fetched))
     if kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml")):
         return "", _decode(fetched)
@@ -72,7 +75,9 @@ class WebFetch(Tool[WebFetchInput]):
         return f"WebFetch {params.url}"
 
     async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:
-        outcome = await fetch(check_url(params.url), max_bytes=MAX_FETCH_BYTES, timeout=FETCH_TIMEOUT)
+        outcome = await fetch(
+            check_url(params.url), max_bytes=MAX_FETCH_BYTES, timeout=FETCH_TIMEOUT, policy=ctx.policy
+        )
         if isinstance(outcome, Redirected):
             return ToolResult.ok(
                 f"{outcome.url} redirects ({outcome.status}) to another host: {outcome.location}\n"

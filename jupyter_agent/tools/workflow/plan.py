@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...base.result import ToolResult
+from ...masking import mask
 from ..context import ToolContext
 from ..core import READ_ONLY, Preview, Tool, ToolInput
 from ..permissions import Mode
@@ -46,7 +47,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
                 f"ExitPlanMode only applies in plan mode and the mode is {mode}; carry on without it",
             )
         request = PlanApproval(
-            tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=params.plan
+            tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=mask(params.plan)
         )
         review = await ask_user(ctx, request)
         if review is None:

@@ -120,3 +120,16 @@ def test_a_background_command_obeys_the_bash_rules(tmp_path: Path) -> None:
     result = asyncio.run(Dispatcher(pool=pool, policy=policy).dispatch(call, ctx)).result
     assert result.error_code == "DENIED"
     assert background_jobs(ctx).jobs == {}
+
+
+def test_a_filter_that_backtracks_for_ever_in_python_returns_at_once_and_a_backreference_is_refused(
+    tmp_path: Path,
+) -> None:
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    _call(ctx, "Bash", command="printf 'a%.0s' $(seq 1 5000); echo; echo ok", run_in_background=True)
+    job = background_jobs(ctx).get("bash_1")
+    job.proc.wait(20)
+    # `(a|aa)*c` on 5,000 a's takes Python's re longer than the age of the universe; RE2 a linear pass
+    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="(a|aa)*c|^ok").content.endswith("\nok")
+    refused = _call(ctx, "BashOutput", bash_id="bash_1", filter="(a)\\1")
+    assert refused.error_code == "INVALID_ARGS" and "backreferences and lookaround" in refused.content

@@ -97,3 +97,16 @@ def test_a_subagent_follows_the_same_memory(harness: HarnessFactory, tmp_path: P
     subagent_system = _system(h.server.requests[1])
     assert subagent_system != _system(h.server.requests[0])  # it is the sub-agent's own prompt
     assert f"## {tmp_path / 'AGENTS.md'}\nDates are day-first." in subagent_system
+
+
+def test_a_secret_in_a_memory_file_is_masked_in_the_system_prompt(
+    harness: HarnessFactory, tmp_path: Path, monkeypatch: Any
+) -> None:
+    key = "ghp_Zx81Kq2Lm7Wn4Pv9Rt3Yb6Hd"
+    monkeypatch.setenv("GITHUB_TOKEN", key)
+    (tmp_path / "CLAUDE.md").write_text(f"Deploy with token {key}; its tail is {key[-10:]}.\n")
+    h = harness([Turn(blocks=[Text("ok")])])
+    h.run("deploy")
+    system = _system(h.server.requests[0])
+    assert "Deploy with token [redacted: GITHUB_TOKEN]; its tail is [redacted: GITHUB_TOKEN]." in system
+    assert key[-10:] not in system

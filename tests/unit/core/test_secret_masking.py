@@ -7,6 +7,7 @@ import asyncio
 import html
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -177,6 +178,25 @@ def leak(where: str) -> str:
 
 
 @tool(read_only=True)
+def part(form: str) -> str:
+    """Return the key in some form a model could ask for (a slice, reversed, quoted, inside other text)."""
+    import os
+    from urllib.parse import quote
+
+    key = os.environ["ANTHROPIC_API_KEY"]
+    forms = {
+        "slice": key[0:40],
+        "tail": key[-9:],
+        "reversed": key[::-1],
+        "quoted": quote(key),
+        "quoted plus": quote(key + " x", safe=""),
+        "inside": f"prefix{key[3:20]}suffix",
+        "json": '{"k": "' + key[10:] + '"}',
+    }
+    return f"{form}={forms[form]}"
+
+
+@tool(read_only=True)
 def strict(count: int) -> str:
     """Needs an integer."""
     return str(count)
@@ -186,7 +206,7 @@ def dispatch(
     name: str, tool_input: dict[str, object], tmp_path: Path, hooks: Hooks | None = None
 ) -> ToolResult:
     pool = ToolPool()
-    pool.set_source("user", [leak, strict])
+    pool.set_source("user", [leak, part, strict])
     dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), hooks=hooks)
     ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
     return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx)).result
@@ -201,6 +221,25 @@ def test_the_dispatcher_masks_every_tools_result(tmp_path: Path, monkeypatch: py
     )
     invalid = dispatch("strict", {"count": KEY}, tmp_path)
     assert KEY not in invalid.content and KEY not in repr(invalid.issues)
+
+
+@pytest.mark.parametrize("form", ["slice", "tail", "reversed", "quoted", "quoted plus", "inside", "json"])
+def test_any_run_of_eight_characters_of_a_secret_is_masked_in_every_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    key = "sk-ant-api03-Jr4Nq8Wx2Lm6Tz1Vc5Bh9Kd/Fg3+Ys7=="  # `/`, `+`, `=`: quote() changes some of them
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    shown = dispatch("part", {"form": form}, tmp_path).content
+    assert "[redacted: ANTHROPIC_API_KEY]" in shown, shown
+    for source in (key, key[::-1], quote(key), quote(key, safe="")):
+        assert not any(source[i : i + 8] in shown for i in range(len(source) - 7)), shown
+
+
+def test_ordinary_text_that_shares_no_eight_characters_with_a_secret_is_left_alone() -> None:
+    secrets = registry(ANTHROPIC_API_KEY=KEY)
+    text = "sk-ant-api03- is the prefix all keys share; Zq8vR2m is seven characters of the key; the rest is prose."
+    assert secrets.mask(text) == text
+    assert secrets.mask(f"a{KEY[12:20]}b") == "a[redacted: ANTHROPIC_API_KEY]b"
 
 
 def test_a_post_hook_cannot_unmask_and_its_output_is_masked(

@@ -30,7 +30,7 @@ from jupyter_agent.tools import (
     ToolPool,
     ToolResult,
 )
-from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox
+from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox, slirp4netns
 from jupyter_agent.tools.shell import bash_tool
 
 CHECK = check_sandbox()
@@ -134,10 +134,37 @@ def test_a_network_call_to_a_local_server_fails(world: Path, listener: socket.so
 
 
 @needs_bwrap
-def test_bash_network_lets_the_command_reach_the_network(world: Path, listener: socket.socket) -> None:
-    port = listener.getsockname()[1]
-    assert not bash(world, f"echo hi > /dev/tcp/127.0.0.1/{port}", network=True).is_error
-    assert was_reached(listener)
+@needs_bwrap
+@pytest.mark.skipif(
+    slirp4netns() is None, reason="slirp4netns is not installed (apt-get install slirp4netns)"
+)
+def test_bash_network_reaches_out_but_not_the_hosts_loopback_where_the_kernel_listens(
+    world: Path, listener: socket.socket
+) -> None:
+    outside = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # a service on the host's own address
+    outside.bind(("0.0.0.0", 0))
+    outside.listen(4)
+    outside.setblocking(False)
+    host = _host_address()
+    try:
+        out = bash(world, f"echo hi > /dev/tcp/{host}/{outside.getsockname()[1]} && echo sent", network=True)
+        assert out.content == "sent", out.content
+        assert was_reached(outside)
+        kernel_like = bash(world, f"echo hi > /dev/tcp/127.0.0.1/{listener.getsockname()[1]}", network=True)
+        assert kernel_like.error_code == "EXECUTION_ERROR"
+        assert not was_reached(listener)
+    finally:
+        outside.close()
+
+
+def _host_address() -> str:
+    """The host's address on its default route (what the sandbox reaches through slirp's NAT)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.254", 9))  # no packet is sent: UDP connect only picks the route
+        return probe.getsockname()[0]
+    finally:
+        probe.close()
 
 
 @pytest.fixture

@@ -147,3 +147,19 @@ def test_glob_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> No
 def test_a_pattern_ending_in_a_slash_lists_that_directory(tmp_path: Path) -> None:
     make_tree(tmp_path)
     assert Harness(tmp_path).ok("Glob", pattern="src/").content == "src/app.py"
+
+
+@pytest.mark.parametrize(("backend", "locate"), BACKENDS, ids=[b for b, _ in BACKENDS])
+def test_the_red_teams_worst_patterns_finish_and_brace_explosions_are_refused(
+    tmp_path: Path, backend: str, locate: RgLocator
+) -> None:
+    (tmp_path / ("a" * 80)).write_text("")
+    (tmp_path / ("a" * 40 + "b")).write_text("")
+    harness = Harness(tmp_path, locate_rg=locate)
+    found = harness.ok("Glob", pattern="*a" * 14 + "*b")  # exponential for a backtracking matcher
+    assert found.content.splitlines()[0] == "a" * 40 + "b"
+    exploded = harness.call("Glob", pattern="{a,b}" * 14)
+    assert exploded.error_code == "INVALID_ARGS"
+    assert "expands to 16384 patterns" in exploded.content and "at most 1024" in exploded.content
+    listed = harness.ok("Glob", pattern="{a,b}" * 10 + "*").content.splitlines()
+    assert sorted(listed[:2]) == sorted(["a" * 40 + "b", "a" * 80])

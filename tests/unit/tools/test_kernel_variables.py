@@ -271,3 +271,166 @@ def test_a_secret_held_in_a_variable_is_masked_in_listing_and_inspect(tmp_path: 
         "[redacted: ANTHROPIC_API_KEY]" in listing.content
         and "[redacted: ANTHROPIC_API_KEY]" in inspected.content
     )
+
+
+class _Holder:
+    """A user object that keeps a reference to the agent's machinery (as `exit._ip…` does in a kernel)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.notes = "plain data"
+
+
+def test_inspect_refuses_the_agents_and_the_kernels_own_objects_wherever_the_walk_meets_them(
+    tmp_path: Path,
+) -> None:
+    from jupyter_agent.tools.permissions import PermissionPolicy as Policy
+
+    machinery = Policy()  # any object of this package stands for the agent's client, settings, session
+    namespace = {"holder": _Holder(machinery), "policy": machinery, "method": machinery.decide}
+    assert "plain data" in run("Inspect", {"name": "holder.notes"}, namespace, tmp_path).content
+    for path in ("policy", "holder.inner", "holder.inner.mode", "method"):
+        refused = run("Inspect", {"name": path}, namespace, tmp_path)
+        assert refused.error_code == "INVALID_ARGS", (path, refused.content)
+        assert "the kernel's or the agent's own object" in refused.content
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "os.environ['ANTHROPIC_API_KEY']",
+        "os.environ",
+        "config['api_key']",
+        "config['token'][0:10]",
+        "client.inner",
+        "client.api_key_env",
+        "token[::-1]",
+    ],
+)
+def test_inspect_asks_before_reading_a_credential_and_only_bypass_skips_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    import os
+
+    key = "sk-ant-api03-Lq2Vm7Xc4Rn9Tb1Wz6Kd"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    client = _Holder(key)
+    client.api_key_env = key  # pyright: ignore[reportAttributeAccessIssue]
+    namespace = {"os": os, "config": {"api_key": key, "token": key}, "client": client, "token": key}
+    asked = run("Inspect", {"name": path}, namespace, tmp_path)
+    assert asked.error_code == "DENIED" and "bypassPermissions" in asked.content, asked.content
+    pool = ToolPool()
+    pool.set_source("builtin", [Inspect(repr_seconds=0.3)])
+    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace=namespace)
+    shown = asyncio.run(
+        dispatcher.dispatch(ToolCall(id="t", name="Inspect", input={"name": path}), ctx)
+    ).result
+    assert not shown.is_error and key[13:21] not in shown.content  # shown, and still masked
+
+
+def test_inspect_of_ordinary_data_does_not_ask(tmp_path: Path) -> None:
+    namespace = {"config": {"paths": ["a", "b"]}, "notes": "keyboard layout"}
+    assert not run("Inspect", {"name": "config['paths']"}, namespace, tmp_path).is_error
+    assert not run("Inspect", {"name": "notes"}, namespace, tmp_path).is_error
+
+
+class _Lookups:
+    """Attribute and item lookups that hang, raise, or fail as a user's object might."""
+
+    colour = "red"
+
+    @property
+    def slow(self) -> int:
+        RELEASE.wait()
+        return 1
+
+    @property
+    def broken(self) -> int:
+        raise RuntimeError("no value today")
+
+    def __getitem__(self, key: object) -> str:
+        if key == ("a", 1):
+            return "tuple key"
+        if key == slice(1, None, 2):
+            return "sliced"
+        raise KeyError(key)
+
+
+def test_inspect_says_exactly_what_went_wrong_on_the_way(tmp_path: Path) -> None:
+    namespace = {"obj": _Lookups(), "colours": ["red"], "__secret": 1}
+    said = {
+        path: run("Inspect", {"name": path}, namespace, tmp_path).content
+        for path in (
+            "obj.slow",
+            "obj.broken",
+            "obj.colr",
+            "obj['nope']",
+            "colours[5]",
+            "obje",
+            "obj.__dict__",
+            "__secret.x",
+            "obj(1)",
+        )
+    }
+    assert said["obj.slow"] == "TIMEOUT: looking up 'obj.slow' did not finish in 0.3 s"
+    assert (
+        said["obj.broken"] == "EXECUTION_ERROR: looking up 'obj.broken' raised RuntimeError: no value today"
+    )
+    assert said["obj.colr"] == "INVALID_ARGS: 'obj' (_Lookups) has no attribute 'colr'; did you mean colour?"
+    assert said["obj['nope']"] == "INVALID_ARGS: 'obj'['nope'] failed: KeyError: 'nope'"
+    assert said["colours[5]"] == "INVALID_ARGS: 'colours'[5] failed: IndexError: list index out of range"
+    assert said["obje"] == (
+        "INVALID_ARGS: there is no variable 'obje' in the kernel; similar names: obj (ListVariables lists them)"
+    )
+    assert said["obj.__dict__"] == (
+        "INVALID_ARGS: Inspect does not follow '__dict__' in 'obj.__dict__': special (dunder) attributes reach module "
+        "globals and interpreter internals, which Inspect does not open without asking. Inspect the object itself "
+        "(e.g. obj), or use RunCode, which asks the user first"
+    )
+    assert "(e.g. a variable)" in said["__secret.x"]
+    assert said["obj(1)"].startswith("INVALID_ARGS: Inspect cannot look up 'obj(1)'")
+    assert run("Inspect", {"name": "nothing"}, {}, tmp_path).content == (
+        "INVALID_ARGS: there is no variable 'nothing' in the kernel (ListVariables lists them)"
+    )
+    assert run("Inspect", {"name": "obj.zzzzzz"}, namespace, tmp_path).content.endswith("attribute 'zzzzzz'")
+
+
+def test_inspect_reads_tuple_and_slice_subscripts_and_names_the_type(tmp_path: Path) -> None:
+    namespace = {"obj": _Lookups()}
+    tupled = run("Inspect", {"name": "obj['a', 1]"}, namespace, tmp_path)
+    assert tupled.content.startswith("obj[('a', 1)]: str\n") and "tuple key" in tupled.content
+    assert tupled.summary == "obj[('a', 1)]: str"
+    assert "sliced" in run("Inspect", {"name": "obj[1::2]"}, namespace, tmp_path).content
+
+
+def test_a_refusal_names_the_object_and_says_what_to_do(tmp_path: Path) -> None:
+    from jupyter_agent.tools.permissions import PermissionPolicy as Policy
+
+    refused = run("Inspect", {"name": "policy"}, {"policy": Policy()}, tmp_path)
+    assert refused.content == (
+        "INVALID_ARGS: 'policy' is the kernel's or the agent's own object "
+        "(jupyter_agent.tools.permissions.PermissionPolicy); Inspect does not open IPython's shell, the kernel, its "
+        "session or connection, or the agent's client and settings. Inspect the user's own variables, or use "
+        "RunCode, which asks the user first"
+    )
+
+
+def test_a_credential_in_bytes_or_behind_an_innocent_name_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-ant-api03-Lq2Vm7Xc4Rn9Tb1Wz6Kd"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    from jupyter_agent.tools.kernel.guards import credential_reason
+
+    assert credential_reason("blob", [], key.encode()) == "what 'blob…' leads to holds a secret"
+    assert credential_reason("blob", [], b"\xff" + key.encode()) is not None
+    assert (
+        credential_reason("cfg", [("item", 0), ("attr", "token")], None)
+        == "it reads 'token', which may hold credentials"
+    )
+    assert credential_reason("cfg", [("item", "ANTHROPIC_API_KEY")], None) == (
+        "it reads 'ANTHROPIC_API_KEY', which holds a credential"
+    )
+    assert credential_reason("environ", [], None) == "it reads 'environ', which may hold credentials"
+    assert credential_reason("cfg", [("item", "paths")], "plain") is None

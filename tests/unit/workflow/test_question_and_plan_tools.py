@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.permissions import Mode
@@ -221,3 +223,32 @@ def test_the_definitions_the_model_sees_are_pinned() -> None:
         "type": "object",
     }
     assert schema["$defs"]["OptionInput"]["required"] == ["label", "description"]
+
+
+def test_a_secret_in_a_question_an_option_or_a_plan_never_reaches_the_widgets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-ant-api03-Pq7Wn3Lm8Xv2Rt5Ky9Bd"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    questions = [
+        {
+            "question": f"Use {key}?",
+            "header": key[13:25],
+            "multiSelect": False,
+            "options": [
+                {"label": key[5:30], "description": f"the key reversed: {key[::-1]}"},
+                {"label": "No", "description": "leave it"},
+            ],
+        }
+    ]
+    person = Person(answers=[Answer(question="?", picked=("No",))])
+    _dispatch(tmp_path, "AskUserQuestion", {"questions": questions}, person=person, mode="plan")
+    plans = Person(review=PlanReview(verdict="keep_planning"))
+    _dispatch(tmp_path, "ExitPlanMode", {"plan": f"1. export KEY={key}"}, person=plans, mode="plan")
+    shown = repr(person.asked) + repr(plans.plans)
+    assert "[redacted: ANTHROPIC_API_KEY]" in shown
+    secret_part = key[13:]  # after the `sk-ant-api03-` every key shares
+    for start in range(len(secret_part) - 7):
+        assert (
+            secret_part[start : start + 8] not in shown and secret_part[::-1][start : start + 8] not in shown
+        )

@@ -1,0 +1,78 @@
+"""Start a bwrap sandbox in its own network namespace with outbound access only, through slirp4netns.
+
+    python -m jupyter_agent.tools.netns_launch SLIRP4NETNS BWRAP ARGS…
+
+bwrap is started with `--unshare-net` (from its arguments), `--info-fd` (to learn the sandbox's PID) and
+`--block-fd` (so the command waits); slirp4netns then gives that namespace a `tap0` with NAT to the outside and
+`--disable-host-loopback`, so 127.0.0.1 of the host — the kernel's ports, the Jupyter server, local databases —
+cannot be reached; only then is the command let go. Run as the command of `run_process` or a background job: it
+exits with bwrap's status, stops slirp4netns when the sandbox ends, and dies with its process group on a kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+
+def _child_pid(info_fd: int) -> int:
+    data = b""
+    while True:
+        chunk = os.read(info_fd, 4096)
+        if not chunk:
+            raise RuntimeError("bwrap ended before it reported the sandbox's PID")
+        data += chunk
+        try:
+            return int(json.loads(data)["child-pid"])
+        except ValueError:
+            continue
+
+
+def main(argv: list[str]) -> int:
+    slirp, bwrap, *args = argv
+    info_read, info_write = os.pipe()
+    block_read, block_write = os.pipe()
+    sandbox = subprocess.Popen(
+        [bwrap, "--info-fd", str(info_write), "--block-fd", str(block_read), *args],
+        pass_fds=(info_write, block_read),
+    )
+    os.close(info_write)
+    os.close(block_read)
+    try:
+        pid = _child_pid(info_read)
+    except RuntimeError as exc:
+        print(f"jupyter_agent: {exc}", file=sys.stderr)
+        return sandbox.wait()
+    ready_read, ready_write = os.pipe()
+    network = subprocess.Popen(
+        [
+            slirp,
+            "--configure",
+            "--mtu=65520",
+            "--disable-host-loopback",
+            "--ready-fd",
+            str(ready_write),
+            str(pid),
+            "tap0",
+        ],
+        pass_fds=(ready_write,),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(ready_write)
+    if os.read(ready_read, 1) != b"1":
+        print("jupyter_agent: slirp4netns did not start; the command runs without network", file=sys.stderr)
+    os.write(block_write, b"1")
+    os.close(block_write)
+    try:
+        return sandbox.wait()
+    finally:
+        network.terminate()
+        network.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
