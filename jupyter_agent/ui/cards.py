@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..masking import clip, mask
+from ..masking import clip, mask, shorten
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
@@ -93,9 +93,7 @@ class ToolCard:
         reason = " ".join(result.content.split())
         if result.error_code and reason.startswith(f"{result.error_code}: "):
             reason = reason[len(result.error_code) + 2 :]  # the status shows the code already
-        if len(reason) > _MAX_WHY_CHARS:
-            reason = reason[: _MAX_WHY_CHARS - 1] + "…"
-        return [f"    {reason}"]
+        return [f"    {shorten(reason, _MAX_WHY_CHARS)}"]
 
     def html(self) -> str:
         took = f" · {self.duration:.1f}s" if self.duration is not None else ""
