@@ -24,7 +24,6 @@ from lab import (
     cell_output,
     live_sources,
     notebook_with_ids,
-    open_notebook,
     panel_js,
     start_lab,
     stop_lab,
@@ -128,20 +127,35 @@ def remote_gateway_lab(
     yield from lab_on_gateway(tmp_path_factory, model_server[0], forward=True, hide=True)
 
 
+KERNEL = (
+    "const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+    " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+)
+
+
 def open_on_gateway(page: Any, lab: Lab, gateway: Gateway) -> None:
-    """Open the notebook and wait for its kernel on the gateway; on a timeout, say what both servers logged."""
-    try:
-        open_notebook(page, lab, NOTEBOOK)
-    except Exception as exc:
-        status = page.evaluate(
-            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-            " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
-            " return k ? k.status + '/' + k.connectionStatus : 'no kernel'; }"
-        )
-        raise AssertionError(
-            f"the gateway kernel did not become idle ({status}): {exc}\n--- gateway log\n"
-            f"{gateway.log.read_text()[-2000:]}\n--- lab log\n{lab.log.read_text()[-2000:]}"
-        ) from None
+    """Open the notebook and wait for its kernel on the gateway to be idle.
+
+    JupyterLab sometimes opens two websockets to a new gateway kernel at once; the gateway replaces the first
+    ("Replacing stale connection") and the page may never hear the kernel's status, staying "unknown". A
+    user then reconnects to the kernel; so does this, twice at most. On failure it says what both servers
+    logged.
+    """
+    page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?token={lab.token}&reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    for _attempt in range(3):
+        try:
+            page.wait_for_function(f"() => {{ {KERNEL} return !!k && k.status === 'idle'; }}", timeout=20_000)
+            return
+        except Exception:
+            page.evaluate(f"() => {{ {KERNEL} if (k) {{ k.reconnect(); }} }}")  # not awaited: it may hang
+    status = page.evaluate(
+        f"() => {{ {KERNEL} return k ? k.status + '/' + k.connectionStatus : 'no kernel'; }}"
+    )
+    raise AssertionError(
+        f"the gateway kernel did not become idle ({status})\n--- gateway log\n"
+        f"{gateway.log.read_text()[-2000:]}\n--- lab log\n{lab.log.read_text()[-2000:]}"
+    )
 
 
 def click_allow(page: Any, times: int) -> None:
