@@ -3,9 +3,13 @@
 `%load_ext jupyter_agent` stays cheap (nothing heavy is imported on the main thread); it starts one daemon
 thread that imports the SDK, pydantic and the agent's own modules. Importing is all it does: no client,
 no comm, nothing that touches the kernel. If the user's first `%%agent` comes while the thread is still
-importing, Python's import locks make the main thread wait for just the module it needs, so the work is
-never done twice. Any failure (a missing or broken SDK) is kept in `preload_error` and otherwise ignored:
-the first run imports again and reports the error where the user sees it.
+importing, the run waits for it (`finish_preload`) before importing anything itself: two threads importing
+the same package graph in different orders can hand one of them a partially initialised module (Python breaks
+the would-be deadlock that way), which failed a first run now and then. The thread imports what the first run
+needs, so the wait is time the main thread would have spent importing (and a run could not get past a hanging
+SDK import either). Subcommands that need none of it (`%agent help`) never wait. Any failure (a missing or broken SDK)
+is kept in `preload_error` and otherwise ignored: the first run imports again and reports the error where the
+user sees it.
 """
 
 from __future__ import annotations
@@ -62,3 +66,10 @@ def start_preload() -> threading.Thread | None:
         return None
     _started = thread
     return thread
+
+
+def finish_preload() -> None:
+    """Wait for the warm-up to end (at once when it has, or never started)."""
+    thread = _started
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join()

@@ -98,6 +98,10 @@ class AgentMagics(Magics, AgentSettings):
     @line_cell_magic("agent")  # pyright: ignore[reportUntypedFunctionDecorator]
     def agent_magic(self, line: str, cell: str | None = None) -> None:
         """Ask the agent (cell body) or manage it (`%agent help`)."""
+        if cell is not None or line.split()[:1] not in ([], ["help"]):
+            from ._preload import finish_preload
+
+            finish_preload()  # the agent's imports: never from two threads at once (`help` needs none)
         if cell is None:
             self._subcommand(line)
             return
@@ -108,11 +112,11 @@ class AgentMagics(Magics, AgentSettings):
             )
         if not cell.strip():
             raise UsageError("%%agent needs a request in the cell body, e.g. 'Explain the last error'")
-        from .host.configure import EndpointSettingError
+        from .host.configure import SettingError
 
         try:
             self.kernel_agent.run_cell(cell.strip(), options)
-        except (RuleNameError, EndpointSettingError) as exc:
+        except (RuleNameError, SettingError) as exc:
             raise UsageError(str(exc)) from None
 
     def _subcommand(self, line: str) -> None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
     from .host.build import HostServices, McpLines
+    from .notebook.frontend import KernelSignals
     from .project import ClaudeProject
     from .settings import AgentSettings
     from .tools.core import AnyTool
@@ -89,6 +90,9 @@ class KernelAgent:
         session = self.session
         if not session.running:
             configure(session, self.settings, project=self.project)
+            notebooks = session.ctx.services.notebooks
+            if notebooks is not None:  # `%agent status` says who holds the notebook as of this request
+                notebooks.use(self.kernel_signals())
         return session
 
     @property
@@ -136,13 +140,18 @@ class KernelAgent:
         self.project_notices()
         configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
-        session.ctx.services.running_cell_id = running_cell_id(self.kernel)
+        signals = self.kernel_signals()
+        session.ctx.services.signals = signals
+        session.ctx.services.running_cell_id = signals.execute.cell_id
+        if session.ctx.services.notebooks is not None:  # references are read before the run starts
+            session.ctx.services.notebooks.use(signals)
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
             worker=self.worker,
             quiet=options.quiet or self.settings.quiet,
             probe_timeout=self.settings.probe_timeout,
+            signals=signals,
         )
         granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
@@ -158,6 +167,22 @@ class KernelAgent:
             self._keep_mode(session.policy.mode, started_mode, options)
         if interrupted:
             raise KeyboardInterrupt
+
+    def kernel_signals(self) -> KernelSignals:
+        """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
+        from .notebook.frontend import ExecuteFacts, KernelSignals
+        from .ui.pump import unsupported_reason
+
+        try:
+            parent: Any = self.kernel.get_parent("shell") if self.kernel is not None else None
+        except Exception:
+            parent = None
+        return KernelSignals.read(
+            user_ns=getattr(self.shell, "user_ns", None),
+            in_kernel=self.kernel is not None,
+            execute=ExecuteFacts.of(parent if is_object(parent) else None),
+            pump_missing=unsupported_reason(self.kernel) if self.kernel is not None else None,
+        )
 
     async def _run_with_references(
         self,
@@ -346,18 +371,6 @@ def _register_session_key(kernel: Any) -> None:
     key: Any = getattr(getattr(kernel, "session", None), "key", None)
     if isinstance(key, bytes) and key:
         register("kernel session key", key.decode("utf-8", "replace"))
-
-
-def running_cell_id(kernel: Any) -> str | None:
-    """The id of the cell being executed, which JupyterLab and Notebook 7 send as `cellId` in the
-    execute request's metadata (None outside a kernel or from a frontend that does not)."""
-    try:
-        parent: Any = kernel.get_parent("shell") if kernel is not None else None
-    except Exception:
-        return None
-    metadata = parent.get("metadata") if is_object(parent) else None
-    cell_id = metadata.get("cellId") if is_object(metadata) else None
-    return cell_id if isinstance(cell_id, str) and cell_id else None
 
 
 def track_user_tools(shell: Any, magics: Any) -> None:

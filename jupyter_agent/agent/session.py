@@ -27,6 +27,7 @@ from .conversation import Block, Conversation
 from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
+from .notebook_line import NotebookLine
 from .prompt import PromptFacts, system_prompt
 from .subagent import Subagents
 
@@ -80,6 +81,7 @@ class AgentSession:
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.notebook_path = notebook_path
+        self.notebook_line = NotebookLine(notebook_path)
         self.kernel = kernel
         self.client = client or ModelClient()
         self.conversation = Conversation()
@@ -146,11 +148,13 @@ class AgentSession:
                         message=f"removed {swept} temp file(s) a stopped kernel left behind (*.jupyter-agent.tmp)",
                     )
                 )
+            changed = await self.notebook_line.update(self.ctx, new_conversation=not len(self.conversation))
             run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
+            shown, note = self.notebook_line.facts
             self.ctx.services.subagents = Subagents(
-                run, kernel=self.kernel, notebook_path=self.notebook_path, memory=self.memory
+                run, kernel=self.kernel, notebook_path=shown, notebook_note=note, memory=self.memory
             )
-            finished = await run.run(request, attachments=attachments)
+            finished = await run.run(request, attachments=[*changed, *attachments])
             self._last_run_cost = finished.cost_usd
             return finished
         finally:
@@ -287,7 +291,8 @@ class AgentSession:
                 kernel=self.kernel,
                 mode=self.policy.mode,
                 tool_names=tuple(tools),
-                notebook_path=self.notebook_path,
+                notebook_path=self.notebook_line.facts[0],
+                notebook_note=self.notebook_line.facts[1],
                 extra_instructions=self.config.extra_instructions,
                 memory=self.memory,
             )
@@ -299,6 +304,7 @@ class AgentSession:
         if self._running:
             raise RuntimeError("cannot reset while a run is in progress; stop it first")
         self.conversation.reset()
+        self.notebook_line.reset()
         self.ctx.reads.clear()
         todo_list(self.ctx).clear()
         self._memory = None

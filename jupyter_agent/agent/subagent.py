@@ -70,11 +70,13 @@ class Subagents:
         *,
         kernel: str,
         notebook_path: str | None,
+        notebook_note: str = "",
         memory: Sequence[MemoryFile] = (),
     ) -> None:
         self.parent = parent
         self.kernel = kernel
         self.notebook_path = notebook_path
+        self.notebook_note = notebook_note
         #: The session's AGENTS.md / CLAUDE.md: a sub-agent follows the user's standing instructions too.
         self.memory = memory
 
@@ -105,6 +107,7 @@ class Subagents:
             mode=dispatcher.policy.mode,
             tool_names=tuple(sub_dispatcher.tools()),
             notebook_path=self.notebook_path,
+            notebook_note=self.notebook_note,
             subagent=True,
             role=agent_type.prompt,
             memory=self.memory,

@@ -118,6 +118,17 @@ class Sandbox:
         """The one call tools make on a path from the model."""
         return confine(self.resolve_path(path), self.roots)
 
+    def root_of(self, real: Path) -> Path:
+        """The allowed root `real` lies under (the first that holds it); `real` is what `confine` returned."""
+        for root in self.roots:
+            if _within(real, Path(os.path.realpath(root))):
+                return Path(os.path.realpath(root))
+        raise ToolError("OUTSIDE_ROOTS", f"'{real}' is outside the allowed roots")
+
+    def missing_roots(self) -> list[Path]:
+        """Roots that are not directories on this machine (a tool never creates one, nor its parents)."""
+        return [root for root in self.roots if not root.is_dir()]
+
     def display_path(self, path: Path) -> str:
         """Relative to the working directory when inside it, so cards and rules read `src/a.py`."""
         for base in (self.cwd, *self.roots):
@@ -126,16 +137,19 @@ class Sandbox:
         return str(path)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, make_below: Path | None = None) -> None:
     """Replace `path` with `data` all at once: a crash or kill leaves either the old file or the new one.
 
     `path` is a real path (what `confine` returns). Its directories are opened one by one from `/` without
     following symlinks, and the temp file, the rename and the fsync all go through that directory handle: a
     directory swapped for a symlink after the path was checked makes the write fail instead of landing
     wherever the link points. Temp file in the same directory + fsync + rename; the old mode bits are kept.
+
+    Missing directories are created only strictly below `make_below` (the root the file is under): a missing
+    root, or anything above it, is an error — a tool never creates a root (None: any missing directory).
     """
     note_directory(path.parent)  # a kill -9 before the rename leaves a temp file the next run sweeps
-    directory = _open_directory(path.parent)
+    directory = _open_directory(path.parent, make_below=make_below)
     try:
         _replace_in(directory, path, data)
         os.fsync(directory)
@@ -147,8 +161,9 @@ def atomic_write(path: Path, data: bytes) -> None:
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-def _open_directory(path: Path) -> int:
-    """A handle on `path`, reached component by component with no symlink followed (missing ones made)."""
+def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
+    """A handle on `path`, reached component by component with no symlink followed (missing ones made, below
+    `make_below` only when it is given)."""
     if not path.is_absolute():
         raise ValueError(f"atomic_write needs an absolute real path, got '{path}'")
     fd = os.open("/", _DIRECTORY_FLAGS)
@@ -159,6 +174,8 @@ def _open_directory(path: Path) -> int:
             try:
                 child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
             except FileNotFoundError:
+                if make_below is not None and (walked == make_below or not walked.is_relative_to(make_below)):
+                    raise _missing_root(make_below, path) from None
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o777, dir_fd=fd)
                 child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
@@ -176,6 +193,15 @@ def _open_directory(path: Path) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _missing_root(root: Path, path: Path) -> ToolError:
+    return ToolError(
+        "FILE_NOT_FOUND",
+        f"the allowed root '{root}' does not exist on this kernel's machine, so nothing was written to '{path}'; "
+        "a tool never creates a root or its parents — create the directory, or set "
+        "%config AgentMagics.roots to directories that exist here",
+    )
 
 
 def _replace_in(directory: int, path: Path, data: bytes) -> None:

@@ -57,19 +57,22 @@ class BuiltSession:
 
 
 def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
-    """A new session: tools from every source, the notebook's directory as the default root, the settings' config."""
+    """A new session: tools from every source, the kernel's working directory as the default root, the settings'
+    config."""
     from ..agent.session import AgentSession
+    from ..notebook.frontend import KernelSignals
     from ..notebook.provider import NotebookProvider, kernel_notebook_path
     from ..tools.permissions import PermissionPolicy
 
     user_ns = host.shell.user_ns if host.shell is not None else None
     nb_path = kernel_notebook_path(user_ns)
-    cwd = nb_path.parent if nb_path is not None else Path.cwd()
+    cwd = Path.cwd()
     ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns)
     ctx.services.shell = host.shell
     ctx.services.main_thread = host.main_thread
     ctx.services.questions = host.main_thread
-    ctx.services.notebooks = NotebookProvider(default_path=nb_path, kernel=host.kernel)
+    signals = KernelSignals.read(user_ns=user_ns, in_kernel=host.kernel is not None)
+    ctx.services.notebooks = NotebookProvider(default_path=nb_path, kernel=host.kernel, signals=signals)
     pool = ToolPool()
     pool.set_source("builtin", builtin_tools())
     pool.set_source("user", list(host.user_tools.values()))
@@ -87,12 +90,9 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
 
 
 def notebook_sandbox(shell: Any, settings: AgentSettings) -> Sandbox:
-    """The notebook's directory as the working directory, and the roots from the settings."""
-    from ..notebook.provider import kernel_notebook_path
-
-    nb_path = kernel_notebook_path(shell.user_ns if shell is not None else None)
-    cwd = nb_path.parent if nb_path is not None else Path.cwd()
-    return Sandbox.at(cwd, roots=tuple(settings.roots))
+    """The kernel's own working directory, wherever its notebook lives (through a gateway the notebook's
+    directory is on another machine and may not exist here), and the roots from the settings."""
+    return Sandbox.at(Path.cwd(), roots=tuple(settings.roots))
 
 
 def kernel_description(kernel: Any) -> str:

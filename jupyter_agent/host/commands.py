@@ -225,7 +225,7 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="status",
-        help="model, mode, tokens, cost of the last run and of the session, cache-read share, tools",
+        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend",
         run=_status,
     ),
     Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),
@@ -303,7 +303,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="export",
         optional="PATH",
-        help="write this conversation as Markdown (default `agent-session-<id>.md` next to the notebook)",
+        help="write this conversation as Markdown (default `agent-session-<id>.md` in the working directory)",
         run=_export,
     ),
     Subcommand(

@@ -46,8 +46,16 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
     )
 
 
-class EndpointSettingError(ValueError):
-    """`api_key_env` names a variable that is not set; the magic shows it as a UsageError."""
+class SettingError(ValueError):
+    """A setting that cannot work here; the magic shows it as a UsageError and nothing runs."""
+
+
+class EndpointSettingError(SettingError):
+    """`api_key_env` names a variable that is not set."""
+
+
+class RootSettingError(SettingError):
+    """An allowed root does not exist on this kernel's machine (a tool never creates one)."""
 
 
 def api_key_from(name: str) -> str | None:
@@ -114,6 +122,13 @@ def configure(
         network=settings.bash_network,
         fallback_encoding=settings.fallback_encoding,
     )
+    missing = roots.missing_roots()
+    if missing:
+        raise RootSettingError(
+            f"the allowed root {', '.join(repr(str(m)) for m in missing)} does not exist on this kernel's machine "
+            f"(the kernel runs in '{roots.cwd}'); tools never create a root or its parents — create it, or set "
+            "%config AgentMagics.roots to directories that exist here"
+        )
     if roots != sandbox:  # `%config AgentMagics.roots = …` since the last run, including back to []
         session.ctx.sandbox = roots
     session.config = agent_config(settings, options)

@@ -53,6 +53,7 @@ def status_report(
             f" · cache-read share {u.cache_read_share:.0%}",
         ),
         ("tools", ", ".join(status.tools)),
+        *_notebook_rows(session),
         ("bash", check_sandbox().describe(network=settings.bash_network)),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
@@ -60,6 +61,39 @@ def status_report(
     ]
     text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
     return Report(text=text, html=html_table(rows))
+
+
+def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
+    """Which frontend holds the notebook, how the agent changes it there, and whether questions can be answered."""
+    from ..notebook.access import decide_write
+
+    notebooks = session.ctx.services.notebooks
+    if notebooks is None:
+        return []
+    frontend = notebooks.known()
+    decision = decide_write(frontend, None)
+    if decision.kind == "live":
+        backend = "live: changes go to the page (the user can undo them); the file is saved by the user"
+    elif decision.kind == "proposal":
+        backend = f"proposals: changes are shown to apply, never written — {decision.reason}"
+    elif decision.kind == "file":
+        backend = "file: read and written with nbformat"
+    elif decision.path is None:
+        backend = "— (notebook tools need notebook_path)"
+    else:
+        backend = f"none: {decision.refused().message}"
+    rows = [
+        ("notebook", frontend.shown_name or "— (not known)"),
+        (
+            "frontend",
+            frontend.label if frontend.kind == "none" else f"{frontend.label} ({frontend.evidence})",
+        ),
+        ("backend", backend),
+    ]
+    signals = notebooks.signals
+    if signals.in_kernel and signals.pump_missing:
+        rows.append(("approvals", f"cannot be answered in the cell: {signals.pump_missing}"))
+    return rows
 
 
 def _mode_text(mode: str, setting: str) -> str:

@@ -7,8 +7,9 @@ UI thread's `ShellPump` — so `_on_msg` and `_on_close` run on the main thread.
 state under a lock and resolve `concurrent.futures.Future`s; the worker awaits those with a timeout.
 
 Whether a live notebook exists is decided by the `hello` the extension sends once the comm is bound to
-the panel of this kernel's notebook. No hello in `hello_timeout` (no JupyterLab, no extension, headless)
-means "not live"; the decision holds until the comm closes.
+the panel of this kernel's notebook. No hello within `hello_timeout` of opening the comm (no JupyterLab, no
+extension, a closed page) means "not live" without waiting again; a hello that arrives later still counts,
+and a comm that stayed silent for `reprobe_after` is opened afresh (a page may have appeared since).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class CommLike(Protocol):
     def send(self, data: dict[str, Any] | None = None) -> None: ...
     def on_msg(self, callback: Callable[[dict[str, Any]], None] | None) -> None: ...
     def on_close(self, callback: Callable[[dict[str, Any]], None] | None) -> None: ...
+    def close(self, data: dict[str, Any] | None = None) -> None: ...
 
 
 def kernel_comm() -> CommLike:
@@ -63,14 +65,16 @@ class _Connection:
     opened_at: float
     hello: Hello | None = None
     closed: bool = False
-    #: A waiter gave up on the hello once: later callers do not wait again (it may still arrive).
-    gave_up: bool = False
     hello_waiters: list[concurrent.futures.Future[Hello | None]] = field(
         default_factory=list[concurrent.futures.Future[Hello | None]]
     )
     pending: dict[str, concurrent.futures.Future[Mapping[str, Any]]] = field(
         default_factory=dict[str, concurrent.futures.Future[Mapping[str, Any]]]
     )
+
+
+def _call(fn: Callable[[], None]) -> None:
+    fn()
 
 
 def _settle(
@@ -105,31 +109,53 @@ class LiveBridge:
         self.reprobe_after = reprobe_after
         self._lock = threading.Lock()
         self._conn: _Connection | None = None
+        #: Runs each publish (open, send, close) of the comm; the provider sets it to the running cell's
+        #: context, so a message from the agent's thread has the cell as its parent (ipykernel 7.0 has no
+        #: fallback for threads: its `get_parent()` raises LookupError there).
+        self.publish_in: Callable[[Callable[[], None]], None] = _call
 
     # -- worker side -------------------------------------------------------------------------------------
-    async def hello(self) -> Hello | None:
-        """The live frontend's hello, or None when no page serves this kernel's notebook."""
-        waiter: concurrent.futures.Future[Hello | None] = concurrent.futures.Future()
+    async def hello(self, *, wait: bool = True) -> Hello | None:
+        """The live frontend's hello, or None when no page serves this kernel's notebook.
+
+        Waits at most until `hello_timeout` after the comm was opened (`wait=False`: not at all — the comm is
+        opened, and a hello that arrives later is kept for the next call).
+        """
+        waiter: concurrent.futures.Future[Hello | None] | None = None
         with self._lock:
-            conn = self._conn
-            fresh = conn is None or (conn.closed and self._may_reprobe(conn))
-            if conn is None or fresh:
+            stale = self._conn
+            fresh = stale is None or self._may_reprobe(stale)
+            if fresh:
                 conn = self._conn = _Connection(comm=self._open_comm(), opened_at=time.monotonic())
-            elif conn.hello is not None or conn.closed or conn.gave_up:
-                return conn.hello
-            conn.hello_waiters.append(waiter)
+                if stale is not None and not stale.closed:
+                    self._close_quietly(stale)
+            else:
+                assert stale is not None
+                conn = stale
+                if conn.hello is not None or conn.closed:
+                    return conn.hello
+            remaining = conn.opened_at + self.hello_timeout - time.monotonic()
+            if wait and remaining > 0:
+                waiter = concurrent.futures.Future()
+                conn.hello_waiters.append(waiter)
         if fresh:
             try:
                 self._open(conn)
             except Exception:  # no comm manager (not in a kernel): simply not live
                 log.info("jupyter_agent: could not open the notebook comm", exc_info=True)
                 self._on_close(conn, {})
+        if waiter is None:
+            return conn.hello
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(waiter), self.hello_timeout)
+            return await asyncio.wait_for(asyncio.wrap_future(waiter), remaining)
         except TimeoutError:
             with self._lock:
-                conn.gave_up = True
                 return conn.hello
+
+    def current_hello(self) -> Hello | None:
+        """The hello as known now, without opening or waiting (for `%agent status`)."""
+        with self._lock:
+            return self._conn.hello if self._conn is not None and not self._conn.closed else None
 
     async def request(self, ops: list[dict[str, Any]]) -> list[Mapping[str, Any]]:
         """Send one request and return the raw results, one per op; `NOT_AVAILABLE`/`TIMEOUT` otherwise."""
@@ -156,7 +182,7 @@ class LiveBridge:
                 raise ToolError("NOT_AVAILABLE", NOT_ANSWERING)
             conn.pending[request_id] = reply
         try:
-            conn.comm.send(message)
+            self.publish_in(lambda: conn.comm.send(message))
             data = await asyncio.wait_for(asyncio.wrap_future(reply), self.request_timeout)
         except TimeoutError:
             raise ToolError(
@@ -175,23 +201,26 @@ class LiveBridge:
             )
         return data
 
-    def forget(self) -> None:
-        """Drop a "not live" decision so the next call probes again (e.g. at the start of a run)."""
-        with self._lock:
-            if self._conn is not None and self._conn.hello is None:
-                self._conn.gave_up = False
-                if self._conn.closed:
-                    self._conn = None
-
     def _may_reprobe(self, conn: _Connection) -> bool:
-        """A closed comm that had a page may get one again now; one that never had one, only after a while."""
-        return conn.hello is not None or time.monotonic() - conn.opened_at > self.reprobe_after
+        """Open a new comm: the page of a closed one may be back; one that never had a page, or stayed
+        silent, may have one after a while."""
+        if conn.hello is not None:
+            return conn.closed
+        return time.monotonic() - conn.opened_at > self.reprobe_after
+
+    def _close_quietly(self, conn: _Connection) -> None:
+        try:
+            self.publish_in(conn.comm.close)
+        except Exception:
+            log.debug("jupyter_agent: closing a silent notebook comm failed", exc_info=True)
 
     def _open(self, conn: _Connection) -> None:
         """Callbacks first, then `open`: a frontend may answer before `open` returns."""
         conn.comm.on_msg(lambda msg: self._on_msg(conn, msg))
         conn.comm.on_close(lambda msg: self._on_close(conn, msg))
-        conn.comm.open({"notebook_path": self.notebook_path, "protocol": PROTOCOL_VERSION})
+        self.publish_in(
+            lambda: conn.comm.open({"notebook_path": self.notebook_path, "protocol": PROTOCOL_VERSION})
+        )
 
     # -- main-thread side (comm callbacks) ---------------------------------------------------------------
     def _on_msg(self, conn: _Connection, msg: Mapping[str, Any]) -> None:

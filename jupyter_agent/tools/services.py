@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
     from ..notebook.provider import NotebookProvider
     from .jobs import BackgroundJobs
     from .kernel.main_thread import MainThread
@@ -40,6 +41,12 @@ class ToolServices:
     jobs: BackgroundJobs | None = None
     #: The session's todo list, created on first use.
     todos: TodoList | None = None
-    #: The `%%agent` cell that is running, by its nbformat id (the frontend sends it with the execute
-    #: request): a NotebookEdit insert without cell_id goes below it.
+    #: The `%%agent` cell that is running, by its nbformat id (JupyterLab sends it with the execute request;
+    #: for VS Code it is found in the saved notebook by its source): a NotebookEdit insert without cell_id goes
+    #: below it.
     running_cell_id: str | None = None
+    #: What the kernel knew of its frontend when the run started (the host sets it; the session hands it to
+    #: the `notebooks` service).
+    signals: KernelSignals | None = None
+    #: The run that used its one `set_next_input` payload (a proposed new cell), if any.
+    next_input_run: int | None = None

@@ -42,13 +42,15 @@ def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
     return f"🚫 {request.title}: denied{extra}"
 
 
-def headless_refusal(request: ApprovalRequest) -> Reject:
-    """The refusal names only settings the policy confirmed would let this very call run without asking."""
+#: Why no one could answer when the presenter was not told (a widget frontend did not answer the check).
+NO_WIDGET_FRONTEND = "no widget frontend answered (a closed browser, or a frontend without ipywidgets)"
+
+
+def headless_refusal(request: ApprovalRequest, why: str = NO_WIDGET_FRONTEND) -> Reject:
+    """The refusal says why no one could answer, and names only settings the policy confirmed would let this
+    very call run without asking."""
     return Reject(
-        message=(
-            f"no one could approve {request.title} (no widget frontend answered: nbclient/papermill or a closed "
-            f"browser). To allow it without asking, {request.how_to_allow()}"
-        )
+        message=f"no one could approve {request.title}: {why}. To allow it without asking, {request.how_to_allow()}"
     )
 
 
@@ -108,8 +110,8 @@ class ApprovalUI:
     def on_stdin(self, request: Question[Approval]) -> Approval:
         return ask_on_stdin(_approval(request))
 
-    def unanswered(self, request: Question[Approval]) -> Approval:
-        return headless_refusal(_approval(request))
+    def unanswered(self, request: Question[Approval], why: str) -> Approval:
+        return headless_refusal(_approval(request), why)
 
     def card_status(self, answer: Approval | None) -> Status:
         return "running" if isinstance(answer, Approve) else "denied"

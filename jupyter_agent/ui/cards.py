@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..masking import clip, mask
+from ..masking import clip, mask, shorten
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
@@ -36,6 +36,8 @@ _STATUS_COLOR: dict[Status, str] = {
     "interrupted": "var(--jp-warn-color0,#b26b00)",
 }
 _MAX_DETAIL_CHARS = 8_000
+#: The reason under a refused or failed call's line in text/plain.
+_MAX_WHY_CHARS = 600
 
 
 @dataclass(kw_only=True)
@@ -81,9 +83,21 @@ class ToolCard:
         return _STATUS_TEXT[self.status]
 
     def text(self) -> str:
+        """One line; a refused or failed call also says why on the next (text/plain is all that nbconvert's
+        text exports, a terminal and a notebook viewed as JSON show)."""
         took = f" {self.duration:.1f}s" if self.duration is not None else ""
         line = f"{ICONS.get(self.kind, '🔧')} {self.headline()}  [{self.status_text()}{took}]"
-        return "\n".join([line, *(f"    {child.text()}" for child in self.children)])
+        why = self._why_text()
+        return "\n".join([line, *why, *(f"    {child.text()}" for child in self.children)])
+
+    def _why_text(self) -> list[str]:
+        result = self.result
+        if result is None or not result.is_error or self.status not in ("error", "denied"):
+            return []
+        reason = " ".join(result.content.split())
+        if result.error_code and reason.startswith(f"{result.error_code}: "):
+            reason = reason[len(result.error_code) + 2 :]  # the status shows the code already
+        return [f"    {shorten(reason, _MAX_WHY_CHARS)}"]
 
     def html(self) -> str:
         took = f" · {self.duration:.1f}s" if self.duration is not None else ""

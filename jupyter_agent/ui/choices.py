@@ -144,7 +144,7 @@ class ChoicesUI:
     def on_stdin(self, request: Question[Answers | None]) -> Answers | None:
         return ask_choices_on_stdin(_questions(request))
 
-    def unanswered(self, request: Question[Answers | None]) -> Answers | None:
+    def unanswered(self, request: Question[Answers | None], why: str) -> Answers | None:
         return None
 
     def card_status(self, answer: Answers | None) -> Status:

@@ -74,3 +74,13 @@ def _display(obj: object, **options: Any) -> DisplayHandle | None:
     from IPython.display import display as ipython_display  # pyright: ignore[reportUnknownVariableType]
 
     return ipython_display(obj, **options)
+
+
+def offer_next_input(text: str) -> None:
+    """IPython's `set_next_input` payload: the frontend puts `text` into a new cell below the running one when
+    it finishes (VS Code, JupyterLab); one per execution — a second call replaces the first."""
+    from IPython.core.getipython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        shell.set_next_input(text, replace=False)

@@ -95,7 +95,7 @@ class PlanReviewUI:
     def on_stdin(self, request: Question[PlanReview | None]) -> PlanReview | None:
         return review_on_stdin(_plan(request))
 
-    def unanswered(self, request: Question[PlanReview | None]) -> PlanReview | None:
+    def unanswered(self, request: Question[PlanReview | None], why: str) -> PlanReview | None:
         return None
 
     def card_status(self, answer: PlanReview | None) -> Status:

@@ -8,22 +8,25 @@ question is asked (widgets when a frontend answers, stdin in terminal IPython, a
 from __future__ import annotations
 
 from concurrent.futures import CancelledError, Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
 from ..tools.workflow.asking import PlanApproval, UserQuestions
-from .approval import ApprovalUI
+from .approval import NO_WIDGET_FRONTEND, ApprovalUI
 from .channel import Ask, UIChannel
 from .choices import ChoicesUI
 from .jupyter_api import add_class, display_with_handle, on_click
 from .mainloop import MainLoop, Stoppable
 from .plan_review import PlanReviewUI
 from .publish import DisplayPublisher, TerminalPublisher
-from .pump import ShellPump
+from .pump import ShellPump, unsupported_reason
 from .questions import QuestionUI, WidgetQuestion
 from .view import RunView
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
 
 #: How each kind of question is put to the person. A new kind of in-cell question is one row here.
 QUESTION_UIS: dict[type[Question[Any]], QuestionUI[Any]] = {
@@ -45,6 +48,21 @@ def _pump_for(kernel: Any) -> ShellPump | None:
     return ShellPump.for_kernel(kernel) if kernel is not None else None
 
 
+def no_one_can_answer(kernel: Any, signals: KernelSignals | None) -> str | None:
+    """Why in-cell questions cannot be answered in this run, known before asking (None: try the widgets)."""
+    if kernel is None:
+        return None  # a terminal asks on stdin
+    missing = unsupported_reason(kernel)
+    if missing is not None:
+        return missing
+    if signals is not None and signals.execute.allow_stdin is False:
+        return (
+            "the cell is run by a client that takes no input (allow_stdin is false: nbclient, papermill, "
+            "nbconvert --execute or voila)"
+        )
+    return None
+
+
 class RunPresenter:
     """Shows one `%%agent` run in the cell and answers the worker's questions; `wait` blocks until it ends.
 
@@ -53,7 +71,14 @@ class RunPresenter:
     """
 
     def __init__(
-        self, *, kernel: Any, channel: UIChannel, worker: Stoppable, quiet: bool, probe_timeout: float
+        self,
+        *,
+        kernel: Any,
+        channel: UIChannel,
+        worker: Stoppable,
+        quiet: bool,
+        probe_timeout: float,
+        signals: KernelSignals | None = None,
     ) -> None:
         self.terminal = kernel is None
         self.channel = channel
@@ -63,12 +88,16 @@ class RunPresenter:
         )
         self.pump = _pump_for(kernel)
         self.probe_timeout = probe_timeout
-        self._frontend: bool | None = None
+        #: Why no one can answer a question in this run, once known (before the run, or by the one probe).
+        self._no_answer: str | None = no_one_can_answer(kernel, signals)
+        self._probed = self._no_answer is not None
         self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any]]] = []
 
     def wait(self, future: Future[Any]) -> bool:
         """Serve the run until `future` resolves; True when the user interrupted."""
-        stop = None if self.terminal else _StopButton(self.worker)
+        # No Stop button where no one could click it: it would only be saved as a dead widget (nbclient keeps
+        # every widget's state in the notebook's metadata).
+        stop = None if self.terminal or self._no_answer is not None else _StopButton(self.worker)
         try:
             loop = MainLoop(channel=self.channel, presenter=self, worker=self.worker, pump=self.pump)
             loop.wait(future)
@@ -104,8 +133,9 @@ class RunPresenter:
         if self.terminal:
             ask.answer(ui.on_stdin(request))
             return
-        if self.pump is None or not self._frontend_answers(self.pump):
-            ask.answer(ui.unanswered(request))
+        why = self._why_no_answer()
+        if why is not None:
+            ask.answer(ui.unanswered(request, why))
             return
         widget = ui.widget(ask)
         widget.show()
@@ -115,12 +145,16 @@ class RunPresenter:
         if ask.request.tool_use_id:
             self.view.question_answered(ask.request.tool_use_id, ui.card_status(answer))
 
-    def _frontend_answers(self, pump: ShellPump) -> bool:
-        if self._frontend is None:
+    def _why_no_answer(self) -> str | None:
+        """None when widgets can be answered; probed once per run, at the first question."""
+        if not self._probed:
             from .probe import widget_frontend_answers
 
-            self._frontend = widget_frontend_answers(pump, self.probe_timeout)
-        return self._frontend
+            self._probed = True
+            assert self.pump is not None  # no pump: `no_one_can_answer` said why already
+            if not widget_frontend_answers(self.pump, self.probe_timeout):
+                self._no_answer = NO_WIDGET_FRONTEND
+        return self._no_answer
 
 
 class QuietPresenter:

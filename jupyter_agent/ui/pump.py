@@ -32,53 +32,101 @@ kernel's state, and the kernel is busy until the cell ends.
 from __future__ import annotations
 
 import contextvars
+import inspect
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-#: ipykernel versions whose internals this module was written and tested against.
-SUPPORTED = ((7, 0), (7, 4))
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
 
 
-def _version_tuple(text: str) -> tuple[int, int]:
-    parts = text.split(".")
-    try:
-        return int(parts[0]), int(parts[1])
-    except (IndexError, ValueError):
-        return (0, 0)
+def _main_pair(kernel: Any) -> Any:
+    return kernel.shell_channel_thread.manager._shell_channel_to_main
 
 
-def unsupported_reason(kernel: Any) -> str | None:
-    """Why this kernel can't be pumped, or None when it can."""
+def _has_socket(kernel: Any) -> bool:
+    sock = _main_pair(kernel).to_socket
+    return callable(sock.poll) and callable(sock.recv_multipart)
+
+
+def _has_reader(kernel: Any) -> bool:
+    stream = _main_pair(kernel).to_stream
+    return callable(stream._recv_callback) and callable(stream._run_callback)
+
+
+def _has_dispatch(kernel: Any) -> bool:
+    parameters = inspect.signature(kernel.dispatch_shell).parameters
+    return "subshell_id" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _has_session(kernel: Any) -> bool:
+    return callable(kernel.session.feed_identities) and callable(kernel.session.deserialize)
+
+
+def _shell_ident(kernel: Any) -> Any:
+    """The running cell's shell identity. `_parent_ident["shell"]` is the accessor ipykernel 7.0–7.4 all keep
+    (7.0.0 has no `_get_shell_context_var`, which 7.4 reads it with)."""
+    return kernel._parent_ident["shell"]
+
+
+def _has_parent(kernel: Any) -> bool:
+    _shell_ident(kernel)  # raises when the accessor is gone
+    return callable(kernel.get_parent) and callable(kernel.set_parent) and callable(kernel._publish_status)
+
+
+#: The ipykernel internals this module uses, each checked by presence (not by version): what a user is
+#: told is missing, and the check. Written against ipykernel 7.0–7.4; CI runs the oldest and the newest.
+INTERNALS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("the main shell socket (shell_channel_thread.manager._shell_channel_to_main.to_socket)", _has_socket),
+    ("the main shell reader (…_shell_channel_to_main.to_stream._recv_callback / _run_callback)", _has_reader),
+    ("kernel.dispatch_shell(…, subshell_id=…)", _has_dispatch),
+    ("kernel.session.feed_identities / deserialize", _has_session),
+    (
+        "the shell parent (kernel._parent_ident['shell'], get_parent, set_parent, _publish_status)",
+        _has_parent,
+    ),
+)
+
+
+def missing_internals(kernel: Any) -> list[str]:
+    """The internals in `INTERNALS` this kernel does not have, in order."""
+    missing: list[str] = []
+    for name, present in INTERNALS:
+        try:
+            ok = present(kernel)
+        except (AttributeError, LookupError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            missing.append(name)
+    return missing
+
+
+def ipykernel_version() -> str:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as package_version
 
     try:
-        installed = package_version("ipykernel")
+        return package_version("ipykernel")
     except PackageNotFoundError:
-        return "ipykernel is not installed"
-    version = _version_tuple(installed)
-    if not SUPPORTED[0] <= version <= SUPPORTED[1]:
-        low, high = (".".join(map(str, v)) for v in SUPPORTED)
-        return (
-            f"ipykernel {installed} is not supported for in-cell approvals "
-            f"(tested {low}–{high}.x); approvals fall back to the mode's defaults"
-        )
+        return "(not installed)"
+
+
+def unsupported_reason(kernel: Any) -> str | None:
+    """Why a cell that waits cannot receive clicks and comm replies in this kernel (None when it can): exactly
+    which internal is missing, with the version, for the user and the model."""
     if kernel is None:
         return "no ipykernel kernel is running (terminal IPython?)"
-    try:
-        pair = kernel.shell_channel_thread.manager._shell_channel_to_main
-        pair.to_socket  # noqa: B018
-        reader = (pair.to_stream._recv_callback, pair.to_stream._run_callback)
-    except AttributeError:
-        reader = None
-    if reader is None or not all(callable(part) for part in reader):
-        return "this ipykernel's shell-channel reader is not the one tested (internals changed); approvals fall back"
-    return None
+    missing = missing_internals(kernel)
+    if not missing:
+        return None
+    return (
+        f"in-cell approvals and live notebook edits need ipykernel internals that ipykernel {ipykernel_version()} "
+        f"does not have ({'; '.join(missing)}), so nothing can be clicked or answered while a cell runs; "
+        "a jupyter-agent release that supports this ipykernel fixes it"
+    )
 
 
 @dataclass
@@ -99,7 +147,7 @@ class ShellPump:
 
     @property
     def _pair(self) -> Any:
-        return self.kernel.shell_channel_thread.manager._shell_channel_to_main
+        return _main_pair(self.kernel)
 
     def _read_available(self) -> Iterator[list[Any]]:
         """Every message waiting in the main shell socket now, oldest first."""
@@ -138,7 +186,7 @@ class ShellPump:
 
     def _dispatch(self, frames: list[Any]) -> None:
         kernel = self.kernel
-        ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
+        ident = _shell_ident(kernel)
         parent = kernel.get_parent("shell")
         try:
             coro = kernel.dispatch_shell(frames, subshell_id=None)

@@ -34,8 +34,9 @@ class QuestionUI(Protocol[A]):
         """Terminal IPython: ask on stdin."""
         ...
 
-    def unanswered(self, request: Question[A]) -> A:
-        """The answer when no one can answer (nbclient, papermill, a closed browser)."""
+    def unanswered(self, request: Question[A], why: str) -> A:
+        """The answer when no one can answer; `why` says why (a headless client, a closed browser, an
+        ipykernel whose internals the in-cell wait cannot use)."""
         ...
 
     def card_status(self, answer: A | None) -> Status:

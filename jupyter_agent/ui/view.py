@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 
 from ..agent import events as ev
 from ..agent.pricing import OFFLINE_DEMO, offline_demo
-from ..base.json_values import is_array
+from ..base.json_values import is_array, is_object
 from ..masking import clip, mask
+from ..tools.notebook.proposal import PROPOSAL_KEY
+from ..tools.notebook.run import CELL_OUTPUTS_KEY
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
 from .html import NO_MATH, esc, markdown_to_html, pre
+from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
 #: At most ~15 updates of the streamed text per second, however fast the deltas come.
@@ -202,6 +205,19 @@ class RunView:
         card.duration = done.duration
         card.status = finished_status(done)
         self.publisher.update(self._card_ids[done.call_id], _card_bundle(card), final=True)
+        self._not_in_notebook(done)
+
+    def _not_in_notebook(self, done: ev.ToolFinished) -> None:
+        """What a notebook tool could not put into the notebook: a proposal, a cell's outputs (under the card)."""
+        data = done.result.data
+        proposal, outputs = data.get(PROPOSAL_KEY), data.get(CELL_OUTPUTS_KEY)
+        if is_object(proposal) and not done.result.is_error:
+            self.publisher.show(proposal_bundle(proposal, done.result.diff), final=True)
+            offer(proposal)
+        if is_object(outputs) and is_array(outputs.get("outputs")):
+            cells = [o for o in outputs["outputs"] if is_object(o)]
+            why = str(outputs.get("why", ""))
+            self.publisher.show(outputs_bundle(str(outputs.get("cell_id", "")), cells, why), final=True)
 
     # -- the checklist and nested sub-agent calls --------------------------------------------------------
     def _todos_finished(self, done: ev.ToolFinished) -> None:
@@ -241,6 +257,7 @@ class RunView:
 
     def _child_finished(self, done: ev.ToolFinished) -> None:
         self._child_update(done.parent_id, done.call_id, status=finished_status(done), done=done)
+        self._not_in_notebook(done)
 
     # -- notes and footer -------------------------------------------------------------------------------
     def _note(self, message: str, *, warn: bool, error: bool = False, icon: str = "") -> None:

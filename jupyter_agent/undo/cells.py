@@ -3,7 +3,9 @@
 `CellChange.inverse` is `{"ops": [wire ops], "live": bool}`: inserting is undone by deleting the new cell
 (expecting the source the agent wrote), replacing by putting the old source (and type) back (expecting the
 agent's source), deleting by restoring the cell's JSON at its index. A cell the user changed since is
-skipped, never overwritten. The notebook is opened fresh, so an undo reaches the live page when it is open.
+skipped, never overwritten. The notebook is opened fresh through the same rule as the edit
+(`notebook.access`): an undo reaches the live page when it is open, and never writes the file of a notebook
+a frontend holds.
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
     provider = ctx.services.notebooks or NotebookProvider(default_path=None)
     try:
         ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
-        book = await provider.open(change.notebook)
+        access = await provider.open_for_write(change.notebook)  # the one rule, as for the edit itself
+        if access.decision.kind == "proposal":
+            return UndoStep.kept(
+                subject, f"{access.decision.reason}; undo it there (Ctrl+Z, or edit the cell)"
+            )
+        book = access.book
         results = await book.apply(ops)
     except ToolError as exc:
         return UndoStep.kept(subject, exc.message)

@@ -272,7 +272,11 @@ class Applier {
         )
       );
     }
-    // Outputs are not undoable, as with a normal run in JupyterLab.
+    // Outputs are not undoable, as with a normal run in JupyterLab. Two transactions: JupyterLab's
+    // output model applies a replace of the shared outputs as "insert the new, then delete the old",
+    // and merges an inserted stream into the old last stream before deleting it: the text would show
+    // twice in the model, then vanish, and nothing would render. Cleared first, nothing is left to merge with.
+    this.doc.change(false, () => found.cell.setOutputs([], op.execution_count));
     this.doc.change(false, () => found.cell.setOutputs(op.outputs, op.execution_count));
     return this.done(op.id, found.index);
   }

@@ -89,15 +89,24 @@ def settings_dir(tmp: Path) -> Path:
     return tmp / "lab-settings"
 
 
-def start_lab(tmp: Path, server_url: str, api_key: str, *, collaborative: bool = False) -> Lab:
+def start_lab(
+    tmp: Path,
+    server_url: str,
+    api_key: str,
+    *,
+    collaborative: bool = False,
+    gateway_url: str | None = None,
+    env: dict[str, str] | None = None,
+) -> Lab:
     """A JupyterLab server on a free port. With jupyter-collaboration installed every test but the
     collaboration ones runs with real-time collaboration off (`YDocExtension.disable_rtc`), so they see
-    JupyterLab as most users run it; the setting is ignored where the package is absent."""
+    JupyterLab as most users run it; the setting is ignored where the package is absent. With `gateway_url`
+    its kernels run on that kernel gateway (`--gateway-url`), not next to the server."""
     root = tmp / "work"
     root.mkdir()
     port = free_port()
     token = "e2e-token"
-    env = {
+    server_env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(tmp / "config"),
         "JUPYTER_DATA_DIR": str(tmp / "data"),
@@ -107,6 +116,7 @@ def start_lab(tmp: Path, server_url: str, api_key: str, *, collaborative: bool =
         "PYTHONPATH": str(ROOT),
         "ANTHROPIC_BASE_URL": server_url,
         "ANTHROPIC_API_KEY": api_key,
+        **(env or {}),
     }
     log = tmp / "lab.log"
     jupyter = str(Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "jupyter")
@@ -118,8 +128,9 @@ def start_lab(tmp: Path, server_url: str, api_key: str, *, collaborative: bool =
             "--allow-root", "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={root}",
             "--JupyterNotebookApp.expose_app_in_browser=True",  # Notebook 7 (/notebooks/…) on the same server
             f"--YDocExtension.disable_rtc={not collaborative}",
+            *([f"--gateway-url={gateway_url}"] if gateway_url else []),
         ],
-        cwd=root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        cwd=root, env=server_env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     lab = Lab(url=f"http://127.0.0.1:{port}", token=token, root=root, process=process, log=log)
     deadline = time.monotonic() + 60

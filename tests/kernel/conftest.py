@@ -21,11 +21,14 @@ AgentKernel = Callable[..., tuple[KernelFrontend, ScriptedServer]]
 
 @pytest.fixture
 def agent_kernel(tmp_path: Path) -> Iterator[AgentKernel]:
-    """`agent_kernel(script, widgets=True)` → a kernel with `%load_ext jupyter_agent` done, and its model server."""
+    """`agent_kernel(script, widgets=True)` → a kernel with `%load_ext jupyter_agent` done, and its model server.
+
+    `headless=True` drives it as nbclient does (papermill, nbconvert, voila): `allow_stdin` false, no widgets.
+    """
     started: list[tuple[KernelFrontend, ScriptedServer]] = []
 
     def start(
-        script: Script, *, widgets: bool = True, env: dict[str, str] | None = None
+        script: Script, *, widgets: bool = True, env: dict[str, str] | None = None, headless: bool = False
     ) -> tuple[KernelFrontend, ScriptedServer]:
         server = ScriptedServer(script).start()
         kernel_env = {
@@ -36,7 +39,9 @@ def agent_kernel(tmp_path: Path) -> Iterator[AgentKernel]:
             "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),  # saved sessions stay in the test
             **(env or {}),
         }
-        frontend = KernelFrontend(tmp_path, env=kernel_env, widgets=widgets)
+        frontend = KernelFrontend(
+            tmp_path, env=kernel_env, widgets=widgets and not headless, allow_stdin=not headless
+        )
         started.append((frontend, server))
         loaded = frontend.run("%load_ext jupyter_agent")
         assert loaded.reply is None or loaded.reply["status"] == "ok", loaded.text()

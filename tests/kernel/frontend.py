@@ -62,8 +62,14 @@ class Execution:
 
 
 class KernelFrontend:
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True) -> None:
+    """`allow_stdin` is what the frontend says in each execute request: JupyterLab and VS Code say True,
+    nbclient (papermill, nbconvert, voila) False — which is how the kernel knows a headless client."""
+
+    def __init__(
+        self, cwd: Path, env: dict[str, str] | None = None, *, widgets: bool = True, allow_stdin: bool = True
+    ) -> None:
         self.widgets_enabled = widgets
+        self.allow_stdin = allow_stdin
         self.cwd = cwd
         self.km = KernelManager(kernel_name="python3")
         # Saved sessions stay in the test unless the test chose a data dir.
@@ -86,14 +92,26 @@ class KernelFrontend:
         self.km.shutdown_kernel(now=True)
 
     # -- running ----------------------------------------------------------------------------------------
-    def execute(self, code: str) -> Execution:
-        msg_id = self.kc.execute(code, allow_stdin=False, stop_on_error=True)
-        execution = Execution(msg_id)
-        self.executions[msg_id] = execution
+    def execute(self, code: str, *, cell_id: str | None = None) -> Execution:
+        """Send an execute request; `cell_id` goes into its metadata as `cellId`, as JupyterLab and VS Code send it."""
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": self.allow_stdin,
+            "stop_on_error": True,
+        }
+        message = self.kc.session.msg(
+            "execute_request", content, metadata={"cellId": cell_id} if cell_id is not None else {}
+        )
+        self.kc.shell_channel.send(message)
+        execution = Execution(message["header"]["msg_id"])
+        self.executions[execution.msg_id] = execution
         return execution
 
-    def run(self, code: str, timeout: float = 60) -> Execution:
-        execution = self.execute(code)
+    def run(self, code: str, timeout: float = 60, *, cell_id: str | None = None) -> Execution:
+        execution = self.execute(code, cell_id=cell_id)
         self.wait(lambda: execution.done, timeout, f"cell did not finish: {code[:80]!r}")
         return execution
 
@@ -182,6 +200,10 @@ class KernelFrontend:
     def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         self.kc.shell_channel.send(msg)
+
+    def close_comm(self, comm_id: str) -> None:
+        """What a frontend without the comm's target does: it closes the comm at once."""
+        self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
 
     def buttons(self, description: str) -> list[Widget]:
         return [

@@ -130,7 +130,7 @@ def test_the_stop_button_stops_a_streaming_answer_cleanly(agent_kernel: AgentKer
 
 
 def test_headless_asks_become_denials_that_name_the_rule(agent_kernel: AgentKernel, tmp_path: Path) -> None:
-    frontend, server = agent_kernel(write_then_answer(), widgets=False)
+    frontend, server = agent_kernel(write_then_answer(), headless=True)
     cell = frontend.run("%%agent\nwrite notes", timeout=60)
     assert cell.reply is not None and cell.reply["status"] == "ok"
     assert not (tmp_path / "notes.md").exists()

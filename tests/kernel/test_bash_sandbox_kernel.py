@@ -44,7 +44,7 @@ def run_probe(
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         frontend, scripted = agent_kernel(
-            bash_turns(PROBE.format(port=server.getsockname()[1])), widgets=False, env=env
+            bash_turns(PROBE.format(port=server.getsockname()[1])), headless=True, env=env
         )
         status = frontend.run("%config AgentMagics.enable_bash = True\n%agent status", timeout=60)
         cell = frontend.run("%%agent --mode bypassPermissions\nprobe", timeout=120)

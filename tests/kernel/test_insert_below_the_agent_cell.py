@@ -1,5 +1,6 @@
 """A NotebookEdit insert without cell_id into the kernel's own notebook lands right below the running
-`%%agent` cell (the frontend names it as `cellId` in the execute request), not at the top."""
+`%%agent` cell (the frontend names it as `cellId` in the execute request), not at the top — in the live page;
+the file on disk is not written."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from frontend import AgentKernel, Execution
+from frontend import AgentKernel
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from notebook_page import NotebookPage
 
 from jupyter_agent.testing import Text, ToolUse, Turn
 
@@ -28,6 +30,7 @@ def test_an_insert_without_cell_id_goes_below_the_running_agent_cell(
         cell.id = cell_id
         nb.cells.append(cell)
     nbformat.write(nb, tmp_path / "analysis.ipynb")
+    on_disk = (tmp_path / "analysis.ipynb").read_bytes()
     script = [
         Turn(
             blocks=[
@@ -40,21 +43,13 @@ def test_an_insert_without_cell_id_goes_below_the_running_agent_cell(
         Turn(blocks=[Text("added")]),
     ]
     frontend, _server = agent_kernel(script)
+    page = NotebookPage(frontend)
+    page.cells = [dict(cell, source="".join(cell.source)) for cell in nb.cells]
     frontend.run("%agent mode acceptEdits")
-    content = {
-        "code": "%%agent\nadd a note",
-        "silent": False,
-        "store_history": True,
-        "user_expressions": {},
-        "allow_stdin": False,
-        "stop_on_error": True,
-    }
-    message = frontend.kc.session.msg("execute_request", content, metadata={"cellId": "ask"})
-    frontend.kc.shell_channel.send(message)
-    execution = Execution(message["header"]["msg_id"])
-    frontend.executions[execution.msg_id] = execution
+    execution = frontend.execute("%%agent\nadd a note", cell_id="ask")
     frontend.wait(lambda: execution.done, 90, "the %%agent cell")
-    sources = [cell.source for cell in nbformat.read(tmp_path / "analysis.ipynb", as_version=4).cells]
+    sources = [cell["source"] for cell in page.cells]
     assert sources == ["# Sales", "df = load()", "%%agent\nadd a note", "A note.", "df.plot()"], (
         execution.text()
     )
+    assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk

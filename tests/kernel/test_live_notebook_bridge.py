@@ -7,7 +7,6 @@ the labextension would. This proves the round trip works while the main thread i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,20 @@ from jupyter_agent.notebook.ops import NotebookError
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.ui.pump import ShellPump
 
+from jupyter_agent.notebook.frontend import KernelSignals
+
+# As the host builds it: the run's signals (on the main thread) go with the provider.
+signals = KernelSignals.read(user_ns=get_ipython().user_ns, in_kernel=True)
 bridge = LiveBridge(notebook_path=str(Path("analysis.ipynb").resolve()), hello_timeout={hello_timeout})
-provider = NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge)
+provider = NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge, signals=signals)
 outcome = {{}}
 
 async def scenario():
-    book = await provider.open(None)
-    outcome["live"] = book.live
+    access = await provider.open_for_write(None)
+    outcome["decision"] = access.decision.kind
+    if access.decision.kind != "live":
+        return
+    book = access.book
     inserted = await book.insert("a1", "code", "b = 2")
     outcome["inserted"] = inserted.id
     try:
@@ -87,7 +93,7 @@ def test_a_worker_edits_the_live_notebook_while_the_cell_is_busy(
     cell = kernel.run(WORKER_CELL.format(hello_timeout=5.0), timeout=60)
     outcome = outcome_of(cell.text())
     assert "error" not in outcome, outcome
-    assert outcome["live"] is True
+    assert outcome["decision"] == "live"
     assert outcome["stale"] == ["STALE_READ", "a = 1"]
     assert outcome["cells"] == [["a1", "a = 1"], [outcome["inserted"], "b = 2"]]
     assert [c["source"] for c in page.cells] == ["a = 1", "b = 2"]
@@ -95,16 +101,16 @@ def test_a_worker_edits_the_live_notebook_while_the_cell_is_busy(
     assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk  # the open notebook's file is never written
 
 
-def test_without_a_page_the_notebook_is_edited_as_a_file(kernel: KernelFrontend, tmp_path: Path) -> None:
-    write_disk_copy(tmp_path)
+def test_without_a_page_the_kernels_notebook_is_not_written_but_proposed(
+    kernel: KernelFrontend, tmp_path: Path
+) -> None:
+    """No page answered, but a frontend sent the cell: it may hold the notebook, so its file is left alone."""
+    on_disk = write_disk_copy(tmp_path)
     cell = kernel.run(WORKER_CELL.format(hello_timeout=0.5), timeout=60)
     outcome = outcome_of(cell.text())
     assert "error" not in outcome, outcome
-    assert outcome["live"] is False
-    assert outcome["stale"] == ["STALE_READ", "a = 1"]
-    assert [source for _, source in outcome["cells"]] == ["a = 1", "b = 2"]
-    saved = json.loads((tmp_path / "analysis.ipynb").read_text())
-    assert [c["source"] for c in saved["cells"]] == [["a = 1"], ["b = 2"]]
+    assert outcome["decision"] == "proposal"
+    assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk
 
 
 RUN_CELL = """
@@ -119,12 +125,15 @@ from jupyter_agent.ui.channel import CallOnMain, UIChannel
 from jupyter_agent.ui.pump import ShellPump
 
 channel = UIChannel()
+from jupyter_agent.notebook.frontend import KernelSignals
+
 bridge = LiveBridge(notebook_path=str(Path("analysis.ipynb").resolve()))
+signals = KernelSignals.read(user_ns=get_ipython().user_ns, in_kernel=True)
 ctx = ToolContext(
     sandbox=Sandbox.at("."),
     namespace=get_ipython().user_ns,
     services=ToolServices(
-        notebooks=NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge),
+        notebooks=NotebookProvider(default_path=Path("analysis.ipynb"), bridge=bridge, signals=signals),
         main_thread=channel,
         shell=get_ipython(),
     ),

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.kernel
 def test_a_rule_in_the_wrong_case_or_for_no_tool_is_refused_with_the_right_name(
     agent_kernel: AgentKernel,
 ) -> None:
-    frontend, server = agent_kernel([Turn(blocks=[Text("never sent")])], widgets=False)
+    frontend, server = agent_kernel([Turn(blocks=[Text("never sent")])], headless=True)
 
     wrong_case = frontend.run("%agent deny bash", timeout=60)
     assert wrong_case.reply is not None and wrong_case.reply["status"] == "error"

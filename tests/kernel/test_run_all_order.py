@@ -8,10 +8,11 @@ completion/inspection requests sent among them must all be answered.
 
 from __future__ import annotations
 
-from typing import Any
+from importlib.metadata import version
 
 import pytest
 from frontend import AgentKernel, Execution, KernelFrontend
+from packaging.version import Version
 
 from jupyter_agent.testing import Text, ToolUse, Turn
 
@@ -138,7 +139,7 @@ def test_background_thread_output_after_a_click_goes_to_the_running_cell(agent_k
         Turn(blocks=[Text("released")]),
     ]
     frontend, _ = agent_kernel(script)
-    frontend.run(
+    starter = frontend.run(
         "import sys, threading\n"
         "go, out = threading.Event(), sys.stdout\n"
         "def report():\n"
@@ -149,11 +150,12 @@ def test_background_thread_output_after_a_click_goes_to_the_running_cell(agent_k
     agent = frontend.execute("%%agent\nrelease the worker")
     frontend.click("Allow once")  # the click is a comm message dispatched inside the waiting cell
     frontend.wait(lambda: agent.done, 60, "the agent cell")
-    assert "progress from the background thread" in agent.text()
-    strays: list[dict[str, Any]] = [
-        m
+    reports = [
+        m["parent_header"].get("msg_id")
         for m in frontend.iopub_log
-        if m["msg_type"] == "stream" and m["parent_header"].get("msg_id") != agent.msg_id
-        and "background thread" in m["content"]["text"]
-    ]  # fmt: skip
-    assert strays == []
+        if m["msg_type"] == "stream" and "background thread" in m["content"]["text"]
+    ]
+    # Never the click's: ipykernel 7.1+ sends a thread's output to the running cell; 7.0 to the cell that
+    # started the thread (its own rule, which the pump leaves alone).
+    follows_its_starter = Version(version("ipykernel")) < Version("7.1")
+    assert reports == [starter.msg_id if follows_its_starter else agent.msg_id]

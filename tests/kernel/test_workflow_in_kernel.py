@@ -94,7 +94,7 @@ def test_keep_planning_with_a_message_leaves_plan_mode(agent_kernel: AgentKernel
 
 
 def test_headless_the_plan_is_refused_with_a_hint_and_the_mode_stays_plan(agent_kernel: AgentKernel) -> None:
-    frontend, server = agent_kernel(_plan_script(), widgets=False)
+    frontend, server = agent_kernel(_plan_script(), headless=True)
     frontend.run("%agent mode plan")
     frontend.run("%%agent\nplan the fix", timeout=90)
     text = result_text(tool_results(server.requests[1])[0])
@@ -139,7 +139,7 @@ def test_clicking_an_option_answers_the_question_while_the_cell_is_busy(
 
 def test_headless_the_question_tells_the_model_to_decide(agent_kernel: AgentKernel) -> None:
     script = [Turn(blocks=[ToolUse(name="AskUserQuestion", input=QUESTION)]), Turn(blocks=[Text("Assumed.")])]
-    frontend, server = agent_kernel(script, widgets=False)
+    frontend, server = agent_kernel(script, headless=True)
     frontend.run("%%agent\nclean the data", timeout=90)
     text = result_text(tool_results(server.requests[1])[0])
     assert text.startswith("No one can answer questions in this session")

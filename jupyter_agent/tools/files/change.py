@@ -13,6 +13,7 @@ from ...base.sandbox import atomic_write
 from ...base.stopping import current_stop
 from ..context import ToolContext
 from ..core import Preview
+from ..notebook.common import check_notebook_file
 from .access import Target, remember
 from .diff import Diff, unified_diff
 from .text import TextDoc, display, is_binary
@@ -52,9 +53,12 @@ def commit(ctx: ToolContext, change: PlannedChange, *, tool: str) -> None:
     """Write atomically, journal it for undo, and count it as read (the model knows what it just wrote).
 
     The write and its journal entry happen together or not at all once the user stops the run
-    (`committing`), so a run stopped during a long Write knows whether the file was replaced."""
+    (`committing`), so a run stopped during a long Write knows whether the file was replaced.
+    Never the kernel's own notebook while a frontend holds it (`check_notebook_file`), and never a missing
+    directory at or above the root the file is under: a root that does not exist is an error, not created."""
+    check_notebook_file(ctx, change.where.real)
     with current_stop().committing():
-        atomic_write(change.where.real, change.after)
+        atomic_write(change.where.real, change.after, make_below=ctx.sandbox.root_of(change.where.real))
         ctx.journal.record(
             FileChange(
                 path=change.where.real,

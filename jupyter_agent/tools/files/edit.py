@@ -8,6 +8,7 @@ from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
+from ..notebook.common import guard_notebook_file
 from .access import Target, not_found, read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
 from .media import human_size
@@ -122,10 +123,12 @@ class EditTool(Tool[EditInput]):
     rule_kind = "path"
 
     async def preview(self, params: EditInput, ctx: ToolContext) -> Preview:
+        await guard_notebook_file(ctx, params.file_path)
         change, _ = await asyncio.to_thread(plan_edit, params, ctx)
         return change.preview()
 
     async def run(self, params: EditInput, ctx: ToolContext) -> ToolResult:
+        await guard_notebook_file(ctx, params.file_path)
         return await asyncio.to_thread(self._edit, params, ctx)
 
     def _edit(self, params: EditInput, ctx: ToolContext) -> ToolResult:

@@ -15,6 +15,7 @@ from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
+from ..notebook.common import guard_notebook_file
 from .access import not_found, read_existing, require_fresh
 from .change import PlannedChange, commit, plan
 from .edit import check_editable, require_change, text_target
@@ -109,10 +110,12 @@ class MultiEditTool(Tool[MultiEditInput]):
     rule_kind = "path"
 
     async def preview(self, params: MultiEditInput, ctx: ToolContext) -> Preview:
+        await guard_notebook_file(ctx, params.file_path)
         change = await asyncio.to_thread(plan_multi_edit, params, ctx)
         return change.preview()
 
     async def run(self, params: MultiEditInput, ctx: ToolContext) -> ToolResult:
+        await guard_notebook_file(ctx, params.file_path)
         return await asyncio.to_thread(self._edit, params, ctx)
 
     def _edit(self, params: MultiEditInput, ctx: ToolContext) -> ToolResult:

@@ -8,6 +8,7 @@ from ...base.errors import ToolError
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import WRITES, Preview, Tool, ToolInput
+from ..notebook.common import guard_notebook_file
 from .access import read_existing, require_fresh, target
 from .change import PlannedChange, commit, plan
 from .text import TextDoc, decode, is_binary, with_eol
@@ -65,10 +66,12 @@ class WriteTool(Tool[WriteInput]):
     rule_kind = "path"
 
     async def preview(self, params: WriteInput, ctx: ToolContext) -> Preview:
+        await guard_notebook_file(ctx, params.file_path)
         change = await asyncio.to_thread(plan_write, params, ctx)
         return change.preview()
 
     async def run(self, params: WriteInput, ctx: ToolContext) -> ToolResult:
+        await guard_notebook_file(ctx, params.file_path)
         return await asyncio.to_thread(self._write, params, ctx)
 
     def _write(self, params: WriteInput, ctx: ToolContext) -> ToolResult:

@@ -30,7 +30,8 @@ class OutputLog:
         self.images: list[ImageContent] = []
         self.image_notes = 0
 
-    def write(self, text: str) -> None:
+    def write(self, text: str, stream: str = "stdout") -> None:
+        """Append text; `stream` names where the code wrote it (one log for the model, whatever the stream)."""
         room = self.half - self.head_len
         if room > 0:
             self.head.append(text[:room])
@@ -98,7 +99,7 @@ class LogStream(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        self.log.write(str(text))
+        self.log.write(str(text), self._name)
         return len(text)
 
     def isatty(self) -> bool:

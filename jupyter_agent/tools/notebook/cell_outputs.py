@@ -1,8 +1,9 @@
 """RunCode's capture, also kept as nbformat outputs, so RunCell can write what a cell produced back into it.
 
 `CellOutputs` is RunCode's `OutputLog` (bounded text for the model, images aside) that additionally
-records each write and display as an nbformat output — stream text merged as a notebook merges it, rich
-bundles whole — up to a cap, since a notebook keeps what the model never sees.
+records each write and display as an nbformat output — stdout and stderr text merged as a notebook merges
+them (consecutive writes to one stream), rich bundles whole — up to a cap, since a notebook keeps what the
+model never sees.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class CellOutputs(OutputLog):
         self._stream_chars = 0
         self._in_display = False
 
-    def write(self, text: str) -> None:
-        super().write(text)
+    def write(self, text: str, stream: str = "stdout") -> None:
+        super().write(text, stream)
         if self._in_display or not text:
             return
         room = MAX_STREAM_CHARS - self._stream_chars
@@ -42,10 +43,11 @@ class CellOutputs(OutputLog):
         kept = clip(text, room, marker=_CUT_NOTE.format(MAX_STREAM_CHARS))
         self._stream_chars += len(text)
         last = self.outputs[-1] if self.outputs else None
-        if last is not None and last["output_type"] == "stream":
+        name = "stderr" if stream == "stderr" else "stdout"
+        if last is not None and last["output_type"] == "stream" and last["name"] == name:
             last["text"] += kept
         else:
-            self.outputs.append({"output_type": "stream", "name": "stdout", "text": kept})
+            self.outputs.append({"output_type": "stream", "name": name, "text": kept})
 
     def display(self, data: dict[str, Any], *, label: str = "") -> None:
         self._in_display = True

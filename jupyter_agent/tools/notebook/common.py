@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ...base.errors import ToolError
+from ...notebook.access import WriteDecision, decide_write
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
-from ...notebook.provider import NotebookProvider, kernel_notebook_path
+from ...notebook.provider import NotebookProvider, WriteAccess, kernel_notebook_path
 from ..context import ToolContext
 from ..core import InputT, Tool
 
@@ -28,24 +30,48 @@ class NotebookPathTool(Tool[InputT]):
 
     def rule_path(self, params: InputT, ctx: ToolContext) -> Path | None:
         if getattr(params, "notebook_path", None) is None:
-            return provider_of(ctx).default_path
+            provider = provider_of(ctx)
+            return provider.frontend.notebook or provider.default_path
         return super().rule_path(params, ctx)
 
 
-async def open_notebook(ctx: ToolContext, notebook_path: str | None) -> Notebook:
-    """The notebook the model named (confined to the sandbox), or this kernel's notebook for None."""
-    provider = provider_of(ctx)
-    if notebook_path is None:
-        book = await provider.open(None)
-        ctx.sandbox.confine(str(book.path))
-        return book
+def _named_notebook(ctx: ToolContext, notebook_path: str) -> Path:
     real = ctx.sandbox.confine(notebook_path)
     if real.suffix.lower() != ".ipynb":
         raise ToolError(
             "INVALID_ARGS",
             f"'{ctx.sandbox.display_path(real)}' is not a notebook (.ipynb); use Read, Edit or Write for other files",
         )
-    return await provider.open(str(real))
+    return real
+
+
+def _confine_file(ctx: ToolContext, book: Notebook) -> None:
+    """A notebook read or written as a file must be inside the roots; the page of a live one is not a file."""
+    if not book.live:
+        ctx.sandbox.confine(str(book.path))
+
+
+async def open_notebook(ctx: ToolContext, notebook_path: str | None) -> Notebook:
+    """The notebook to read: the one the model named (confined to the sandbox), or this kernel's for None."""
+    provider = provider_of(ctx)
+    book = await provider.open(None if notebook_path is None else _named_notebook(ctx, notebook_path))
+    _confine_file(ctx, book)
+    return book
+
+
+async def open_for_write(ctx: ToolContext, notebook_path: str | None) -> WriteAccess:
+    """What may be done to that notebook (`notebook.access`: live, proposal, refuse or file) and the notebook."""
+    provider = provider_of(ctx)
+    access = await provider.open_for_write(
+        None if notebook_path is None else _named_notebook(ctx, notebook_path)
+    )
+    _confine_file(ctx, access.book)
+    return access
+
+
+def where_read(ctx: ToolContext, book: Notebook) -> str:
+    """Where the cells came from, for the model (the page, the file, a file a frontend may be ahead of)."""
+    return provider_of(ctx).read_note(book)
 
 
 def shown(ctx: ToolContext, book: Notebook) -> str:
@@ -88,3 +114,42 @@ def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
 
 
 LIVE_NOTE = "It shows live in JupyterLab; the file on disk changes when the user saves."
+
+
+def _whole_file_refusal(decision: WriteDecision, shown_path: str) -> ToolError | None:
+    """Why Write / Edit / MultiEdit may not write this `.ipynb` file (None: the file tools' own rules apply)."""
+    if decision.kind == "refuse":
+        return decision.refused()
+    if not decision.own or decision.kind == "file":
+        return None
+    if decision.kind == "live":
+        how = "it is open live in JupyterLab, so its cells change through the page, not its file"
+    else:
+        how = f"{decision.reason}. NotebookEdit shows a change to the user as a proposal to apply"
+    return ToolError(
+        "INVALID_ARGS",
+        f"'{shown_path}' is this kernel's own notebook and is never written as a file while a frontend holds "
+        f"it: {how}. Change its cells with NotebookEdit (NotebookRead shows the cell ids)",
+    )
+
+
+async def guard_notebook_file(ctx: ToolContext, file_path: str) -> None:
+    """The file tools on an `.ipynb` path go through the one rule (`notebook.access`) before anything else."""
+    notebooks = ctx.services.notebooks
+    real = Path(os.path.realpath(ctx.sandbox.resolve_path(file_path)))
+    if notebooks is None or real.suffix.lower() != ".ipynb":
+        return
+    refusal = _whole_file_refusal(await notebooks.decide(real), ctx.sandbox.display_path(real))
+    if refusal is not None:
+        raise refusal
+
+
+def check_notebook_file(ctx: ToolContext, real: Path) -> None:
+    """The same rule at the moment a file is written, from what is known of the frontend (no waiting): a
+    tool that skipped `guard_notebook_file` still cannot write the kernel's own notebook."""
+    notebooks = ctx.services.notebooks
+    if notebooks is None or real.suffix.lower() != ".ipynb":
+        return
+    refusal = _whole_file_refusal(decide_write(notebooks.frontend, real), ctx.sandbox.display_path(real))
+    if refusal is not None:
+        raise refusal

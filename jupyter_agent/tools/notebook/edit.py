@@ -18,6 +18,7 @@ from ...base.result import ToolResult
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell, CellType
 from ...notebook.ops import Delete, Op, OpResult, Replace, SetType, op_to_wire, raise_for
+from ...notebook.provider import WriteAccess
 from ..context import ToolContext
 from ..core import WRITES, Preview, ToolInput
 from ..files.diff import Diff, unified_diff
@@ -26,11 +27,12 @@ from .common import (
     NotebookPathTool,
     find,
     ledger_key,
-    open_notebook,
+    open_for_write,
     require_fresh,
     shown,
     stale_while_waiting,
 )
+from .proposal import Proposal, propose
 
 DESCRIPTION = """\
 Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).
@@ -40,7 +42,9 @@ changes its type.
 the running %%agent cell of this kernel's notebook (at the top of another notebook); cell_type is required. The result gives the new cell's id.
 - edit_mode "delete": removes the cell (new_source is ignored; pass "").
 - Without notebook_path it edits this kernel's notebook; when that is open in JupyterLab the change \
-shows there at once and the user can undo it (the file is saved by the user).
+shows there at once and the user can undo it (the file is saved by the user). Where the notebook is held \
+by a frontend that cannot be changed from here (VS Code, a page without the extension, a headless run), the \
+change is shown to the user as a proposal to apply instead, and the result says so.
 - Read a cell with NotebookRead before replacing or deleting it; a cell the user changed since is \
 refused (STALE_READ): read it again and redo the change.
 - Editing a cell does not run it; use RunCell for that."""
@@ -63,8 +67,10 @@ class NotebookEditInput(ToolInput):
 
 @dataclass(frozen=True, kw_only=True)
 class CellEdit:
-    """An edit checked and diffed before anything changes: the approval shows `diff`, the run applies `ops`."""
+    """An edit checked and diffed before anything changes: the approval shows `diff`, the run applies `ops`
+    (or, when `access` says so, shows it as a proposal)."""
 
+    access: WriteAccess
     book: Notebook
     mode: EditMode
     #: The cell replaced or deleted (None for insert).
@@ -74,6 +80,17 @@ class CellEdit:
     new_source: str
     new_type: CellType | None
     diff: Diff
+
+    def proposal(self) -> Proposal:
+        return Proposal(
+            mode=self.mode,
+            notebook=self.book.name,
+            cell_id=self.cell.id if self.cell is not None else None,
+            after_id=self.after.id if self.after is not None else None,
+            cell_type=self.new_type or (self.cell.cell_type if self.cell is not None else "code"),
+            new_source=self.new_source,
+            old_source=self.cell.source if self.cell is not None else "",
+        )
 
     @property
     def ops(self) -> list[Op]:
@@ -106,7 +123,8 @@ def _running_cell(ctx: ToolContext, notebook_path: str | None, cells: Sequence[C
 
 
 async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
-    book = await open_notebook(ctx, params.notebook_path)
+    access = await open_for_write(ctx, params.notebook_path)
+    book = access.book
     cells = await book.cells()
     label = f"{shown(ctx, book)}#{{}}"
     if params.edit_mode == "insert":
@@ -119,6 +137,7 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
         )
         diff = unified_diff("", params.new_source, label.format("new"))
         return CellEdit(
+            access=access,
             book=book,
             mode="insert",
             cell=None,
@@ -132,7 +151,14 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
     if params.edit_mode == "delete":
         diff = unified_diff(cell.source, "", label.format(cell.id))
         return CellEdit(
-            book=book, mode="delete", cell=cell, after=None, new_source="", new_type=None, diff=diff
+            access=access,
+            book=book,
+            mode="delete",
+            cell=cell,
+            after=None,
+            new_source="",
+            new_type=None,
+            diff=diff,
         )
     retype = params.cell_type if params.cell_type not in (None, cell.cell_type) else None
     if params.new_source == cell.source and retype is None:
@@ -142,6 +168,7 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
         )
     diff = unified_diff(cell.source, params.new_source, label.format(cell.id))
     return CellEdit(
+        access=access,
         book=book,
         mode="replace",
         cell=cell,
@@ -160,7 +187,10 @@ def _checked(result: OpResult, cell_id: str, book: Notebook) -> OpResult:
 
 
 async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResult:
-    """Make the change, journal its inverse, update the ledger, and describe it."""
+    """Make the change, journal its inverse, update the ledger, and describe it — or, where the notebook's
+    frontend holds it (`notebook.access`), show it as a proposal and say it was not applied."""
+    if edit.access.decision.kind == "proposal":
+        return propose(edit.proposal(), ctx, reason=edit.access.decision.reason, diff=edit.diff.text)
     book, name = edit.book, shown(ctx, edit.book)
     note = f" {LIVE_NOTE}" if book.live else ""
     data: dict[str, Any] = {"notebook": str(book.path), "live": book.live, "edit_mode": edit.mode}

@@ -23,13 +23,18 @@ from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import outcome_result, run_on_main
 from ..kernel.variables import user_namespace
 from .cell_outputs import CellOutputs
-from .common import ledger_key, open_notebook, require_fresh, shown
+from .common import ledger_key, open_for_write, open_notebook, require_fresh, shown, where_read
+
+#: The key of `ToolResult.data` with the nbformat outputs of a cell whose notebook could not take them.
+CELL_OUTPUTS_KEY = "cell_outputs"
 
 DESCRIPTION = """\
 Run one code cell of the user's notebook (this kernel's notebook) in this kernel, as if the user pressed \
 Shift+Enter: it runs the cell's current source in the user's namespace, its outputs are written into the \
 cell, and you get them back (printed text, displayed values and images, the traceback if it raised).
 - cell_id is the id NotebookRead shows. Only code cells run.
+- Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs the \
+cell's saved source and shows the outputs in the %%agent cell instead; the result says which.
 - The user is asked before it runs unless a rule allows it. To run code that is not in a cell, use RunCode."""
 
 
@@ -85,14 +90,25 @@ class RunCell(Tool[RunCellInput]):
         )
         job.log = log  # RunCode's capture, also keeping nbformat outputs for the cell
         outcome = await run_on_main(main, job, seconds=seconds, what=f"cell '{cell.id}'")
-        written = await _write_back(book, cell.id, log.with_error(outcome), count)
+        outputs = log.with_error(outcome)
+        written, not_written = await _write_back(ctx, cell.id, outputs, count)
         result = outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)
-        footer = f"\n[cell '{cell.id}' of {shown(ctx, book)} ran as [{count if count is not None else ' '}]; {written}]"
+        read_from = where_read(ctx, book)
+        source = (
+            "" if book.live or read_from == "on disk" else f"; the source that ran was read from {read_from}"
+        )
+        footer = (
+            f"\n[cell '{cell.id}' of {shown(ctx, book)} ran as [{count if count is not None else ' '}]; "
+            f"{written}{source}]"
+        )
+        data: dict[str, Any] = {**result.data, "cell_id": cell.id, "execution_count": count}
+        if not_written is not None:  # shown under the call instead
+            data[CELL_OUTPUTS_KEY] = {"cell_id": cell.id, "outputs": outputs, "why": not_written}
         return dataclasses.replace(
             result,
             content=result.content + footer + unread,
             summary=f"Ran cell {cell.id}: {result.summary}",
-            data={**result.data, "cell_id": cell.id, "execution_count": count},
+            data=data,
         )
 
 
@@ -106,9 +122,21 @@ def _unread_note(ctx: ToolContext, book: Notebook, cell: Cell) -> str:
         return f"\nThe source that ran, which you had not read as it is now:\n{cell.source}"
 
 
-async def _write_back(book: Notebook, cell_id: str, outputs: list[dict[str, Any]], count: int | None) -> str:
+async def _write_back(
+    ctx: ToolContext, cell_id: str, outputs: list[dict[str, Any]], count: int | None
+) -> tuple[str, str | None]:
+    """Put the outputs into the cell where the notebook may be written (`notebook.access`): what happened, and
+    why they are not in the notebook (None: they are; otherwise the run view shows them under the call)."""
     try:
-        await book.set_outputs(cell_id, outputs, count)
+        access = await open_for_write(ctx, None)
     except ToolError as exc:
-        return f"its outputs could not be written into the cell: {exc.message}"
-    return "its outputs are now in the notebook"
+        why: str | None = exc.message
+    else:
+        why = access.decision.reason if access.decision.kind == "proposal" else None
+        if why is None:
+            try:
+                await access.book.set_outputs(cell_id, outputs, count)
+            except ToolError as exc:
+                return f"its outputs could not be written into the cell: {exc.message}", None
+            return "its outputs are now in the notebook", None
+    return f"its outputs are shown in this %%agent cell's output, not written into the cell: {why}", why

@@ -17,6 +17,8 @@ export class FakeCell implements IDocCell {
   running = false;
   source: string;
   outputs: nbformat.IOutput[];
+  /** Every list of outputs written into the cell, in order (one per setOutputs). */
+  outputHistory: nbformat.IOutput[][] = [];
   executionCount: number | null;
   metadata: nbformat.ICell['metadata'];
   attachments: nbformat.IAttachments | undefined;
@@ -51,6 +53,7 @@ export class FakeCell implements IDocCell {
       throw new Error('not a code cell');
     }
     this.outputs = copy(outputs);
+    this.outputHistory.push(copy(outputs));
     this.executionCount = executionCount;
   }
 

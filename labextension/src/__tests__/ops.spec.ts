@@ -308,7 +308,26 @@ describe('set_outputs', () => {
       { output_type: 'stream', name: 'stdout', text: 'a\nb\n' }
     ]);
     expect(doc.cell('a').executionCount).toBe(4);
-    expect(doc.changes).toEqual([{ undoable: false }]);
+    expect(doc.changes).toEqual([{ undoable: false }, { undoable: false }]);
+  });
+
+  it('clears the old outputs in one change before writing the new ones in another', () => {
+    // JupyterLab's output model applies a replace as "insert the new, then delete the old" and merges an
+    // inserted stream into the old last stream before deleting it: the text showed twice, then vanished.
+    const doc = new FakeDoc([
+      {
+        id: 'a',
+        cell_type: 'code',
+        source: '',
+        metadata: {},
+        execution_count: 1,
+        outputs: [{ output_type: 'stream', name: 'stdout', text: 'run 1\n' }]
+      }
+    ]);
+    const stream: nbformat.IStream = { output_type: 'stream', name: 'stdout', text: 'run 2\n' };
+    ok(only(doc, { op: 'set_outputs', id: 'a', execution_count: 2, outputs: [stream] }));
+    expect(doc.cell('a').outputHistory).toEqual([[], [stream]]);
+    expect(doc.changes).toEqual([{ undoable: false }, { undoable: false }]);
   });
 
   it('refuses a markdown cell', () => {

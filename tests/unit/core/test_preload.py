@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -58,3 +61,36 @@ def test_every_module_the_warm_up_names_exists() -> None:
 
     _preload._import_all()
     assert _preload.preload_error is None
+
+
+def test_a_run_waits_for_the_warm_up_instead_of_importing_the_same_modules_beside_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two threads importing one package graph in different orders can get a partially initialised module."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent import _preload
+    from jupyter_agent.runtime import KernelAgent
+
+    touched = threading.Event()
+    # The warm-up ends early only if the run starts meanwhile (the race); else after 2 s.
+    warm_up = threading.Thread(target=touched.wait, args=(2.0,), name="slow warm-up")
+    seen: list[bool] = []
+
+    def run_cell(self: KernelAgent, request: str, options: object = None) -> None:
+        seen.append(warm_up.is_alive())
+        touched.set()
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(KernelAgent, "run_cell", run_cell)
+    shell = InteractiveShell()
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    try:
+        _preload.finish_preload()  # the real warm-up, started by load_ext
+        warm_up.start()
+        monkeypatch.setattr(_preload, "_started", warm_up)
+        shell.run_cell_magic("agent", "", "hi")
+    finally:
+        shell.run_line_magic("unload_ext", "jupyter_agent")
+        shell.clear_instance()
+    assert seen == [False]  # the run started after the warm-up ended

@@ -251,3 +251,13 @@ def test_the_saved_session_and_its_export_hold_no_secret_value(
     assert secret not in written
     assert "[redacted: WAREHOUSE_TOKEN]" in written
     assert "connect with" in written
+
+
+def test_status_says_which_frontend_holds_the_notebook_and_how_it_is_changed(
+    shell: InteractiveShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_line_magic("agent", "status")
+    status = capsys.readouterr().out
+    assert "notebook: — (not known)" in status
+    assert "frontend: none (not in a Jupyter kernel)" in status
+    assert "backend:  — (notebook tools need notebook_path)" in status

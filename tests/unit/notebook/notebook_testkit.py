@@ -70,6 +70,7 @@ class FakePage:
         self.requests: list[dict[str, Any]] = []
         self.opened: list[dict[str, Any]] = []
         self.closed_by_page = False
+        self.closed_by_kernel = False
         self._inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._on_msg: Callable[[dict[str, Any]], None] | None = None
         self._on_close: Callable[[dict[str, Any]], None] | None = None
@@ -94,6 +95,10 @@ class FakePage:
 
     def on_close(self, callback: Callable[[dict[str, Any]], None] | None) -> None:
         self._on_close = callback
+
+    def close(self, data: dict[str, Any] | None = None) -> None:
+        """The kernel closed this comm (it opens a fresh one after a silent while)."""
+        self.closed_by_kernel = True
 
     # the page's side
     def close_panel(self) -> None:
@@ -131,7 +136,8 @@ class FakePage:
 
 
 class World:
-    """A session's context over one notebook, on the file backend or live through a `FakePage`.
+    """A session's context over one notebook: on the file backend, live through a `FakePage`, or held by VS Code
+    (`"vscode"`: its traces in the signals; the agent may only propose).
 
     `type_into` is the user editing a cell (in the page, or in the file on disk); `sources` what the
     notebook holds now, wherever it lives.
@@ -139,6 +145,7 @@ class World:
 
     def __init__(self, tmp_path: Path, backend: str) -> None:
         from jupyter_agent.notebook.bridge import LiveBridge
+        from jupyter_agent.notebook.frontend import KernelSignals
         from jupyter_agent.notebook.provider import NotebookProvider
         from jupyter_agent.tools import Sandbox, ToolContext
 
@@ -156,7 +163,10 @@ class World:
                 )
             page = self.page
             bridge = LiveBridge(open_comm=lambda: page, notebook_path=str(self.path))
-        self.notebooks = NotebookProvider(default_path=self.path, bridge=bridge)
+        signals = None
+        if backend == "vscode":
+            signals = KernelSignals(in_kernel=True, cwd=tmp_path, vscode_file=str(self.path))
+        self.notebooks = NotebookProvider(default_path=self.path, bridge=bridge, signals=signals)
         self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path), services=ToolServices(notebooks=self.notebooks))
 
     def sources(self) -> dict[str, str]:

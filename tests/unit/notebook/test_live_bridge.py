@@ -8,6 +8,7 @@ in a real ipykernel with a jupyter_client frontend.
 from __future__ import annotations
 
 import asyncio
+import time
 from asyncio import run
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,12 +169,18 @@ def test_a_page_speaking_another_protocol_is_not_used(kernel_nb: Path) -> None:
             )
 
     old = OldPage()
+    on_disk = kernel_nb.read_bytes()
     try:
-        with pytest.raises(ToolError) as caught:
-            run(provider_for(old, kernel_nb).open(None))
+        provider = provider_for(old, kernel_nb)
+        book = run(provider.open(None))
+        access = run(provider.open_for_write(None))
     finally:
         old.stop()
-    assert caught.value.code == "NOT_AVAILABLE" and "protocol 9" in caught.value.message
+    # Read from the saved file, and a change becomes a proposal that names the fix: never the page, never the file.
+    assert isinstance(book, FileNotebook) and not old.requests
+    assert access.decision.kind == "proposal" and "protocol 9" in access.decision.reason
+    assert "upgrade jupyter-agent, reload the page and restart the kernel" in access.decision.reason
+    assert kernel_nb.read_bytes() == on_disk
 
 
 def test_a_kernel_that_does_not_know_its_notebook_asks_for_a_path() -> None:
@@ -181,7 +188,7 @@ def test_a_kernel_that_does_not_know_its_notebook_asks_for_a_path() -> None:
     with pytest.raises(ToolError) as caught:
         run(provider.open(None))
     assert caught.value.code == "NOTEBOOK_NOT_FOUND"
-    assert caught.value.message.endswith("pass notebook_path")
+    assert caught.value.message.endswith("pass notebook_path to work with a notebook file")
 
 
 def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel_nb: Path) -> None:
@@ -234,3 +241,31 @@ def test_a_panel_closed_while_a_request_waits_fails_it_at_once(kernel_nb: Path) 
         hung.stop()
     assert caught.value.code == "NOT_AVAILABLE"
     assert caught.value.message.startswith("the notebook was closed in JupyterLab before it answered")
+
+
+def test_a_hello_that_comes_after_the_wait_still_makes_the_notebook_live(kernel_nb: Path) -> None:
+    late = FakePage(answer=False)
+    try:
+        provider = provider_for(late, kernel_nb, hello_timeout=0.05)
+        assert isinstance(run(provider.open(None)), FileNotebook)  # no page yet: its saved file
+        hello = {"type": "hello", "path": "work/analysis.ipynb", "protocol": 1, "client_id": "page-1"}
+        late._inbox.put(lambda: late._deliver(hello))
+        assert provider.bridge is not None
+        deadline = time.monotonic() + 10
+        while provider.bridge.current_hello() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert isinstance(run(provider.open(None)), LiveNotebook)
+        assert len(late.opened) == 1  # the same comm: no second wait, no second probe
+    finally:
+        late.stop()
+
+
+def test_a_comm_silent_for_a_while_is_closed_and_opened_afresh(kernel_nb: Path) -> None:
+    silent = FakePage(answer=False)
+    try:
+        provider = provider_for(silent, kernel_nb, hello_timeout=0.01, reprobe_after=0.0)
+        run(provider.open(None))
+        run(provider.open(None))
+    finally:
+        silent.stop()
+    assert len(silent.opened) == 2 and silent.closed_by_kernel

@@ -140,6 +140,6 @@ def test_without_a_known_notebook_the_model_is_asked_for_a_path(tmp_path: Path) 
         read(ctx)
     assert caught.value.code == "NOTEBOOK_NOT_FOUND"
     assert caught.value.message == (
-        "this kernel does not know its notebook (it was not started by Jupyter Server, which sets "
-        "JPY_SESSION_NAME); pass notebook_path"
+        "this kernel does not know its notebook: it is not running in a Jupyter kernel; pass notebook_path to "
+        "work with a notebook file"
     )

@@ -11,7 +11,8 @@ EXPECTED = [
         "outputs (cut to a budget; images as image blocks; errors whole).\n"
         "- Without notebook_path it reads the notebook this kernel belongs to — the one "
         "the user is working in, live from JupyterLab when it is open there (unsaved "
-        "changes included).\n"
+        "changes included); in VS Code, or where no page with the jupyter-agent extension answers, its saved "
+        "file (the result says which).\n"
         '- Cells are addressed by id (e.g. "3f2a9c1b"), never by position; NotebookEdit '
         "and RunCell take these ids.\n"
         "- A large notebook comes back as an outline (ids and first lines); call "
@@ -48,7 +49,9 @@ EXPECTED = [
         '- edit_mode "delete": removes the cell (new_source is ignored; pass "").\n'
         "- Without notebook_path it edits this kernel's notebook; when that is open in "
         "JupyterLab the change shows there at once and the user can undo it (the file is "
-        "saved by the user).\n"
+        "saved by the user). Where the notebook is held by a frontend that cannot be changed from here "
+        "(VS Code, a page without the extension, a headless run), the change is shown to the user as a "
+        "proposal to apply instead, and the result says so.\n"
         "- Read a cell with NotebookRead before replacing or deleting it; a cell the user "
         "changed since is refused (STALE_READ): read it again and redo the change.\n"
         "- Editing a cell does not run it; use RunCell for that.",
@@ -99,6 +102,8 @@ EXPECTED = [
         "the user's namespace, its outputs are written into the cell, and you get them "
         "back (printed text, displayed values and images, the traceback if it raised).\n"
         "- cell_id is the id NotebookRead shows. Only code cells run.\n"
+        "- Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs "
+        "the cell's saved source and shows the outputs in the %%agent cell instead; the result says which.\n"
         "- The user is asked before it runs unless a rule allows it. To run code that is "
         "not in a cell, use RunCode.",
         "input_schema": {

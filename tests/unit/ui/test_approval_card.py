@@ -242,9 +242,17 @@ def test_headless_the_refusal_says_no_one_could_answer_and_how_to_allow_the_call
     request = plain_request()
     assert headless_refusal(request) == Reject(
         message=(
-            "no one could approve Bash git push (no widget frontend answered: nbclient/papermill or a closed "
-            f"browser). To allow it without asking, {request.how_to_allow()}"
+            "no one could approve Bash git push: no widget frontend answered (a closed browser, or a frontend "
+            f"without ipywidgets). To allow it without asking, {request.how_to_allow()}"
         )
+    )
+
+
+def test_the_refusal_says_why_no_one_could_answer_when_that_is_known() -> None:
+    request = plain_request()
+    why = "in-cell approvals need ipykernel internals that ipykernel 7.5.0 does not have (x)"
+    assert headless_refusal(request, why).message == (
+        f"no one could approve Bash git push: {why}. To allow it without asking, {request.how_to_allow()}"
     )
 
 
@@ -265,10 +273,10 @@ def test_the_approval_ui_asks_in_the_cell_on_stdin_or_refuses_when_no_one_can_an
     assert isinstance(card, WidgetApproval) and card.ask is ask
     monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
     assert ui.on_stdin(request) == Approve(always=True)
-    assert ui.unanswered(request) == headless_refusal(request)
+    assert ui.unanswered(request, "the reason") == headless_refusal(request, "the reason")
 
 
 def test_the_approval_ui_refuses_another_kind_of_question_by_name() -> None:
     with pytest.raises(TypeError, match=r"^ApprovalUI asked a PlanApproval, not an ApprovalRequest$"):
         # the wrong kind of question on purpose: the type checker would refuse it, the check at run time too
-        ApprovalUI().unanswered(PlanApproval(plan="1. fix"))  # pyright: ignore[reportArgumentType]
+        ApprovalUI().unanswered(PlanApproval(plan="1. fix"), "why")  # pyright: ignore[reportArgumentType]

@@ -1,9 +1,9 @@
-"""Which kernels get in-cell approvals: the pump only reads the shell socket of the ipykernel versions it was
-tested against (7.0 to 7.4.x), in a kernel whose shell-channel reader has the tested shape. Everywhere else
-it says why (logged) and approvals fall back to the mode's defaults.
+"""Which kernels get in-cell approvals: the pump checks for each ipykernel internal it uses (feature detection),
+not for a version range. A kernel that lacks one is told exactly which, with the installed version; a
+kernel with all of them is pumped whatever its version says.
 
 Another installed ipykernel is a real `ipykernel-X.dist-info` ahead of the real one on sys.path, which is
-what importlib.metadata reads; a kernel of another shape is an object without the tested internals.
+what importlib.metadata reads; a kernel of another shape is an object with some internals missing.
 """
 
 from __future__ import annotations
@@ -14,20 +14,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from jupyter_agent.ui.pump import ShellPump, unsupported_reason
+from jupyter_agent.ui.pump import INTERNALS, ShellPump, missing_internals, unsupported_reason
 
 NO_KERNEL = "no ipykernel kernel is running (terminal IPython?)"
-OTHER_SHAPE = (
-    "this ipykernel's shell-channel reader is not the one tested (internals changed); approvals fall back"
-)
 
 
 @pytest.fixture
 def installed_ipykernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
-    """`installed_ipykernel("6.29.5")`: that version is the ipykernel importlib.metadata finds first."""
+    """`installed_ipykernel("7.5.0")`: that version is the ipykernel importlib.metadata finds first."""
 
     def install(version: str) -> None:
         site = tmp_path / version
@@ -40,71 +38,80 @@ def installed_ipykernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Call
     return install
 
 
-@pytest.mark.parametrize("version", ["7.0.0", "7.0", "7.2.1", "7.4.0", "7.4.12"])
-def test_tested_ipykernel_versions_are_supported(
-    installed_ipykernel: Callable[[str], None], version: str
+def kernel_with(**broken: Any) -> SimpleNamespace:
+    """A kernel with every internal the pump uses; `broken` replaces parts (`reader=None`, `dispatch=…`)."""
+
+    def dispatch_shell(frames: object, subshell_id: str | None = None) -> None: ...
+
+    stream = broken.get("reader", SimpleNamespace(_recv_callback=print, _run_callback=print))
+    pair = SimpleNamespace(to_socket=SimpleNamespace(poll=print, recv_multipart=print), to_stream=stream)
+    return SimpleNamespace(
+        shell_channel_thread=SimpleNamespace(manager=SimpleNamespace(_shell_channel_to_main=pair)),
+        dispatch_shell=broken.get("dispatch", dispatch_shell),
+        session=SimpleNamespace(feed_identities=print, deserialize=print),
+        _parent_ident=broken.get("parent_ident", {"shell": b""}),
+        get_parent=print,
+        set_parent=print,
+        _publish_status=print,
+    )
+
+
+def test_a_kernel_with_every_internal_is_pumped_whatever_its_version(
+    installed_ipykernel: Callable[[str], None],
 ) -> None:
-    installed_ipykernel(version)
-    # past the version check, the next thing missing is the kernel itself
-    assert unsupported_reason(None) == NO_KERNEL
+    installed_ipykernel("8.0.0")  # no version gate: the internals decide
+    kernel = kernel_with()
+    assert missing_internals(kernel) == []
+    assert unsupported_reason(kernel) is None
+    pump = ShellPump.for_kernel(kernel)
+    assert pump is not None and pump.kernel is kernel
+
+
+def _no_subshell_id(frames: object) -> None: ...
 
 
 @pytest.mark.parametrize(
-    "version", ["6.29.5", "7.5.0", "7.5.1", "8.0.0", "7", "7.x", "seven.four", "10.2rc1"]
+    ("broken", "named"),
+    [
+        ({"reader": None}, INTERNALS[1][0]),
+        ({"reader": SimpleNamespace(_recv_callback=None, _run_callback=print)}, INTERNALS[1][0]),
+        ({"dispatch": _no_subshell_id}, INTERNALS[2][0]),
+        ({"parent_ident": {}}, INTERNALS[4][0]),
+    ],
+    ids=["no-reader", "no-receive-callback", "dispatch-without-subshell-id", "no-shell-parent"],
 )
-def test_other_ipykernel_versions_are_refused_naming_the_version_and_the_tested_range(
+def test_a_missing_internal_is_named_with_the_installed_version(
     installed_ipykernel: Callable[[str], None],
-    version: str,
+    broken: dict[str, Any],
+    named: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    installed_ipykernel(version)
-    assert unsupported_reason(None) == (
-        f"ipykernel {version} is not supported for in-cell approvals (tested 7.0–7.4.x); "
-        "approvals fall back to the mode's defaults"
+    installed_ipykernel("7.5.0")
+    kernel = kernel_with(**broken)
+    assert missing_internals(kernel) == [named]
+    reason = (
+        "in-cell approvals and live notebook edits need ipykernel internals that ipykernel 7.5.0 does not have "
+        f"({named}), so nothing can be clicked or answered while a cell runs; a jupyter-agent release that "
+        "supports this ipykernel fixes it"
     )
+    assert unsupported_reason(kernel) == reason
+    with caplog.at_level(logging.INFO, logger="jupyter_agent.ui.pump"):
+        assert ShellPump.for_kernel(kernel) is None
+    assert caplog.messages == [f"jupyter_agent: {reason}"]
+
+
+def test_a_kernel_of_another_shape_lacks_every_internal() -> None:
+    assert missing_internals(object()) == [name for name, _ in INTERNALS]
 
 
 def test_without_ipykernel_installed_the_reason_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "path", [p for p in sys.path if "-packages" not in p])
     importlib.invalidate_caches()
-    assert unsupported_reason(None) == "ipykernel is not installed"
+    assert "ipykernel (not installed) does not have" in (unsupported_reason(object()) or "")
 
 
 def test_in_terminal_ipython_there_is_no_kernel_to_pump(caplog: pytest.LogCaptureFixture) -> None:
+    assert unsupported_reason(None) == NO_KERNEL
     with caplog.at_level(logging.INFO, logger="jupyter_agent.ui.pump"):
         assert ShellPump.for_kernel(None) is None
     assert caplog.messages == [f"jupyter_agent: {NO_KERNEL}"]
-
-
-def reader(recv: object, run: object) -> SimpleNamespace:
-    """A kernel whose shell channel has the tested attributes, with these as the reader's callbacks."""
-    stream = SimpleNamespace(_recv_callback=recv, _run_callback=run)
-    pair = SimpleNamespace(to_socket=object(), to_stream=stream)
-    return SimpleNamespace(
-        shell_channel_thread=SimpleNamespace(manager=SimpleNamespace(_shell_channel_to_main=pair))
-    )
-
-
-@pytest.mark.parametrize(
-    "kernel",
-    [
-        object(),  # no shell channel thread at all
-        SimpleNamespace(shell_channel_thread=SimpleNamespace(manager=SimpleNamespace())),
-        reader(None, print),  # the reader has no receive callback
-        reader(print, None),
-    ],
-    ids=["no-shell-thread", "no-pair-socket", "no-receive-callback", "no-run-callback"],
-)
-def test_a_kernel_whose_shell_reader_is_not_the_tested_one_is_not_pumped(
-    kernel: object, caplog: pytest.LogCaptureFixture
-) -> None:
-    assert unsupported_reason(kernel) == OTHER_SHAPE
-    with caplog.at_level(logging.INFO, logger="jupyter_agent.ui.pump"):
-        assert ShellPump.for_kernel(kernel) is None
-    assert caplog.messages == [f"jupyter_agent: {OTHER_SHAPE}"]
-
-
-def test_a_kernel_with_the_tested_shell_reader_is_pumped() -> None:
-    kernel = reader(print, print)
-    assert unsupported_reason(kernel) is None
-    pump = ShellPump.for_kernel(kernel)
-    assert pump is not None and pump.kernel is kernel

@@ -63,18 +63,18 @@ def card(
         (
             card(title="Read nope", status="error"),
             ToolResult.error("FILE_NOT_FOUND", "no such file"),
-            "🔍 Read nope  [FILE_NOT_FOUND]",
+            "🔍 Read nope  [FILE_NOT_FOUND]\n    no such file",
         ),
         (
             card("Bash", "execute", title="Bash rm -rf x", status="denied"),
             ToolResult.error("DENIED", "no"),
-            "▶️ Bash rm -rf x  [DENIED]",
+            "▶️ Bash rm -rf x  [DENIED]\n    no",
         ),
         (card(status="interrupted"), ToolResult.error("INTERRUPTED", "stopped"), "🔍 Read  [interrupted]"),
         (card(status="denied"), None, "🔍 Read  [denied]"),
         # a tool's own error result without a code: the status says what happened to the call
-        (card(status="denied"), ToolResult(content="nope", is_error=True), "🔍 Read  [denied]"),
-        (card(status="error"), ToolResult(content="boom", is_error=True), "🔍 Read  [error]"),
+        (card(status="denied"), ToolResult(content="nope", is_error=True), "🔍 Read  [denied]\n    nope"),
+        (card(status="error"), ToolResult(content="boom", is_error=True), "🔍 Read  [error]\n    boom"),
         (
             # a kind outside ToolKind (a custom tool's typo) falls back to the wrench
             card("mine", "unknown-kind", status="asking"),  # pyright: ignore[reportArgumentType]
@@ -84,8 +84,10 @@ def card(
     ],
 )
 def test_the_one_line_of_a_card(made: ToolCard, result: ToolResult | None, line: str) -> None:
+    """The headline; a refused or failed call says why on a second line (text/plain is all some viewers show)."""
     made.result = result
     assert made.text() == line
+    line = line.split("\n")[0]
     summary = re.search(r"<summary[^>]*>(.*?)</summary>", made.html())
     assert summary is not None
     plain = re.sub(r"<[^>]+>", " ", summary.group(1)).replace("&quot;", '"')
