@@ -40,8 +40,13 @@ def lab(
     stop_lab(lab)
 
 
-def sources_on_disk(lab: Lab, name: str) -> list[str]:
-    return [cell.source for cell in nbformat.read(lab.root / name, as_version=4).cells]
+def sources_on_disk(lab: Lab, name: str) -> list[str] | None:
+    """The saved cells' sources; None while the server is writing the file (Jupyter Server's "atomic" save
+    writes the file in place after backing it up, so a reader can see it empty or cut)."""
+    try:
+        return [cell.source for cell in nbformat.read(lab.root / name, as_version=4).cells]
+    except nbformat.reader.NotJSONError:
+        return None
 
 
 def test_a_live_insert_with_collaboration_on_lands_once_in_every_page_and_ctrl_z_removes_it(
@@ -68,10 +73,12 @@ def test_a_live_insert_with_collaboration_on_lands_once_in_every_page_and_ctrl_z
         wait_cell_done(page, 1)
         expected = ["%load_ext jupyter_agent", "%%agent\nadd a cell", NEW_SOURCE, "x = 1"]
         # The server saves the shared document: once the cell is on disk, every copy has synced.
-        wait_for(lambda: NEW_SOURCE in sources_on_disk(lab, name), 30, "the server to save the insert")
+        wait_for(
+            lambda: NEW_SOURCE in (sources_on_disk(lab, name) or []), 30, "the server to save the insert"
+        )
         wait_for(lambda: live_sources(other, name) == expected, 30, "the other page to show the insert")
         assert live_sources(page, name) == expected
-        assert sources_on_disk(lab, name) == expected
+        wait_for(lambda: sources_on_disk(lab, name) == expected, 10, "the saved file to hold the insert")
         assert page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor", has_text=NEW_SOURCE).count() == 1
         assert other.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor", has_text=NEW_SOURCE).count() == 1
 
