@@ -35,8 +35,8 @@ def expand_braces(pattern: str) -> list[str]:
     return _expand(pattern)
 
 
-def _brace_count(pattern: str) -> int:
-    """How many patterns `_expand` would make, computed without making them (capped growth)."""
+def _first_group(pattern: str) -> tuple[int, int] | None:
+    """Where the first top-level `{…}` stands (the indexes of its braces); None when there is none."""
     depth, open_at = 0, -1
     for index, char in enumerate(pattern):
         if char == "{":
@@ -46,10 +46,19 @@ def _brace_count(pattern: str) -> int:
         elif char == "}" and depth:
             depth -= 1
             if depth == 0:
-                options = _top_level_options(pattern[open_at + 1 : index])
-                inner = 1 if len(options) == 1 else sum(min(_brace_count(o), 10**9) for o in options)
-                return min(inner * _brace_count(pattern[index + 1 :]), 10**9)
-    return 1
+                return open_at, index
+    return None
+
+
+def _brace_count(pattern: str) -> int:
+    """How many patterns `_expand` would make, computed without making them (capped growth)."""
+    group = _first_group(pattern)
+    if group is None:
+        return 1
+    open_at, close = group
+    options = _top_level_options(pattern[open_at + 1 : close])
+    inner = 1 if len(options) == 1 else sum(min(_brace_count(o), 10**9) for o in options)
+    return min(inner * _brace_count(pattern[close + 1 :]), 10**9)
 
 
 def _top_level_options(body: str) -> list[str]:
@@ -68,23 +77,15 @@ def _top_level_options(body: str) -> list[str]:
 
 
 def _expand(pattern: str) -> list[str]:
-    depth, open_at = 0, -1
-    for index, char in enumerate(pattern):
-        if char == "\\":
-            continue
-        if char == "{":
-            if depth == 0:
-                open_at = index
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                head, body, tail = pattern[:open_at], pattern[open_at + 1 : index], pattern[index + 1 :]
-                options = _split_top_level(body)
-                if len(options) == 1:
-                    return [head + "{" + body + "}" + rest for rest in _expand(tail)]
-                return [head + option + rest for option in options for rest in _expand(tail)]
-    return [pattern]
+    group = _first_group(pattern)
+    if group is None:
+        return [pattern]
+    open_at, close = group
+    head, body, tail = pattern[:open_at], pattern[open_at + 1 : close], pattern[close + 1 :]
+    options = _split_top_level(body)
+    if len(options) == 1:
+        return [head + "{" + body + "}" + rest for rest in _expand(tail)]
+    return [head + option + rest for option in options for rest in _expand(tail)]
 
 
 def _split_top_level(body: str) -> list[str]:
