@@ -100,6 +100,17 @@ MCP_NPM=tests/fixtures/mcp-npm
 if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
   npm ci --prefix "$MCP_NPM" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
 fi
+# Third-party MCP servers from PyPI that require an `mcp` older than the package's own: a venv of their own (a
+# server is a separate process, so its dependencies never meet the package's). Remade when the pins change.
+MCP_PYPI=.venv-mcp-servers
+MCP_PYPI_PINS="mcp-server-sqlite==2025.4.25 mcp-server-calculator==0.2.1"
+if [ "$(cat "$MCP_PYPI/.pins" 2>/dev/null)" != "$MCP_PYPI_PINS" ]; then
+  rm -rf "$MCP_PYPI"
+  .venv/bin/python -m venv "$MCP_PYPI"
+  # shellcheck disable=SC2086  # the pins are words
+  "$MCP_PYPI/bin/python" -m pip install --quiet --disable-pip-version-check $MCP_PYPI_PINS
+  echo "$MCP_PYPI_PINS" >"$MCP_PYPI/.pins"
+fi
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium chromium-driver)
 fc-list 2>/dev/null | grep -qi "color emoji" || missing+=(fonts-noto-color-emoji)

@@ -1,6 +1,8 @@
-"""MCP servers nobody here wrote: mcp-server-time and mcp-server-git (PyPI, test dependencies) and the
+"""MCP servers nobody here wrote: mcp-server-time and mcp-server-git (PyPI, test dependencies),
+mcp-server-sqlite and mcp-server-calculator (PyPI, in `.venv-mcp-servers`: they need an older `mcp`) and the
 reference servers server-everything and server-filesystem (npm, installed into tests/fixtures/mcp-npm by
-`npm ci --prefix tests/fixtures/mcp-npm`). Each test skips, naming the install step, when its server is absent."""
+`npm ci --prefix tests/fixtures/mcp-npm`). `scripts/install.sh --test` installs all of them; each test skips,
+naming the install step, when its server is absent."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from jupyter_agent.tools.mcp import McpServers
 
 BIN = Path(sys.executable).parent
 NPM_BIN = Path(__file__).resolve().parents[2] / "fixtures" / "mcp-npm" / "node_modules" / ".bin"
+OLD_MCP_BIN = Path(__file__).resolve().parents[3] / ".venv-mcp-servers" / "bin"
 PIXEL_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )
@@ -86,6 +89,51 @@ def test_mcp_server_time_answers_through_the_dispatcher(tmp_path: Path) -> None:
         assert '"timezone": "UTC"' in result.content
 
     with_servers({"time": {"command": command}}, tmp_path, body)
+
+
+def test_mcp_server_sqlite_creates_writes_and_reads_a_table_and_its_errors_reach_the_model(
+    tmp_path: Path,
+) -> None:
+    command = server_command(OLD_MCP_BIN / "mcp-server-sqlite", "bash scripts/install.sh --test")
+    database = tmp_path / "shop.db"
+
+    async def body(servers: McpServers, call: Call) -> None:
+        made = await call(
+            "mcp__sqlite__create_table", {"query": "CREATE TABLE sales (month TEXT, total REAL)"}
+        )
+        assert not made.is_error, made.content
+        wrote = await call(
+            "mcp__sqlite__write_query", {"query": "INSERT INTO sales VALUES ('March', 12.5), ('April', 3)"}
+        )
+        assert not wrote.is_error, wrote.content
+        read = await call(
+            "mcp__sqlite__read_query", {"query": "SELECT month, total FROM sales ORDER BY total"}
+        )
+        assert not read.is_error, read.content
+        assert read.content.index("April") < read.content.index("March"), read.content
+        wrong = await call("mcp__sqlite__read_query", {"query": "SELECT * FROM nowhere"})
+        assert "Database error: no such table: nowhere" in wrong.content, (
+            wrong.content
+        )  # its text, not isError
+        missing = await call("mcp__sqlite__describe_table", {})
+        assert missing.error_code == "INVALID_ARGS" and "table_name" in missing.content, missing.content
+
+    with_servers({"sqlite": {"command": command, "args": ["--db-path", str(database)]}}, tmp_path, body)
+    assert database.exists()
+
+
+def test_mcp_server_calculator_answers_and_a_bad_expression_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    command = server_command(OLD_MCP_BIN / "mcp-server-calculator", "bash scripts/install.sh --test")
+
+    async def body(servers: McpServers, call: Call) -> None:
+        result = await call("mcp__calculator__calculate", {"expression": "6 * 7 + 0.5"})
+        assert not result.is_error and "42.5" in result.content, result.content
+        bad = await call("mcp__calculator__calculate", {"expression": "6 *"})
+        assert bad.is_error, bad.content
+        again = await call("mcp__calculator__calculate", {"expression": "2 ** 10"})
+        assert not again.is_error and "1024" in again.content, again.content
+
+    with_servers({"calculator": {"command": command}}, tmp_path, body)
 
 
 def test_mcp_server_git_any_of_arguments_are_accepted_and_explained(tmp_path: Path) -> None:
