@@ -74,8 +74,8 @@ async def checked_address(host: str, policy: PermissionPolicy | None) -> str:
     if canonical in _METADATA_NAMES and not allowed:
         raise _refused(host, canonical, "a cloud metadata service")
     try:
-        # no port nor socket type: the addresses do not depend on them (each comes once per socket type)
-        infos = await asyncio.to_thread(socket.getaddrinfo, canonical, None)
+        # no port: the addresses do not depend on it; one answer per address (stream sockets)
+        infos = await asyncio.to_thread(socket.getaddrinfo, canonical, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise ToolError("NETWORK_ERROR", f"could not resolve {host}: {exc}; check the host name") from exc
     addresses = [ipaddress.ip_address(str(info[4][0])) for info in infos]

@@ -66,6 +66,17 @@ def test_a_page_that_never_ends_is_cut_at_the_cap_without_waiting_for_the_deadli
     assert isinstance(page, http.Fetched) and (page.body, page.truncated) == (b"xxx", True)
 
 
+def test_a_slow_server_is_read_when_it_answers_within_the_deadline() -> None:
+    """The deadline is the caller's (30 s for the tool), not a library's default: a page that takes 6 s
+    to start arrives."""
+    with serving() as port:
+        SiteHandler.routes = {"/slow": (200, {"Content-Type": "text/plain"}, b"at last")}
+        page = asyncio.run(
+            http.fetch(f"http://127.0.0.1:{port}/slow", max_bytes=100, timeout=20, policy=LOCAL)
+        )
+    assert isinstance(page, http.Fetched) and page.body == b"at last"
+
+
 def test_a_host_that_cannot_be_resolved_is_a_network_error_naming_it() -> None:
     with pytest.raises(ToolError) as unresolved:  # an empty label: refused before any DNS query
         asyncio.run(http.fetch("http://docs..python.org/3/", max_bytes=100, timeout=20))

@@ -27,6 +27,8 @@ class SiteHandler(BaseHTTPRequestHandler):
                     self.wfile.flush()
                 except OSError:
                     return
+        if self.path == "/slow":  # silent for longer than httpx's default timeout (5 s), then answers
+            threading.Event().wait(6)
         status, headers, body = self.routes.get(self.path, (404, {"Content-Type": "text/plain"}, b"nope"))
         self.send_response(status)
         for key, value in headers.items():
