@@ -216,7 +216,7 @@ GROUPS: tuple[Group, ...] = (
         "web",
         (_P + "tools/web/http.py", _P + "tools/web/addresses.py"),
         (
-            _T + "web/test_webfetch_tool.py",
+            _T + "web/test_webfetch_*.py",
             _T + "core/test_permissions.py",
             _T + "core/test_protected_paths.py",
         ),

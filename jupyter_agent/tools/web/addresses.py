@@ -48,7 +48,7 @@ def canonical_host(host: str) -> str:
     except ValueError:
         pass
     try:
-        return text.encode("idna").decode("ascii")
+        return text.encode("idna").decode()
     except UnicodeError:
         return text
 
@@ -66,7 +66,7 @@ def forbidden(address: Address) -> bool:
     return not (mapped or address).is_global
 
 
-async def checked_address(host: str, port: int, policy: PermissionPolicy | None) -> str:
+async def checked_address(host: str, policy: PermissionPolicy | None) -> str:
     """The address to connect to for `host`: resolved once, every answer checked. `ADDRESS_NOT_ALLOWED` when
     one is not public and no rule names the host literally."""
     canonical = canonical_host(host)
@@ -74,10 +74,11 @@ async def checked_address(host: str, port: int, policy: PermissionPolicy | None)
     if canonical in _METADATA_NAMES and not allowed:
         raise _refused(host, canonical, "a cloud metadata service")
     try:
-        infos = await asyncio.to_thread(socket.getaddrinfo, canonical, port, type=socket.SOCK_STREAM)
+        # no port: the addresses do not depend on it; one answer per address (stream sockets)
+        infos = await asyncio.to_thread(socket.getaddrinfo, canonical, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise ToolError("NETWORK_ERROR", f"could not resolve {host}: {exc}") from exc
-    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+        raise ToolError("NETWORK_ERROR", f"could not resolve {host}: {exc}; check the host name") from exc
+    addresses = [ipaddress.ip_address(str(info[4][0])) for info in infos]
     bad = next((a for a in addresses if forbidden(a)), None)
     if bad is not None and not allowed:
         raise _refused(host, canonical, f"{bad}, not a public address")

@@ -50,8 +50,7 @@ class Redirected:
 
 def host_of(url: str) -> str:
     """The URL's host in canonical form (`127.1` and `localhost` are `127.0.0.1`), as rules compare it."""
-    host = urlsplit(url).hostname or ""
-    return canonical_host(host) if host else ""
+    return canonical_host(urlsplit(url).hostname or "")
 
 
 def check_url(url: str) -> str:
@@ -60,7 +59,7 @@ def check_url(url: str) -> str:
         raise ToolError(
             "INVALID_ARGS", f"'{url}' is not an http(s) URL; pass a full URL such as https://example.com/page"
         )
-    if parts.username or parts.password:
+    if "@" in parts.netloc:  # user information, even an empty one (`http://@host/`)
         raise ToolError(
             "INVALID_ARGS", "the URL carries credentials (user:password@); WebFetch does not send any"
         )
@@ -68,20 +67,18 @@ def check_url(url: str) -> str:
 
 
 def _pinned(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """The URL with its host replaced by the checked address, the Host header, and TLS's server name."""
+    """The URL with its host replaced by the checked address, the Host header, and TLS's server name.
+
+    `check_url` refused user information, so the URL's netloc is the host (and port) as written."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
     shown = f"[{address}]" if ":" in address else address
     netloc = f"{shown}:{parts.port}" if parts.port is not None else shown
-    host_header = parts.netloc.rsplit("@", 1)[-1]
-    extensions: dict[str, Any] = {"sni_hostname": host} if parts.scheme == "https" else {}
-    return urlunsplit(parts._replace(netloc=netloc)), {"Host": host_header}, extensions
+    extensions: dict[str, Any] = {"sni_hostname": parts.hostname} if parts.scheme == "https" else {}
+    return urlunsplit(parts._replace(netloc=netloc)), {"Host": parts.netloc}, extensions
 
 
 async def _open(client: httpx.AsyncClient, url: str, policy: PermissionPolicy | None) -> httpx.Response:
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    address = await checked_address(parts.hostname or "", port, policy)
+    address = await checked_address(urlsplit(url).hostname or "", policy)
     target, headers, extensions = _pinned(url, address)
     request = client.build_request("GET", target, headers=headers, extensions=extensions)
     return await client.send(request, stream=True)
@@ -97,9 +94,8 @@ async def fetch(
     try:
         async with (
             asyncio.timeout(timeout),
-            httpx.AsyncClient(
-                timeout=limits, follow_redirects=False, headers={"User-Agent": USER_AGENT}
-            ) as client,
+            # httpx follows no redirect on its own: the loop below does, checking each one
+            httpx.AsyncClient(timeout=limits, headers={"User-Agent": USER_AGENT}) as client,
         ):
             for _ in range(MAX_REDIRECTS + 1):
                 response = await _open(client, url, policy)
@@ -111,9 +107,7 @@ async def fetch(
                     url = outcome  # a same-host redirect: checked again on the next request
                     continue
                 return outcome
-    except TimeoutError as exc:
-        raise ToolError("TIMEOUT", f"{url} did not answer within {timeout:g} s") from exc
-    except httpx.TimeoutException as exc:
+    except (TimeoutError, httpx.TimeoutException) as exc:  # the overall deadline or httpx's own
         raise ToolError("TIMEOUT", f"{url} did not answer within {timeout:g} s") from exc
     except httpx.HTTPError as exc:
         raise ToolError("NETWORK_ERROR", f"could not fetch {url}: {type(exc).__name__}: {exc}") from exc

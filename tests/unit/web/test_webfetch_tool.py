@@ -4,13 +4,12 @@ and permission rules by domain."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
+from web_site import SiteHandler as _Handler
+from web_site import serving
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.result import ToolResult
@@ -37,55 +36,19 @@ PAGE = b"""<!doctype html><html><head><title>Sales  report</title>
 <ul><li>north</li><li>south</li></ul><a href="/details">details</a></body></html>"""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    routes: ClassVar[dict[str, tuple[int, dict[str, str], bytes]]] = {}
-    seen: ClassVar[list[tuple[str, dict[str, str]]]] = []
-
-    def do_GET(self) -> None:
-        self.seen.append((self.path, dict(self.headers)))
-        if self.path == "/drip":  # a byte now and then, for ever: only an overall deadline ends it
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain")
-            self.end_headers()
-            stop = threading.Event()
-            while not stop.wait(0.2):
-                try:
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                except OSError:
-                    return
-        status, headers, body = self.routes.get(self.path, (404, {"Content-Type": "text/plain"}, b"nope"))
-        self.send_response(status)
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    port = server.server_address[1]
-    _Handler.seen = []
-    _Handler.routes = {
-        "/page": (200, {"Content-Type": "text/html; charset=utf-8"}, PAGE),
-        "/moved": (302, {"Location": "/page"}, b""),
-        "/elsewhere": (301, {"Location": f"http://other.example:{port}/page"}, b""),
-        "/same-host": (301, {"Location": f"http://localhost:{port}/page"}, b""),  # localhost is 127.0.0.1
-        "/data.json": (200, {"Content-Type": "application/json"}, b'{"march": 12000}'),
-        "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n"),
-        "/big": (200, {"Content-Type": "text/plain"}, b"line\n" * 50_000),
-    }
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}"
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with serving() as port:
+        _Handler.routes = {
+            "/page": (200, {"Content-Type": "text/html; charset=utf-8"}, PAGE),
+            "/moved": (302, {"Location": "/page"}, b""),
+            "/elsewhere": (301, {"Location": f"http://other.example:{port}/page"}, b""),
+            "/same-host": (301, {"Location": f"http://localhost:{port}/page"}, b""),  # localhost is 127.0.0.1
+            "/data.json": (200, {"Content-Type": "application/json"}, b'{"march": 12000}'),
+            "/image.png": (200, {"Content-Type": "image/png"}, b"\x89PNG\r\n\x1a\n"),
+            "/big": (200, {"Content-Type": "text/plain"}, b"line\n" * 50_000),
+        }
+        yield f"http://127.0.0.1:{port}"
 
 
 def _fetch(
@@ -282,9 +245,9 @@ def test_every_hop_of_a_redirect_is_resolved_and_checked_again(
     checked: list[str] = []
     real = addresses.checked_address
 
-    async def spy(host: str, port: int, policy: PermissionPolicy | None) -> str:
+    async def spy(host: str, policy: PermissionPolicy | None) -> str:
         checked.append(host)
-        return await real(host, port, policy)
+        return await real(host, policy)
 
     monkeypatch.setattr(http, "checked_address", spy)
     assert _fetch(f"{site}/moved", tmp_path).content.startswith(f"Fetched {site}/page")
@@ -297,10 +260,11 @@ def test_the_url_must_be_http_with_a_host_and_no_credentials(site: str, tmp_path
         "INVALID_ARGS: 'ftp://127.0.0.1/x' is not an http(s) URL; pass a full URL such as https://example.com/page"
     )
     assert _fetch("http:///nohost", tmp_path).error_code == "INVALID_ARGS"
-    user_only = _fetch("http://alice@127.0.0.1/", tmp_path)
-    assert user_only.content == (
-        "INVALID_ARGS: the URL carries credentials (user:password@); WebFetch does not send any"
-    )
+    for userinfo in ("alice@", "@"):  # an empty one too: the Host header is the URL's host as written
+        refused = _fetch(f"http://{userinfo}127.0.0.1/", tmp_path)
+        assert refused.content == (
+            "INVALID_ARGS: the URL carries credentials (user:password@); WebFetch does not send any"
+        )
     port = site.rsplit(":", 1)[1]
     tls = _fetch(
         f"https://127.0.0.1:{port}/page", tmp_path
