@@ -82,13 +82,28 @@ def choose_spec(notebook_spec_name: str | None) -> FreshKernelSpec:
 
 
 def startup_environment() -> dict[str, str]:
-    """The environment this process started with (what a restart of the kernel would get)."""
+    """The environment this process started with (what a restart of the kernel would get); the current one
+    when that cannot be read or was overwritten."""
     try:
         raw = Path("/proc/self/environ").read_bytes()
     except OSError:
         return dict(os.environ)
-    pairs = (os.fsdecode(item).partition("=") for item in raw.split(b"\0") if item)
-    return {key: value for key, _, value in pairs if key}
+    started = parse_environ(raw)
+    return dict(os.environ) if started is None else started
+
+
+def parse_environ(raw: bytes) -> dict[str, str] | None:
+    """`NAME=value` items separated by NULs; None when an item is not one — the area was overwritten (a process
+    title set with setproctitle is written over the start-up environment), so it says nothing reliable."""
+    environment: dict[str, str] = {}
+    for item in raw.split(b"\0"):
+        if not item:
+            continue
+        key, equals, value = os.fsdecode(item).partition("=")
+        if not key or not equals:
+            return None
+        environment[key] = value
+    return environment
 
 
 def notebook_spec_name(metadata: Mapping[str, Any]) -> str | None:

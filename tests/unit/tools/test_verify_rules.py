@@ -13,7 +13,7 @@ from jupyter_agent.host.commands import CommandError, verify_arguments
 from jupyter_agent.notebook.cells import Cell
 from jupyter_agent.tools.permissions import Ask, PermissionPolicy, call_facts
 from jupyter_agent.tools.verify import VerifyNotebook, VerifyNotebookInput
-from jupyter_agent.tools.verify.fresh import choose_spec, startup_environment
+from jupyter_agent.tools.verify.fresh import choose_spec, parse_environ, startup_environment
 from jupyter_agent.tools.verify.plan import plan_cells, runnable_source
 from jupyter_agent.tools.verify.runner import Failure
 from jupyter_agent.tools.verify.verdict import live_only_hint
@@ -119,6 +119,10 @@ def test_the_kernel_spec_is_the_notebooks_when_it_runs_this_python_else_this_ker
 def test_the_start_up_environment_is_read_from_the_process_not_os_environ(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    if parse_environ(Path("/proc/self/environ").read_bytes()) is None:
+        pytest.skip(
+            "this process's title was written over its start-up environment (pytest-xdist's setproctitle)"
+        )
     monkeypatch.setenv("JUPYTER_AGENT_SET_AFTER_START", "1")
     assert "JUPYTER_AGENT_SET_AFTER_START" not in startup_environment()
     assert "PATH" in startup_environment()
@@ -132,3 +136,10 @@ def test_verify_notebook_asks_in_default_and_accept_edits_modes(tmp_path: Path) 
     facts = call_facts(VerifyNotebook(), VerifyNotebookInput(notebook_path="a.ipynb"), ctx, "a.ipynb")
     for mode in ("default", "acceptEdits"):
         assert isinstance(PermissionPolicy(mode=mode).decide(facts), Ask), mode
+
+
+def test_a_start_up_environment_overwritten_by_a_process_title_is_not_trusted() -> None:
+    assert parse_environ(b"PATH=/bin\0HOME=/h\0\0\0") == {"PATH": "/bin", "HOME": "/h"}
+    assert parse_environ(b"PATH=/bin\0EMPTY=\0") == {"PATH": "/bin", "EMPTY": ""}
+    assert parse_environ(b"python -m pytest worker gw0\0LINES=24\0") is None
+    assert parse_environ(b"=oops\0") is None
