@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install (with the test packages: install.sh --test), lint and type-check, run the labextension's unit tests, then
-# the Python tests (unit, kernel, E2E).
+# the Python tests (unit and kernel three at a time, then E2E). Arguments replace the last step: they go to one
+# plain pytest run (`bash scripts/test.sh tests/unit -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --test
@@ -11,4 +12,12 @@ echo "== labextension lint (eslint, prettier)"
 (cd labextension && ../.venv/bin/jlpm install --immutable >/dev/null && ../.venv/bin/jlpm lint)
 echo "== labextension tests"; (cd labextension && ../.venv/bin/jlpm test)
 echo "== pytest"
-exec .venv/bin/python -m pytest "$@"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/python -m pytest "$@"
+fi
+# Unit and kernel tests three at a time (pytest-xdist; a kernel test mostly waits on its kernel), then the
+# end-to-end tests in one process (Playwright's sync API keeps an event loop on its process's main thread).
+status=0
+.venv/bin/python -m pytest -n 3 tests/unit tests/kernel || status=$?
+.venv/bin/python -m pytest tests/e2e || status=$?
+exit "$status"

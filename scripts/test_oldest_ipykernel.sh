@@ -56,4 +56,4 @@ finally:
 EOF
 
 echo "== kernel tests on ipykernel $OLDEST"
-exec "$VENV/bin/python" -m pytest tests/kernel "$@"
+exec "$VENV/bin/python" -m pytest -n 3 tests/kernel "$@"
