@@ -1,6 +1,6 @@
 """RunCell with `cell_ids`: several cells, one approval, run one at a time until the first one fails.
 
-Each cell goes through the single-cell path (`run.run_one`: outputs written into the cell, the `%%agent`
+Each cell goes through the single-cell path (`cell_run.run_one`: outputs written into the cell, the `%%agent`
 cell's execution count), with a share of the output limit (`max_output_chars / n`, at least 2,000), so a
 batch's result stays about as large as one cell's. The first error, timeout or interrupt stops the batch:
 the later cells are not run, and the result says which cells ran, which failed and which did not run, then
@@ -18,7 +18,7 @@ from ...base.stopping import current_stop
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
-from .run import CELL_OUTPUTS_KEY, run_one
+from .cell_run import CELL_OUTPUTS_KEY, run_one
 
 #: The least output a cell of a batch may show, however many cells the batch has.
 MIN_CELL_CHARS = 2_000
