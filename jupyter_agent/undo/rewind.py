@@ -102,7 +102,9 @@ async def rewind(session: AgentSession, journal: RunJournal, *, keep_changes: bo
     """Cut the conversation before `journal`'s run, undo its and every later run's changes (unless
     `keep_changes`), mark them rewound; what was done, one line each."""
     assert journal.message_start is not None
-    gone = [j for j in session.history if j.run_id >= journal.run_id and not j.rewound]
+    # The runs of this conversation from `journal` on (a run of an earlier conversation, before a reset or a
+    # resume, may share an id with a resumed one; it is not in this conversation, so it is left alone).
+    gone = [j for j in rewindable(session) if j.run_id >= journal.run_id]
     dropped = session.conversation.truncate(journal.message_start)
     session.conversation.repair()
     recorder = session.recorder
