@@ -83,3 +83,38 @@ def test_a_batch_in_vscode_runs_the_saved_cells_and_shows_each_ones_outputs_in_t
     assert "Outputs of cell 'load'" in shown and "loaded" in shown and "Outputs of cell 'calc'" in shown
     assert "Outputs of cell 'plot'" not in shown and "plotted" not in shown
     assert notebook.read_bytes() == on_disk  # VS Code holds the notebook: never written
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_interrupt_during_a_batch_stops_it_and_the_cells_after_do_not_run(
+    agent_kernel: AgentKernel, tmp_path: Path, attempt: int
+) -> None:
+    from test_interrupt_stops_the_run import carry_on, interrupted, scripted
+
+    plan = [
+        Turn(blocks=[ToolUse(name="RunCell", input={"cell_ids": ["first", "slow", "last"]})]),
+        Turn(blocks=[Text("never asked")]),
+    ]
+    frontend, server = agent_kernel(scripted(plan))
+    page = NotebookPage(frontend)
+    page.cells = [
+        new_cell_json("code", "open('first-ran', 'w').close()", cell_id="first"),
+        new_cell_json("code", "open('started', 'w').close()\nimport time\ntime.sleep(120)", cell_id="slow"),
+        new_cell_json("code", "open('last-ran', 'w').close()", cell_id="last"),
+    ]
+    cell = frontend.execute("%%agent --mode bypassPermissions\nrun them")
+    frontend.wait(lambda: (tmp_path / "started").exists(), 60, "the slow cell to start")
+    frontend.km.interrupt_kernel()
+    frontend.wait(lambda: cell.done, 30, "the interrupted cell")
+    assert interrupted(cell), cell.reply
+    carry_on(frontend)
+
+    assert (tmp_path / "first-ran").exists() and not (tmp_path / "last-ran").exists()
+    [result] = tool_results(server.requests[1])
+    text = result_text(result)
+    assert result["is_error"] and text.splitlines()[:3] == [
+        "INTERRUPTED: ran first (no output)",
+        "failed slow: INTERRUPTED",
+        "not run: last",
+    ]
+    assert [c.get("outputs", []) for c in page.cells if c["id"] == "last"] == [[]]
