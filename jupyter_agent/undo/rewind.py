@@ -7,7 +7,8 @@ the cut), so `%agent resume` replays it. The runs' file and cell changes are und
 
 A position only points into the conversation it was taken in: after a compaction (its runs were folded
 into a summary), a reset or a resume, an older run cannot be rewound, and the refusal says which can.
-Runs replayed from a saved session rewind only their conversation: their changes were not saved.
+Runs replayed from a saved session rewind only their conversation: their changes were not saved. The read
+ledger is cleared (the model no longer saw what the rewound runs read), so the next edit needs a fresh read.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 #: What a rewind cannot take back, said every time.
 NOT_REWOUND = (
-    "not rewound: the kernel's variables (what RunCode and RunCell ran), background jobs, MCP servers' state"
+    "not rewound: the kernel's variables (what RunCode and RunCell ran), background jobs, MCP servers' state; "
+    "files and cells are read again before the agent edits them"
 )
 _REPLACED = {
     "reset": (
@@ -129,6 +131,8 @@ async def rewind(session: AgentSession, journal: RunJournal, *, keep_changes: bo
             lines.append(await undo_run(run, session.ctx))
     if keep_changes:
         lines.append("files and cells were left as they are (--keep-changes)")
+    # The model no longer saw what the rewound runs read: every edit needs a fresh read, as after a resume.
+    session.ctx.reads.clear()
     lines.append(NOT_REWOUND)
     warning = recorder.take_warning() if recorder is not None else None
     if warning:

@@ -115,3 +115,30 @@ def test_a_run_before_a_compaction_reset_or_resume_is_refused_naming_the_runs_th
         RewindRefused, match=r"^RUN_NOT_FOUND: there is no run 7; runs that can be rewound: 3"
     ):
         choose(h.session, 7)
+
+
+def test_after_a_rewind_an_edit_needs_a_fresh_read_of_what_the_rewound_run_read(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    from agent_testkit import result_text, tool_results
+
+    from jupyter_agent.tools.files import file_tools
+
+    (tmp_path / "a.txt").write_text("one\n")
+    edit = {"file_path": "a.txt", "old_string": "one", "new_string": "two"}
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "a.txt"})]),
+            Turn(blocks=[Text("read it")]),
+            Turn(blocks=[ToolUse(name="Edit", input=edit)]),
+            Turn(blocks=[Text("could not")]),
+        ],
+        tools=file_tools(),
+        mode="bypassPermissions",
+    )
+    h.run("read a")
+    assert "files and cells are read again before the agent edits them" in rewind_to(h, 1, keep_changes=True)
+    h.run("edit a")
+    [result] = tool_results(h.server.requests[-1])
+    assert result_text(result).startswith("STALE_READ: 'a.txt' has not been read in this conversation")
+    assert (tmp_path / "a.txt").read_text() == "one\n"
