@@ -173,3 +173,18 @@ def test_the_approval_preview_shows_each_cells_id_and_source(world: World) -> No
     preview = asyncio.run(tool.preview(tool.Input(cell_ids=["c0", "c1"]), world.ctx))
     assert preview.text == "# cell c0\nx = 0\nprint(x)\n\n# cell c1\nx = 1\nprint(x)"
     assert tool.title(tool.Input(cell_ids=["c0", "c1"]), world.ctx) == "RunCell c0, c1"
+
+
+def test_a_batchs_output_is_capped_over_the_batch_not_per_cell(world: World) -> None:
+    import dataclasses
+
+    from jupyter_agent.base.sandbox import Limits
+
+    world.ctx.sandbox = dataclasses.replace(world.ctx.sandbox, limits=Limits(max_output_chars=20_000))
+    for cell_id in ("c0", "c1"):
+        world.type_into(cell_id, f"print('{cell_id}' * 15_000)")
+    one = run_cells(world, cell_id="c0")
+    both = run_cells(world, cell_ids=["c0", "c1"])
+    assert 19_000 < len(one.content) <= 21_000  # one cell: the whole limit, as before
+    assert len(both.content) <= 22_000  # two cells: 10,000 each (plus the status lines)
+    assert both.content.count("c1c1c1c1") > 0 and both.content.count("c0c0c0c0") > 0
