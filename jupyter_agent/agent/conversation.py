@@ -78,6 +78,9 @@ class Conversation:
         self._chars_at_last_prompt = 0
         #: Messages before this index are unchanged since the last `take_unsaved` (the session store's cursor).
         self._saved_upto = 0
+        #: Counts `replace` calls (a compaction, a reset, a resume): a `position` taken in an older generation
+        #: no longer points into these messages, so a rewind to it is refused.
+        self.generation = 0
 
     # reading
 
@@ -150,6 +153,39 @@ class Conversation:
             self._last_prompt_tokens = None
             self._chars_at_last_prompt = 0
             self._saved_upto = 0
+            self.generation += 1
+
+    def position(self) -> tuple[int, int]:
+        """Where the next request goes: (messages, blocks of the last one). A request merges into a last user
+        message (a run that stopped after its tool results), so both are needed to take it back out."""
+        with self._lock:
+            last = _as_blocks(self._messages[-1]["content"]) if self._messages else []
+            return len(self._messages), len(last)
+
+    def truncate(self, position: tuple[int, int]) -> int:
+        """Go back to `position` (`%agent rewind`): what was added since is dropped, and the store's cursor
+        moves back so the next save replays the cut. Returns how many messages were dropped; the caller
+        `repair`s (a cut can leave a tool_use unanswered only in a damaged conversation)."""
+        length, blocks = position
+        with self._lock:
+            if length > len(self._messages):
+                raise ValueError(
+                    f"position {length} is past the conversation's {len(self._messages)} messages"
+                )
+            dropped = len(self._messages) - length
+            del self._messages[length:]
+            del self._sizes[length:]
+            self._touch(length)
+            if length and blocks:
+                last = self._messages[-1]
+                content = _as_blocks(last["content"])
+                if len(content) > blocks:
+                    last["content"] = content[:blocks]
+                    self._sizes[-1] = message_chars(last)
+                    self._touch(length - 1)
+            self._last_prompt_tokens = None
+            self._chars_at_last_prompt = 0
+            return dropped
 
     # the session store's cursor
 

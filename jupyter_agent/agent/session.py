@@ -86,6 +86,9 @@ class AgentSession:
         self.client = client or ModelClient()
         self.conversation = Conversation()
         self.journals: list[RunJournal] = []
+        #: Why the conversation was replaced, by the generation it started (`%agent rewind` says it); a
+        #: generation not listed began with a compaction.
+        self.replaced_by: dict[int, str] = {}
         self._tally = Tally()
         self._last_run_cost = 0.0
         self._run_id = 0
@@ -130,7 +133,12 @@ class AgentSession:
                 return self._blocked(blocked.reason, emit)
             attachments = [*attachments, *({"type": "text", "text": text} for text in added)]
             self._run_id += 1
-            journal = RunJournal(run_id=self._run_id, request=request)
+            journal = RunJournal(
+                run_id=self._run_id,
+                request=request,
+                message_start=self.conversation.position(),
+                generation=self.conversation.generation,
+            )
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
             self.ctx.services.permissions = self.policy
@@ -139,7 +147,7 @@ class AgentSession:
                 model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking
             )
             if self.recorder is not None:
-                self.recorder.request(self._run_id, request)
+                self.recorder.request(self._run_id, request, journal.message_start)
             swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler
             if swept:
                 emit(
@@ -270,6 +278,8 @@ class AgentSession:
             raise RuntimeError("cannot resume while a run is in progress; stop it first")
         self.conversation.replace(saved.messages)
         self.conversation.repair()
+        self.replaced_by[self.conversation.generation] = "resume"
+        self.journals += resumed_journals(saved, self.conversation)
         self.ctx.reads.clear()
         self._run_id = max(self._run_id, saved.last_run_id)
         if self.project is not None:
@@ -304,6 +314,7 @@ class AgentSession:
         if self._running:
             raise RuntimeError("cannot reset while a run is in progress; stop it first")
         self.conversation.reset()
+        self.replaced_by[self.conversation.generation] = "reset"
         self.notebook_line.reset()
         self.ctx.reads.clear()
         todo_list(self.ctx).clear()
@@ -359,3 +370,22 @@ class AgentSession:
     def history(self) -> list[RunJournal]:
         """Past runs, oldest first: each with its request and the changes it made (for undo)."""
         return list(self.journals)
+
+
+def resumed_journals(saved: SavedSession, conversation: Conversation) -> list[RunJournal]:
+    """The saved session's runs, for `%agent history` and `%agent rewind`: where each began in the resumed
+    conversation (when still known), its changes not (journals are not saved)."""
+    length = len(conversation)
+    return [
+        RunJournal(
+            run_id=request.run_id,
+            request=request.text,
+            message_start=request.message_start
+            if request.message_start is not None and request.message_start[0] <= length
+            else None,
+            generation=conversation.generation,
+            rewound=request.rewound,
+            changes_known=False,
+        )
+        for request in saved.requests
+    ]

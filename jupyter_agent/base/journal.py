@@ -79,6 +79,15 @@ class RunJournal:
     undone: bool = False
     #: Each notebook file the run wrote, by path: its bytes before the first write and after the last.
     notebook_files: dict[Path, NotebookFileWrite] = field(default_factory=dict[Path, NotebookFileWrite])
+    #: Where the run's request went in the conversation (`Conversation.position`) and in which generation of
+    #: it: `%agent rewind` cuts the conversation back there. None: not known (a saved run before a compaction).
+    message_start: tuple[int, int] | None = None
+    generation: int = 0
+    #: Set by `%agent rewind`: the run is gone from the conversation and cannot be rewound again.
+    rewound: bool = False
+    #: False for a run replayed from a saved session (`%agent resume`): its changes were not saved, so a
+    #: rewind can only take back its conversation.
+    changes_known: bool = True
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def notebook_written(self, path: Path, before: bytes, after: bytes) -> None:

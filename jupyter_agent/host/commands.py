@@ -16,17 +16,15 @@ from typing import TYPE_CHECKING
 
 from ..tools.modes import MODES
 from ..ui.tables import Report
+from .command_error import CommandError
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
 from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
+from .rewind_command import REWIND_HELP, rewind_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
     from ..runtime import KernelAgent
-
-
-class CommandError(ValueError):
-    """A usage mistake in `%agent …`; the magic shows it as a UsageError."""
 
 
 Output = str | Report | None
@@ -270,6 +268,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         help="revert the last run's file and cell changes (again for the one before)",
         run=_undo,
     ),
+    Subcommand(name="rewind", optional="N", help=REWIND_HELP, run=rewind_command),
     Subcommand(
         name="verify",
         optional="PATH",

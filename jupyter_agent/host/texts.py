@@ -188,8 +188,10 @@ def history_report(session: AgentSession) -> Report:
     rows: list[tuple[str, str, str]] = []
     for journal in journals:
         request = shorten(_first_line(journal.request), 80)
-        undone = " (undone)" if journal.undone else ""
-        changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or ["no changes"]
+        undone = " (rewound)" if journal.rewound else " (undone)" if journal.undone else ""
+        changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or [
+            "no changes" if journal.changes_known else "changes not known (resumed from a saved session)"
+        ]
         lines.append(f"run {journal.run_id}: {request}{undone}")
         lines += [f"    {change}" for change in changes]
         rows.append((f"{journal.run_id}{undone}", request, "\n".join(changes)))

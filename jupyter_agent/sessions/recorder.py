@@ -87,8 +87,20 @@ class SessionRecorder:
             "resumed_from": self.resumed_from,
         }
 
-    def request(self, run_id: int, text: str) -> None:
-        self._write({"type": "request", "run_id": run_id, "text": text, "time": now_iso()})
+    def request(self, run_id: int, text: str, message_start: tuple[int, int] | None = None) -> None:
+        """`message_start`: where the request goes in the conversation (`Conversation.position`), so a
+        resumed session can still rewind to before it."""
+        record: Record = {"type": "request", "run_id": run_id, "text": text, "time": now_iso()}
+        if message_start is not None:
+            record["message_start"] = list(message_start)
+        self._write(record)
+
+    def rewound(self, *, to_run: int, message_start: tuple[int, int]) -> None:
+        """`%agent rewind`: run `to_run` and later ones left the conversation (the next `messages` record
+        holds the cut)."""
+        self._write(
+            {"type": "rewind", "to_run": to_run, "message_start": list(message_start), "time": now_iso()}
+        )
 
     def sync(self, conversation: UnsavedSource) -> None:
         """Write what changed in the conversation since the last sync (nothing when nothing did)."""

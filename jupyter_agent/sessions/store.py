@@ -11,13 +11,16 @@ started, so the file never holds half a line in the middle. Records:
 - `messages`: the conversation as sent to the API, from index `start` on (replayed over the earlier ones,
   so shortening an old result or a compaction is a record too, never an edit of the file);
 - `run`: how a run ended, its usage and cost;
-- `compaction`: the conversation is about to be replaced by a summary (the next `messages` record).
+- `compaction`: the conversation is about to be replaced by a summary (the next `messages` record);
+- `rewind`: `%agent rewind` took run `to_run` and later ones out of the conversation (the next `messages`
+  record cuts it at the request's `message_start`, which each `request` record carries).
 
 Every string passes through `mask_secret_values` before it is written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -161,6 +164,11 @@ class Request:
     run_id: int
     text: str
     time: str = ""
+    #: Where the request went in the conversation (messages, blocks of the last one); None when not known
+    #: or no longer valid (an older file, a compaction since).
+    message_start: tuple[int, int] | None = None
+    #: `%agent rewind` took it out of the conversation.
+    rewound: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -233,8 +241,14 @@ def load_session(path: Path) -> SavedSession:
                     run_id=int(record.get("run_id", 0)),
                     text=str(record.get("text", "")),
                     time=str(record.get("time", "")),
+                    message_start=_position(record.get("message_start")),
                 )
             )
+        elif kind == "rewind":
+            to_run = int(record.get("to_run", 0))
+            saved.requests = [
+                dataclasses.replace(r, rewound=True) if r.run_id >= to_run else r for r in saved.requests
+            ]
         elif kind == "messages":
             start = max(int(record.get("start", 0)), 0)
             if start > len(messages):  # the record before this one was never written: do not bridge the gap
@@ -257,6 +271,7 @@ def load_session(path: Path) -> SavedSession:
             )
         elif kind == "compaction":
             saved.compacted.append(messages)
+            saved.requests = [dataclasses.replace(r, message_start=None) for r in saved.requests]
     whole = consistent_prefix(messages)
     if len(whole) < len(messages):
         saved.gaps.append(
@@ -265,6 +280,13 @@ def load_session(path: Path) -> SavedSession:
         )
     saved.messages = whole
     return saved
+
+
+def _position(value: Any) -> tuple[int, int] | None:
+    """A request's `message_start` as written (`[messages, blocks]`); None when absent or malformed."""
+    if is_array(value) and len(value) == 2 and all(type(v) is int and v >= 0 for v in value):
+        return int(value[0]), int(value[1])
+    return None
 
 
 def consistent_prefix(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

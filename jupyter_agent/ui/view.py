@@ -214,10 +214,11 @@ class RunView:
         if is_object(proposal) and not done.result.is_error:
             self.publisher.show(proposal_bundle(proposal, done.result.diff), final=True)
             offer(proposal)
-        if is_object(outputs) and is_array(outputs.get("outputs")):
-            cells = [o for o in outputs["outputs"] if is_object(o)]
-            why = str(outputs.get("why", ""))
-            self.publisher.show(outputs_bundle(str(outputs.get("cell_id", "")), cells, why), final=True)
+        for shown in outputs if is_array(outputs) else [outputs]:  # RunCell with cell_ids: one per cell
+            if is_object(shown) and is_array(shown.get("outputs")):
+                cells = [o for o in shown["outputs"] if is_object(o)]
+                why = str(shown.get("why", ""))
+                self.publisher.show(outputs_bundle(str(shown.get("cell_id", "")), cells, why), final=True)
 
     # -- the checklist and nested sub-agent calls --------------------------------------------------------
     def _todos_finished(self, done: ev.ToolFinished) -> None:

@@ -97,11 +97,14 @@ EXPECTED = [
     },
     {
         "name": "RunCell",
-        "description": "Run one code cell of the user's notebook (this kernel's notebook) in this "
+        "description": "Run code cells of the user's notebook (this kernel's notebook) in this "
         "kernel, as if the user pressed Shift+Enter: it runs the cell's current source in "
         "the user's namespace, its outputs are written into the cell, and you get them "
         "back (printed text, displayed values and images, the traceback if it raised).\n"
         "- cell_id is the id NotebookRead shows. Only code cells run.\n"
+        "- To run several cells in one call (one approval), give cell_ids instead, in notebook order: they "
+        "run one at a time, and the first that raises (or an interrupt) stops the rest; the result says which "
+        "ran, which failed and which did not run.\n"
         "- Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs "
         "the cell's saved source and shows the outputs in the %%agent cell instead; the result says which.\n"
         "- The user is asked before it runs unless a rule allows it. To run code that is "
@@ -110,11 +113,17 @@ EXPECTED = [
             "additionalProperties": False,
             "properties": {
                 "cell_id": {
-                    "description": "The id of the code cell to run (from NotebookRead).",
-                    "type": "string",
-                }
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The id of the code cell to run (from NotebookRead); or give cell_ids.",
+                },
+                "cell_ids": {
+                    "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+                    "default": None,
+                    "description": "Several code cells to run one after the other, in notebook order "
+                    "(instead of cell_id).",
+                },
             },
-            "required": ["cell_id"],
             "type": "object",
         },
     },

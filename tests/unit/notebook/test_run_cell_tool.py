@@ -88,3 +88,103 @@ def test_without_the_kernels_main_thread_it_is_not_available(world: World) -> No
     with pytest.raises(ToolError) as caught:
         run_cell(world, "c0")
     assert caught.value.code == "NOT_AVAILABLE"
+
+
+def run_cells(world: World, **params: Any) -> ToolResult:
+    tool = RunCell()
+    return asyncio.run(tool.run(tool.Input(**params), world.ctx))
+
+
+def refusal(world: World, **params: Any) -> str:
+    with pytest.raises(ToolError) as caught:
+        run_cells(world, **params)
+    assert caught.value.code == "INVALID_ARGS"
+    return caught.value.message
+
+
+def test_several_cells_run_in_notebook_order_and_each_gets_its_outputs(world: World) -> None:
+    world.type_into("c0", "order = ['c0']\nprint('first')")
+    world.type_into("c2", "order.append('c2')\nprint('second')")
+    result = run_cells(world, cell_ids=["c0", "c2"])
+    assert not result.is_error
+    assert world.ctx.namespace is not None and world.ctx.namespace["order"] == ["c0", "c2"]
+    assert result.content.startswith(
+        "ran c0 (1 line of output)\nran c2 (1 line of output)\n\n--- cell c0 ---\nfirst"
+    )
+    assert result.data["ran"] == ["c0", "c2"] and result.data["not_run"] == []
+    assert result.summary == "Ran 2 of 2 cells"
+    assert "".join(cell_json(world, "c2")["outputs"][0]["text"]) == "second\n"
+    assert "".join(cell_json(world, "c1")["outputs"][0]["text"]) == "1\n"  # not asked for: untouched
+
+
+def test_a_batch_stops_at_the_first_error_and_says_what_did_not_run(world: World) -> None:
+    world.type_into("c0", "seen = ['c0']")
+    world.type_into("c1", "seen.append('c1')\n{}['March']")
+    world.type_into("c2", "seen.append('c2')")
+    result = run_cells(world, cell_ids=["c0", "c1", "c2"])
+    assert result.is_error and result.error_code == "EXECUTION_ERROR"
+    assert world.ctx.namespace is not None and world.ctx.namespace["seen"] == ["c0", "c1"]
+    lines = result.content.splitlines()
+    assert lines[:3] == [
+        "EXECUTION_ERROR: ran c0 (no output)",
+        "failed c1: KeyError: 'March'",
+        "not run: c2",
+    ]
+    failing = result.content.split("--- cell c1 ---\n")[1]
+    assert failing.startswith("EXECUTION_ERROR: the code raised KeyError: 'March'\nTraceback (most recent")
+    assert result.data["failed"] == ["c1"] and result.data["not_run"] == ["c2"]
+    assert "".join(cell_json(world, "c2")["outputs"][0]["text"]) == "2\n"  # its old output stays
+
+
+def test_cell_ids_out_of_notebook_order_are_refused_with_the_order_they_stand_in(world: World) -> None:
+    assert refusal(world, cell_ids=["c2", "c0", "c1"]) == (
+        "cell_ids must be in notebook order; in analysis.ipynb they stand in this order: c0, c1, c2"
+    )
+    assert world.ctx.namespace == {}  # nothing ran
+
+
+def test_cell_id_and_cell_ids_are_exclusive_and_one_is_needed(world: World) -> None:
+    both = "give exactly one of cell_id (one cell) or cell_ids (several cells, in notebook order)"
+    assert refusal(world, cell_id="c0", cell_ids=["c1"]) == both
+    assert refusal(world) == both
+    assert "lists 'c0' more than once" in refusal(world, cell_ids=["c0", "c0"])
+    assert "cell_ids is empty" in refusal(world, cell_ids=[])
+
+
+def test_a_markdown_cell_in_a_batch_is_refused_before_anything_runs(world: World) -> None:
+    world.type_into("c0", "ran_first = True")
+    message = refusal(world, cell_ids=["c0", "md"])
+    assert message.startswith("cell 'md' is a markdown cell; only code cells run") and message.endswith(
+        "; nothing ran"
+    )
+    assert world.ctx.namespace == {}
+
+
+def test_a_batch_shares_the_output_limit_but_never_below_two_thousand_characters() -> None:
+    from jupyter_agent.tools.notebook.run_batch import cell_share
+
+    assert cell_share(20_000, 1) == 20_000
+    assert cell_share(20_000, 4) == 5_000
+    assert cell_share(20_000, 40) == 2_000
+
+
+def test_the_approval_preview_shows_each_cells_id_and_source(world: World) -> None:
+    tool = RunCell()
+    preview = asyncio.run(tool.preview(tool.Input(cell_ids=["c0", "c1"]), world.ctx))
+    assert preview.text == "# cell c0\nx = 0\nprint(x)\n\n# cell c1\nx = 1\nprint(x)"
+    assert tool.title(tool.Input(cell_ids=["c0", "c1"]), world.ctx) == "RunCell c0, c1"
+
+
+def test_a_batchs_output_is_capped_over_the_batch_not_per_cell(world: World) -> None:
+    import dataclasses
+
+    from jupyter_agent.base.sandbox import Limits
+
+    world.ctx.sandbox = dataclasses.replace(world.ctx.sandbox, limits=Limits(max_output_chars=20_000))
+    for cell_id in ("c0", "c1"):
+        world.type_into(cell_id, f"print('{cell_id}' * 15_000)")
+    one = run_cells(world, cell_id="c0")
+    both = run_cells(world, cell_ids=["c0", "c1"])
+    assert 19_000 < len(one.content) <= 21_000  # one cell: the whole limit, as before
+    assert len(both.content) <= 22_000  # two cells: 10,000 each (plus the status lines)
+    assert both.content.count("c1c1c1c1") > 0 and both.content.count("c0c0c0c0") > 0
