@@ -22,7 +22,7 @@ from .project_commands import ProjectCommandError, rules, run_slash, skills, tru
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
-    from ..runtime import KernelAgent
+    from .kernel_agent import KernelAgent
 
 
 class CommandError(ValueError):
