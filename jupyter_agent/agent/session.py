@@ -133,7 +133,6 @@ class AgentSession:
             journal = RunJournal(run_id=self._run_id, request=request)
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
-            self.ctx.services.permissions = self.policy
             self.journals.append(journal)
             config = self.config.with_overrides(
                 model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking

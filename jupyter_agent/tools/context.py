@@ -28,8 +28,8 @@ class ToolContext:
     services: ToolServices = field(default_factory=ToolServices)
     #: The id of the tool_use being run, for tools that report progress.
     tool_use_id: str = ""
-    #: The policy deciding this call (set by the Dispatcher), for searches that must leave out what a deny
-    #: rule hides.
+    #: The policy deciding this call (set by the Dispatcher; the session's own for a top-level call): searches
+    #: leave out what a deny rule hides, and an approved plan (ExitPlanMode) switches its mode at once.
     policy: PermissionPolicy | None = None
     #: Tells the call's card how far the call got: `progress("40/100", "indexing")` (set by the agent's tool
     #: runner; None outside a run).

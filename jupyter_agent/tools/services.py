@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from ..notebook.provider import NotebookProvider
     from .jobs import BackgroundJobs
     from .kernel.main_thread import MainThread
-    from .permissions import PermissionPolicy
     from .workflow.asking import Asker
     from .workflow.task import SubagentRunner
     from .workflow.todo import TodoList
@@ -33,8 +32,6 @@ class ToolServices:
     questions: Asker | None = None
     #: Which backend a notebook path gets (the notebook tools, undo of a cell change).
     notebooks: NotebookProvider | None = None
-    #: The session's permission policy during a run, so an approved plan can switch the mode at once.
-    permissions: PermissionPolicy | None = None
     #: Runs a Task's sub-agent; only during a run of the top-level session.
     subagents: SubagentRunner | None = None
     #: The session's background shell jobs, created on first use.
