@@ -22,7 +22,7 @@ from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list
 from .client import ModelClient
-from .config import AgentConfig, ThinkingSetting
+from .config import AgentConfig
 from .conversation import Block, Conversation
 from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
@@ -107,10 +107,6 @@ class AgentSession:
         emit: Emit,
         approver: Approver,
         on_grant: OnGrant | None = None,
-        max_turns: int | None = None,
-        model: str | None = None,
-        max_cost: float | None = None,
-        thinking: ThinkingSetting = None,
         attachments: Sequence[Block] = (),
     ) -> RunFinished:
         """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
@@ -134,9 +130,7 @@ class AgentSession:
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
             self.journals.append(journal)
-            config = self.config.with_overrides(
-                model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking
-            )
+            config = self.config
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request)
             swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler

@@ -118,7 +118,9 @@ class Subagents:
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
             ctx=sub_ctx,
-            config=parent.config.with_overrides(model=agent_type.model),
+            config=dataclasses.replace(parent.config, model=agent_type.model)
+            if agent_type.model
+            else parent.config,
             system=system_prompt(facts),
             emit=_Relay(parent, call_id, params.description).emit,
             session=parent.session,

@@ -234,7 +234,7 @@ def test_an_answer_cut_by_max_tokens_ends_the_run_with_a_notice(harness: Harness
 def test_max_turns_stops_the_run_and_the_next_run_continues(harness: HarnessFactory) -> None:
     loop_forever = [Turn(blocks=[ToolUse(name="add", input={"a": i, "b": 0})]) for i in range(3)]
     h = harness([*loop_forever, _answer("done")], tools=[add])
-    finished = h.run("count", max_turns=2)
+    finished = h.run("count", config={"max_turns": 2})
     assert (finished.reason, finished.turns) == ("max_turns", 2)
     assert len(h.server.requests) == 2
     h.run("go on")

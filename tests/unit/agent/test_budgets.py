@@ -29,7 +29,7 @@ def _call() -> Turn:
 
 def test_max_cost_stops_the_run_says_so_and_the_next_run_continues_validly(harness: HarnessFactory) -> None:
     h = harness([_call(), Turn(blocks=[Text("2, as I was saying.")])], tools=[add])
-    finished = h.run("spend", max_cost=1.0)
+    finished = h.run("spend", config={"budget_usd": 1.0})
     assert (finished.reason, finished.turns, len(h.server.requests)) == ("budget", 1, 1)
     assert any("reaching its budget of $1.0000" in n.message for n in h.of(Notice))
     again = h.run("go on")
