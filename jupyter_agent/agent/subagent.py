@@ -96,7 +96,6 @@ class Subagents:
             policy=dataclasses.replace(dispatcher.policy),
             hooks=dispatcher.hooks.for_subagent(),
             approver=dispatcher.approver,
-            on_grant=dispatcher.on_grant,
         )
         services = dataclasses.replace(ctx.services, subagents=None)
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.

@@ -17,14 +17,12 @@ from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
 from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
 from ..tools.rule_names import check_rule_names
-from .options import RunOptions
+from .options import NO_OPTIONS, RunOptions
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..project import ClaudeProject
     from ..settings import AgentSettings
-
-NO_OPTIONS = RunOptions()
 
 
 def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:

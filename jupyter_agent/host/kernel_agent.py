@@ -6,25 +6,24 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..base.json_values import is_object
 from ..tools.registration import on_tool_defined
 from ..ui.channel import UIChannel
-from .options import RunOptions
+from .options import NO_OPTIONS, RunOptions
 
 if TYPE_CHECKING:
     from ..agent.events import RunFinished
-    from ..agent.session import AgentSession
+    from ..agent.session import AgentSession, RunChanges
     from ..agent.worker import AgentWorker
     from ..notebook.frontend import KernelSignals
     from ..project import ClaudeProject
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
     from ..tools.mcp import McpServers
-    from ..tools.permissions import Rule
     from ..watch.note import KernelNote
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
@@ -153,18 +152,15 @@ class KernelAgent:
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
         )
-        granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
-        started_mode = session.policy.mode
         future = self.worker.submit(
-            self._run_with_references(session, request, attachments, granted.append, references=references)
+            self._run_with_references(session, request, attachments, references=references)
         )
         try:
             with self._watch_paused():
                 interrupted = presenter.wait(future)
         finally:
-            self._keep_granted(granted)
-            self._keep_mode(session.policy.mode, started_mode, options)
+            self.keep(session.take_changes(), options)
         if interrupted:
             raise KeyboardInterrupt
 
@@ -189,7 +185,6 @@ class KernelAgent:
         session: AgentSession,
         request: str,
         attachments: list[dict[str, Any]],
-        on_grant: Callable[[Rule], None],
         *,
         references: bool,
     ) -> RunFinished:
@@ -207,7 +202,6 @@ class KernelAgent:
             request,
             emit=self.channel.emit,
             approver=self.channel.ask,
-            on_grant=on_grant,
             attachments=attachments,
         )
 
@@ -232,18 +226,16 @@ class KernelAgent:
         """What the agent's own run does in the kernel is not news for its next run."""
         return self.watcher.paused() if self.watcher is not None else nullcontext()
 
-    def _keep_granted(self, granted: list[Rule]) -> None:
-        """ "Always allow" answers last beyond this run: they become allow rules in the settings."""
+    def keep(self, changes: RunChanges, options: RunOptions = NO_OPTIONS) -> None:
+        """The one place a run's (or `%agent mode`'s) changes become settings, so later runs start from them:
+        "Always allow" answers as allow rules; a switched mode (an approved plan), unless this run's mode came
+        from its own `--mode` flag."""
         known = list(self.settings.allow)
-        new = [text for text in dict.fromkeys(str(rule) for rule in granted) if text not in known]
+        new = [text for text in dict.fromkeys(str(rule) for rule in changes.granted) if text not in known]
         if new:
             self.settings.allow = [*known, *new]
-
-    def _keep_mode(self, mode: str, started: str, options: RunOptions) -> None:
-        """A plan approved during the run (ExitPlanMode) switched the mode: later runs keep it, unless this
-        run's mode came from its own `--mode` flag."""
-        if mode != started and options.mode is None:
-            self.settings.mode = mode
+        if changes.mode is not None and options.mode is None:
+            self.settings.mode = changes.mode
 
     def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
