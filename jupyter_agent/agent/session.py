@@ -15,6 +15,7 @@ from ..base.journal import RunJournal, set_run_journal
 from ..base.tempfiles import sweep_stale
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
+from ..tools.command_hooks import HookSession
 from ..tools.context import ToolContext
 from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
@@ -30,6 +31,7 @@ from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
 from .prompt import PromptFacts, system_prompt
+from .setup import RunSetup
 from .subagent import Subagents
 
 
@@ -108,6 +110,28 @@ class AgentSession:
         #: The running run's event sink (None between runs), for `notify`.
         self._emit: Emit | None = None
         self._changes = RunChanges()
+
+    def apply(self, setup: RunSetup) -> None:
+        """The one place a run's configuration (the host's `run_setup`) reaches the session, before each run
+        and before `%agent status` shows it."""
+        self.config = setup.config
+        self.policy = setup.policy()
+        self.hooks = setup.hooks(session=self._hook_facts, report=self.notify)
+        self.pool.denied = [str(rule) for rule in setup.deny if rule.pattern is None]
+        for name, tools in setup.sources.items():
+            self.pool.set_source(name, tools)
+        if setup.sandbox != self.ctx.sandbox:  # `%config AgentMagics.roots = …` since the last run
+            self.ctx.sandbox = setup.sandbox
+
+    def _hook_facts(self) -> HookSession:
+        """The common input fields of a command hook, as they are at its call."""
+        recorder = self.recorder
+        return HookSession(
+            session_id=recorder.id if recorder is not None else "",
+            transcript_path=str(recorder.path) if recorder is not None and recorder.started else "",
+            cwd=str(self.ctx.sandbox.cwd),
+            permission_mode=self.policy.mode,
+        )
 
     # runs
 
