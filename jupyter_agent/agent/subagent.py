@@ -25,7 +25,10 @@ from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
-from ..tools.workflow.task import AgentType, TaskInput
+from ..tools.workflow.plan import ExitPlanMode
+from ..tools.workflow.question import AskUserQuestion
+from ..tools.workflow.task import TASK_TOOL_NAME, AgentType, TaskInput
+from ..tools.workflow.todo import TodoWrite
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
     from .loop import AgentRun
 
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
-PARENT_ONLY = frozenset({"Task", "TodoWrite", "AskUserQuestion", "ExitPlanMode"})
+PARENT_ONLY = frozenset({TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name})
 
 
 def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[AnyTool]:

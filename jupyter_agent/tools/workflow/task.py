@@ -97,6 +97,10 @@ def _description(custom: Sequence[AgentType]) -> str:
     )
 
 
+#: The Task tool's name (an `InstanceTool`: its name is given per instance).
+TASK_TOOL_NAME = "Task"
+
+
 class TaskTool(InstanceTool[TaskInput]):
     """The Task tool: the built-in sub-agent types, plus the project's (`custom`)."""
 
@@ -105,7 +109,7 @@ class TaskTool(InstanceTool[TaskInput]):
         self.custom = tuple(t for t in custom if t.name not in builtin)
         self.types = {t.name: t for t in (*BUILTIN_AGENT_TYPES, *self.custom)}
         super().__init__(
-            name="Task",
+            name=TASK_TOOL_NAME,
             description=_description(self.custom),
             input_model=_input_with(list(self.types.values())) if self.custom else TaskInput,
             kind="other",

@@ -107,7 +107,7 @@ class TodoWrite(Tool[TodoWriteInput]):
     Input = TodoWriteInput
 
     def title(self, params: TodoWriteInput, ctx: ToolContext) -> str:
-        return "TodoWrite"
+        return self.name
 
     async def run(self, params: TodoWriteInput, ctx: ToolContext) -> ToolResult:
         active = [i for i, item in enumerate(params.todos) if item.status == "in_progress"]
