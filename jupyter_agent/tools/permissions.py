@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .command_patterns import compile_pattern
-from .commands import ParsedCommand, Subcommand, split_command
+from .commands import CommandWords, ParsedCommand, split_command
 
 if TYPE_CHECKING:
     from .context import ToolContext
@@ -153,7 +153,7 @@ class Rule:
         (a wildcard-free pattern) or every subcommand."""
         return self._matches(call, allowing=True)
 
-    def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
+    def matches_subcommand(self, sub: CommandWords, *, allowing: bool) -> bool:
         """An allow rule must accept every value the subcommand's holes could take; a deny rule matches when
         some value could match (fail closed both ways)."""
         # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
@@ -189,7 +189,7 @@ class Rule:
         return bool(regex.match(call.subject))
 
 
-def _all_allowed(command: ParsedCommand, allowed: Callable[[Subcommand], bool]) -> bool:
+def _all_allowed(command: ParsedCommand, allowed: Callable[[CommandWords], bool]) -> bool:
     """An allow reading of a command: it parsed, it runs something, and every subcommand is allowed."""
     return command.parsed and bool(command.subcommands) and all(allowed(s) for s in command.subcommands)
 
@@ -315,7 +315,7 @@ class PermissionPolicy:
             return []
         used: list[Rule] = []
 
-        def allowed(sub: Subcommand) -> bool:
+        def allowed(sub: CommandWords) -> bool:
             rule = next((r for r in rules if r.matches_subcommand(sub, allowing=True)), None)
             if rule is not None and rule not in used:
                 used.append(rule)
