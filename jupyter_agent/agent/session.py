@@ -228,7 +228,7 @@ class AgentSession:
             config=config,
             system=self.system_prompt(dispatcher),
             emit=emit,
-            session=self._tally,
+            session_tally=self._tally,
             mode=self.policy.mode,
             recorder=self.recorder,
         )

@@ -125,7 +125,7 @@ class Subagents:
             else parent.config,
             system=system_prompt(facts),
             emit=_Relay(parent, call_id, params.description).emit,
-            session=parent.session,
+            session_tally=parent.session_tally,
             within=parent.run_total,
             mode=dispatcher.policy.mode,
         )
@@ -178,8 +178,8 @@ class _Relay:
                     event,
                     run=parent.tally.usage,
                     run_cost_usd=parent.tally.cost_usd,
-                    session=parent.session.usage,
-                    session_cost_usd=parent.session.cost_usd,
+                    session=parent.session_tally.usage,
+                    session_cost_usd=parent.session_tally.cost_usd,
                 )
             )
         elif isinstance(event, Notice):
