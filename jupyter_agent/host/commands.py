@@ -96,9 +96,7 @@ def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
 def _mode(agent: KernelAgent, args: list[str]) -> str:
     if args[0] not in MODES:
         raise CommandError(f"%agent mode: {args[0]!r} is not a mode; one of: {', '.join(MODES)}")
-    from ..agent.session import RunChanges
-
-    agent.keep(RunChanges(mode=args[0]))
+    agent.set_mode(args[0])
     return f"mode: {agent.settings.mode}"
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
     from ..tools.mcp import McpServers
+    from ..tools.modes import Mode
     from ..watch.note import KernelNote
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
@@ -225,6 +226,12 @@ class KernelAgent:
     def _watch_paused(self) -> AbstractContextManager[None]:
         """What the agent's own run does in the kernel is not news for its next run."""
         return self.watcher.paused() if self.watcher is not None else nullcontext()
+
+    def set_mode(self, mode: Mode) -> None:
+        """`%agent mode`: later runs start in `mode`, written where a run's switch is (`keep`)."""
+        from ..agent.session import RunChanges
+
+        self.keep(RunChanges(mode=mode))
 
     def keep(self, changes: RunChanges, options: RunOptions = NO_OPTIONS) -> None:
         """The one place a run's (or `%agent mode`'s) changes become settings, so later runs start from them:
