@@ -7,17 +7,41 @@ never imports the host or the UI that provide them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+
+from .question import Question
 
 if TYPE_CHECKING:
     from ..notebook.frontend import KernelSignals
     from ..notebook.provider import NotebookProvider
-    from .jobs import BackgroundJobs
-    from .kernel.main_thread import MainThread
-    from .workflow.asking import Asker
+    from .job_table import BackgroundJobs
+    from .workflow.checklist import TodoList
     from .workflow.task import SubagentRunner
-    from .workflow.todo import TodoList
+
+
+T = TypeVar("T")
+A = TypeVar("A")
+
+
+@runtime_checkable
+class MainThread(Protocol):
+    """Runs a function on the kernel's main thread for a tool running in the worker."""
+
+    async def call(self, fn: Callable[[], T], *, timeout: float | None) -> T:
+        """Run `fn` there; return its value or raise its exception.
+
+        `timeout` is how long the caller is prepared to wait (None: as long as it takes). When it passes,
+        raise `TimeoutError`; `fn` may still be running, since a thread cannot be stopped from outside.
+        """
+        ...
+
+
+class Asker(Protocol):
+    """Puts a question to the person and waits for the answer (the UI channel in a kernel)."""
+
+    async def ask(self, request: Question[A]) -> A: ...
 
 
 @dataclass(kw_only=True)

@@ -13,10 +13,11 @@ from .asking import (
     PlanVerdict,
     UserQuestions,
 )
+from .checklist import Todo, TodoList
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
 from .task import BUILTIN_AGENT_TYPES, AgentType, SubagentType, TaskInput, TaskTool
-from .todo import Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
+from .todo import TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:
