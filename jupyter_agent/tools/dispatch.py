@@ -14,6 +14,7 @@ from ..base.errors import ToolError
 from ..base.result import Issue, ToolResult
 from ..base.stopping import current_stop
 from ..masking import REGISTRY, SecretRegistry
+from .call_facts import call_facts
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
 from .hooks import HookCall, Hooks, PreResult, Rewrite
@@ -27,7 +28,6 @@ from .permissions import (
     PermissionPolicy,
     Rule,
     RuleKind,
-    call_facts,
 )
 from .question import Question
 from .registry import ToolPool
