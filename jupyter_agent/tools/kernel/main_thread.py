@@ -14,8 +14,8 @@ from typing import TypeVar
 
 from ...base.errors import ToolError
 from ...base.stopping import within
+from ..context import MainThread as MainThread
 from ..context import ToolContext
-from ..services import MainThread as MainThread
 
 T = TypeVar("T")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core import AnyTool
+from .agent_types import BUILTIN_AGENT_TYPES, AgentType
 from .asking import (
     Answer,
     Answers,
@@ -16,7 +17,7 @@ from .asking import (
 from .checklist import Todo, TodoList
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
-from .task import BUILTIN_AGENT_TYPES, AgentType, SubagentType, TaskInput, TaskTool
+from .task import SubagentType, TaskInput, TaskTool
 from .todo import TodoWrite, TodoWriteInput, todo_list
 
 

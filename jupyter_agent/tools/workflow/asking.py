@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from ..context import Asker as Asker
 from ..context import ToolContext
 from ..question import Question
-from ..services import Asker as Asker
 
 A = TypeVar("A")
 
