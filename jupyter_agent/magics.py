@@ -1,4 +1,4 @@
-"""`%%agent` and `%agent …`: thin — parse the line, hand off to the kernel's agent (runtime.py).
+"""`%%agent` and `%agent …`: thin — parse the line, hand off to the kernel's agent (host/kernel_agent.py).
 
 The flags come from `host.options.RUN_FLAGS`, the subcommands from `host.commands.SUBCOMMANDS`; both the
 parser and `%agent help` are built from those declarations.
@@ -20,7 +20,7 @@ from .settings import AgentSettings
 from .tools.rule_names import RuleNameError
 
 if TYPE_CHECKING:
-    from .runtime import KernelAgent
+    from .host.kernel_agent import KernelAgent
     from .watch.watcher import CellRun, KernelWatcher
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,7 +89,7 @@ class AgentMagics(Magics, AgentSettings):
     @property
     def kernel_agent(self) -> KernelAgent:
         if self._agent is None:
-            from .runtime import KernelAgent
+            from .host.kernel_agent import KernelAgent
 
             self._agent = KernelAgent(shell=self.shell, settings=self, watcher=self.watcher)
         return self._agent
@@ -159,7 +159,7 @@ def load(ipython: Any) -> None:
     magics = AgentMagics(shell=ipython, config=ipython.config)
     ipython.register_magics(magics)
     ipython.configurables.append(magics)
-    from .runtime import track_user_tools
+    from .host.kernel_agent import track_user_tools
 
     track_user_tools(ipython, magics)
     if keep_question_marks not in ipython.input_transformers_cleanup:
@@ -176,7 +176,7 @@ def load(ipython: Any) -> None:
 
 
 def unload(ipython: Any) -> None:
-    from .runtime import untrack_user_tools
+    from .host.kernel_agent import untrack_user_tools
 
     untrack_user_tools(ipython)
     if keep_question_marks in ipython.input_transformers_cleanup:

@@ -214,7 +214,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "web",
-        (_P + "tools/web/http.py", _P + "tools/web/addresses.py"),
+        (_P + "tools/web/http.py", _P + "tools/web/addresses.py", _P + "tools/web/hosts.py"),
         (
             _T + "web/test_webfetch_*.py",
             _T + "core/test_permissions.py",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,7 +29,7 @@ DEFAULT_STALL_TIMEOUT = 60.0
 
 @dataclass(frozen=True, kw_only=True)
 class AgentConfig:
-    """Settings of one agent session; `dataclasses.replace` makes a per-run variant (`--model`, `--max-turns`)."""
+    """How one run calls the model; the host makes it from the settings and the run's flags before each run."""
 
     model: str = DEFAULT_MODEL
     #: Output tokens per model turn. A tool call cut by this limit is sent back as an error to retry smaller.
@@ -101,23 +100,3 @@ class AgentConfig:
     @property
     def window(self) -> int:
         return self.context_window or context_window_for(self.model)
-
-    def with_overrides(
-        self,
-        *,
-        model: str | None = None,
-        max_turns: int | None = None,
-        max_cost: float | None = None,
-        thinking: ThinkingSetting = None,
-    ) -> AgentConfig:
-        """The config of one run: `%%agent --model/--max-turns/--max-cost/--think` over the session's."""
-        changes: dict[str, object] = {}
-        if model:
-            changes["model"] = model
-        if max_turns is not None:
-            changes["max_turns"] = max_turns
-        if max_cost is not None:
-            changes["budget_usd"] = max_cost
-        if thinking is not None:
-            changes["thinking"] = thinking
-        return dataclasses.replace(self, **changes) if changes else self  # pyright: ignore[reportArgumentType]

@@ -95,12 +95,12 @@ class AgentRun:
         config: AgentConfig,
         system: str,
         emit: Emit,
-        session: Tally,
+        session_tally: Tally,
         within: Tally | None = None,
         mode: str = "default",
         recorder: SessionRecorder | None = None,
     ) -> None:
-        """`session`: the session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the
+        """`session_tally`: the session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the
         tally of the run it works for: its usage adds up there, and that run's `budget_usd` is its cap too."""
         self.run_id = run_id
         self.conversation = conversation
@@ -109,9 +109,9 @@ class AgentRun:
         self.config = config
         self.system = system
         self._emit = emit
-        self.session = session
+        self.session_tally = session_tally
         self.mode = mode
-        self.tally = Tally(parent=within or session)
+        self.tally = Tally(parent=within or session_tally)
         #: What `budget_usd` caps: the whole `%%agent` run, its sub-agents included.
         self.run_total = within or self.tally
         self.turns = 0
@@ -175,7 +175,7 @@ class AgentRun:
             usage=self.tally.usage,
             cost_usd=self.tally.cost_usd,
             duration=time.monotonic() - started,
-            session_cost_usd=self.session.cost_usd,
+            session_cost_usd=self.session_tally.cost_usd,
             priced=price_for(self.config.model) is not None,
         )
         self.emit(finished)
@@ -257,11 +257,11 @@ class AgentRun:
             )
             return "budget"
         session_budget = self.config.session_budget_usd
-        if session_budget is not None and self.session.cost_usd >= session_budget:
+        if session_budget is not None and self.session_tally.cost_usd >= session_budget:
             self.emit(
                 Notice(
                     level="warning",
-                    message=f"stopped: this session has cost ${self.session.cost_usd:.4f}, reaching "
+                    message=f"stopped: this session has cost ${self.session_tally.cost_usd:.4f}, reaching "
                     f"session_budget_usd (${session_budget:.4f}); raise it "
                     "(%config AgentMagics.session_budget_usd = …) to go on",
                 )
@@ -290,8 +290,8 @@ class AgentRun:
                 turn=turn,
                 run=self.tally.usage,
                 run_cost_usd=self.tally.cost_usd,
-                session=self.session.usage,
-                session_cost_usd=self.session.cost_usd,
+                session=self.session_tally.usage,
+                session_cost_usd=self.session_tally.cost_usd,
             )
         )
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..notebook.frontend import Frontend
 from ..tools.modes import MODE_PROMPT, Mode
+from ..tools.workflow.plan import ExitPlanMode
 from .memory import MemoryFile, memory_section
 
 _SUBAGENT_OPENING = (
@@ -46,7 +47,7 @@ def system_prompt(facts: PromptFacts) -> str:
         notebook = f"{notebook} — {facts.notebook_note}"
     tools = ", ".join(facts.tool_names) if facts.tool_names else "none"
     mode_line = MODE_PROMPT[facts.mode]
-    if facts.mode == "plan" and "ExitPlanMode" in facts.tool_names:
+    if facts.mode == "plan" and ExitPlanMode.name in facts.tool_names:
         mode_line = (
             "plan: only read-only tools run. Investigate, then present your plan with ExitPlanMode; the user "
             "approves it (the mode switches) or asks you to keep planning. Do not attempt edits."

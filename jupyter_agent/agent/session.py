@@ -15,20 +15,23 @@ from ..base.journal import RunJournal, set_run_journal
 from ..base.tempfiles import sweep_stale
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
+from ..tools.command_hooks import HookSession
 from ..tools.context import ToolContext
-from ..tools.dispatch import Approver, Dispatcher, OnGrant, refuse_all
+from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
-from ..tools.permissions import PermissionPolicy
+from ..tools.modes import Mode
+from ..tools.permissions import PermissionPolicy, Rule
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list
 from .client import ModelClient
-from .config import AgentConfig, ThinkingSetting
+from .config import AgentConfig
 from .conversation import Block, Conversation
 from .events import AgentEvent, Emit, Notice, RunFinished, Usage
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
 from .prompt import PromptFacts, system_prompt
+from .setup import RunSetup
 from .subagent import Subagents
 
 
@@ -53,6 +56,15 @@ class SessionStatus:
     #: Where this session is being saved (None: not saved, or nothing written yet).
     saved_to: Path | None = None
     memory: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunChanges:
+    """What a run changed that outlives it, for the host to keep: the rules "Always allow" answers added, and
+    the mode an approved plan (ExitPlanMode) switched to (None: unchanged)."""
+
+    granted: tuple[Rule, ...] = ()
+    mode: Mode | None = None
 
 
 class AgentSession:
@@ -100,6 +112,29 @@ class AgentSession:
         self._memory: list[MemoryFile] | None = None
         #: The running run's event sink (None between runs), for `notify`.
         self._emit: Emit | None = None
+        self._changes = RunChanges()
+
+    def apply(self, setup: RunSetup) -> None:
+        """The one place a run's configuration (the host's `run_setup`) reaches the session, before each run
+        and before `%agent status` shows it."""
+        self.config = setup.config
+        self.policy = setup.policy()
+        self.hooks = setup.hooks(session=self._hook_facts, report=self.notify)
+        self.pool.denied = [str(rule) for rule in setup.deny if rule.pattern is None]
+        for name, tools in setup.sources.items():
+            self.pool.set_source(name, tools)
+        if setup.sandbox != self.ctx.sandbox:  # `%config AgentMagics.roots = …` since the last run
+            self.ctx.sandbox = setup.sandbox
+
+    def _hook_facts(self) -> HookSession:
+        """The common input fields of a command hook, as they are at its call."""
+        recorder = self.recorder
+        return HookSession(
+            session_id=recorder.id if recorder is not None else "",
+            transcript_path=str(recorder.path) if recorder is not None and recorder.started else "",
+            cwd=str(self.ctx.sandbox.cwd),
+            permission_mode=self.policy.mode,
+        )
 
     # runs
 
@@ -109,16 +144,10 @@ class AgentSession:
         *,
         emit: Emit,
         approver: Approver,
-        on_grant: OnGrant | None = None,
-        max_turns: int | None = None,
-        model: str | None = None,
-        max_cost: float | None = None,
-        thinking: ThinkingSetting = None,
         attachments: Sequence[Block] = (),
     ) -> RunFinished:
         """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
-
-        `on_grant` hears each rule an "Always allow" answer adds to this session's policy (on the worker thread).
+        What the run changed that outlives it is `take_changes()` afterwards (also after a stop).
 
         `attachments` are content blocks sent after the request in the same user message (what happened in
         the kernel since the last run), so the system prompt stays the same from run to run.
@@ -126,6 +155,7 @@ class AgentSession:
         if self._running:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
         self._running = True
+        allowed, mode = list(self.policy.allow), self.policy.mode
         try:
             self._emit = emit
             blocked, added = await self.hooks.run_prompt(request)
@@ -141,11 +171,8 @@ class AgentSession:
             )
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
-            self.ctx.services.permissions = self.policy
             self.journals.append(journal)
-            config = self.config.with_overrides(
-                model=model, max_turns=max_turns, max_cost=max_cost, thinking=thinking
-            )
+            config = self.config
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request, journal.message_start)
             swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler
@@ -157,7 +184,7 @@ class AgentSession:
                     )
                 )
             changed = await self.notebook_line.update(self.ctx, new_conversation=not len(self.conversation))
-            run = self._agent_run(config, approver, self._saving(emit, config), on_grant=on_grant)
+            run = self._agent_run(config, approver, self._saving(emit, config))
             shown, note = self.notebook_line.facts
             self.ctx.services.subagents = Subagents(
                 run, kernel=self.kernel, notebook_path=shown, notebook_note=note, memory=self.memory
@@ -166,9 +193,18 @@ class AgentSession:
             self._last_run_cost = finished.cost_usd
             return finished
         finally:
+            self._changes = RunChanges(
+                granted=tuple(rule for rule in self.policy.allow if rule not in allowed),
+                mode=self.policy.mode if self.policy.mode != mode else None,
+            )
             self.ctx.services.subagents = None
             self._emit = None
             self._running = False
+
+    def take_changes(self) -> RunChanges:
+        """What the last run changed that outlives it (once: a second call says nothing changed)."""
+        changes, self._changes = self._changes, RunChanges()
+        return changes
 
     def notify(self, message: str) -> None:
         """A warning for the person, shown in the running cell (e.g. a hook that failed); dropped between runs."""
@@ -189,12 +225,8 @@ class AgentSession:
         emit(finished)
         return finished
 
-    def _agent_run(
-        self, config: AgentConfig, approver: Approver, emit: Emit, *, on_grant: OnGrant | None = None
-    ) -> AgentRun:
-        dispatcher = Dispatcher(
-            pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver, on_grant=on_grant
-        )
+    def _agent_run(self, config: AgentConfig, approver: Approver, emit: Emit) -> AgentRun:
+        dispatcher = Dispatcher(pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver)
         return AgentRun(
             run_id=self._run_id,
             conversation=self.conversation,
@@ -204,7 +236,7 @@ class AgentSession:
             config=config,
             system=self.system_prompt(dispatcher),
             emit=emit,
-            session=self._tally,
+            session_tally=self._tally,
             mode=self.policy.mode,
             recorder=self.recorder,
         )

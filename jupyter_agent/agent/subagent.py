@@ -25,7 +25,11 @@ from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
-from ..tools.workflow.task import AgentType, TaskInput
+from ..tools.workflow.agent_types import AgentType, SubagentCall
+from ..tools.workflow.plan import ExitPlanMode
+from ..tools.workflow.question import AskUserQuestion
+from ..tools.workflow.task import TASK_TOOL_NAME
+from ..tools.workflow.todo import TodoWrite
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -44,7 +48,7 @@ if TYPE_CHECKING:
     from .loop import AgentRun
 
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
-PARENT_ONLY = frozenset({"Task", "TodoWrite", "AskUserQuestion", "ExitPlanMode"})
+PARENT_ONLY = frozenset({TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name})
 
 
 def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[AnyTool]:
@@ -80,10 +84,10 @@ class Subagents:
         #: The session's AGENTS.md / CLAUDE.md: a sub-agent follows the user's standing instructions too.
         self.memory = memory
 
-    async def run(
-        self, call_id: str, params: TaskInput, ctx: ToolContext, agent_type: AgentType
-    ) -> ToolResult:
+    async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult:
         from .loop import AgentRun
+
+        call_id, agent_type = call.call_id, call.agent_type
 
         parent = self.parent
         dispatcher = parent.tools.dispatcher
@@ -96,7 +100,6 @@ class Subagents:
             policy=dataclasses.replace(dispatcher.policy),
             hooks=dispatcher.hooks.for_subagent(),
             approver=dispatcher.approver,
-            on_grant=dispatcher.on_grant,
         )
         services = dataclasses.replace(ctx.services, subagents=None)
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
@@ -118,30 +121,32 @@ class Subagents:
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
             ctx=sub_ctx,
-            config=parent.config.with_overrides(model=agent_type.model),
+            config=dataclasses.replace(parent.config, model=agent_type.model)
+            if agent_type.model
+            else parent.config,
             system=system_prompt(facts),
-            emit=_Relay(parent, call_id, params.description).emit,
-            session=parent.session,
+            emit=_Relay(parent, call_id, call.description).emit,
+            session_tally=parent.session_tally,
             within=parent.run_total,
             mode=dispatcher.policy.mode,
         )
         # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
         # not cancel-proof the parent's task; the parent's cancellation is passed on below.
-        task = asyncio.create_task(run.run(params.prompt))
+        task = asyncio.create_task(run.run(call.prompt))
         finished = await task
         current = asyncio.current_task()
         if current is not None and current.cancelling():
             raise asyncio.CancelledError
         report = _final_text(run.conversation)
         if finished.reason == "end_turn" and report:
-            return ToolResult.ok(report, summary=f"{params.description}: {finished.turns} turn(s)")
+            return ToolResult.ok(report, summary=f"{call.description}: {finished.turns} turn(s)")
         why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
             finished.reason, finished.reason
         )
         partial = f" Its last words:\n{report}" if report else ""
         return ToolResult.error(
             "EXECUTION_ERROR",
-            f"the sub-agent for '{params.description}' stopped before it finished ({why}).{partial}",
+            f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}",
         )
 
 
@@ -174,8 +179,8 @@ class _Relay:
                     event,
                     run=parent.tally.usage,
                     run_cost_usd=parent.tally.cost_usd,
-                    session=parent.session.usage,
-                    session_cost_usd=parent.session.cost_usd,
+                    session=parent.session_tally.usage,
+                    session_cost_usd=parent.session_tally.cost_usd,
                 )
             )
         elif isinstance(event, Notice):

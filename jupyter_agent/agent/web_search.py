@@ -19,12 +19,13 @@ from urllib.parse import quote, urlsplit
 from ..base.json_values import is_array, is_object
 from ..base.result import ToolResult
 from ..masking import shorten
+from ..tools.web.search import WebSearchTool
 from .events import ToolFinished, ToolStarted, Usage
 
 #: USD per search: $10 per 1,000 searches (Anthropic's pricing page), on top of the tokens.
 PRICE_PER_SEARCH_USD = 0.01
 #: Server tools the API runs, by the name it calls them, and the name the cards (and rules) use.
-SERVER_TOOL_NAMES = {"web_search": "WebSearch"}
+SERVER_TOOL_NAMES = {"web_search": WebSearchTool.name}
 _MAX_TITLE = 60
 _SERVER_BLOCKS = ("server_tool_use", "web_search_tool_result")
 

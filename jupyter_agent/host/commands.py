@@ -24,7 +24,7 @@ from .rewind_command import REWIND_HELP, rewind_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
-    from ..runtime import KernelAgent
+    from .kernel_agent import KernelAgent
 
 
 Output = str | Report | None
@@ -94,7 +94,7 @@ def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
 def _mode(agent: KernelAgent, args: list[str]) -> str:
     if args[0] not in MODES:
         raise CommandError(f"%agent mode: {args[0]!r} is not a mode; one of: {', '.join(MODES)}")
-    agent.settings.mode = args[0]
+    agent.set_mode(args[0])
     return f"mode: {agent.settings.mode}"
 
 

@@ -1,7 +1,8 @@
-"""Settings (and one run's options) → the session's config, rules, hooks, tools and roots: the one mapping.
+"""Settings (and one run's options) → the next run's configuration, as one value (`RunSetup`): the one mapping.
 
 Settings may change between runs (`%config`, `%agent mode`), so the host calls `configure` before every
-run and before `%agent status` / `%agent tools`; nothing else writes these parts of a session.
+run and before `%agent status` / `%agent tools`: it makes the value (`run_setup`, which changes nothing) and
+the session applies it (`AgentSession.apply`, the one place these parts of a session are written).
 """
 
 from __future__ import annotations
@@ -10,21 +11,22 @@ import os
 from typing import TYPE_CHECKING, cast
 
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..agent.setup import RunSetup
 from ..agent.thinking import parse_thinking
 from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
+from ..tools.core import AnyTool
 from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
 from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
 from ..tools.rule_names import check_rule_names
-from .options import RunOptions
+from .options import NO_OPTIONS, RunOptions
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..project import ClaudeProject
+    from ..project.setup import ProjectSetup
     from ..settings import AgentSettings
-
-NO_OPTIONS = RunOptions()
 
 
 def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:
@@ -75,46 +77,53 @@ def api_key_from(name: str) -> str | None:
     return value
 
 
-def configure(
-    session: AgentSession,
+def run_setup(
     settings: AgentSettings,
     options: RunOptions = NO_OPTIONS,
-    project: ClaudeProject | None = None,
-) -> None:
-    """Bring `session` up to date with the settings, plus this run's options; a Claude Code `project`'s rules,
-    mode, roots, hooks and tools come under the settings (project/setup.py says what they mean)."""
-    from ..project.setup import project_setup, run_scope
+    claude: ProjectSetup | None = None,
+    *,
+    sandbox: Sandbox,
+) -> RunSetup:
+    """The next run's configuration as a value: the settings, this run's options, and a Claude Code project's
+    rules, mode, roots, hooks and tools under the settings (project/setup.py says what they mean). `sandbox` is
+    the session's now (its working directory and limits stay; its roots come from here). Changes nothing."""
+    from ..project.setup import ProjectSetup, run_scope
     from ..tools.web.search import WebSearchConfig, configure_web_search
 
-    check_rules(
-        session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
-    )
-    claude = project_setup(project)
-    policy = session.policy
-    policy.mode = options.mode or cast("Mode", claude.mode(settings.mode))
-    policy.allow = [*claude.allow, *parse_rules([*settings.allow, *options.allow])]
-    policy.ask = [*claude.ask, *parse_rules(list(settings.ask))]
-    policy.deny = [*claude.deny, *parse_rules([*settings.deny, *options.deny])]
-    policy.protected = (*DEFAULT_PROTECTED_PATHS, *settings.protected_paths)
-    policy.scope = run_scope(options.allowed_tools, options.scope_owner)
-    hooks = claude.hook_lists(session)
-    session.hooks.pre_tool_use = [*(cast(PreHook, h) for h in settings.pre_tool_use), *hooks.pre_tool_use]
-    session.hooks.post_tool_use = [*(cast(PostHook, h) for h in settings.post_tool_use), *hooks.post_tool_use]
-    session.hooks.user_prompt_submit, session.hooks.stop = hooks.user_prompt_submit, hooks.stop
-    session.pool.denied = [str(r) for r in policy.deny if r.pattern is None]
-    for opt_in in OPT_IN_TOOLS:
-        wanted = opt_in.wanted(bool(getattr(settings, opt_in.setting)), policy.allow)
-        session.pool.set_source(opt_in.source, opt_in.make() if wanted else [])
+    claude = claude or ProjectSetup()
+    allow = (*claude.allow, *parse_rules([*settings.allow, *options.allow]))
+    ask = (*claude.ask, *parse_rules(list(settings.ask)))
+    sources: dict[str, tuple[AnyTool, ...]] = {
+        opt_in.source: tuple(opt_in.make())
+        if opt_in.wanted(bool(getattr(settings, opt_in.setting)), allow)
+        else ()
+        for opt_in in OPT_IN_TOOLS
+    }
     web_search = WebSearchConfig(
         max_uses=settings.web_search_max_uses,
         allowed_domains=tuple(settings.web_search_allowed_domains),
         blocked_domains=tuple(settings.web_search_blocked_domains),
     )
-    session.pool.set_source(
-        "websearch", configure_web_search(session.pool.sources["websearch"], web_search, policy.ask)
+    sources["websearch"] = tuple(configure_web_search(sources["websearch"], web_search, ask))
+    sources["project"] = tuple(claude.tools)
+    return RunSetup(
+        config=agent_config(settings, options),
+        sandbox=_roots(settings, claude, sandbox),
+        mode=options.mode or cast("Mode", claude.mode(settings.mode)),
+        allow=allow,
+        ask=ask,
+        deny=(*claude.deny, *parse_rules([*settings.deny, *options.deny])),
+        protected=(*DEFAULT_PROTECTED_PATHS, *settings.protected_paths),
+        scope=run_scope(options.allowed_tools, options.scope_owner),
+        pre_tool_use=tuple(cast(PreHook, h) for h in settings.pre_tool_use),
+        post_tool_use=tuple(cast(PostHook, h) for h in settings.post_tool_use),
+        command_hooks=claude.hooks,
+        sources=sources,
     )
-    session.pool.set_source("project", claude.tools)
-    sandbox = session.ctx.sandbox
+
+
+def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> Sandbox:
+    """The session's sandbox with the settings' roots (and the project's extra ones); every root must exist."""
     roots = Sandbox.at(
         sandbox.cwd,
         roots=(*(settings.roots or [sandbox.cwd]), *claude.roots) if claude.roots else tuple(settings.roots),
@@ -129,9 +138,22 @@ def configure(
             f"(the kernel runs in '{roots.cwd}'); tools never create a root or its parents — create it, or set "
             "%config AgentMagics.roots to directories that exist here"
         )
-    if roots != sandbox:  # `%config AgentMagics.roots = …` since the last run, including back to []
-        session.ctx.sandbox = roots
-    session.config = agent_config(settings, options)
+    return roots
+
+
+def configure(
+    session: AgentSession,
+    settings: AgentSettings,
+    options: RunOptions = NO_OPTIONS,
+    project: ClaudeProject | None = None,
+) -> None:
+    """Check the rules the settings and options name, then apply `run_setup` to `session` (between runs)."""
+    from ..project.setup import project_setup
+
+    check_rules(
+        session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
+    )
+    session.apply(run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox))
 
 
 def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]) -> None:

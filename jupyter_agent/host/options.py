@@ -37,6 +37,9 @@ class RunOptions:
     scope_owner: str = ""
 
 
+NO_OPTIONS = RunOptions()
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunFlag:
     """One `%%agent --flag`: how argparse reads it and what `%agent help` says about it."""

@@ -13,7 +13,7 @@ from .options import RunOptions
 from .project_texts import rules_report, skills_report
 
 if TYPE_CHECKING:
-    from ..runtime import KernelAgent
+    from .kernel_agent import KernelAgent
 
 #: The MCP prompts' commands start so (`%agent /mcp__notes__summary`).
 MCP_PREFIX = "mcp__"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .command_error import CommandError
 
 if TYPE_CHECKING:
-    from ..runtime import KernelAgent
+    from .kernel_agent import KernelAgent
 
 REWIND_HELP = (
     "back to before run N (default: the last run): the conversation loses those runs and their file and cell "

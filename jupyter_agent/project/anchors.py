@@ -19,12 +19,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..tools.files.edit import EditTool
+from ..tools.files.glob import GlobTool
+from ..tools.files.grep import GrepTool
+from ..tools.files.multiedit import MultiEditTool
+from ..tools.files.read import ReadTool
+from ..tools.files.write import WriteTool
+from ..tools.notebook.edit import NotebookEdit
+from ..tools.notebook.read import NotebookRead
 from ..tools.permissions import Rule
 from ..tools.rule_glob import escape_pattern
 
 #: Tools whose rule pattern is a path.
 PATH_RULE_TOOLS = frozenset(
-    {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead", "Glob", "Grep"}
+    tool.name
+    for tool in (ReadTool, EditTool, WriteTool, MultiEditTool, NotebookEdit, NotebookRead, GlobTool, GrepTool)
 )
 
 

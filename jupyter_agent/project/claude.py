@@ -19,7 +19,8 @@ from ..tools.command_hooks import CommandHook
 from ..tools.core import AnyTool
 from ..tools.modes import Mode
 from ..tools.skill import Skill, SkillTool
-from ..tools.workflow.task import AgentType, TaskTool
+from ..tools.workflow.agent_types import AgentType
+from ..tools.workflow.task import TaskTool
 from .definitions import Command, Problems, load_agents, load_commands, load_skills
 from .locate import ClaudeDirs, locate
 from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file

@@ -22,7 +22,7 @@ import yaml
 from ..base.json_values import is_array, is_object
 from ..tools.permissions import Rule
 from ..tools.skill import SKILL_FILE, Skill, front_matter_split
-from ..tools.workflow.task import AgentType
+from ..tools.workflow.agent_types import AgentType
 
 #: Names a skill, agent or command may have (what follows `/` in `%agent /name`).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")

@@ -17,13 +17,13 @@ from .script import (
     Fault,
     FaultKind,
     Script,
+    ScriptedUsage,
     ScriptFn,
     StopReason,
     Text,
     Thinking,
     ToolUse,
     Turn,
-    Usage,
 )
 from .script_json import ScriptFormatError, load_script, script_from_json
 from .server import TEST_API_KEY, RecordedRequest, ScriptedServer
@@ -43,6 +43,7 @@ __all__ = [
     "ScriptFn",
     "ScriptFormatError",
     "ScriptedServer",
+    "ScriptedUsage",
     "SearchHit",
     "ServerToolUse",
     "StopReason",
@@ -50,7 +51,6 @@ __all__ = [
     "Thinking",
     "ToolUse",
     "Turn",
-    "Usage",
     "WebSearchResult",
     "estimate_tokens",
     "load_script",

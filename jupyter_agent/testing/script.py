@@ -91,7 +91,7 @@ BLOCK_TYPES = (Text, Thinking, ToolUse, ServerToolUse, WebSearchResult)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Usage:
+class ScriptedUsage:
     """Token counts reported for a turn; `None` means estimated (about one token per 4 characters)."""
 
     input_tokens: int | None = None
@@ -193,7 +193,7 @@ class Turn:
     blocks: Sequence[Block] = ()
     stop_reason: StopReason | None = None
     stop_sequence: str | None = None
-    usage: Usage = field(default_factory=Usage)
+    usage: ScriptedUsage = field(default_factory=ScriptedUsage)
     delay: float = 0.0
     chunk_size: int = 16
     fault: Fault | None = None

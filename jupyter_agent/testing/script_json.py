@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, cast, get_args
 
 from ..base.json_values import is_array, is_object
-from .script import Block, ErrorType, Fault, StopReason, Text, Thinking, ToolUse, Turn, Usage
+from .script import Block, ErrorType, Fault, ScriptedUsage, StopReason, Text, Thinking, ToolUse, Turn
 from .server_tools import Citation, SearchHit, ServerToolUse, WebSearchResult
 
 
@@ -197,10 +197,10 @@ def _turn_from_json(value: object, where: str) -> Turn:
     if not is_array(blocks_value):
         raise ScriptFormatError(f"{where}.blocks: expected a list, got {type(blocks_value).__name__}")
     blocks = [_block_from_json(b, f"{where}.blocks[{i}]") for i, b in enumerate(blocks_value)]
-    usage = Usage()
+    usage = ScriptedUsage()
     if f.get("usage") is not None:
         u = _Fields(f.data["usage"], f"{where}.usage")
-        usage = Usage(
+        usage = ScriptedUsage(
             input_tokens=u.int_("input_tokens"),
             output_tokens=u.int_("output_tokens"),
             cache_creation_input_tokens=u.int_("cache_creation_input_tokens") or 0,

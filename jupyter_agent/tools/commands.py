@@ -12,7 +12,7 @@ Wrappers are seen through: `env`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`, 
 skipped; an option this module does not know makes the wrapped command a hole), and `sh`/`bash`/`dash`/`zsh`/
 `ksh -c SCRIPT`, `eval` and `env -S` (the script is parsed in turn).
 
-Fail closed — what an allow rule can match (`Subcommand.allowable`, `ParsedCommand.parsed`):
+Fail closed — what an allow rule can match (`CommandWords.allowable`, `ParsedCommand.parsed`):
 - a line with a syntax error, or a construct the walk does not model, matches no allow rule;
 - a subcommand with a hole matches an allow rule only if the rule accepts *every* value the hole could take
   (`git status*` accepts `git status $x`; `git diff` does not);
@@ -48,7 +48,7 @@ _SUFFIX_WORDS = 64
 
 
 @dataclass(frozen=True)
-class Subcommand:
+class CommandWords:
     """One simple command. `text` is what rules see: its words, quoted where the shell would need it."""
 
     words: tuple[str | None, ...]
@@ -95,7 +95,7 @@ class ParsedCommand:
     """The whole command as written (stripped) and the subcommands it runs."""
 
     text: str
-    subcommands: tuple[Subcommand, ...]
+    subcommands: tuple[CommandWords, ...]
     #: False when the parser reported an error or the walk met a construct it does not model: no allow rule
     #: matches; `subcommands` then also holds every suffix of the line's words, for deny rules.
     parsed: bool = True
@@ -105,7 +105,7 @@ def _quote(word: str) -> str:
     return shlex.quote(word) if word else "''"
 
 
-def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
+def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[CommandWords], bool]:
     """What a wrapper command runs: (inner subcommands, fully understood). The wrapped command inherits the
     wrapper's redirections and variables."""
     from .shell_wrappers import inner_command
@@ -119,7 +119,7 @@ def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
         if not runs_script:
             return [], True
         if script is None or depth >= _MAX_DEPTH:
-            return [Subcommand((None,), opaque=True)], True
+            return [CommandWords((None,), opaque=True)], True
         inner = _split(script, depth + 1)
         return [_inherit(sub, outer) for sub in inner.subcommands], inner.parsed
     wrapped = inner_command(words)
@@ -127,12 +127,12 @@ def _wrapped(outer: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
         return [], True
     rest, assigns = wrapped
     if not rest:
-        return [Subcommand((None,), opaque=True)], True  # options not understood: it could run anything
+        return [CommandWords((None,), opaque=True)], True  # options not understood: it could run anything
     return _expand(SimpleCommand(tuple(rest), outer.redirected, outer.assigns or assigns), depth)
 
 
-def _inherit(sub: Subcommand, outer: SimpleCommand) -> Subcommand:
-    return Subcommand(sub.words, sub.redirected or outer.redirected, sub.opaque or outer.assigns)
+def _inherit(sub: CommandWords, outer: SimpleCommand) -> CommandWords:
+    return CommandWords(sub.words, sub.redirected or outer.redirected, sub.opaque or outer.assigns)
 
 
 def _script_argument(words: tuple[str | None, ...]) -> tuple[bool, str | None]:
@@ -152,7 +152,7 @@ def _script_argument(words: tuple[str | None, ...]) -> tuple[bool, str | None]:
     return False, None
 
 
-def _expand(command: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]:
+def _expand(command: SimpleCommand, depth: int) -> tuple[list[CommandWords], bool]:
     """The subcommand and what it wraps; False when a wrapped script was not fully understood."""
     words = command.words
     if not words:
@@ -160,10 +160,10 @@ def _expand(command: SimpleCommand, depth: int) -> tuple[list[Subcommand], bool]
     name = words[0]
     opaque = command.assigns or name in _EVALUATING or (name == "printf" and "-v" in words)
     inner, understood = _wrapped(command, depth)
-    return [Subcommand(words, command.redirected, opaque), *inner], understood
+    return [CommandWords(words, command.redirected, opaque), *inner], understood
 
 
-def _suffixes(text: str) -> list[Subcommand]:
+def _suffixes(text: str) -> list[CommandWords]:
     """Every run of words from each word to the end, quotes stripped: what deny rules see of a line that
     did not parse (a word that could start a command)."""
     text = text.replace("\\\n", "")
@@ -172,18 +172,18 @@ def _suffixes(text: str) -> list[Subcommand]:
     text = text.replace("$(", " ")
     tokens = [t.replace("'", "").replace('"', "").replace("\\", "").lstrip("$") for t in text.split()]
     tokens = [t for t in tokens if t]
-    pieces: list[Subcommand] = []
+    pieces: list[CommandWords] = []
     for start in range(len(tokens)):
         words: tuple[str | None, ...] = tuple(tokens[start : start + _SUFFIX_WORDS])
         if start + _SUFFIX_WORDS < len(tokens):
             words += (None,)  # more words follow: read as a prefix
-        pieces.append(Subcommand(words, opaque=True))
+        pieces.append(CommandWords(words, opaque=True))
     return pieces
 
 
 def _split(command: str, depth: int) -> ParsedCommand:
     analysis = analyse(command)
-    found: list[Subcommand] = []
+    found: list[CommandWords] = []
     understood = analysis.understood and not analysis.risky_assignment
     for simple in analysis.commands:
         subcommands, inner_understood = _expand(simple, depth)

@@ -14,6 +14,7 @@ from ..base.errors import ToolError
 from ..base.result import Issue, ToolResult
 from ..base.stopping import current_stop
 from ..masking import REGISTRY, SecretRegistry
+from .call_facts import call_facts
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
 from .hooks import HookCall, Hooks, PreResult, Rewrite
@@ -27,7 +28,6 @@ from .permissions import (
     PermissionPolicy,
     Rule,
     RuleKind,
-    call_facts,
 )
 from .question import Question
 from .registry import ToolPool
@@ -78,8 +78,6 @@ class Reject:
 
 Approval = Approve | Reject
 Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
-#: Told of each rule an "Always allow" answer added, so the host can keep it beyond this session's policy.
-OnGrant = Callable[[Rule], None]
 
 
 async def refuse_all(request: ApprovalRequest) -> Approval:
@@ -115,14 +113,12 @@ class Dispatcher:
         policy: PermissionPolicy | None = None,
         hooks: Hooks | None = None,
         approver: Approver = refuse_all,
-        on_grant: OnGrant | None = None,
         secrets: SecretRegistry = REGISTRY,
     ) -> None:
         self.pool = pool
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.approver = approver
-        self.on_grant = on_grant
         #: Every result is masked with this before it becomes model input (or a card): one net under every tool.
         self.secrets = secrets
 
@@ -205,8 +201,6 @@ class Dispatcher:
                 return ToolResult.error("DENIED", f"{tool.name}: {text}"), title, Deny(message=text)
             if answer.always:
                 self.policy.add_allow(rule)
-                if self.on_grant is not None:
-                    self.on_grant(rule)
             decision = Allow(reason="approved by the user")
         if current_stop().requested:  # stopped while it was asked about: it does not start now
             return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision

@@ -23,27 +23,20 @@ Rules mean what Claude Code's rules mean:
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from .command_patterns import compile_pattern
-from .commands import ParsedCommand, Subcommand, split_command
-
-if TYPE_CHECKING:
-    from .context import ToolContext
-    from .core import AnyTool
-
+from .commands import CommandWords, ParsedCommand, split_command
 from .kinds import RuleKind, ToolKind
 from .modes import Mode
 from .protected import DEFAULT_PROTECTED_PATHS, protected_match
 from .rule_glob import WILDCARDS, glob_regex, literal
 from .rule_glob import escape_pattern as escape_pattern
-from .web.addresses import canonical_host
+from .web.hosts import canonical_host
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]
@@ -153,7 +146,7 @@ class Rule:
         (a wildcard-free pattern) or every subcommand."""
         return self._matches(call, allowing=True)
 
-    def matches_subcommand(self, sub: Subcommand, *, allowing: bool) -> bool:
+    def matches_subcommand(self, sub: CommandWords, *, allowing: bool) -> bool:
         """An allow rule must accept every value the subcommand's holes could take; a deny rule matches when
         some value could match (fail closed both ways)."""
         # A rule without a pattern (or `*`) never gets here: `_matches` and `allows_alone` answer it first.
@@ -189,47 +182,13 @@ class Rule:
         return bool(regex.match(call.subject))
 
 
-def _all_allowed(command: ParsedCommand, allowed: Callable[[Subcommand], bool]) -> bool:
+def _all_allowed(command: ParsedCommand, allowed: Callable[[CommandWords], bool]) -> bool:
     """An allow reading of a command: it parsed, it runs something, and every subcommand is allowed."""
     return command.parsed and bool(command.subcommands) and all(allowed(s) for s in command.subcommands)
 
 
 def parse_rules(texts: Iterable[str]) -> list[Rule]:
     return [Rule.parse(t) for t in texts]
-
-
-def path_access(tool: AnyTool) -> PathAccess | None:
-    """What a tool does to the path its rule field names, from its declared kind (not from its name)."""
-    if tool.rule_kind != "path":
-        return None
-    if tool.read_only or tool.kind == "read":
-        return "read"
-    if tool.kind in ("edit", "delete"):
-        return "write"
-    return None
-
-
-def call_facts(tool: AnyTool, params: Any, ctx: ToolContext, subject: str | None) -> CallFacts:
-    """The call's permission subject, resolved once: its access, and the real path behind a path subject."""
-    real: str | None = None
-    absolute: Path | None = None
-    real_absolute: Path | None = None
-    if tool.rule_kind == "path":
-        absolute = tool.rule_path(params, ctx)
-        if absolute is not None:
-            real_absolute = Path(os.path.realpath(absolute))
-            real = ctx.sandbox.display_path(real_absolute)
-    return CallFacts(
-        tool=tool.name,
-        subject=subject,
-        rule_kind=tool.rule_kind,
-        kind=tool.kind,
-        read_only=tool.read_only,
-        access=path_access(tool),
-        real_subject=real,
-        absolute=str(absolute) if absolute is not None else None,
-        real_absolute=str(real_absolute) if real_absolute is not None else None,
-    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -315,7 +274,7 @@ class PermissionPolicy:
             return []
         used: list[Rule] = []
 
-        def allowed(sub: Subcommand) -> bool:
+        def allowed(sub: CommandWords) -> bool:
             rule = next((r for r in rules if r.matches_subcommand(sub, allowing=True)), None)
             if rule is not None and rule not in used:
                 used.append(rule)

@@ -3,7 +3,7 @@
 Every `command` node becomes a `SimpleCommand` wherever it sits: in a list or pipeline, a subshell, `{ …; }`,
 an `if`/`while`/`until`/`for`/`case` body, a function body (whether or not it is called), a command or process
 substitution (in a word, a string, an assignment, a redirection target, a heredoc body). Words are evaluated
-(`shell_words`): known text after quote removal, or a hole.
+(`shell_word_walk.py`, `shell_words.py`): known text after quote removal, or a hole.
 
 Fail closed: the walk records `understood = False` for a syntax error the parser reports or recovers from, for
 any node type it does not know, and for constructs whose effect it does not model — arithmetic (`$((…))`,
@@ -21,12 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
-from .shell_words import (
-    decode_ansi_c,
-    expands_unquoted,
-    unescape_double_quoted,
-    unescape_unquoted,
-)
+from .shell_word_walk import WordWalk, has_expansion, has_gaps, node_text
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -70,7 +65,6 @@ _PROXY_VARIABLE = re.compile(r".*_proxy")
 _CONTINUATION_IN_WORD = re.compile(r"(?<=\S)\\\n(?=\S)")
 #: Nodes whose children leave text out by design (a heredoc's body follows its line).
 _GAPS_EXPECTED = frozenset({"redirected_statement", "heredoc_redirect", "heredoc_body"})
-_EXPANSION_OPERATORS = frozenset({":-", "-", ":+", "+", ":=", "=", ":?", "?"})
 
 
 @dataclass(frozen=True)
@@ -110,11 +104,7 @@ def analyse(script: str) -> Analysis:
     return walker.result
 
 
-def _text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "surrogatepass")
-
-
-class _Walker:
+class _Walker(WordWalk):
     def __init__(self) -> None:
         self.result = Analysis()
 
@@ -125,7 +115,7 @@ class _Walker:
 
     def statement(self, node: Node, *, redirected: bool) -> None:
         kind = node.type
-        if kind not in _GAPS_EXPECTED and _has_gaps(node):
+        if kind not in _GAPS_EXPECTED and has_gaps(node):
             self.fail()  # text between the parts the parser returned: something it dropped (`\ ` alone)
         if node.is_error or node.is_missing:
             self.fail()
@@ -140,10 +130,6 @@ class _Walker:
             self.redirect(node)
         elif kind not in _INERT:
             self.not_modelled(node)  # c-style for, arithmetic, anything new
-
-    def not_modelled(self, node: Node, *_: object) -> None:
-        self.fail()
-        self.words_in(node)
 
     def redirected_statement(self, node: Node, redirected: bool) -> None:
         for child in node.children:
@@ -170,7 +156,7 @@ class _Walker:
             self.statement(child, redirected=redirected)
 
     def command(self, node: Node, redirected: bool) -> None:
-        if any(_has_gaps(c) for c in node.children if c.type == "command_name"):
+        if any(has_gaps(c) for c in node.children if c.type == "command_name"):
             self.fail()
         words: list[str | None] = []
         assigns = False
@@ -199,12 +185,12 @@ class _Walker:
         for child in node.children:
             if child.type == "variable_assignment":
                 name = child.child_by_field_name("name")
-                words.append(_text(name) + "=…" if name is not None else None)
+                words.append(node_text(name) + "=…" if name is not None else None)
                 self.assignment_value(child)
             elif child.type in _INERT:
                 continue
             elif child.child_count == 0 and child.type != "word":
-                words.append(_text(child))  # the keyword itself: declare, export, local, unset …
+                words.append(node_text(child))  # the keyword itself: declare, export, local, unset …
             else:
                 words.append(self.word(child))
         self.result.commands.append(SimpleCommand(tuple(words), redirected, assigns=True))
@@ -216,7 +202,7 @@ class _Walker:
             if name is not None:
                 self.words_in(name)
             return
-        text = _text(name)
+        text = node_text(name)
         if not _PLAIN_VARIABLE.fullmatch(text) or _PROXY_VARIABLE.fullmatch(text):
             self.result.risky_assignment = True
 
@@ -237,7 +223,7 @@ class _Walker:
     def for_statement(self, node: Node, redirected: bool) -> None:
         for child in node.children:
             if child.type == "variable_name":
-                text = _text(child)
+                text = node_text(child)
                 if not _PLAIN_VARIABLE.fullmatch(text) or _PROXY_VARIABLE.fullmatch(text):
                     self.result.risky_assignment = True
             elif child.type == "do_group":
@@ -263,17 +249,17 @@ class _Walker:
 
     def test_command(self, node: Node, redirected: bool) -> None:
         """`[[ … ]]` and `[ … ]`: a command of its own; over an expansion it is arithmetic-prone: not modelled."""
-        if _has_expansion(node):
+        if has_expansion(node):
             self.fail()
             self.words_in(node)
-        words = tuple(_text(node).split())
+        words = tuple(node_text(node).split())
         self.result.commands.append(SimpleCommand(words, redirected))
 
     def redirect(self, node: Node) -> None:
         quoted_heredoc = False
         for child in node.children:
             if child.type == "heredoc_start":
-                quoted_heredoc = any(q in _text(child) for q in "'\"\\")
+                quoted_heredoc = any(q in node_text(child) for q in "'\"\\")
             elif child.type == "heredoc_body":
                 self.heredoc_body(child, quoted=quoted_heredoc)
             elif child.type in ("word", "string", "raw_string", "concatenation", "simple_expansion", "expansion",
@@ -287,115 +273,13 @@ class _Walker:
     def heredoc_body(self, node: Node, *, quoted: bool) -> None:
         if quoted:
             return  # `<<'EOF'`: the body is plain data
-        if not node.children and any(c in _text(node) for c in "`$"):
+        if not node.children and any(c in node_text(node) for c in "`$"):
             self.fail()  # a body the parser left as one piece of text, with expansions in it
         for child in node.children:
-            if child.type == "heredoc_content" and "`" in _text(child):
+            if child.type == "heredoc_content" and "`" in node_text(child):
                 self.fail()  # tree-sitter leaves backticks inside a heredoc unparsed
             elif child.type != "heredoc_content":
                 self.word(child)
-
-    def words_in(self, node: Node) -> None:
-        """Find the commands inside a construct this walk does not model (for deny rules)."""
-        for child in node.children:
-            if child.type in ("command_substitution", "process_substitution"):
-                self.word(child)
-            elif child.type in ("command", "redirected_statement", "list", "pipeline", "subshell"):
-                self.statement(child, redirected=True)
-            else:
-                self.words_in(child)
-
-    # -- words -----------------------------------------------------------------------------------------
-
-    def word(self, node: Node) -> str | None:
-        """A word's value after quote removal, or None; the commands it substitutes are recorded."""
-        value, unquoted = self.parts(node)
-        if value is None or (unquoted and expands_unquoted(unquoted)):
-            return None
-        return value
-
-    def parts(self, node: Node) -> tuple[str | None, str]:
-        """(value or None, the unquoted raw text with quoted parts blanked) — for glob and brace checks."""
-        if _has_gaps(node) or node.is_error or node.is_missing:
-            self.fail()
-        if node.is_error or node.is_missing:
-            self.words_in(node)
-            return None, ""
-        handler = _WORDS.get(node.type)
-        if handler is None:  # `$` alone, arithmetic, a subscript, anything else
-            self.not_modelled(node)
-            return None, "_"
-        return handler(self, node)
-
-    def plain(self, node: Node) -> tuple[str | None, str]:
-        raw = _text(node)
-        if "\n" in raw:
-            self.fail()  # tree-sitter glues `\x` after a newline to the line before; bash does not
-        return unescape_unquoted(raw), raw
-
-    def quoted(self, node: Node) -> tuple[str | None, str]:
-        text = _text(node)
-        if node.type == "raw_string":
-            return text[1:-1], "_"
-        if node.type == "ansi_c_string":
-            return decode_ansi_c(text[2:-1]), "_"
-        return self.double_quoted(node), "_"
-
-    def concatenation(self, node: Node) -> tuple[str | None, str]:
-        values: list[str] = []
-        raws: list[str] = []
-        known = True
-        for child in node.children:
-            value, raw = self.parts(child)
-            raws.append(raw)
-            if value is None:
-                known = False
-            else:
-                values.append(value)
-        return ("".join(values) if known else None), "".join(raws)
-
-    def substitution(self, node: Node) -> tuple[str | None, str]:
-        for child in node.children:
-            if child.type not in ("$(", "`", ")", "<(", ">("):
-                self.statement(child, redirected=False)
-        return None, "_"
-
-    def variable(self, node: Node) -> tuple[str | None, str]:
-        if node.type == "expansion":
-            self.expansion(node)
-        return None, "_"
-
-    def double_quoted(self, node: Node) -> str | None:
-        pieces: list[str] = []
-        known = True
-        for child in node.children:
-            if child.type == '"' or child.type == '$"':
-                continue
-            if child.type == "string_content":
-                pieces.append(unescape_double_quoted(_text(child)))
-            else:
-                value, _ = self.parts(child)
-                if value is None:
-                    known = False
-                else:
-                    pieces.append(value)
-        return "".join(pieces) if known else None
-
-    def expansion(self, node: Node) -> None:
-        """`${name}` and `${name:-word}` (and `-`, `+`, `=`, `?` forms) are modelled; the rest is not."""
-        inner = [c for c in node.children if c.type not in ("${", "}")]
-        if not inner or inner[0].type != "variable_name":
-            self.fail()
-            self.words_in(node)
-            return
-        if len(inner) == 1:
-            return
-        if inner[1].type not in _EXPANSION_OPERATORS:
-            self.fail()
-            self.words_in(node)
-            return
-        for child in inner[2:]:
-            self.word(child)
 
 
 _Statement = Callable[[_Walker, "Node", bool], None]
@@ -412,37 +296,3 @@ _STATEMENTS: dict[str, _Statement] = {
     "compound_statement": _Walker.compound,
     "test_command": _Walker.test_command,
 }
-_Word = Callable[[_Walker, "Node"], tuple[str | None, str]]
-_WORDS: dict[str, _Word] = {
-    "word": _Walker.plain,
-    "number": _Walker.plain,
-    "raw_string": _Walker.quoted,
-    "ansi_c_string": _Walker.quoted,
-    "string": _Walker.quoted,
-    "translated_string": _Walker.quoted,
-    "concatenation": _Walker.concatenation,
-    "command_substitution": _Walker.substitution,
-    "process_substitution": _Walker.substitution,
-    "simple_expansion": _Walker.variable,
-    "expansion": _Walker.variable,
-}
-
-
-def _has_gaps(node: Node) -> bool:
-    """Whether text between a node's children is more than blanks and line continuations."""
-    data = node.text or b""
-    start = node.start_byte
-    position = start
-    for child in node.children:
-        gap = data[position - start : child.start_byte - start]
-        if gap.replace(b"\\\n", b"").strip(b" \t\n"):
-            return True
-        position = child.end_byte
-    return False
-
-
-def _has_expansion(node: Node) -> bool:
-    if node.type in ("simple_expansion", "expansion", "command_substitution", "arithmetic_expansion",
-                     "process_substitution"):  # fmt: skip
-        return True
-    return any(_has_expansion(child) for child in node.children)

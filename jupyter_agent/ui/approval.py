@@ -14,7 +14,7 @@ from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
 from .cards import Status
-from .channel import Ask
+from .channel import PendingQuestion
 from .diff_view import diff_to_html
 from .html import esc, pre
 from .jupyter_api import add_class, on_click, on_submit
@@ -104,7 +104,7 @@ class WidgetApproval(WidgetQuestion[Approval]):
 class ApprovalUI:
     """How a tool approval is asked: widgets, stdin, or a refusal that names the rule (`QuestionUI[Approval]`)."""
 
-    def widget(self, ask: Ask[Approval]) -> WidgetQuestion[Approval]:
+    def widget(self, ask: PendingQuestion[Approval]) -> WidgetQuestion[Approval]:
         return WidgetApproval(ask=ask)
 
     def on_stdin(self, request: Question[Approval]) -> Approval:

@@ -24,7 +24,7 @@ A = TypeVar("A")
 
 
 @dataclass(frozen=True)
-class Ask(Generic[A]):
+class PendingQuestion(Generic[A]):
     """A question waiting on the UI thread; resolving `reply` answers the worker (cancelled: it gave up)."""
 
     request: Question[A]
@@ -43,7 +43,7 @@ class CallOnMain:
     timeout: float | None
 
 
-Posted: TypeAlias = "AgentEvent | Ask[Any] | CallOnMain"
+Posted: TypeAlias = "AgentEvent | PendingQuestion[Any] | CallOnMain"
 
 
 class UIChannel:
@@ -56,7 +56,7 @@ class UIChannel:
     async def ask(self, request: Question[A]) -> A:
         """Ask the person (the Dispatcher's approver, or any tool's question); the UI thread answers."""
         reply: concurrent.futures.Future[A] = concurrent.futures.Future()
-        self.queue.put(Ask(request, reply))
+        self.queue.put(PendingQuestion(request, reply))
         try:
             return await asyncio.wrap_future(reply)
         finally:

@@ -13,7 +13,7 @@ from typing import Any
 from ..tools.question import Question
 from ..tools.workflow.asking import Answer, Answers, ChoiceQuestion, UserQuestions
 from .cards import Status
-from .channel import Ask
+from .channel import PendingQuestion
 from .html import esc
 from .jupyter_api import add_class, on_click, on_submit
 from .questions import WidgetQuestion
@@ -138,7 +138,7 @@ def ask_choices_on_stdin(request: UserQuestions, read: Callable[[str], str] = in
 class ChoicesUI:
     """`QuestionUI` for AskUserQuestion."""
 
-    def widget(self, ask: Ask[Answers | None]) -> WidgetQuestion[Answers | None]:
+    def widget(self, ask: PendingQuestion[Answers | None]) -> WidgetQuestion[Answers | None]:
         return WidgetChoices(ask=ask)
 
     def on_stdin(self, request: Question[Answers | None]) -> Answers | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..agent.events import AgentEvent, Notice
-from .channel import Ask, CallOnMain, UIChannel
+from .channel import CallOnMain, PendingQuestion, UIChannel
 from .pump import ShellPump
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ class Presenter(Protocol):
     """What the wait shows: the run's events, the worker's questions, and a tick between them."""
 
     def on_event(self, event: AgentEvent) -> None: ...
-    def on_question(self, ask: Ask[Any]) -> None: ...
+    def on_question(self, ask: PendingQuestion[Any]) -> None: ...
     def on_tick(self) -> None: ...
 
 
@@ -123,17 +123,19 @@ class MainLoop:
                 self._show(item)
         self._show(None)
 
-    def _show(self, item: AgentEvent | Ask[Any] | None) -> None:
+    def _show(self, item: AgentEvent | PendingQuestion[Any] | None) -> None:
         """Hand `item` to the presenter (None: a tick). A display that fails — an Interrupt may land in the
         middle of one — is logged: it must not end the wait while the run goes on."""
         try:
             if item is None:
                 self.presenter.on_tick()
-            elif isinstance(item, Ask):
+            elif isinstance(item, PendingQuestion):
                 self.presenter.on_question(item)
             else:
                 self.presenter.on_event(item)
         except Exception as exc:
             log.exception("showing %s failed", type(item).__name__)
-            if isinstance(item, Ask) and not item.reply.done():  # the worker must not wait for ever
+            if (
+                isinstance(item, PendingQuestion) and not item.reply.done()
+            ):  # the worker must not wait for ever
                 item.reply.set_exception(RuntimeError(f"the question could not be shown: {exc}"))

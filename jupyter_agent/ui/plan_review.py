@@ -9,7 +9,7 @@ from typing import Any
 from ..tools.question import Question
 from ..tools.workflow.asking import PlanApproval, PlanReview, PlanVerdict
 from .cards import Status
-from .channel import Ask
+from .channel import PendingQuestion
 from .html import markdown_to_html
 from .jupyter_api import add_class, on_click
 from .questions import WidgetQuestion
@@ -89,7 +89,7 @@ def review_on_stdin(request: PlanApproval, read: Callable[[str], str] = input) -
 class PlanReviewUI:
     """`QuestionUI` for ExitPlanMode."""
 
-    def widget(self, ask: Ask[PlanReview | None]) -> WidgetQuestion[PlanReview | None]:
+    def widget(self, ask: PendingQuestion[PlanReview | None]) -> WidgetQuestion[PlanReview | None]:
         return WidgetPlanReview(ask=ask)
 
     def on_stdin(self, request: Question[PlanReview | None]) -> PlanReview | None:

@@ -15,7 +15,7 @@ from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
 from ..tools.workflow.asking import PlanApproval, UserQuestions
 from .approval import NO_WIDGET_FRONTEND, ApprovalUI
-from .channel import Ask, UIChannel
+from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
 from .jupyter_api import add_class, display_with_handle, on_click
 from .mainloop import MainLoop, Stoppable
@@ -120,7 +120,7 @@ class RunPresenter:
                 still.append((pending, ui))
         self._pending = still
 
-    def on_question(self, ask: Ask[Any]) -> None:
+    def on_question(self, ask: PendingQuestion[Any]) -> None:
         request = ask.request
         ui = question_ui(request)
         if ui is None:
@@ -141,7 +141,7 @@ class RunPresenter:
         widget.show()
         self._pending.append((widget, ui))
 
-    def _answered(self, ask: Ask[Any], ui: QuestionUI[Any], answer: Any) -> None:
+    def _answered(self, ask: PendingQuestion[Any], ui: QuestionUI[Any], answer: Any) -> None:
         if ask.request.tool_use_id:
             self.view.question_answered(ask.request.tool_use_id, ui.card_status(answer))
 
@@ -163,7 +163,7 @@ class QuietPresenter:
     def on_event(self, event: AgentEvent) -> None:
         pass
 
-    def on_question(self, ask: Ask[Any]) -> None:
+    def on_question(self, ask: PendingQuestion[Any]) -> None:
         ask.reply.cancel()  # a stray question from an earlier run is cancelled
 
     def on_tick(self) -> None:

@@ -8,10 +8,9 @@ import time
 from .jupyter_api import display_with_handle
 from .pump import ShellPump
 
-PROBE_TIMEOUT = 2.0
 
-
-def widget_frontend_answers(pump: ShellPump, timeout: float = PROBE_TIMEOUT) -> bool:
+def widget_frontend_answers(pump: ShellPump, timeout: float) -> bool:
+    """True when the echo comes back within `timeout` seconds (the `probe_timeout` setting)."""
     import ipywidgets as w
     from ipywidgets.widgets.widget_link import Link
 

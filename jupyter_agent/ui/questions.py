@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from ..masking import mask
 from ..tools.question import Question
 from .cards import Status
-from .channel import Ask
+from .channel import PendingQuestion
 from .html import esc
 from .jupyter_api import display, update_display
 
@@ -26,7 +26,7 @@ A = TypeVar("A")
 class QuestionUI(Protocol[A]):
     """The ways one kind of question can be answered."""
 
-    def widget(self, ask: Ask[A]) -> WidgetQuestion[A]:
+    def widget(self, ask: PendingQuestion[A]) -> WidgetQuestion[A]:
         """The in-cell widgets for `ask` (not yet shown)."""
         ...
 
@@ -48,7 +48,7 @@ class QuestionUI(Protocol[A]):
 class WidgetQuestion(Generic[A]):
     """One pending question as ipywidgets; subclasses build the widgets and word the record."""
 
-    ask: Ask[A]
+    ask: PendingQuestion[A]
     display_id: str = ""
     answered: bool = False
     #: Set by a click; shown by `settle()` on the UI loop's next tick (a click is handled with the comm

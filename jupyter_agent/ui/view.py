@@ -11,6 +11,7 @@ from ..base.json_values import is_array, is_object
 from ..masking import clip, mask
 from ..tools.notebook.proposal import PROPOSAL_KEY
 from ..tools.notebook.run import CELL_OUTPUTS_KEY
+from ..tools.workflow.todo import TodoWrite
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
@@ -81,7 +82,7 @@ class RunView:
                 self._note(compaction_line(compacted), warn=False, icon="🗜️")
             case ev.ToolStarted(parent_id=parent) if parent:
                 self._child_started(event)
-            case ev.ToolStarted(call_id=call_id, name="TodoWrite"):
+            case ev.ToolStarted(call_id=call_id, name=TodoWrite.name):
                 self._todo_calls.add(call_id)
             case ev.ToolStarted(call_id=call_id, name=name, input=tool_input, kind=kind):
                 self._close_text()

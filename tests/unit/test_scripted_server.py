@@ -23,12 +23,12 @@ from jupyter_agent.testing import (
     TEST_API_KEY,
     Fault,
     ScriptedServer,
+    ScriptedUsage,
     ScriptFormatError,
     Text,
     Thinking,
     ToolUse,
     Turn,
-    Usage,
     script_from_json,
 )
 
@@ -136,7 +136,7 @@ def test_tool_use_input_is_assembled_from_input_json_deltas(serve: Any) -> None:
 
 
 def test_non_streaming_create_returns_the_full_message_with_scripted_usage(serve: Any) -> None:
-    usage = Usage(
+    usage = ScriptedUsage(
         input_tokens=1200, output_tokens=34, cache_creation_input_tokens=1000, cache_read_input_tokens=7
     )
     turn = Turn(
@@ -156,7 +156,7 @@ def test_non_streaming_create_returns_the_full_message_with_scripted_usage(serve
 
 
 def test_streamed_usage_and_explicit_stop_reason_reach_the_final_message(serve: Any) -> None:
-    usage = Usage(input_tokens=50, output_tokens=9, cache_read_input_tokens=40)
+    usage = ScriptedUsage(input_tokens=50, output_tokens=9, cache_read_input_tokens=40)
     _, client = serve([Turn(blocks=[Text("cut off mid")], stop_reason="max_tokens", usage=usage)])
     message = stream_final(client)
     assert message.stop_reason == "max_tokens"
@@ -494,7 +494,7 @@ def test_json_script_builds_the_same_values_as_python() -> None:
         Text("Reading it."),
         ToolUse(id="toolu_fixed", name="Read", input={"file_path": "a.py"}),
     ]
-    assert turns[1].usage == Usage(input_tokens=10, output_tokens=3)
+    assert turns[1].usage == ScriptedUsage(input_tokens=10, output_tokens=3)
     assert turns[1].resolved_stop_reason == "tool_use"
     assert turns[2].chunk_size == 2
     assert turns[3].fault == Fault.overloaded()

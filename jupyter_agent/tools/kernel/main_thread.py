@@ -10,26 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Callable
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import TypeVar
 
 from ...base.errors import ToolError
 from ...base.stopping import within
+from ..context import MainThread as MainThread
 from ..context import ToolContext
 
 T = TypeVar("T")
-
-
-@runtime_checkable
-class MainThread(Protocol):
-    """Runs a function on the kernel's main thread for a tool running in the worker."""
-
-    async def call(self, fn: Callable[[], T], *, timeout: float | None) -> T:
-        """Run `fn` there; return its value or raise its exception.
-
-        `timeout` is how long the caller is prepared to wait (None: as long as it takes). When it passes,
-        raise `TimeoutError`; `fn` may still be running, since a thread cannot be stopped from outside.
-        """
-        ...
 
 
 class InlineMainThread:

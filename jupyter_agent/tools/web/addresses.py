@@ -16,41 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import re
 import socket
 from typing import TYPE_CHECKING
 
 from ...base.errors import ToolError
+from .hosts import canonical_host
 
 if TYPE_CHECKING:
     from ..permissions import PermissionPolicy
 
-_NUMERIC_LABEL = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)", re.IGNORECASE)
 #: Names that reach a cloud's metadata service whatever DNS says.
 _METADATA_NAMES = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data"})
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def canonical_host(host: str) -> str:
-    """Lower case, no trailing dot, IDNA; an IP address in any spelling as the standard one; localhost as
-    127.0.0.1."""
-    text = host.strip().lower().rstrip(".").removeprefix("[").removesuffix("]")
-    if text == "localhost" or text.endswith(".localhost"):
-        return "127.0.0.1"
-    if all(_NUMERIC_LABEL.fullmatch(label) for label in text.split(".")) and text:
-        try:
-            return socket.inet_ntoa(socket.inet_aton(text))  # inet_aton reads 127.1, 2130706433, 0x7f.1
-        except OSError:
-            return text
-    try:
-        return str(ipaddress.ip_address(text))
-    except ValueError:
-        pass
-    try:
-        return text.encode("idna").decode()
-    except UnicodeError:
-        return text
 
 
 def named_literally(policy: PermissionPolicy | None, host: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core import AnyTool
+from .agent_types import BUILTIN_AGENT_TYPES, AgentType
 from .asking import (
     Answer,
     Answers,
@@ -13,10 +14,11 @@ from .asking import (
     PlanVerdict,
     UserQuestions,
 )
+from .checklist import Todo, TodoList
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
-from .task import BUILTIN_AGENT_TYPES, AgentType, SubagentType, TaskInput, TaskTool
-from .todo import Todo, TodoList, TodoWrite, TodoWriteInput, todo_list
+from .task import SubagentType, TaskInput, TaskTool
+from .todo import TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:

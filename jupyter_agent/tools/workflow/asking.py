@@ -9,8 +9,9 @@ waiting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, TypeVar
 
+from ..context import Asker as Asker
 from ..context import ToolContext
 from ..question import Question
 
@@ -70,10 +71,6 @@ class PlanApproval(Question["PlanReview | None"]):
     """ExitPlanMode's plan (Markdown); None: no one can approve it."""
 
     plan: str = ""
-
-
-class Asker(Protocol):
-    async def ask(self, request: Question[A]) -> A: ...
 
 
 async def ask_user(ctx: ToolContext, request: Question[A]) -> A | None:

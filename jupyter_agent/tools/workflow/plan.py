@@ -39,7 +39,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
         return Preview(kind="code", text=params.plan, language="markdown")
 
     async def run(self, params: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:
-        policy = ctx.services.permissions
+        policy = ctx.policy
         if policy is None or policy.mode != "plan":
             mode = policy.mode if policy is not None else "unknown"
             return ToolResult.error(

@@ -13,14 +13,14 @@ definition stays byte-identical.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import Field, create_model
 
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations, ToolInput
+from .agent_types import BUILTIN_AGENT_TYPES, AgentType, SubagentCall
 
 SubagentType = Literal["Explore", "general-purpose"]
 
@@ -36,32 +36,6 @@ what you know) and exactly what to report back.
 - Its report is for you, not the user: summarise what matters in your answer."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentType:
-    """A kind of sub-agent: which tools it gets, what it is told, which model runs it."""
-
-    name: str
-    description: str
-    #: The tools it gets, by name (`Read`, `mcp__github`, globs); None: the parent's tools.
-    tools: tuple[str, ...] | None = None
-    #: Only read-only tools (Explore).
-    read_only: bool = False
-    #: Its own system prompt (a custom agent's body), before the sub-agent's standing lines.
-    prompt: str = ""
-    #: The model that runs it; None: the parent's.
-    model: str | None = None
-    #: Where it was defined: "built-in", or the file.
-    source: str = "built-in"
-
-
-BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (
-    AgentType(
-        name="Explore", description="read-only tools, for finding and understanding things", read_only=True
-    ),
-    AgentType(name="general-purpose", description="your tools and permissions, for work that changes things"),
-)
-
-
 class TaskInput(ToolInput):
     description: str = Field(min_length=1)
     """A short (3–5 word) description of the task, shown to the user."""
@@ -69,12 +43,6 @@ class TaskInput(ToolInput):
     """The task for the sub-agent: everything it needs to know, and what to report back."""
     subagent_type: SubagentType = "Explore"
     """Explore (read-only tools, the default) or general-purpose (your tools and permissions)."""
-
-
-class SubagentRunner(Protocol):
-    async def run(
-        self, call_id: str, params: TaskInput, ctx: ToolContext, agent_type: AgentType
-    ) -> ToolResult: ...
 
 
 def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
@@ -97,6 +65,10 @@ def _description(custom: Sequence[AgentType]) -> str:
     )
 
 
+#: The Task tool's name (an `InstanceTool`: its name is given per instance).
+TASK_TOOL_NAME = "Task"
+
+
 class TaskTool(InstanceTool[TaskInput]):
     """The Task tool: the built-in sub-agent types, plus the project's (`custom`)."""
 
@@ -105,7 +77,7 @@ class TaskTool(InstanceTool[TaskInput]):
         self.custom = tuple(t for t in custom if t.name not in builtin)
         self.types = {t.name: t for t in (*BUILTIN_AGENT_TYPES, *self.custom)}
         super().__init__(
-            name="Task",
+            name=TASK_TOOL_NAME,
             description=_description(self.custom),
             input_model=_input_with(list(self.types.values())) if self.custom else TaskInput,
             kind="other",
@@ -122,4 +94,10 @@ class TaskTool(InstanceTool[TaskInput]):
             return ToolResult.error(
                 "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"
             )
-        return await subagents.run(ctx.tool_use_id, params, ctx, self.types[params.subagent_type])
+        call = SubagentCall(
+            call_id=ctx.tool_use_id,
+            description=params.description,
+            prompt=params.prompt,
+            agent_type=self.types[params.subagent_type],
+        )
+        return await subagents.run(call, ctx)

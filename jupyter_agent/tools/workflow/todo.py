@@ -7,18 +7,12 @@ one checklist updated in place rather than a card per call.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
-
 from pydantic import Field
 
 from ...base.result import Issue, ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-
-TodoStatus = Literal["pending", "in_progress", "completed"]
+from .checklist import Todo, TodoList, TodoStatus
 
 #: It changes nothing outside the agent's own notes: it never asks and runs in every mode.
 
@@ -47,51 +41,6 @@ class TodoWriteInput(ToolInput):
     """The whole updated list (an empty list clears it)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Todo:
-    content: str
-    status: TodoStatus
-    active_form: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"content": self.content, "status": self.status, "activeForm": self.active_form}
-
-
-class TodoList:
-    """The session's current checklist; `version` grows with every change so a view can tell it moved."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: tuple[Todo, ...] = ()
-        self.version = 0
-
-    @property
-    def items(self) -> tuple[Todo, ...]:
-        with self._lock:
-            return self._items
-
-    def replace(self, items: Sequence[Todo]) -> None:
-        with self._lock:
-            self._items = tuple(items)
-            self.version += 1
-
-    def clear(self) -> None:
-        self.replace(())
-
-    def text(self) -> str:
-        """`[x] done · [>] doing · [ ] to do`, one line each, for `%agent status` and terminals."""
-        marks = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
-        return "\n".join(
-            f"{marks[t.status]} {t.active_form if t.status == 'in_progress' else t.content}"
-            for t in self.items
-        )
-
-    def counts(self) -> str:
-        items = self.items
-        done = sum(t.status == "completed" for t in items)
-        return f"{done}/{len(items)} done"
-
-
 def todo_list(ctx: ToolContext) -> TodoList:
     """The session's list, created on first use."""
     if ctx.services.todos is None:
@@ -107,7 +56,7 @@ class TodoWrite(Tool[TodoWriteInput]):
     Input = TodoWriteInput
 
     def title(self, params: TodoWriteInput, ctx: ToolContext) -> str:
-        return "TodoWrite"
+        return self.name
 
     async def run(self, params: TodoWriteInput, ctx: ToolContext) -> ToolResult:
         active = [i for i, item in enumerate(params.todos) if item.status == "in_progress"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Callable
@@ -33,8 +34,22 @@ class Harness:
     def start(self, request: str, *, approver: Approver = refuse_all, **kw: Any) -> Any:
         return self.worker.submit(self.session.run(request, emit=self.emit, approver=approver, **kw))
 
-    def run(self, request: str, *, approver: Approver = refuse_all, **kw: Any) -> RunFinished:
-        return self.start(request, approver=approver, **kw).result(timeout=30)
+    def run(
+        self,
+        request: str,
+        *,
+        approver: Approver = refuse_all,
+        config: dict[str, Any] | None = None,
+        **kw: Any,
+    ) -> RunFinished:
+        """One run; `config` changes `AgentConfig` fields for this run only, as the host does for a run's flags."""
+        kept = self.session.config
+        if config:
+            self.session.config = dataclasses.replace(kept, **config)
+        try:
+            return self.start(request, approver=approver, **kw).result(timeout=30)
+        finally:
+            self.session.config = kept
 
     def wait_for(
         self, kind: type[E], predicate: Callable[[E], bool] = lambda _: True, timeout: float = 10

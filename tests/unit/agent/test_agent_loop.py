@@ -18,7 +18,7 @@ from jupyter_agent.agent import (
     ToolStarted,
     UsageUpdate,
 )
-from jupyter_agent.testing import Fault, Text, Thinking, ToolUse, Turn, Usage
+from jupyter_agent.testing import Fault, ScriptedUsage, Text, Thinking, ToolUse, Turn
 from jupyter_agent.tools import ApprovalRequest, Approve, FunctionTool, tool
 
 
@@ -234,7 +234,7 @@ def test_an_answer_cut_by_max_tokens_ends_the_run_with_a_notice(harness: Harness
 def test_max_turns_stops_the_run_and_the_next_run_continues(harness: HarnessFactory) -> None:
     loop_forever = [Turn(blocks=[ToolUse(name="add", input={"a": i, "b": 0})]) for i in range(3)]
     h = harness([*loop_forever, _answer("done")], tools=[add])
-    finished = h.run("count", max_turns=2)
+    finished = h.run("count", config={"max_turns": 2})
     assert (finished.reason, finished.turns) == ("max_turns", 2)
     assert len(h.server.requests) == 2
     h.run("go on")
@@ -246,7 +246,7 @@ def test_max_turns_stops_the_run_and_the_next_run_continues(harness: HarnessFact
 
 
 def test_the_budget_stops_the_run(harness: HarnessFactory) -> None:
-    expensive = Usage(input_tokens=1_000_000, output_tokens=100)  # $2.001 at Sonnet 5.5 prices
+    expensive = ScriptedUsage(input_tokens=1_000_000, output_tokens=100)  # $2.001 at Sonnet 5.5 prices
     h = harness(
         [Turn(blocks=[ToolUse(name="add", input={"a": 1, "b": 1})], usage=expensive), _answer("never")],
         tools=[add],
@@ -280,7 +280,7 @@ def test_a_refusal_is_reported(harness: HarnessFactory) -> None:
 
 
 def test_usage_and_cost_add_up_per_run_and_per_session(harness: HarnessFactory) -> None:
-    turn = Usage(
+    turn = ScriptedUsage(
         input_tokens=1000, output_tokens=100, cache_read_input_tokens=10_000, cache_creation_input_tokens=0
     )
     h = harness([Turn(blocks=[Text("a")], usage=turn), Turn(blocks=[Text("b")], usage=turn)])
@@ -347,7 +347,8 @@ def test_older_tool_results_are_shortened_near_the_context_window(harness: Harne
         return f"page {n} " + "y" * 4000
 
     turns = [
-        Turn(blocks=[ToolUse(name="page", input={"n": n})], usage=Usage(input_tokens=10)) for n in range(4)
+        Turn(blocks=[ToolUse(name="page", input={"n": n})], usage=ScriptedUsage(input_tokens=10))
+        for n in range(4)
     ]
     h = harness([*turns, _answer("read them")], tools=[page], context_window=4000)
     finished = h.run("read four pages")

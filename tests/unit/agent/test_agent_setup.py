@@ -154,7 +154,6 @@ def test_config_rejects_nonsense_limits() -> None:
         AgentConfig(max_turns=0)
     with pytest.raises(ValueError, match="budget_usd must be positive"):
         AgentConfig(budget_usd=0)
-    assert AgentConfig().with_overrides(model="claude-haiku-4-5", max_turns=3).max_turns == 3
 
 
 @pytest.mark.parametrize(

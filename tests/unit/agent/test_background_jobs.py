@@ -13,7 +13,8 @@ from agent_testkit import HarnessFactory, result_text, tool_results
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
-from jupyter_agent.tools.jobs import BashOutput, Job, KillShell, background_jobs
+from jupyter_agent.tools.job_table import Job
+from jupyter_agent.tools.jobs import BashOutput, KillShell, background_jobs
 from jupyter_agent.tools.shell import bash_tool
 
 JOB_TOOLS = [bash_tool(), BashOutput(), KillShell()]

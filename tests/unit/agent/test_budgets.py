@@ -8,13 +8,13 @@ import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, tool_results
 
 from jupyter_agent.agent import Notice, RunFinished
-from jupyter_agent.testing import Text, ToolUse, Turn, Usage
+from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn
 from jupyter_agent.tools import tool
 from jupyter_agent.tools.workflow import workflow_tools
 
 #: $2.0002 at the default model's prices (Sonnet 5.5: $2 / M input, $10 / M output); a small prompt, so
 #: nothing here comes near the context window.
-EXPENSIVE = Usage(input_tokens=100, output_tokens=200_000)
+EXPENSIVE = ScriptedUsage(input_tokens=100, output_tokens=200_000)
 
 
 @tool(read_only=True)
@@ -29,7 +29,7 @@ def _call() -> Turn:
 
 def test_max_cost_stops_the_run_says_so_and_the_next_run_continues_validly(harness: HarnessFactory) -> None:
     h = harness([_call(), Turn(blocks=[Text("2, as I was saying.")])], tools=[add])
-    finished = h.run("spend", max_cost=1.0)
+    finished = h.run("spend", config={"budget_usd": 1.0})
     assert (finished.reason, finished.turns, len(h.server.requests)) == ("budget", 1, 1)
     assert any("reaching its budget of $1.0000" in n.message for n in h.of(Notice))
     again = h.run("go on")
@@ -60,7 +60,7 @@ def test_the_session_budget_stops_runs_across_cells(harness: HarnessFactory) -> 
 
 
 def test_status_shows_run_and_session_cost_and_the_cache_read_share(harness: HarnessFactory) -> None:
-    cached = Usage(input_tokens=100, output_tokens=10, cache_read_input_tokens=300)
+    cached = ScriptedUsage(input_tokens=100, output_tokens=10, cache_read_input_tokens=300)
     h = harness([Turn(blocks=[Text("a")], usage=cached), Turn(blocks=[Text("b")], usage=cached)])
     h.run("one")
     h.run("two")
@@ -111,7 +111,7 @@ def test_the_models_the_old_tables_left_unpriced_are_priced_so_their_cap_holds(
     assert finished.cost_usd == pytest.approx((100 * 8 + 200_000 * 40) / 1e6)
 
 
-def _subagent_script(sub_usage: Usage, *, first: Turn | None = None) -> Any:
+def _subagent_script(sub_usage: ScriptedUsage, *, first: Turn | None = None) -> Any:
     """The parent starts a Task (after `first`, a run of its own, when given); the sub-agent adds forever."""
 
     def script(body: dict[str, Any], index: int) -> Turn:
@@ -134,7 +134,7 @@ def _subagent_requests(h: Any) -> int:
 def test_a_subagent_stops_at_its_runs_budget_not_at_a_budget_of_its_own(harness: HarnessFactory) -> None:
     """$0.60 a request under a $1 cap: the parent's Task request ($0.60) and one sub-agent request ($1.20)
     reach it; a sub-agent that only counted its own cost would have made two ($1.80)."""
-    sixty_cents = Usage(input_tokens=0, output_tokens=60_000)  # Sonnet 5.5: $10 / M output
+    sixty_cents = ScriptedUsage(input_tokens=0, output_tokens=60_000)  # Sonnet 5.5: $10 / M output
     h = harness(_subagent_script(sixty_cents), tools=[add, *workflow_tools()], budget_usd=1.0)
     finished = h.run("add")
     assert _subagent_requests(h) == 1
@@ -144,8 +144,8 @@ def test_a_subagent_stops_at_its_runs_budget_not_at_a_budget_of_its_own(harness:
 
 
 def test_a_subagent_counts_against_the_sessions_budget(harness: HarnessFactory) -> None:
-    sixty_cents = Usage(input_tokens=0, output_tokens=60_000)
-    first = Turn(blocks=[Text("first")], usage=Usage(input_tokens=0, output_tokens=150_000))
+    sixty_cents = ScriptedUsage(input_tokens=0, output_tokens=60_000)
+    first = Turn(blocks=[Text("first")], usage=ScriptedUsage(input_tokens=0, output_tokens=150_000))
     h = harness(
         _subagent_script(sixty_cents, first=first), tools=[add, *workflow_tools()], session_budget_usd=2.0
     )

@@ -14,8 +14,7 @@ import pytest
 from jupyter_agent.base.sandbox import Sandbox
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.references import MAX_REFERENCES, attach_references, find_references
-from jupyter_agent.tools.context import ToolContext
-from jupyter_agent.tools.services import ToolServices
+from jupyter_agent.tools.context import ToolContext, ToolServices
 
 PNG = base64.b64encode(
     bytes.fromhex(

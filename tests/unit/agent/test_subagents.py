@@ -9,7 +9,7 @@ from typing import Any
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
 
 from jupyter_agent.agent import ToolFinished, ToolStarted
-from jupyter_agent.testing import Text, ToolUse, Turn, Usage
+from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.workflow import TaskTool, workflow_tools
 
@@ -104,7 +104,7 @@ def test_two_task_calls_of_one_turn_run_at_the_same_time_and_their_usage_counts_
     both_asking = threading.Barrier(2, timeout=20)
 
     def script(body: dict[str, Any], index: int) -> Turn:
-        usage = Usage(input_tokens=100, output_tokens=10)
+        usage = ScriptedUsage(input_tokens=100, output_tokens=10)
         if _is_subagent(body):
             both_asking.wait()
             return Turn(blocks=[Text(f"report for {_task_prompt(body)}")], usage=usage)

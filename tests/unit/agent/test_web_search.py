@@ -14,6 +14,7 @@ from jupyter_agent.agent.pricing import turn_cost
 from jupyter_agent.agent.web_search import citation_links, fit_web_search, without_server_blocks
 from jupyter_agent.testing import (
     Citation,
+    ScriptedUsage,
     SearchHit,
     ServerToolUse,
     StopReason,
@@ -21,7 +22,6 @@ from jupyter_agent.testing import (
     Turn,
     WebSearchResult,
 )
-from jupyter_agent.testing import Usage as ScriptUsage
 from jupyter_agent.tools.web.search import WebSearchConfig, WebSearchTool
 from jupyter_agent.ui.html import markdown_to_html
 
@@ -40,7 +40,7 @@ def searching_turn(query: str = "pandas 3 copy on write", stop_reason: StopReaso
             WebSearchResult(results=PAGES),
             Text("Copy-on-Write is now the default.", citations=[cited]),
         ],
-        usage=ScriptUsage(input_tokens=1000, output_tokens=100),
+        usage=ScriptedUsage(input_tokens=1000, output_tokens=100),
         stop_reason=stop_reason,
     )
 

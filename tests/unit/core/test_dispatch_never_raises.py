@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Reject, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.builtin import builtin_tools
+from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.dispatch import ApprovalRequest
 from jupyter_agent.tools.kernel.main_thread import InlineMainThread
-from jupyter_agent.tools.services import ToolServices
 from jupyter_agent.tools.shell import bash_tool
 
 json_values = st.recursive(

@@ -29,10 +29,11 @@ from jupyter_agent.tools import (
     ToolResult,
     tool,
 )
+from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.dispatch import Dispatched, refuse_all
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.modes import MODES, Mode
-from jupyter_agent.tools.permissions import CallFacts, call_facts
+from jupyter_agent.tools.permissions import CallFacts
 from jupyter_agent.tools.shell import bash_tool
 
 written: list[str] = []

@@ -6,6 +6,7 @@ import pytest
 from permission_facts import facts
 
 from jupyter_agent.tools import Sandbox, ToolContext, tool
+from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.permissions import (
     Allow,
     Ask,
@@ -13,7 +14,6 @@ from jupyter_agent.tools.permissions import (
     Decision,
     PermissionPolicy,
     Rule,
-    call_facts,
     parse_rules,
 )
 from jupyter_agent.tools.rule_glob import escape_pattern

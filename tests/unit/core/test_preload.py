@@ -70,7 +70,7 @@ def test_a_run_waits_for_the_warm_up_instead_of_importing_the_same_modules_besid
     from IPython.core.interactiveshell import InteractiveShell
 
     from jupyter_agent import _preload
-    from jupyter_agent.runtime import KernelAgent
+    from jupyter_agent.host.kernel_agent import KernelAgent
 
     touched = threading.Event()
     # The warm-up ends early only if the run starts meanwhile (the race); else after 2 s.

@@ -20,7 +20,8 @@ from jupyter_agent.tools.sandbox_guard import (
     startup_files,
 )
 from jupyter_agent.tools.startup_files import shadowed_module, startup_modules
-from jupyter_agent.tools.web.addresses import canonical_host, forbidden
+from jupyter_agent.tools.web.addresses import forbidden
+from jupyter_agent.tools.web.hosts import canonical_host
 
 
 @pytest.mark.parametrize(

@@ -228,11 +228,11 @@ def test_more_constructs_not_modelled(command: str) -> None:
 
 
 def test_the_readings_a_deny_rule_gets() -> None:
-    from jupyter_agent.tools.commands import Subcommand
+    from jupyter_agent.tools.commands import CommandWords
 
-    assert Subcommand(("rm", "-rf")).forms() == (("rm -rf", True),)
-    assert Subcommand(("a b", "c")).forms() == (("'a b' c", True), ("a b c", True))
-    assert Subcommand(("rm", None, "x")).forms() == (("rm ", False),)
-    assert Subcommand(("a b", None)).forms() == (("'a b' ", False), ("a b ", False))
-    assert Subcommand((None,)).forms() == (("", False),)
-    assert Subcommand(("", "x")).text == "'' x"
+    assert CommandWords(("rm", "-rf")).forms() == (("rm -rf", True),)
+    assert CommandWords(("a b", "c")).forms() == (("'a b' c", True), ("a b c", True))
+    assert CommandWords(("rm", None, "x")).forms() == (("rm ", False),)
+    assert CommandWords(("a b", None)).forms() == (("'a b' ", False), ("a b ", False))
+    assert CommandWords((None,)).forms() == (("", False),)
+    assert CommandWords(("", "x")).text == "'' x"

@@ -16,6 +16,7 @@ from test_dispatcher import Recorder, boom, make, run, save, slow_echo
 from jupyter_agent.masking import SecretRegistry
 from jupyter_agent.tools import (
     Allow,
+    ApprovalRequest,
     Approve,
     Ask,
     Deny,
@@ -146,18 +147,20 @@ def test_the_running_callback_gets_the_title_once_the_call_may_run_and_never_for
     assert seen == ["save"]
 
 
-def test_the_host_is_told_of_each_rule_always_allow_adds() -> None:
-    granted: list[Rule] = []
+def test_always_allow_adds_its_rule_to_the_policy_once() -> None:
+    asked: list[str] = []
     pool = ToolPool()
     pool.set_source("builtin", [save])
 
-    async def always(_request: object) -> Approve:
+    async def always(request: ApprovalRequest) -> Approve:
+        asked.append(request.tool)
         return Approve(always=True)
 
-    dispatcher = Dispatcher(pool=pool, approver=always, on_grant=granted.append)
+    dispatcher = Dispatcher(pool=pool, approver=always)
     run(dispatcher, "save", {"path": "a", "text": "x"})
-    run(dispatcher, "save", {"path": "b", "text": "x"})  # allowed by the rule now: nothing new to tell
-    assert granted == [Rule("save")]
+    run(dispatcher, "save", {"path": "b", "text": "x"})  # allowed by the rule now: not asked, not added again
+    assert dispatcher.policy.allow == [Rule("save")]
+    assert asked == ["save"]
 
 
 def test_a_tool_sees_the_id_of_the_call_it_runs_for() -> None:

@@ -13,10 +13,10 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.magics import AgentMagics
 from jupyter_agent.sessions import list_sessions
-from jupyter_agent.testing import ScriptedServer, Text, Thinking, ToolUse, Turn, Usage
+from jupyter_agent.testing import ScriptedServer, ScriptedUsage, Text, Thinking, ToolUse, Turn
 
 #: $2.0002 at the default model's prices, with a small prompt.
-EXPENSIVE = Usage(input_tokens=100, output_tokens=200_000)
+EXPENSIVE = ScriptedUsage(input_tokens=100, output_tokens=200_000)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from jupyter_agent.notebook.apply import apply_ops
 from jupyter_agent.notebook.cells import new_cell_json
 from jupyter_agent.notebook.ops import op_from_wire
-from jupyter_agent.tools.services import ToolServices
+from jupyter_agent.tools.context import ToolServices
 
 
 def write_notebook(path: Path, *, cells: int = 3, with_ids: bool = True) -> Path:

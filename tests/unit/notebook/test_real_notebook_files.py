@@ -20,9 +20,9 @@ from jupyter_agent.base.result import ToolResult
 from jupyter_agent.notebook.file_backend import FileNotebook, load_notebook, serialize
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
-from jupyter_agent.tools.services import ToolServices
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "notebooks"
 COLAB = "colab-holiday-shopping.ipynb"

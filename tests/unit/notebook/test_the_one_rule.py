@@ -15,13 +15,13 @@ from jupyter_agent.notebook.access import WriteKind, decide_write
 from jupyter_agent.notebook.frontend import Frontend, FrontendKind, KernelSignals
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext
+from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.core import ToolCall
 from jupyter_agent.tools.dispatch import Dispatcher
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.tools.permissions import PermissionPolicy
 from jupyter_agent.tools.registry import ToolPool
-from jupyter_agent.tools.services import ToolServices
 from jupyter_agent.undo.run import undo_run
 
 OWN = Path("/home/me/work/analysis.ipynb")

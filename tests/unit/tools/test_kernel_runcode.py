@@ -30,8 +30,8 @@ from jupyter_agent.tools import (
     ToolPool,
     ToolResult,
 )
+from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.kernel import InlineMainThread, RunCode
-from jupyter_agent.tools.services import ToolServices
 
 PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 

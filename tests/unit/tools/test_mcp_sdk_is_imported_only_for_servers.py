@@ -12,7 +12,7 @@ from jupyter_agent.testing import TEST_API_KEY
 
 BUILD_SESSION = """
 import json, sys
-from jupyter_agent.runtime import KernelAgent
+from jupyter_agent.host.kernel_agent import KernelAgent
 from jupyter_agent.settings import AgentSettings
 
 servers = json.loads(sys.argv[1])

@@ -11,7 +11,8 @@ import pytest
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.host.commands import CommandError, verify_arguments
 from jupyter_agent.notebook.cells import Cell
-from jupyter_agent.tools.permissions import Ask, PermissionPolicy, call_facts
+from jupyter_agent.tools.call_facts import call_facts
+from jupyter_agent.tools.permissions import Ask, PermissionPolicy
 from jupyter_agent.tools.verify import VerifyNotebook, VerifyNotebookInput
 from jupyter_agent.tools.verify.fresh import choose_spec, parse_environ, startup_environment
 from jupyter_agent.tools.verify.plan import plan_cells, runnable_source

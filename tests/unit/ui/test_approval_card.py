@@ -20,7 +20,7 @@ from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Rej
 from jupyter_agent.tools.permissions import Rule
 from jupyter_agent.tools.workflow import PlanApproval
 from jupyter_agent.ui.approval import ApprovalUI, WidgetApproval, ask_on_stdin, headless_refusal
-from jupyter_agent.ui.channel import Ask
+from jupyter_agent.ui.channel import PendingQuestion
 
 ATTACK = '<img src=x onerror="window.pwned=1">'
 
@@ -47,7 +47,7 @@ def hostile_request() -> ApprovalRequest:
 
 
 def test_model_written_text_in_the_approval_card_is_inert(shell: InteractiveShell) -> None:
-    card = WidgetApproval(ask=Ask(request=hostile_request(), reply=concurrent.futures.Future()))
+    card = WidgetApproval(ask=PendingQuestion(request=hostile_request(), reply=concurrent.futures.Future()))
     with capture_output():
         card.show()
     html_parts: list[str] = [w.value for w in card.widgets if type(w).__name__ == "HTML"]
@@ -83,7 +83,9 @@ def plain_request(preview: Preview | None = None) -> ApprovalRequest:
 
 
 def shown_card(shell: InteractiveShell, request: ApprovalRequest | None = None) -> WidgetApproval:
-    made = WidgetApproval(ask=Ask(request=request or plain_request(), reply=concurrent.futures.Future()))
+    made = WidgetApproval(
+        ask=PendingQuestion(request=request or plain_request(), reply=concurrent.futures.Future())
+    )
     with capture_output():
         made.show()
     return made
@@ -149,7 +151,7 @@ def test_only_the_first_click_counts(shell: InteractiveShell) -> None:
 
 
 def test_the_record_replaces_the_card_where_it_was_shown(shell: InteractiveShell) -> None:
-    made = WidgetApproval(ask=Ask(request=plain_request(), reply=concurrent.futures.Future()))
+    made = WidgetApproval(ask=PendingQuestion(request=plain_request(), reply=concurrent.futures.Future()))
     with capture_output() as shown:
         made.show()
     widget(made, "Button", "Allow once").click()
@@ -164,7 +166,7 @@ def test_the_record_replaces_the_card_where_it_was_shown(shell: InteractiveShell
 def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_message(
     shell: InteractiveShell,
 ) -> None:
-    made = WidgetApproval(ask=Ask(request=plain_request(), reply=concurrent.futures.Future()))
+    made = WidgetApproval(ask=PendingQuestion(request=plain_request(), reply=concurrent.futures.Future()))
     with capture_output() as captured:
         made.show()
     box = made.widgets[-1]
@@ -268,7 +270,7 @@ def test_the_approval_ui_asks_in_the_cell_on_stdin_or_refuses_when_no_one_can_an
     shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ui, request = ApprovalUI(), plain_request()
-    ask: Ask[Approval] = Ask(request=request, reply=concurrent.futures.Future())
+    ask: PendingQuestion[Approval] = PendingQuestion(request=request, reply=concurrent.futures.Future())
     card = ui.widget(ask)
     assert isinstance(card, WidgetApproval) and card.ask is ask
     monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))

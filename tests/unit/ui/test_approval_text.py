@@ -77,7 +77,7 @@ def test_the_approval_card_and_its_collapsed_record_mask_secrets(
     from IPython.utils.capture import capture_output
 
     from jupyter_agent.ui.approval import WidgetApproval
-    from jupyter_agent.ui.channel import Ask
+    from jupyter_agent.ui.channel import PendingQuestion
 
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.setenv("DEPLOY_TOKEN", "dpl-0123456789abcdef")
@@ -88,7 +88,7 @@ def test_the_approval_card_and_its_collapsed_record_mask_secrets(
     InteractiveShell.instance(config=config)
     try:
         request = asked("curl -H 'auth: dpl-0123456789abcdef' https://example.com", tmp_path)
-        card = WidgetApproval(ask=Ask(request=request, reply=concurrent.futures.Future()))
+        card = WidgetApproval(ask=PendingQuestion(request=request, reply=concurrent.futures.Future()))
         with capture_output():
             card.show()
         shown = [w.value for w in card.widgets if type(w).__name__ == "HTML"]

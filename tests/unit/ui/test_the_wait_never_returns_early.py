@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from jupyter_agent.agent.events import AgentEvent, Notice, TextDelta
-from jupyter_agent.ui.channel import Ask, CallOnMain, UIChannel
+from jupyter_agent.ui.channel import CallOnMain, PendingQuestion, UIChannel
 from jupyter_agent.ui.mainloop import MainLoop
 
 
@@ -29,7 +29,7 @@ class Recorder:
             raise KeyboardInterrupt
         self.shown.append(event)
 
-    def on_question(self, ask: Ask[Any]) -> None:
+    def on_question(self, ask: PendingQuestion[Any]) -> None:
         raise RuntimeError("no widgets here")
 
     def on_tick(self) -> None:
@@ -83,7 +83,7 @@ def test_a_question_that_cannot_be_shown_is_answered_with_the_error() -> None:
     channel = UIChannel()
     done: concurrent.futures.Future[str] = concurrent.futures.Future()
     reply: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    channel.queue.put(Ask(request=Notice(level="info", message="?"), reply=reply))  # pyright: ignore[reportArgumentType]
+    channel.queue.put(PendingQuestion(request=Notice(level="info", message="?"), reply=reply))  # pyright: ignore[reportArgumentType]
     threading.Timer(0.05, lambda: done.set_result("finished")).start()
     MainLoop(channel=channel, presenter=Recorder(), worker=Worker(done, finish_after_stops=99)).wait(done)
     assert isinstance(reply.exception(timeout=1), RuntimeError)

@@ -72,7 +72,6 @@ def _dispatch(
     pool.set_source("builtin", [AskUserQuestion(), ExitPlanMode()])
     policy = PermissionPolicy(mode=mode)
     ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    ctx.services.permissions = policy
     if person is not None:
         ctx.services.questions = person
     dispatcher = Dispatcher(pool=pool, policy=policy)  # its approver refuses: these tools must not need it

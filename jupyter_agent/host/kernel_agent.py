@@ -6,28 +6,28 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .base.json_values import is_object
-from .host.options import RunOptions
-from .tools.registration import on_tool_defined
-from .ui.channel import UIChannel
+from ..base.json_values import is_object
+from ..tools.registration import on_tool_defined
+from ..ui.channel import UIChannel
+from .options import NO_OPTIONS, RunOptions
 
 if TYPE_CHECKING:
-    from .agent.events import RunFinished
-    from .agent.session import AgentSession
-    from .agent.worker import AgentWorker
-    from .host.build import HostServices, McpLines
-    from .notebook.frontend import KernelSignals
-    from .project import ClaudeProject
-    from .settings import AgentSettings
-    from .tools.core import AnyTool
-    from .tools.mcp import McpServers
-    from .tools.permissions import Rule
-    from .watch.note import KernelNote
-    from .watch.watcher import KernelWatcher
+    from ..agent.events import RunFinished
+    from ..agent.session import AgentSession, RunChanges
+    from ..agent.worker import AgentWorker
+    from ..notebook.frontend import KernelSignals
+    from ..project import ClaudeProject
+    from ..settings import AgentSettings
+    from ..tools.core import AnyTool
+    from ..tools.mcp import McpServers
+    from ..tools.modes import Mode
+    from ..watch.note import KernelNote
+    from ..watch.watcher import KernelWatcher
+    from .build import HostServices, McpLines
 
 _UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
@@ -58,7 +58,7 @@ class KernelAgent:
     @property
     def worker(self) -> AgentWorker:
         if self._worker is None:
-            from .agent.worker import AgentWorker
+            from ..agent.worker import AgentWorker
 
             self._worker = AgentWorker()
         return self._worker
@@ -66,14 +66,14 @@ class KernelAgent:
     @property
     def session(self) -> AgentSession:
         if self._session is None:
-            from .host.build import build_session
+            from .build import build_session
 
             built = build_session(self.settings, self._services())
             self._session, self._mcp, self._mcp_lines = built.session, built.mcp, built.mcp_lines
         return self._session
 
     def _services(self) -> HostServices:
-        from .host.build import HostServices
+        from .build import HostServices
 
         return HostServices(
             shell=self.shell,
@@ -85,7 +85,7 @@ class KernelAgent:
 
     def current_session(self) -> AgentSession:
         """The session with the settings as they are now (`%agent model …` may have changed them)."""
-        from .host.configure import configure
+        from .configure import configure
 
         session = self.session
         if not session.running:
@@ -101,8 +101,8 @@ class KernelAgent:
         if not self.settings.claude_project:
             return None
         if self._project is None:
-            from .host.build import notebook_sandbox
-            from .project import ClaudeProject
+            from ..project import ClaudeProject
+            from .build import notebook_sandbox
 
             sandbox = notebook_sandbox(self.shell, self.settings)
             self._project = ClaudeProject.at(sandbox.cwd, sandbox.roots)
@@ -111,7 +111,7 @@ class KernelAgent:
     def project_notices(self) -> None:
         """Print the project files' warnings not shown yet (a malformed settings file, a skill without a
         description, an untrusted project's hooks); reading them never stops the extension from loading."""
-        from .masking import mask
+        from ..masking import mask
 
         try:
             lines = self.project.take_warnings() if self.project is not None else []
@@ -130,8 +130,8 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
-        from .host.configure import configure
-        from .ui.presenter import RunPresenter
+        from ..ui.presenter import RunPresenter
+        from .configure import configure
 
         options = options or RunOptions()
         if options.new:
@@ -153,25 +153,22 @@ class KernelAgent:
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
         )
-        granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
-        started_mode = session.policy.mode
         future = self.worker.submit(
-            self._run_with_references(session, request, attachments, granted.append, references=references)
+            self._run_with_references(session, request, attachments, references=references)
         )
         try:
             with self._watch_paused():
                 interrupted = presenter.wait(future)
         finally:
-            self._keep_granted(granted)
-            self._keep_mode(session.policy.mode, started_mode, options)
+            self.keep(session.take_changes(), options)
         if interrupted:
             raise KeyboardInterrupt
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
-        from .notebook.frontend import ExecuteFacts, KernelSignals
-        from .ui.pump import unsupported_reason
+        from ..notebook.frontend import ExecuteFacts, KernelSignals
+        from ..ui.pump import unsupported_reason
 
         try:
             parent: Any = self.kernel.get_parent("shell") if self.kernel is not None else None
@@ -189,15 +186,14 @@ class KernelAgent:
         session: AgentSession,
         request: str,
         attachments: list[dict[str, Any]],
-        on_grant: Callable[[Rule], None],
         *,
         references: bool,
     ) -> RunFinished:
         """On the worker: the request's references are read (the live notebook answers through the pump), then
         the run. A reference that could not be attached is said in one line of the run's output."""
         if references:
-            from .agent.events import Notice
-            from .references import attach_references, merged
+            from ..agent.events import Notice
+            from ..references import attach_references, merged
 
             attached = await attach_references(request, session.ctx)
             if attached.note is not None:
@@ -207,13 +203,12 @@ class KernelAgent:
             request,
             emit=self.channel.emit,
             approver=self.channel.ask,
-            on_grant=on_grant,
             attachments=attachments,
         )
 
     def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
         """What happened in the kernel since the agent last looked; `peek` leaves it for the next run."""
-        from .watch.note import render_note
+        from ..watch.note import render_note
 
         if self.watcher is None:
             return None
@@ -221,7 +216,7 @@ class KernelAgent:
 
     def kernel_note_blocks(self) -> list[dict[str, Any]]:
         """The note as content blocks after the request (never in the system prompt: the cache holds)."""
-        from .masking import mask
+        from ..masking import mask
 
         note = self.kernel_note()
         if note is None:
@@ -232,22 +227,26 @@ class KernelAgent:
         """What the agent's own run does in the kernel is not news for its next run."""
         return self.watcher.paused() if self.watcher is not None else nullcontext()
 
-    def _keep_granted(self, granted: list[Rule]) -> None:
-        """ "Always allow" answers last beyond this run: they become allow rules in the settings."""
+    def set_mode(self, mode: Mode) -> None:
+        """`%agent mode`: later runs start in `mode`, written where a run's switch is (`keep`)."""
+        from ..agent.session import RunChanges
+
+        self.keep(RunChanges(mode=mode))
+
+    def keep(self, changes: RunChanges, options: RunOptions = NO_OPTIONS) -> None:
+        """The one place a run's (or `%agent mode`'s) changes become settings, so later runs start from them:
+        "Always allow" answers as allow rules; a switched mode (an approved plan), unless this run's mode came
+        from its own `--mode` flag."""
         known = list(self.settings.allow)
-        new = [text for text in dict.fromkeys(str(rule) for rule in granted) if text not in known]
+        new = [text for text in dict.fromkeys(str(rule) for rule in changes.granted) if text not in known]
         if new:
             self.settings.allow = [*known, *new]
-
-    def _keep_mode(self, mode: str, started: str, options: RunOptions) -> None:
-        """A plan approved during the run (ExitPlanMode) switched the mode: later runs keep it, unless this
-        run's mode came from its own `--mode` flag."""
-        if mode != started and options.mode is None:
-            self.settings.mode = mode
+        if changes.mode is not None and options.mode is None:
+            self.settings.mode = changes.mode
 
     def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
-        from .ui.presenter import wait_quietly
+        from ..ui.presenter import wait_quietly
 
         future = self.worker.submit(coro)
         if wait_quietly(kernel=self.kernel, channel=self.channel, worker=self.worker, future=future):
@@ -265,10 +264,10 @@ class KernelAgent:
     def sync_mcp(self) -> None:
         """A changed `mcp_servers` setting applies now (servers start, stop, restart in the background);
         lines servers reported since the last cell are printed."""
-        from .host.build import MCP_START_TIMEOUT, apply_mcp_settings
+        from .build import MCP_START_TIMEOUT, apply_mcp_settings
 
         self.worker.submit(apply_mcp_settings(self.mcp, self.settings)).result(timeout=MCP_START_TIMEOUT)
-        from .masking import mask
+        from ..masking import mask
 
         for line in self._mcp_lines.take() if self._mcp_lines is not None else []:
             print(mask(f"jupyter_agent: {line}"))  # a server's command line or stderr may hold a token
@@ -285,7 +284,7 @@ class KernelAgent:
         session = self.current_session()
         saved = session.load_saved(ident)
         session.resume(saved)
-        from .masking import clip
+        from ..masking import clip
 
         first = clip(" ".join(saved.first_request.split()), 80, marker="")
         damage = f"\nThe saved file is damaged: {saved.damage}." if saved.damage else ""
@@ -297,8 +296,8 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
-        from .base.sandbox import atomic_write, resolve_path
-        from .sessions import SavedSession, load_session, session_markdown
+        from ..base.sandbox import atomic_write, resolve_path
+        from ..sessions import SavedSession, load_session, session_markdown
 
         session = self.session
         recorder = session.recorder
@@ -315,8 +314,8 @@ class KernelAgent:
 
     def compact(self) -> str:
         """`%agent compact`: summarise the conversation now; one line says what it did."""
-        from .agent.events import AgentEvent, Compacted, Notice
-        from .ui.view import compaction_line
+        from ..agent.events import AgentEvent, Compacted, Notice
+        from ..ui.view import compaction_line
 
         said: list[str] = []
 
@@ -331,7 +330,7 @@ class KernelAgent:
 
     def undo(self) -> str:
         """Revert the newest run with changes not yet undone; say what was done."""
-        from .undo.run import undo_run
+        from ..undo.run import undo_run
 
         session = self.session
         for journal in reversed(session.history):
@@ -366,7 +365,7 @@ class KernelAgent:
 def _register_session_key(kernel: Any) -> None:
     """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
     outside any sandbox. It is masked like an API key wherever it would show."""
-    from .masking import register
+    from ..masking import register
 
     key: Any = getattr(getattr(kernel, "session", None), "key", None)
     if isinstance(key, bytes) and key:

@@ -1,0 +1,42 @@
+"""The kinds of sub-agent a Task can start, and one Task call as the session's sub-agent runner gets it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentType:
+    """A kind of sub-agent: which tools it gets, what it is told, which model runs it."""
+
+    name: str
+    description: str
+    #: The tools it gets, by name (`Read`, `mcp__github`, globs); None: the parent's tools.
+    tools: tuple[str, ...] | None = None
+    #: Only read-only tools (Explore).
+    read_only: bool = False
+    #: Its own system prompt (a custom agent's body), before the sub-agent's standing lines.
+    prompt: str = ""
+    #: The model that runs it; None: the parent's.
+    model: str | None = None
+    #: Where it was defined: "built-in", or the file.
+    source: str = "built-in"
+
+
+BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (
+    AgentType(
+        name="Explore", description="read-only tools, for finding and understanding things", read_only=True
+    ),
+    AgentType(name="general-purpose", description="your tools and permissions, for work that changes things"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentCall:
+    """One Task call: its tool_use id (the parent card of the sub-agent's calls), what it is for, the sub-agent's
+    whole task, and which kind of sub-agent runs it."""
+
+    call_id: str
+    description: str
+    prompt: str
+    agent_type: AgentType

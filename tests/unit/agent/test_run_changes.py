@@ -1,0 +1,60 @@
+"""What a run changed that outlives it (`take_changes`): the rules "Always allow" added, a mode a plan switched;
+the host keeps them as settings (tests/unit/host/test_host_layer.py shows that)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_testkit import HarnessFactory
+
+from jupyter_agent.testing import Text, ToolUse, Turn
+from jupyter_agent.tools import ApprovalRequest, Approve, Rule, tool
+from jupyter_agent.tools.dispatch import Approval
+from jupyter_agent.tools.question import Question
+from jupyter_agent.tools.workflow.asking import PlanApproval, PlanReview
+from jupyter_agent.tools.workflow.plan import ExitPlanMode
+
+
+@tool
+def touch(name: str) -> str:
+    """Pretends to change something (test double): not read-only, so it asks."""
+    return f"touched {name}"
+
+
+async def always(_request: ApprovalRequest) -> Approval:
+    return Approve(always=True)
+
+
+def test_a_run_reports_the_rules_always_allow_added_once(harness: HarnessFactory) -> None:
+    h = harness(
+        [Turn(blocks=[ToolUse(name="touch", input={"name": "a"})]), Turn(blocks=[Text("done")])],
+        tools=[touch],
+    )
+    h.session.policy.allow.append(Rule("Read"))  # there before the run: not the run's change
+    h.run("touch a", approver=always)
+    changes = h.session.take_changes()
+    assert (changes.granted, changes.mode) == ((Rule("touch"),), None)
+    assert h.session.take_changes().granted == ()
+
+
+def test_a_run_with_nothing_granted_reports_nothing(harness: HarnessFactory) -> None:
+    h = harness([Turn(blocks=[Text("hello")])])
+    h.run("hi")
+    changes = h.session.take_changes()
+    assert (changes.granted, changes.mode) == ((), None)
+
+
+class Approves:
+    """Approves every plan and switches to acceptEdits (test double of the person at the widgets)."""
+
+    async def ask(self, request: Question[Any]) -> Any:
+        assert isinstance(request, PlanApproval)
+        return PlanReview(verdict="accept_edits")
+
+
+def test_an_approved_plan_reports_the_mode_it_switched_to(harness: HarnessFactory) -> None:
+    plan = ToolUse(name="ExitPlanMode", input={"plan": "1. do it"})
+    h = harness([Turn(blocks=[plan]), Turn(blocks=[Text("doing it")])], tools=[ExitPlanMode()], mode="plan")
+    h.session.ctx.services.questions = Approves()
+    h.run("plan it")
+    assert h.session.take_changes().mode == "acceptEdits"
