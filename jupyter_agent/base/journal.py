@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
 CellOp = Literal["insert", "replace", "delete"]
+#: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
+ReviewState = Literal["pending", "kept", "undone"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +81,8 @@ class RunJournal:
     undone: bool = False
     #: Each notebook file the run wrote, by path: its bytes before the first write and after the last.
     notebook_files: dict[Path, NotebookFileWrite] = field(default_factory=dict[Path, NotebookFileWrite])
+    #: The review of each net change (`undo.net`), by its key (a file's path, `notebook#cell id`); absent: pending.
+    review: dict[str, ReviewState] = field(default_factory=dict[str, ReviewState])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def notebook_written(self, path: Path, before: bytes, after: bytes) -> None:
