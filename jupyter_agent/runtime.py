@@ -156,6 +156,7 @@ class KernelAgent:
         granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
         started_mode = session.policy.mode
+        runs_before = session.run_count
         future = self.worker.submit(
             self._run_with_references(session, request, attachments, granted.append, references=references)
         )
@@ -165,8 +166,21 @@ class KernelAgent:
         finally:
             self._keep_granted(granted)
             self._keep_mode(session.policy.mode, started_mode, options)
+        self._offer_review(session, signals, runs_before)
         if interrupted:
             raise KeyboardInterrupt
+
+    def _offer_review(self, session: AgentSession, signals: KernelSignals, runs_before: int) -> None:
+        """A run that changed cells or files ends with Keep / Undo rows (where someone can click them)."""
+        from .host.review import RunReview
+        from .ui.presenter import no_one_can_answer
+
+        journal = session.history[-1] if session.history else None
+        if journal is None or journal.run_id <= runs_before or self.kernel is None:
+            return
+        review = RunReview(journal, session.ctx, self.worker.submit)
+        if review.changed and no_one_can_answer(self.kernel, signals) is None:
+            review.widget().show()
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""

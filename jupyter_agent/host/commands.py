@@ -19,6 +19,7 @@ from ..ui.tables import Report
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
 from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
+from .review_commands import REVIEW_HELP, review_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
 
 if TYPE_CHECKING:
@@ -270,6 +271,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         help="revert the last run's file and cell changes (again for the one before)",
         run=_undo,
     ),
+    Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),
     Subcommand(
         name="verify",
         optional="PATH",
