@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from .agent.events import RunFinished
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
+    from .base.journal import RunJournal
     from .host.build import HostServices, McpLines
+    from .host.review import RunReview
     from .notebook.frontend import KernelSignals
     from .project import ClaudeProject
     from .settings import AgentSettings
@@ -54,6 +56,11 @@ class KernelAgent:
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
         self._project: ClaudeProject | None = None
+        from .host.review_page import ReviewPages
+
+        self.review_pages = ReviewPages(history=self._history, review_of=self.review_of)
+        if self.kernel is not None:
+            self.review_pages.register()
 
     @property
     def worker(self) -> AgentWorker:
@@ -172,15 +179,24 @@ class KernelAgent:
 
     def _offer_review(self, session: AgentSession, signals: KernelSignals, runs_before: int) -> None:
         """A run that changed cells or files ends with Keep / Undo rows (where someone can click them)."""
-        from .host.review import RunReview
         from .ui.presenter import no_one_can_answer
 
         journal = session.history[-1] if session.history else None
         if journal is None or journal.run_id <= runs_before or self.kernel is None:
             return
-        review = RunReview(journal, session.ctx, self.worker.submit)
+        review = self.review_of(journal)
+        self.review_pages.publish()
         if review.changed and no_one_can_answer(self.kernel, signals) is None:
             review.widget().show()
+
+    def review_of(self, journal: RunJournal) -> RunReview:
+        """One run's review; every action on it sends the page's marks again."""
+        from .host.review import RunReview
+
+        return RunReview(journal, self.session.ctx, self.worker.submit, on_change=self.review_pages.publish)
+
+    def _history(self) -> list[RunJournal]:
+        return self._session.history if self._session is not None else []
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
@@ -361,6 +377,7 @@ class KernelAgent:
 
     def close(self) -> None:
         """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
+        self.review_pages.unregister()
         if self._session is not None:
             jobs = self._session.ctx.services.jobs
             if jobs is not None:

@@ -7,6 +7,7 @@ widget (a terminal, nbclient), the review is text, and `%agent review keep|undo 
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from typing import Any
@@ -23,10 +24,18 @@ Submit = Callable[[Coroutine[Any, Any, Any]], "Future[Any]"]
 class RunReview:
     """One run's review: its rows, its actions, and how it is shown."""
 
-    def __init__(self, journal: RunJournal, ctx: ToolContext, submit: Submit) -> None:
+    def __init__(
+        self,
+        journal: RunJournal,
+        ctx: ToolContext,
+        submit: Submit,
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
         self.journal = journal
         self.ctx = ctx
         self.submit = submit
+        #: Called after each action, in the caller's context (the page's marks are sent again).
+        self.on_change = on_change
 
     @property
     def changed(self) -> bool:
@@ -44,8 +53,11 @@ class RunReview:
         ]
 
     def act(self, action: Action, target: str) -> Future[Sequence[review.ReviewResult]]:
-        """Keep or undo `target` (`all`: every pending change) on the worker."""
-        return self.submit(self.apply(action, target))
+        """Keep or undo `target` (`all`: every pending change) on the worker; returns at once."""
+        context = contextvars.copy_context()
+        future: Future[Sequence[review.ReviewResult]] = self.submit(self.apply(action, target))
+        future.add_done_callback(lambda _done: context.run(self.on_change))
+        return future
 
     async def apply(self, action: Action, target: str) -> list[review.ReviewResult]:
         changes = review.select(self.journal, target, self.ctx.sandbox)

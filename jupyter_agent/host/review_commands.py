@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from ..base.journal import RunJournal
 from ..undo.net import net_changes
 from ..undo.review import ReviewError, reviewed_run, select
-from .review import RunReview
 
 if TYPE_CHECKING:
     from ..runtime import KernelAgent
@@ -37,8 +36,9 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
             )
         action, target = args[0], args[1]
         journal = _run_with(agent, target)
-        found = RunReview(journal, session.ctx, agent.worker.submit)
+        found = agent.review_of(journal)
         results = agent.run_blocking(found.apply("keep" if action == "keep" else "undo", target))
+        found.on_change()
         return "\n".join(r.text for r in results) or f"nothing pending in run {journal.run_id}"
     if len(args) > 1 or (args and not args[0].isdigit()):
         raise ReviewUsageError(f"usage: {USAGE}")
@@ -48,7 +48,7 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
         raise ReviewUsageError(str(exc)) from None
     if journal is None:
         return "no run has changed a cell or file yet"
-    found = RunReview(journal, session.ctx, agent.worker.submit)
+    found = agent.review_of(journal)
     if not found.changed or agent.kernel is None or _no_widgets(agent):
         return found.text() + f"\n(keep or undo: {USAGE.split(' | ')[1]})"
     found.widget().show()
