@@ -187,7 +187,7 @@ class KernelAgent:
         review = self.review_of(journal)
         self.review_pages.publish()
         if review.changed and no_one_can_answer(self.kernel, signals) is None:
-            review.widget().show()
+            self.review_pages.show(review)
 
     def review_of(self, journal: RunJournal) -> RunReview:
         """One run's review; every action on it sends the page's marks again."""

@@ -51,7 +51,7 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
     found = agent.review_of(journal)
     if not found.changed or agent.kernel is None or _no_widgets(agent):
         return found.text() + f"\n(keep or undo: {USAGE.split(' | ')[1]})"
-    found.widget().show()
+    agent.review_pages.show(found)
     return None
 
 

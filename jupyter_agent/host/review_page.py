@@ -27,6 +27,8 @@ from .review import RunReview
 log = logging.getLogger(__name__)
 
 REVIEW_TARGET = "jupyter_agent.review"
+#: Older review widgets than this stay as they were last drawn.
+_MAX_VIEWS = 20
 
 
 def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
@@ -72,6 +74,8 @@ class ReviewPages:
         self.history = history
         self.review_of = review_of
         self.pages: dict[PageComm, str] = {}
+        #: The footers and `%agent review` widgets shown, newest last: redrawn with the marks.
+        self.views: list[Callable[[], None]] = []
         self._manager: Any = None
 
     def register(self) -> None:
@@ -90,10 +94,18 @@ class ReviewPages:
             self._manager.unregister_target(REVIEW_TARGET, self._opened)
             self._manager = None
 
+    def show(self, review: RunReview) -> None:
+        """Show the run's review widget, kept in step with every other view of the same journal."""
+        widget = review.widget()
+        self.views = [*self.views[-(_MAX_VIEWS - 1) :], widget.redraw]
+        widget.show()
+
     def publish(self) -> None:
-        """Send every run's marks to every page (after a run, after a click)."""
+        """Send every run's marks to every page and redraw the widgets (after a run, after a click)."""
         for page, path in list(self.pages.items()):
             self._send_marks(page, path)
+        for redraw in self.views:
+            redraw()
 
     def _opened(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
-from frontend import AgentKernel, KernelFrontend, Widget
+from frontend import AgentKernel, KernelFrontend, Widget, new_id
 from nbformat.v4 import new_code_cell, new_notebook
+from notebook_page import NotebookPage
 
+from jupyter_agent.notebook.cells import new_cell_json
 from jupyter_agent.testing import Text, ToolUse, Turn
 
 pytestmark = pytest.mark.kernel
@@ -144,3 +147,110 @@ def test_agent_review_is_text_headless_and_keeps_or_undoes_cells_and_files(
         frontend.run("%agent review undo all").text().strip() == "removed out.txt (the agent had created it)"
     )
     assert not (tmp_path / "out.txt").exists()
+
+
+def open_review_comm(frontend: KernelFrontend, path: str = "analysis.ipynb") -> list[dict[str, Any]]:
+    """What the labextension does on load, reload and each hello: open the review comm; the kernel's messages."""
+    received: list[dict[str, Any]] = []
+    comm_id = new_id()
+    frontend.comm_handlers[comm_id] = received.append
+    content = {"comm_id": comm_id, "target_name": "jupyter_agent.review", "data": {"path": path}}
+    frontend.kc.shell_channel.send(frontend.kc.session.msg("comm_open", content))
+    received.append({"comm_id": comm_id})
+    return received
+
+
+def reviews(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m for m in received if m.get("type") == "review"]
+
+
+def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_reload(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "a = 2"})]),
+        Turn(
+            blocks=[
+                ToolUse(
+                    name="NotebookEdit",
+                    input={
+                        "cell_id": "a1",
+                        "new_source": "b = 1",
+                        "cell_type": "code",
+                        "edit_mode": "insert",
+                    },
+                )
+            ]
+        ),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    page = NotebookPage(frontend)
+    page.cells.append(new_cell_json("code", "c = 3", cell_id="c3"))
+    first = open_review_comm(frontend)  # opened before the run: the marks arrive when it ends
+    frontend.run("%%agent --mode acceptEdits\nedit", timeout=60)
+    frontend.wait(lambda: bool(reviews(first)), 30, "the marks after the run")
+    (marks,) = reviews(first)
+    inserted = page.cells[1]["id"]
+    assert marks == {
+        "type": "review",
+        "run_id": 1,
+        "cells": [
+            {
+                "id": "a1",
+                "kind": "changed",
+                "before": "a = 1",
+                "after": "a = 2",
+                "cell_type": "code",
+                "index": None,
+            },
+            {
+                "id": inserted,
+                "kind": "added",
+                "before": None,
+                "after": "b = 1",
+                "cell_type": "code",
+                "index": None,
+            },
+        ],
+    }
+    comm_id = first[0]["comm_id"]
+    keep = {"type": "review_action", "request_id": "r1", "run_id": 1, "action": "keep", "cell_id": inserted}
+    frontend.send_comm(comm_id, keep)
+    frontend.wait(lambda: any(m.get("request_id") == "r1" for m in first), 30, "the keep result")
+    assert [m for m in first if m.get("request_id") == "r1"] == [
+        {
+            "type": "review_result",
+            "request_id": "r1",
+            "run_id": 1,
+            "cell_id": inserted,
+            "outcome": "kept",
+            "reason": "",
+        }
+    ]
+    assert [c["id"] for c in reviews(first)[-1]["cells"]] == ["a1"]
+    frontend.wait(
+        lambda: shows(frontend, f"<code>cell {inserted} added +1 −0</code> · kept"), 30, "the footer"
+    )
+
+    page.cells[0]["source"] = "a = 'mine'"  # the user typed in it since
+    undo = {**keep, "request_id": "r2", "action": "undo", "cell_id": "a1"}
+    frontend.send_comm(comm_id, undo)
+    frontend.wait(lambda: any(m.get("request_id") == "r2" for m in first), 30, "the undo result")
+    (refused,) = [m for m in first if m.get("request_id") == "r2"]
+    assert refused["outcome"] == "refused"
+    assert refused["reason"] == (
+        "it changed after the agent edited it; undoing would lose those changes — edit it by hand or ask the agent"
+    )
+    assert page.cells[0]["source"] == "a = 'mine'"
+
+    reloaded = open_review_comm(
+        frontend
+    )  # a reload: a new page asks, the kernel answers with what is pending
+    frontend.wait(lambda: bool(reviews(reloaded)), 30, "the marks after a reload")
+    assert [c["id"] for c in reviews(reloaded)[0]["cells"]] == ["a1"]
+    other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page: no marks
+    after = open_review_comm(frontend)  # comm opens are handled in order: once this one is answered, so is that
+    frontend.wait(lambda: bool(reviews(after)), 30, "the marks of the page after it")
+    assert [m["cells"] for m in reviews(other)] == [[]]
