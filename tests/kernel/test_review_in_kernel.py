@@ -251,6 +251,8 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     frontend.wait(lambda: bool(reviews(reloaded)), 30, "the marks after a reload")
     assert [c["id"] for c in reviews(reloaded)[0]["cells"]] == ["a1"]
     other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page: no marks
-    after = open_review_comm(frontend)  # comm opens are handled in order: once this one is answered, so is that
+    after = open_review_comm(
+        frontend
+    )  # comm opens are handled in order: once this one is answered, so is that
     frontend.wait(lambda: bool(reviews(after)), 30, "the marks of the page after it")
     assert [m["cells"] for m in reviews(other)] == [[]]
