@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 USAGE = "%agent review [RUN] | %agent review keep|undo all|CELL_ID|PATH"
 REVIEW_HELP = (
     "the last run's changed cells and files, each with Keep / Undo (Undo refuses what you changed since); "
-    "`%agent review keep|undo all|CELL_ID|PATH`"
+    "`%agent review undo CELL_ID`, `keep PATH`, `undo all`"
 )
 
 
