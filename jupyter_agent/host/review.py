@@ -70,4 +70,4 @@ class RunReview:
 
     def widget(self) -> ReviewWidget:
         title = f"Review run {self.journal.run_id}: Keep marks a change reviewed, Undo puts it back"
-        return ReviewWidget(title=title, rows=self.rows, act=self.act)
+        return ReviewWidget(title=title, rows=self.rows, act=self.act, text=self.text)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from ..undo.review import ReviewResult
 from .html import esc
-from .jupyter_api import add_class, display, on_click
+from .jupyter_api import add_class, display, on_click, widget_bundle
 
 Action = Literal["keep", "undo"]
 
@@ -38,13 +38,14 @@ Act = Callable[[Action, str], "Future[Sequence[ReviewResult]]"]
 class ReviewWidget:
     """See the module docstring; `rows` reads the review state afresh (the journal is the source of truth)."""
 
-    def __init__(self, *, title: str, rows: Rows, act: Act) -> None:
+    def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str]) -> None:
         import ipywidgets as w
 
         self._w = w
         self.title = title
         self.rows = rows
         self.act = act
+        self.text = text
         self.box = w.VBox()
         add_class(self.box, "jp-agent-review")
         #: The last click's outcome (a refusal's reason stays here until the next click).
@@ -53,7 +54,10 @@ class ReviewWidget:
         self.redraw()
 
     def show(self) -> None:
-        display(self.box)
+        """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
+        bundle = widget_bundle(self.box)
+        bundle["text/plain"] = self.text()
+        display(bundle, raw=True)
 
     def redraw(self) -> None:
         w = self._w

@@ -45,6 +45,11 @@ def click(frontend: KernelFrontend, tooltip: str) -> None:
     frontend.send_comm(button(frontend, tooltip).comm_id, {"method": "custom", "content": {"event": "click"}})
 
 
+def latest(frontend: KernelFrontend, row: str) -> str:
+    """The newest drawing of a row (each redraw makes new label widgets)."""
+    return [label for label in labels(frontend) if row in label][-1]
+
+
 def shows(frontend: KernelFrontend, text: str) -> bool:
     return any(text in label for label in labels(frontend))
 
@@ -69,9 +74,10 @@ def test_the_footer_keeps_all_then_undoes_all_of_the_next_run_while_the_kernel_i
     click(frontend, "Undo every pending change")
     frontend.wait(lambda: not (tmp_path / "c.txt").exists(), 30, "c.txt removed by Undo all")
     frontend.wait(lambda: shows(frontend, "<code>c.txt added +1 −0</code> · undone"), 30, "the rows redrawn")
-    assert shows(frontend, "restored a.txt")
+    frontend.wait(lambda: shows(frontend, "restored a.txt"), 30, "the outcome under the rows")
     assert (tmp_path / "a.txt").read_text() == "two\n"
     assert (tmp_path / "b.txt").exists()  # run 1's kept change is not touched by run 2's Undo all
+    assert latest(frontend, "<code>b.txt added") == "<code>b.txt added +1 −0</code> · kept"
     assert button(frontend, "Undo every pending change").state.get("disabled") is True
 
 
@@ -86,7 +92,7 @@ def test_undo_of_one_row_refuses_a_file_the_user_changed_since_and_undoes_the_ot
     frontend.wait(lambda: shows(frontend, "skipped a.txt"), 30, "the refusal")
     assert shows(frontend, "it changed after the agent wrote it (1 line(s) differ); undoing would lose those")
     assert (tmp_path / "a.txt").read_text() == "two\nmine\n"
-    assert shows(frontend, "<code>a.txt changed +1 −1</code> · pending")
+    assert latest(frontend, "<code>a.txt changed") == "<code>a.txt changed +1 −1</code> · pending"
     click(frontend, "Undo b.txt")
     frontend.wait(lambda: not (tmp_path / "b.txt").exists(), 30, "b.txt removed")
 
