@@ -5,6 +5,8 @@ into the file, and a reload shows them again (the kernel re-sends them)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from typing import Any
 
 import pytest
@@ -25,7 +27,9 @@ from lab import (
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 
-SCREENSHOT = ROOT / "docs" / "review-marks.png"
+ARTIFACTS = ROOT / "test-artifacts"
+
+README_SHOT = ROOT / "docs" / "images" / "review-marks.png"
 
 
 def edit(cell_id: str, source: str, **more: str) -> Turn:
@@ -97,7 +101,10 @@ def test_review_marks_keep_undo_refuse_are_not_saved_and_come_back_after_a_reloa
     assert diff.inner_text() == "- total = sum(values)\n+ total = sum(values) * 2"
     if frontend == "lab":
         bar_of(page, "chg1").scroll_into_view_if_needed()
-        page.locator(".jp-Notebook").first.screenshot(path=str(SCREENSHOT))
+        shot = ARTIFACTS / "review-marks.png"
+        page.locator(".jp-Notebook").first.screenshot(path=str(shot))
+        if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the README's image on purpose only
+            shutil.copy(shot, README_SHOT)
 
     click(page, added, "Keep")  # Keep clears that mark and changes nothing
     wait_for(lambda: bar_of(page, added).count() == 0, 15, "the kept mark to go")
