@@ -19,9 +19,7 @@ if TYPE_CHECKING:
     from .agent.events import RunFinished
     from .agent.session import AgentSession
     from .agent.worker import AgentWorker
-    from .base.journal import RunJournal
     from .host.build import HostServices, McpLines
-    from .host.review import RunReview
     from .notebook.frontend import KernelSignals
     from .project import ClaudeProject
     from .settings import AgentSettings
@@ -58,9 +56,12 @@ class KernelAgent:
         self._project: ClaudeProject | None = None
         from .host.review_page import ReviewPages
 
-        self.review_pages = ReviewPages(history=self._history, review_of=self.review_of)
-        if self.kernel is not None:
-            self.review_pages.register()
+        self.review_pages = ReviewPages(
+            history=lambda: self._session.history if self._session is not None else [],
+            ctx=lambda: self.session.ctx,
+            submit=lambda coro: self.worker.submit(coro),
+            kernel=self.kernel,
+        )
 
     @property
     def worker(self) -> AgentWorker:
@@ -163,7 +164,6 @@ class KernelAgent:
         granted: list[Rule] = []
         attachments = self.kernel_note_blocks() if self.settings.context else []
         started_mode = session.policy.mode
-        runs_before = session.run_count
         future = self.worker.submit(
             self._run_with_references(session, request, attachments, granted.append, references=references)
         )
@@ -173,30 +173,9 @@ class KernelAgent:
         finally:
             self._keep_granted(granted)
             self._keep_mode(session.policy.mode, started_mode, options)
-        self._offer_review(session, signals, runs_before)
+        self.review_pages.after_run(signals)  # the run's review: the page's marks, the footer's rows
         if interrupted:
             raise KeyboardInterrupt
-
-    def _offer_review(self, session: AgentSession, signals: KernelSignals, runs_before: int) -> None:
-        """A run that changed cells or files ends with Keep / Undo rows (where someone can click them)."""
-        from .ui.presenter import no_one_can_answer
-
-        journal = session.history[-1] if session.history else None
-        if journal is None or journal.run_id <= runs_before or self.kernel is None:
-            return
-        review = self.review_of(journal)
-        self.review_pages.publish()
-        if review.changed and no_one_can_answer(self.kernel, signals) is None:
-            self.review_pages.show(review)
-
-    def review_of(self, journal: RunJournal) -> RunReview:
-        """One run's review; every action on it sends the page's marks again."""
-        from .host.review import RunReview
-
-        return RunReview(journal, self.session.ctx, self.worker.submit, on_change=self.review_pages.publish)
-
-    def _history(self) -> list[RunJournal]:
-        return self._session.history if self._session is not None else []
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""

@@ -36,7 +36,7 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
             )
         action, target = args[0], args[1]
         journal = _run_with(agent, target)
-        found = agent.review_of(journal)
+        found = agent.review_pages.review_of(journal)
         results = agent.run_blocking(found.apply("keep" if action == "keep" else "undo", target))
         found.on_change()
         return "\n".join(r.text for r in results) or f"nothing pending in run {journal.run_id}"
@@ -48,7 +48,7 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
         raise ReviewUsageError(str(exc)) from None
     if journal is None:
         return "no run has changed a cell or file yet"
-    found = agent.review_of(journal)
+    found = agent.review_pages.review_of(journal)
     if not found.changed or agent.kernel is None or _no_widgets(agent):
         return found.text() + f"\n(keep or undo: {USAGE.split(' | ')[1]})"
     agent.review_pages.show(found)

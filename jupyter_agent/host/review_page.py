@@ -17,12 +17,16 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import PurePosixPath
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..base.journal import RunJournal
+from ..tools.context import ToolContext
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
-from .review import RunReview
+from .review import RunReview, Submit
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +73,43 @@ class ReviewPages:
     """Every page that opened the review comm; see the module docstring."""
 
     def __init__(
-        self, *, history: Callable[[], Sequence[RunJournal]], review_of: Callable[[RunJournal], RunReview]
+        self,
+        *,
+        history: Callable[[], Sequence[RunJournal]],
+        ctx: Callable[[], ToolContext],
+        submit: Submit,
+        kernel: object = None,
     ) -> None:
         self.history = history
-        self.review_of = review_of
+        self.ctx = ctx
+        self.submit = submit
         self.pages: dict[PageComm, str] = {}
         #: The footers and `%agent review` widgets shown, newest last: redrawn with the marks.
         self.views: list[Callable[[], None]] = []
         self._manager: Any = None
+        self.kernel = kernel
+        self._reviewed_upto = 0
+        if kernel is not None:
+            self.register()
+
+    def review_of(self, journal: RunJournal) -> RunReview:
+        """One run's review; every action on it sends the marks again and redraws every view."""
+        return RunReview(journal, self.ctx(), self.submit, on_change=self.publish)
+
+    def after_run(self, signals: KernelSignals) -> None:
+        """A run ended: the pages get its marks; its footer gets the rows where a widget can be clicked. (No
+        new journal: the run never started, and there is nothing to review.)"""
+        from ..ui.presenter import no_one_can_answer
+
+        history = self.history()
+        if self.kernel is None or not history or history[-1].run_id <= self._reviewed_upto:
+            return
+        journal = history[-1]
+        self._reviewed_upto = journal.run_id
+        self.publish()
+        review = self.review_of(journal)
+        if review.changed and no_one_can_answer(self.kernel, signals) is None:
+            self.show(review)
 
     def register(self) -> None:
         """Serve the target (once `%load_ext` ran; a page that opened it earlier retries on its next hello)."""
