@@ -121,6 +121,7 @@ class AgentMagics(Magics, AgentSettings):
 
     def _subcommand(self, line: str) -> None:
         from .host.commands import CommandError, run_subcommand
+        from .host.review_commands import ReviewUsageError
 
         try:
             words = shlex.split(line)
@@ -128,7 +129,7 @@ class AgentMagics(Magics, AgentSettings):
             words = line.split()
         try:
             shown = run_subcommand(self.kernel_agent, words, line)
-        except (CommandError, RuleNameError) as exc:
+        except (CommandError, ReviewUsageError, RuleNameError) as exc:
             raise UsageError(str(exc)) from None
         if isinstance(shown, str):
             from .masking import mask

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
         Usage,
         UsageUpdate,
     )
-    from .session import AgentSession, SessionStatus
+    from .session import AgentSession
+    from .session_values import SessionStatus
     from .worker import AgentWorker
 
 __getattr__ = lazy_exports(
@@ -53,7 +54,7 @@ __getattr__ = lazy_exports(
         "Usage": ".events",
         "UsageUpdate": ".events",
         "AgentSession": ".session",
-        "SessionStatus": ".session",
+        "SessionStatus": ".session_values",
         "AgentWorker": ".worker",
     },
 )

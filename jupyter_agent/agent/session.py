@@ -8,7 +8,6 @@ cells are read again before they are edited.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.journal import RunJournal, set_run_journal
@@ -19,8 +18,7 @@ from ..tools.command_hooks import HookSession
 from ..tools.context import ToolContext
 from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
-from ..tools.modes import Mode
-from ..tools.permissions import PermissionPolicy, Rule
+from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list
 from .client import ModelClient
@@ -31,40 +29,9 @@ from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
 from .prompt import PromptFacts, system_prompt
+from .session_values import RunChanges, SessionStatus, resumed_journals
 from .setup import RunSetup
 from .subagent import Subagents
-
-
-@dataclass(frozen=True, kw_only=True)
-class SessionStatus:
-    """What `%agent status` shows."""
-
-    model: str
-    provider: str
-    mode: str
-    running: bool
-    runs: int
-    messages: int
-    estimated_tokens: int
-    context_window: int
-    usage: Usage
-    cost_usd: float
-    tools: tuple[str, ...]
-    #: The last run's cost (0 before the first run).
-    last_run_cost_usd: float = 0.0
-    session_budget_usd: float | None = None
-    #: Where this session is being saved (None: not saved, or nothing written yet).
-    saved_to: Path | None = None
-    memory: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunChanges:
-    """What a run changed that outlives it, for the host to keep: the rules "Always allow" answers added, and
-    the mode an approved plan (ExitPlanMode) switched to (None: unchanged)."""
-
-    granted: tuple[Rule, ...] = ()
-    mode: Mode | None = None
 
 
 class AgentSession:
@@ -402,22 +369,3 @@ class AgentSession:
     def history(self) -> list[RunJournal]:
         """Past runs, oldest first: each with its request and the changes it made (for undo)."""
         return list(self.journals)
-
-
-def resumed_journals(saved: SavedSession, conversation: Conversation) -> list[RunJournal]:
-    """The saved session's runs, for `%agent history` and `%agent rewind`: where each began in the resumed
-    conversation (when still known), its changes not (journals are not saved)."""
-    length = len(conversation)
-    return [
-        RunJournal(
-            run_id=request.run_id,
-            request=request.text,
-            message_start=request.message_start
-            if request.message_start is not None and request.message_start[0] <= length
-            else None,
-            generation=conversation.generation,
-            rewound=request.rewound,
-            changes_known=False,
-        )
-        for request in saved.requests
-    ]

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
 CellOp = Literal["insert", "replace", "delete"]
+#: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
+ReviewState = Literal["pending", "kept", "undone"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +90,8 @@ class RunJournal:
     #: False for a run replayed from a saved session (`%agent resume`): its changes were not saved, so a
     #: rewind can only take back its conversation.
     changes_known: bool = True
+    #: The review of each net change (`undo.net`), by its key (a file's path, `notebook#cell id`); absent: pending.
+    review: dict[str, ReviewState] = field(default_factory=dict[str, ReviewState])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def notebook_written(self, path: Path, before: bytes, after: bytes) -> None:

@@ -20,8 +20,10 @@ from .command_error import CommandError
 from .configure import check_rules
 from .options import RUN_FLAGS, split_rules
 from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
+from .review_commands import REVIEW_HELP, review_command
 from .rewind_command import REWIND_HELP, rewind_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
+from .verify_command import verify_command
 
 if TYPE_CHECKING:
     from .kernel_agent import KernelAgent
@@ -119,52 +121,6 @@ def _rules(which: str) -> Callable[[KernelAgent, list[str]], str]:
 
 def _undo(agent: KernelAgent, _args: list[str]) -> str:
     return agent.undo()
-
-
-def verify_arguments(args: list[str]) -> tuple[str | None, int | None, str | None]:
-    """`[PATH] [--timeout SECONDS] [--until CELL_ID]` → (path, timeout, until); a mistake is a CommandError."""
-    path: str | None = None
-    timeout: int | None = None
-    until: str | None = None
-    words = iter(args)
-    for word in words:
-        if word in ("--timeout", "--until"):
-            value = next(words, None)
-            if value is None:
-                raise CommandError(
-                    f"%agent verify: {word} needs a value, e.g. {word} {'60' if word == '--timeout' else 'ab12'}"
-                )
-            if word == "--until":
-                until = value
-                continue
-            if not value.isdigit() or not 1 <= int(value) <= 3600:
-                raise CommandError(
-                    f"%agent verify: --timeout takes whole seconds from 1 to 3600, not {value!r}"
-                )
-            timeout = int(value)
-        elif word.startswith("-") or path is not None:
-            raise CommandError(
-                f"%agent verify: unexpected {word!r}; usage: %agent verify [PATH] [--timeout SECONDS] [--until CELL_ID]"
-            )
-        else:
-            path = word
-    return path, timeout, until
-
-
-def _verify(agent: KernelAgent, args: list[str]) -> str:
-    """`%agent verify`: the notebook's cells, top to bottom, in a fresh kernel; the report as text."""
-    from ..base.errors import ToolError
-    from ..tools.verify import verify_notebook
-
-    path, timeout, until = verify_arguments(args)
-    ctx = agent.current_session().ctx
-    try:
-        checked = agent.run_blocking(
-            verify_notebook(ctx, notebook_path=path, timeout=timeout, until_cell_id=until)
-        )
-    except ToolError as exc:
-        raise CommandError(f"%agent verify: {exc.code}: {exc.message}") from None
-    return checked.text()
 
 
 def _mcp(agent: KernelAgent, args: list[str]) -> str:
@@ -268,13 +224,14 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         help="revert the last run's file and cell changes (again for the one before)",
         run=_undo,
     ),
+    Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),
     Subcommand(name="rewind", optional="N", help=REWIND_HELP, run=rewind_command),
     Subcommand(
         name="verify",
         optional="PATH",
         help="run the notebook top to bottom in a fresh kernel (yours is not touched); --timeout S per cell, "
         "--until CELL_ID",
-        run=_verify,
+        run=verify_command,
     ),
     Subcommand(
         name="mcp",

@@ -17,7 +17,8 @@ from .options import NO_OPTIONS, RunOptions
 
 if TYPE_CHECKING:
     from ..agent.events import RunFinished
-    from ..agent.session import AgentSession, RunChanges
+    from ..agent.session import AgentSession
+    from ..agent.session_values import RunChanges
     from ..agent.worker import AgentWorker
     from ..notebook.frontend import KernelSignals
     from ..project import ClaudeProject
@@ -54,6 +55,14 @@ class KernelAgent:
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
         self._project: ClaudeProject | None = None
+        from .review_page import ReviewPages
+
+        self.review_pages = ReviewPages(
+            history=lambda: self._session.history if self._session is not None else [],
+            ctx=lambda: self.session.ctx,
+            submit=lambda coro: self.worker.submit(coro),
+            kernel=self.kernel,
+        )
 
     @property
     def worker(self) -> AgentWorker:
@@ -162,6 +171,7 @@ class KernelAgent:
                 interrupted = presenter.wait(future)
         finally:
             self.keep(session.take_changes(), options)
+        self.review_pages.after_run(signals)  # the run's review: the page's marks, the footer's rows
         if interrupted:
             raise KeyboardInterrupt
 
@@ -229,7 +239,7 @@ class KernelAgent:
 
     def set_mode(self, mode: Mode) -> None:
         """`%agent mode`: later runs start in `mode`, written where a run's switch is (`keep`)."""
-        from ..agent.session import RunChanges
+        from ..agent.session_values import RunChanges
 
         self.keep(RunChanges(mode=mode))
 
@@ -346,6 +356,7 @@ class KernelAgent:
 
     def close(self) -> None:
         """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
+        self.review_pages.unregister()
         if self._session is not None:
             jobs = self._session.ctx.services.jobs
             if jobs is not None:

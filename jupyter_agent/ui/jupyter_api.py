@@ -9,7 +9,7 @@ package always has (importing `jupyter_agent` stays cheap).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 
 class Clickable(Protocol):
@@ -49,6 +49,12 @@ def on_submit(field: Submittable, callback: Callable[[Any], None]) -> None:
 def add_class(widget: Styled, name: str) -> None:
     """Add the CSS class `name` to the widget (the labextension's stylesheet targets it)."""
     widget.add_class(name)
+
+
+def widget_bundle(widget: Any) -> dict[str, Any]:
+    """The mime bundle IPython would show for an ipywidget: its view, and a text/plain repr to replace."""
+    bundle: object = widget._repr_mimebundle_()
+    return dict(cast(dict[str, Any], bundle or {}))
 
 
 def display(obj: object, *, raw: bool = False, display_id: str | None = None) -> None:

@@ -28,6 +28,9 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     all_done = True
     restored = await restore_notebook_files(journal, ctx)  # byte for byte where nobody changed them since
     for change in reversed(journal.changes):
+        key = str(change.path) if isinstance(change, FileChange) else f"{change.notebook}#{change.cell_id}"
+        if journal.review.get(key) == "undone":
+            continue  # undone on its own in the review already
         if isinstance(change, FileChange):
             step = await undo_file_change(change, ctx.sandbox)
             ctx.reads.forget(str(change.path))
@@ -41,6 +44,8 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
         if path not in restored and (left := what_stays(path, write)) is not None:
             lines.append(f"  {left}")
     journal.undone = all_done
+    if all_done:
+        journal.review.clear()  # every change is back: the review shows the run as undone
     if not all_done:
         lines.append("some changes were kept (see above); run %agent undo again after resolving them")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ import {
   OutgoingMessage,
   PROTOCOL_VERSION
 } from './protocol';
+import { ReviewMarks } from './review';
 import { SharedNotebookDoc } from './sharedDoc';
 import { TouchedCells } from './touched';
 import { parseRequest } from './validate';
@@ -170,6 +171,7 @@ export class NotebookBridge {
   readonly clientId = newClientId();
   private readonly registered = new WeakSet<Kernel.IKernelConnection>();
   private readonly touched = new Map<NotebookPanel, TouchedCells>();
+  private readonly review = new Map<NotebookPanel, ReviewMarks>();
 
   constructor(
     private readonly tracker: INotebookTracker,
@@ -185,15 +187,19 @@ export class NotebookBridge {
     panel.sessionContext.kernelChanged.connect((_, change) => {
       if (change.newValue !== null) {
         this.register(change.newValue);
+        this.newReview(panel).connect(change.newValue); // a new kernel has no review yet
       }
     });
     const kernel = panel.sessionContext.session?.kernel;
     if (kernel) {
       this.register(kernel);
+      this.reviewFor(panel).connect(kernel); // after a reload: the kernel sends the marks again
     }
     panel.disposed.connect(() => {
       this.touched.get(panel)?.dispose();
       this.touched.delete(panel);
+      this.review.get(panel)?.dispose();
+      this.review.delete(panel);
     });
   }
 
@@ -216,6 +222,17 @@ export class NotebookBridge {
       this.touched.set(panel, touched);
     }
     return touched;
+  }
+
+  reviewFor(panel: NotebookPanel): ReviewMarks {
+    return this.review.get(panel) ?? this.newReview(panel);
+  }
+
+  private newReview(panel: NotebookPanel): ReviewMarks {
+    this.review.get(panel)?.dispose();
+    const marks = new ReviewMarks(panel, () => this.localPath(panel.context.path));
+    this.review.set(panel, marks);
+    return marks;
   }
 
   /**
@@ -245,6 +262,8 @@ export class NotebookBridge {
     }
     // Lives as long as the comm does: the comm's handlers hold it.
     new CommSession(panel, comm, this);
+    // The agent is loaded in this kernel: ask it for the review marks (a no-op when asked already).
+    this.reviewFor(panel).connect(kernel);
   }
 
   /**

@@ -119,7 +119,7 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
     assert "using Claude" not in everything and "sk-ant" not in everything
     assert next(iter(first.values())).startswith("offline demo: a scripted model on this machine answers")
     # in order: March missing, a run that reads, asks with a diff and fixes, March back, the run's change
-    # listed, undone, March gone again, a one-line question answered
+    # reviewed (Keep / Undo), undone, March gone again, a one-line question answered
     assert "['1', '2']" in by_comment(first, "# where is March?")
     agent = next(text for source, text in first.items() if source.startswith("%%agent"))
     assert "Read demo/sales_loader.py" in agent and "Edit demo/sales_loader.py  +1 −1" in agent
@@ -127,7 +127,7 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
     assert "offline demo · no charge" in agent
     assert approvals_with_the_diff == 2  # one per run, each showing the change before it was made
     assert "['1', '2', '3']" in by_comment(first, "# March is back")
-    assert "Edit: changed demo/sales_loader.py" in first["%agent history"]
+    assert "file demo/sales_loader.py  changed  +1 −1    pending" in first["%agent review"]
     assert "restored demo/sales_loader.py" in first["%agent undo"]
     assert "['1', '2']" in by_comment(first, "# March is gone again")
     question = next(text for source, text in first.items() if source.startswith("%agent why"))

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.base.errors import ToolError
-from jupyter_agent.host.commands import CommandError, verify_arguments
+from jupyter_agent.host.command_error import CommandError
+from jupyter_agent.host.verify_command import verify_arguments
 from jupyter_agent.notebook.cells import Cell
 from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.permissions import Ask, PermissionPolicy

@@ -1,0 +1,65 @@
+"""What a session hands out as values: its status for `%agent status`, what a run changed that the host keeps,
+and the runs of a resumed session for `%agent history` and `%agent rewind`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..base.journal import RunJournal
+from ..sessions.store import SavedSession
+from ..tools.modes import Mode
+from ..tools.permissions import Rule
+from .conversation import Conversation
+from .events import Usage
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStatus:
+    """What `%agent status` shows."""
+
+    model: str
+    provider: str
+    mode: str
+    running: bool
+    runs: int
+    messages: int
+    estimated_tokens: int
+    context_window: int
+    usage: Usage
+    cost_usd: float
+    tools: tuple[str, ...]
+    #: The last run's cost (0 before the first run).
+    last_run_cost_usd: float = 0.0
+    session_budget_usd: float | None = None
+    #: Where this session is being saved (None: not saved, or nothing written yet).
+    saved_to: Path | None = None
+    memory: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunChanges:
+    """What a run changed that outlives it, for the host to keep: the rules "Always allow" answers added, and
+    the mode an approved plan (ExitPlanMode) switched to (None: unchanged)."""
+
+    granted: tuple[Rule, ...] = ()
+    mode: Mode | None = None
+
+
+def resumed_journals(saved: SavedSession, conversation: Conversation) -> list[RunJournal]:
+    """The saved session's runs, for `%agent history` and `%agent rewind`: where each began in the resumed
+    conversation (when still known), its changes not (journals are not saved)."""
+    length = len(conversation)
+    return [
+        RunJournal(
+            run_id=request.run_id,
+            request=request.text,
+            message_start=request.message_start
+            if request.message_start is not None and request.message_start[0] <= length
+            else None,
+            generation=conversation.generation,
+            rewound=request.rewound,
+            changes_known=False,
+        )
+        for request in saved.requests
+    ]

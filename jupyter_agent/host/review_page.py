@@ -1,0 +1,191 @@
+"""The review marks in JupyterLab / Notebook 7: the kernel end of the `jupyter_agent.review` comm.
+
+The page opens this comm (it is the only one that knows when it was loaded or reloaded) and the kernel
+answers with the pending marks of every run (`review`), then sends them again whenever they change (a run
+ended, a click was handled). The kernel is the source of truth; the page only shows the marks and forwards
+clicks (`review_action`), which run on the agent's worker like the footer's, and answers each one with a
+`review_result` (kept, undone, or refused with the reason). Only changes made in the live page are marked
+(their `notebook` is the page's); a file-backed notebook's cells are reviewed in the footer.
+
+Messages are plain JSON; the comm callbacks run on the kernel's main thread and never wait there.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from ..base.journal import RunJournal
+from ..tools.context import ToolContext
+from ..undo.net import NetCellChange, net_changes
+from ..undo.review import ReviewResult
+from .review import RunReview, Submit
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
+
+log = logging.getLogger(__name__)
+
+REVIEW_TARGET = "jupyter_agent.review"
+#: Older review widgets than this stay as they were last drawn.
+_MAX_VIEWS = 20
+
+
+def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
+    """The pending marks of one run for the page showing `page_path` (server-relative)."""
+    cells = [
+        {
+            "id": change.cell_id,
+            "kind": change.kind,
+            "before": change.before_source,
+            "after": change.after_source,
+            "cell_type": change.cell_type,
+            "index": change.index_before,
+        }
+        for change in net_changes(journal)
+        if isinstance(change, NetCellChange)
+        and change.live
+        and change.review == "pending"
+        and _same_notebook(change.notebook, page_path)
+    ]
+    return {"type": "review", "run_id": journal.run_id, "cells": cells}
+
+
+def _same_notebook(kernel_path: str, page_path: str) -> bool:
+    """The kernel knows the notebook's real path, the page its server-relative one."""
+    whole, tail = PurePosixPath(kernel_path).as_posix(), PurePosixPath(page_path).as_posix().lstrip("/")
+    return bool(tail) and (whole == tail or whole.endswith("/" + tail))
+
+
+class PageComm(Protocol):
+    """What the review needs of a comm the page opened (`comm.base_comm.BaseComm` has it)."""
+
+    def send(self, data: dict[str, Any] | None = None) -> None: ...
+    def on_msg(self, callback: Callable[[Mapping[str, Any]], None] | None) -> None: ...
+    def on_close(self, callback: Callable[[Mapping[str, Any]], None] | None) -> None: ...
+
+
+class ReviewPages:
+    """Every page that opened the review comm; see the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        history: Callable[[], Sequence[RunJournal]],
+        ctx: Callable[[], ToolContext],
+        submit: Submit,
+        kernel: object = None,
+    ) -> None:
+        self.history = history
+        self.ctx = ctx
+        self.submit = submit
+        self.pages: dict[PageComm, str] = {}
+        #: The footers and `%agent review` widgets shown, newest last: redrawn with the marks.
+        self.views: list[Callable[[], None]] = []
+        self._manager: Any = None
+        self.kernel = kernel
+        self._reviewed_upto = 0
+        if kernel is not None:
+            self.register()
+
+    def review_of(self, journal: RunJournal) -> RunReview:
+        """One run's review; every action on it sends the marks again and redraws every view."""
+        return RunReview(journal, self.ctx(), self.submit, on_change=self.publish)
+
+    def after_run(self, signals: KernelSignals) -> None:
+        """A run ended: the pages get its marks; its footer gets the rows where a widget can be clicked. (No
+        new journal: the run never started, and there is nothing to review.)"""
+        from ..ui.presenter import no_one_can_answer
+
+        history = self.history()
+        if self.kernel is None or not history or history[-1].run_id <= self._reviewed_upto:
+            return
+        journal = history[-1]
+        self._reviewed_upto = journal.run_id
+        self.publish()
+        review = self.review_of(journal)
+        if review.changed and no_one_can_answer(self.kernel, signals) is None:
+            self.show(review)
+
+    def register(self) -> None:
+        """Serve the target (once `%load_ext` ran; a page that opened it earlier retries on its next hello)."""
+        try:
+            import comm
+
+            self._manager = comm.get_comm_manager()
+            self._manager.register_target(REVIEW_TARGET, self._opened)
+        except Exception:  # no comm manager (a terminal): no page either
+            log.info("jupyter_agent: the review comm target is not available", exc_info=True)
+            self._manager = None
+
+    def unregister(self) -> None:
+        if self._manager is not None:
+            self._manager.unregister_target(REVIEW_TARGET, self._opened)
+            self._manager = None
+
+    def show(self, review: RunReview) -> None:
+        """Show the run's review widget, kept in step with every other view of the same journal."""
+        widget = review.widget()
+        self.views = [*self.views[-(_MAX_VIEWS - 1) :], widget.redraw]
+        widget.show()
+
+    def publish(self) -> None:
+        """Send every run's marks to every page and redraw the widgets (after a run, after a click)."""
+        for page, path in list(self.pages.items()):
+            self._send_marks(page, path)
+        for redraw in self.views:
+            redraw()
+
+    def _opened(self, page: PageComm, msg: Mapping[str, Any]) -> None:
+        data = _data(msg)
+        path = str(data.get("path", ""))
+        self.pages[page] = path
+        page.on_msg(lambda message: self._on_msg(page, message))
+        page.on_close(lambda _message: self._closed(page))
+        self._send_marks(page, path)
+
+    def _closed(self, page: PageComm) -> None:
+        self.pages.pop(page, None)
+
+    def _send_marks(self, page: PageComm, path: str) -> None:
+        for journal in self.history():
+            message = review_message(journal, path)
+            if message["cells"] or any(isinstance(c, NetCellChange) and c.live for c in net_changes(journal)):
+                page.send(message)  # an empty list clears what the page shows for that run
+
+    def _on_msg(self, page: PageComm, msg: Mapping[str, Any]) -> None:
+        data = _data(msg)
+        if data.get("type") != "review_action":
+            return
+        request_id, run_id = str(data.get("request_id", "")), data.get("run_id")
+        action, cell_id = data.get("action"), str(data.get("cell_id") or "")
+        journal = next((j for j in self.history() if j.run_id == run_id), None)
+        answer = {"type": "review_result", "request_id": request_id, "run_id": run_id, "cell_id": cell_id}
+        if journal is None or action not in ("keep", "undo") or not cell_id:
+            page.send({**answer, "outcome": "refused", "reason": f"no mark {cell_id!r} of run {run_id!r}"})
+            return
+        context = contextvars.copy_context()
+        future = self.review_of(journal).act("keep" if action == "keep" else "undo", cell_id)
+        future.add_done_callback(lambda done: context.run(self._answer, page, answer, done))
+
+    def _answer(self, page: PageComm, answer: dict[str, Any], done: Future[Sequence[ReviewResult]]) -> None:
+        try:
+            results = list(done.result())
+        except Exception as exc:
+            results = [ReviewResult(key="", outcome="refused", text=f"{type(exc).__name__}: {exc}")]
+        first = results[0] if results else ReviewResult(key="", outcome="refused", text="nothing to do")
+        reason = (
+            first.text.split(": ", 1)[1] if first.outcome == "refused" and ": " in first.text else first.text
+        )
+        page.send(
+            {**answer, "outcome": first.outcome, "reason": reason if first.outcome == "refused" else ""}
+        )
+
+
+def _data(msg: Mapping[str, Any]) -> Mapping[str, Any]:
+    content = cast(Mapping[str, Any], msg.get("content") or {})
+    return cast(Mapping[str, Any], content.get("data") or {})

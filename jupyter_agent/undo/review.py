@@ -1,0 +1,130 @@
+"""Reviewing a run's net changes: Keep or Undo one of them, or all, and the list as text.
+
+The journal holds the review state (`RunJournal.review`), so every view of it — the run's footer, `%agent
+review`, a second look after a reload — shows the same. Keep only marks a change as reviewed; Undo reverts
+it, guarded (`undo.net`), and a refusal leaves it pending with the reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..base.journal import RunJournal
+from ..base.sandbox import Sandbox
+from ..tools.context import ToolContext
+from .net import NetCellChange, NetChange, net_changes, undo_net_change
+
+Outcome = Literal["kept", "undone", "refused"]
+
+
+class ReviewError(ValueError):
+    """A target that names no change of the run: the message lists the ones it has."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewResult:
+    key: str
+    outcome: Outcome
+    text: str
+
+
+def reviewed_run(history: Sequence[RunJournal], run_id: int | None) -> RunJournal | None:
+    """Run `run_id`, or the newest run that changed something (None: no such run)."""
+    if run_id is not None:
+        found = next((j for j in history if j.run_id == run_id), None)
+        if found is None:
+            runs = ", ".join(str(j.run_id) for j in history) or "none yet"
+            raise ReviewError(f"no run {run_id} in this session (runs: {runs}); see %agent history")
+        return found
+    return next((j for j in reversed(history) if net_changes(j)), None)
+
+
+def select(journal: RunJournal, target: str, sandbox: Sandbox) -> list[NetChange]:
+    """`all` (the pending ones), a cell id, or a file's path as shown or as given."""
+    changes = net_changes(journal)
+    if target == "all":
+        return [c for c in changes if c.review == "pending"]
+    resolved = str(sandbox.cwd / target) if not Path(target).is_absolute() else target
+    chosen = [
+        c
+        for c in changes
+        if (isinstance(c, NetCellChange) and c.cell_id == target)
+        or c.key in (target, resolved)
+        or c.label(sandbox) == target
+    ]
+    if not chosen:
+        names = ", ".join(c.label(sandbox) for c in changes) or "nothing"
+        raise ReviewError(f"run {journal.run_id} changed no {target!r}; it changed: {names}")
+    return chosen
+
+
+def keep(journal: RunJournal, changes: Sequence[NetChange], sandbox: Sandbox) -> list[ReviewResult]:
+    results: list[ReviewResult] = []
+    for change in changes:
+        if change.review == "undone":
+            results.append(
+                ReviewResult(
+                    key=change.key, outcome="refused", text=f"{change.label(sandbox)} was undone already"
+                )
+            )
+            continue
+        journal.review[change.key] = "kept"
+        results.append(ReviewResult(key=change.key, outcome="kept", text=f"kept {change.label(sandbox)}"))
+    return results
+
+
+async def undo(journal: RunJournal, changes: Sequence[NetChange], ctx: ToolContext) -> list[ReviewResult]:
+    """Undo each, newest first; one the user changed since stays, with the reason."""
+    results: list[ReviewResult] = []
+    for change in sorted(changes, key=lambda c: c.last, reverse=True):
+        if change.review == "undone":
+            text = f"{change.label(ctx.sandbox)} was undone already"
+            results.append(ReviewResult(key=change.key, outcome="refused", text=text))
+            continue
+        step = await undo_net_change(change, journal, ctx)
+        outcome: Outcome = "undone" if step.done else "refused"
+        results.append(ReviewResult(key=change.key, outcome=outcome, text=step.text))
+    return results
+
+
+def line_counts(change: NetChange) -> str:
+    """`+3 −1`: lines the run added and removed, net."""
+    if isinstance(change, NetCellChange):
+        before, after = change.before_source or "", change.after_source or ""
+    else:
+        before = (change.before or b"").decode("utf-8", "replace")
+        after = change.after.decode("utf-8", "replace")
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    lines = [line for line in diff if not line.startswith(("+++", "---", "@@"))]
+    added = sum(1 for line in lines if line.startswith("+"))
+    return f"+{added} −{len(lines) - added}"
+
+
+def review_rows(journal: RunJournal, sandbox: Sandbox) -> list[tuple[str, str, str, str, str]]:
+    """(what, name, kind, +/−, state) per net change."""
+    return [
+        (
+            "cell" if isinstance(c, NetCellChange) else "file",
+            c.cell_id if isinstance(c, NetCellChange) else c.label(sandbox),
+            c.kind,
+            line_counts(c),
+            c.review,
+        )
+        for c in net_changes(journal)
+    ]
+
+
+def review_text(journal: RunJournal, sandbox: Sandbox) -> str:
+    """`run 7  cell ab12  changed  +1 −1  pending`, a line per net change."""
+    rows = review_rows(journal, sandbox)
+    if not rows:
+        return f"run {journal.run_id} changed no cell or file"
+    width = max(len(f"{what} {name}") for what, name, *_ in rows)
+    return "\n".join(
+        f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<7}  {state}"
+        for what, name, kind, counts, state in rows
+    )
