@@ -37,6 +37,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from notebook_page import NotebookPage  # noqa: E402
 
 from jupyter_agent.notebook.file_backend import FileNotebook  # noqa: E402
+from jupyter_agent.notebook.ops import Replace, raise_for  # noqa: E402
 
 KERNEL_CELL = """
 import asyncio, json, threading, time
@@ -146,7 +147,8 @@ def file_backend(edits: int, cells: int = 1000) -> None:
             for n in range(edits):
                 new = f"{target.source}  # edit {n}"
                 start, start_cpu = time.perf_counter(), time.process_time()
-                await book.replace(target.id, new, expect=source)
+                (result,) = await book.apply([Replace(id=target.id, source=new, expect=source)])
+                raise_for(result)
                 times.append(time.perf_counter() - start)
                 cpu.append(time.process_time() - start_cpu)
                 source = new

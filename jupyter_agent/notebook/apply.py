@@ -17,7 +17,6 @@ from .ops import (
     Delete,
     GetCells,
     Insert,
-    Move,
     NotebookError,
     Op,
     OpResult,
@@ -113,8 +112,6 @@ class _Applier:
             snapshot = copy.deepcopy(removed)
             snapshot["source"] = joined(snapshot.get("source", ""))
             return OpResult(ok=True, id=op.id, index=index, cell=snapshot)
-        if isinstance(op, Move):
-            return self.move(op)
         if isinstance(op, Restore):
             return self.restore(op)
         return self.set_outputs(op)
@@ -131,19 +128,6 @@ class _Applier:
             replacement["attachments"] = old["attachments"]
         self.cells[index] = replacement
         return self.done(op.id, index)
-
-    def move(self, op: Move) -> OpResult:
-        index = self.locate(op.id)
-        target = 0
-        if op.after_id is not None:
-            if op.after_id == op.id:
-                return OpResult(ok=True, id=op.id, index=index)
-            after = self.locate(op.after_id)
-            target = after + 1 if after < index else after
-        if target != index:
-            self.cells.insert(target, self.cells.pop(index))
-            return self.done(op.id, target)
-        return OpResult(ok=True, id=op.id, index=index)
 
     def restore(self, op: Restore) -> OpResult:
         cell_id = op.cell.get("id")

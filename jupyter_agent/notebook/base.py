@@ -13,17 +13,12 @@ from typing import Any
 
 from .cells import Cell, CellType
 from .ops import (
-    Delete,
     GetCells,
     Insert,
-    Move,
     NotebookError,
     Op,
     OpResult,
-    Replace,
-    Restore,
     SetOutputs,
-    SetType,
     raise_for,
 )
 
@@ -69,22 +64,6 @@ class Notebook(ABC):
     async def insert(self, after_id: str | None, cell_type: CellType, source: str) -> OpResult:
         """A new cell after `after_id` (None: first); the result's `id` and `index` say where it is."""
         return await self._one(Insert(after_id=after_id, cell_type=cell_type, source=source))
-
-    async def replace(self, cell_id: str, source: str, expect: str | None) -> OpResult:
-        return await self._one(Replace(id=cell_id, source=source, expect=expect))
-
-    async def set_type(self, cell_id: str, cell_type: CellType, expect: str | None) -> OpResult:
-        return await self._one(SetType(id=cell_id, cell_type=cell_type, expect=expect))
-
-    async def delete(self, cell_id: str, expect: str | None) -> OpResult:
-        """Removes the cell; the result's `cell` and `index` are what `restore` takes to undo it."""
-        return await self._one(Delete(id=cell_id, expect=expect))
-
-    async def move(self, cell_id: str, after_id: str | None) -> OpResult:
-        return await self._one(Move(id=cell_id, after_id=after_id))
-
-    async def restore(self, index: int, cell_json: Mapping[str, Any]) -> OpResult:
-        return await self._one(Restore(index=index, cell=cell_json))
 
     async def set_outputs(
         self, cell_id: str, outputs: Sequence[Mapping[str, Any]], execution_count: int | None

@@ -75,13 +75,6 @@ class Delete:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Move:
-    id: str
-    after_id: str | None
-    op: Literal["move"] = "move"
-
-
-@dataclass(frozen=True, kw_only=True)
 class Restore:
     """Puts a deleted cell back (same id) at `index`, or at the end when the notebook has shrunk."""
 
@@ -98,7 +91,7 @@ class SetOutputs:
     op: Literal["set_outputs"] = "set_outputs"
 
 
-Op = GetCells | Insert | Replace | SetType | Delete | Move | Restore | SetOutputs
+Op = GetCells | Insert | Replace | SetType | Delete | Restore | SetOutputs
 
 
 def op_to_wire(op: Op) -> dict[str, Any]:
@@ -114,8 +107,6 @@ def op_to_wire(op: Op) -> dict[str, Any]:
         return {"op": op.op, "id": op.id, "cell_type": op.cell_type, "expect": op.expect}
     if isinstance(op, Delete):
         return {"op": op.op, "id": op.id, "expect": op.expect}
-    if isinstance(op, Move):
-        return {"op": op.op, "id": op.id, "after_id": op.after_id}
     if isinstance(op, Restore):
         return {"op": op.op, "index": op.index, "cell": dict(op.cell)}
     return {
@@ -173,8 +164,6 @@ def op_from_wire(data: Mapping[str, Any]) -> Op:
         )
     if name == "delete":
         return Delete(id=_text(data, "id"), expect=_optional_text(data, "expect"))
-    if name == "move":
-        return Move(id=_text(data, "id"), after_id=_position(data, "after_id"))
     if name == "restore":
         index, cell = data.get("index"), data.get("cell")
         if not isinstance(index, int) or not isinstance(cell, dict):

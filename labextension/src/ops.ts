@@ -17,7 +17,6 @@ import type {
   IDeleteResult,
   IGetCellsResult,
   IInsertOp,
-  IMoveOp,
   IOpError,
   IReplaceOp,
   IRestoreOp,
@@ -133,8 +132,6 @@ class Applier {
         return this.setType(op);
       case 'delete':
         return this.delete(op);
-      case 'move':
-        return this.move(op);
       case 'restore':
         return this.restore(op);
       case 'set_outputs':
@@ -221,36 +218,6 @@ class Applier {
     this.doc.change(true, () => this.doc.deleteCell(found.index));
     this.touched.delete(op.id);
     return { ok: true, id: op.id, index: found.index, cell };
-  }
-
-  private move(op: IMoveOp): ICellResult {
-    const found = locate(this.doc, op.id);
-    // Final position once the cell is out of its old place.
-    let target = 0;
-    if (op.after_id !== null) {
-      if (op.after_id === op.id) {
-        return { ok: true, id: op.id, index: found.index };
-      }
-      const after = locate(this.doc, op.after_id).index;
-      target = after < found.index ? after + 1 : after;
-    }
-    if (target === found.index) {
-      return { ok: true, id: op.id, index: found.index };
-    }
-    checkIdle(found, 'move');
-    const clone = found.cell.toJSON();
-    // A copy goes in first and the original comes out second, so a failure leaves the
-    // notebook as it was (JupyterLab's own move also re-creates the cell from its JSON).
-    this.doc.change(true, () => {
-      if (target < found.index) {
-        this.doc.insertCell(target, clone);
-        this.doc.deleteCell(found.index + 1);
-      } else {
-        this.doc.insertCell(target + 1, clone);
-        this.doc.deleteCell(found.index);
-      }
-    });
-    return this.done(op.id, target);
   }
 
   private restore(op: IRestoreOp): ICellResult {

@@ -58,13 +58,6 @@ export interface IDeleteOp {
   expect: string | null;
 }
 
-export interface IMoveOp {
-  op: 'move';
-  id: string;
-  /** null moves the cell to the top. */
-  after_id: string | null;
-}
-
 export interface IRestoreOp {
   op: 'restore';
   index: number;
@@ -79,14 +72,7 @@ export interface ISetOutputsOp {
 }
 
 export type Op =
-  | IGetCellsOp
-  | IInsertOp
-  | IReplaceOp
-  | ISetTypeOp
-  | IDeleteOp
-  | IMoveOp
-  | IRestoreOp
-  | ISetOutputsOp;
+  IGetCellsOp | IInsertOp | IReplaceOp | ISetTypeOp | IDeleteOp | IRestoreOp | ISetOutputsOp;
 
 export type OpName = Op['op'];
 
@@ -96,7 +82,6 @@ export const OP_NAMES: readonly OpName[] = [
   'replace',
   'set_type',
   'delete',
-  'move',
   'restore',
   'set_outputs'
 ];
@@ -128,7 +113,7 @@ export interface IGetCellsResult {
   dirty: boolean;
 }
 
-/** Result of insert, replace, set_type, move, restore and set_outputs. */
+/** Result of insert, replace, set_type, restore and set_outputs. */
 export interface ICellResult {
   ok: true;
   id: string;

@@ -82,12 +82,6 @@ function build(raw: JSONRecord, where: string): Op {
       };
     case 'delete':
       return { op: 'delete', id: str(raw, 'id', where), expect: nullableStr(raw, 'expect', where) };
-    case 'move':
-      return {
-        op: 'move',
-        id: str(raw, 'id', where),
-        after_id: position(raw, 'after_id', where)
-      };
     case 'restore':
       return {
         op: 'restore',

@@ -23,7 +23,7 @@ WORKER_CELL = """
 import asyncio, json, threading
 from pathlib import Path
 from jupyter_agent.notebook.bridge import LiveBridge
-from jupyter_agent.notebook.ops import NotebookError
+from jupyter_agent.notebook.ops import NotebookError, Replace, raise_for
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.ui.pump import ShellPump
 
@@ -44,7 +44,8 @@ async def scenario():
     inserted = await book.insert("a1", "code", "b = 2")
     outcome["inserted"] = inserted.id
     try:
-        await book.replace("a1", "a = 9", expect="what the agent read long ago")
+        (result,) = await book.apply([Replace(id="a1", source="a = 9", expect="what the agent read long ago")])
+        raise_for(result)
     except NotebookError as exc:
         outcome["stale"] = [exc.code, exc.current]
     outcome["cells"] = [[c.id, c.source] for c in await book.cells()]

@@ -247,29 +247,6 @@ describe('delete and restore', () => {
   });
 });
 
-describe('move', () => {
-  it.each([
-    ['down after a later cell', 'a', 'c', ['b', 'c', 'a'], 2],
-    ['up after an earlier cell', 'c', 'a', ['a', 'c', 'b'], 1],
-    ['to the top', 'c', null, ['c', 'a', 'b'], 0],
-    ['after the cell before it (no change)', 'b', 'a', ['a', 'b', 'c'], 1],
-    ['after itself (no change)', 'b', 'b', ['a', 'b', 'c'], 1]
-  ])('%s', (_, id, afterId, order, index) => {
-    const doc = FakeDoc.abc();
-    const result = ok<ICellResult>(only(doc, { op: 'move', id, after_id: afterId }));
-    expect(doc.ids()).toEqual(order);
-    expect(result.index).toBe(index);
-  });
-
-  it('keeps the cell’s id, source and outputs', () => {
-    const doc = FakeDoc.abc();
-    doc.cell('a').outputs = [{ output_type: 'stream', name: 'stdout', text: 'x' }];
-    const before = doc.cell('a').toJSON();
-    ok(only(doc, { op: 'move', id: 'a', after_id: 'c' }));
-    expect(doc.cell('a').toJSON()).toEqual(before);
-  });
-});
-
 describe('set_type', () => {
   it('turns a code cell into markdown keeping id, source and metadata', () => {
     const doc = FakeDoc.abc();
@@ -432,7 +409,7 @@ describe('errors', () => {
     const doc = FakeDoc.abc();
     applyOps(doc, [
       { op: 'insert', after_id: null, cell_type: 'code', source: '1' },
-      { op: 'move', id: 'c', after_id: null },
+      { op: 'replace', id: 'c', source: 'C2', expect: 'C' },
       { op: 'delete', id: 'a' }
     ]);
     expect(doc.batches).toBe(1);

@@ -12,7 +12,25 @@ from notebook_testkit import assert_valid, write_notebook
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.file_backend import FileNotebook, parse_notebook
-from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, Replace, Restore, SetOutputs
+from jupyter_agent.notebook.ops import (
+    Delete,
+    GetCells,
+    Insert,
+    NotebookError,
+    Op,
+    OpResult,
+    Replace,
+    Restore,
+    SetOutputs,
+    SetType,
+    raise_for,
+)
+
+
+def applied(book: FileNotebook, op: Op) -> OpResult:
+    """One op as the notebook tools send it (a batch through `apply`), its failure raised."""
+    (result,) = run(book.apply([op]))
+    return raise_for(result)
 
 
 @pytest.fixture
@@ -52,7 +70,7 @@ def test_insert_without_after_id_goes_to_the_top(nb_path: Path) -> None:
 
 
 def test_the_file_is_laid_out_exactly_as_nbformat_writes_it(nb_path: Path) -> None:
-    run(FileNotebook(nb_path).replace("c1", "x = 10\nprint(x)\n", expect="x = 1\nprint(x)"))
+    applied(FileNotebook(nb_path), Replace(id="c1", source="x = 10\nprint(x)\n", expect="x = 1\nprint(x)"))
     text = nb_path.read_text(encoding="utf-8")
     assert text == nbformat.writes(nbformat.read(nb_path, as_version=4)) + "\n"
     assert json.loads(text)["cells"][1]["source"] == ["x = 10\n", "print(x)\n"]
@@ -61,7 +79,7 @@ def test_the_file_is_laid_out_exactly_as_nbformat_writes_it(nb_path: Path) -> No
 def test_replace_with_a_stale_expectation_is_refused_and_the_file_is_unchanged(nb_path: Path) -> None:
     before = nb_path.read_bytes()
     with pytest.raises(NotebookError) as caught:
-        run(FileNotebook(nb_path).replace("c1", "oops", expect="what the model read long ago"))
+        applied(FileNotebook(nb_path), Replace(id="c1", source="oops", expect="what the model read long ago"))
     assert caught.value.code == "STALE_READ"
     assert caught.value.current == "x = 1\nprint(x)"
     assert nb_path.read_bytes() == before
@@ -69,7 +87,7 @@ def test_replace_with_a_stale_expectation_is_refused_and_the_file_is_unchanged(n
 
 def test_an_unknown_cell_id_names_the_notebook_and_the_fix(nb_path: Path) -> None:
     with pytest.raises(ToolError) as caught:
-        run(FileNotebook(nb_path).replace("zz", "x", expect=None))
+        applied(FileNotebook(nb_path), Replace(id="zz", source="x", expect=None))
     assert caught.value.code == "CELL_NOT_FOUND"
     assert (
         caught.value.message
@@ -80,47 +98,28 @@ def test_an_unknown_cell_id_names_the_notebook_and_the_fix(nb_path: Path) -> Non
 def test_delete_then_restore_gives_back_the_same_file(nb_path: Path) -> None:
     original = nb_path.read_bytes()
     book = FileNotebook(nb_path)
-    deleted = run(book.delete("c1", expect="x = 1\nprint(x)"))
+    deleted = applied(book, Delete(id="c1", expect="x = 1\nprint(x)"))
     assert deleted.index == 1 and deleted.cell is not None and deleted.cell["id"] == "c1"
     assert [c.id for c in run(book.cells())] == ["c0", "c2", "md"]
     assert_valid(nb_path)
-    run(book.restore(deleted.index or 0, deleted.cell))
+    applied(book, Restore(index=deleted.index or 0, cell=deleted.cell))
     assert nb_path.read_bytes() == original
 
 
 def test_restoring_a_cell_that_is_still_there_is_refused(nb_path: Path) -> None:
+    cell = {"id": "c1", "cell_type": "code", "source": "", "metadata": {}}
     with pytest.raises(NotebookError) as caught:
-        run(FileNotebook(nb_path).restore(0, {"id": "c1", "cell_type": "code", "source": "", "metadata": {}}))
+        applied(FileNotebook(nb_path), Restore(index=0, cell=cell))
     assert caught.value.wire == "CELL_EXISTS"
-
-
-@pytest.mark.parametrize(
-    ("cell", "after", "order"),
-    [
-        ("c0", "c2", ["c1", "c2", "c0", "md"]),
-        ("md", None, ["md", "c0", "c1", "c2"]),
-        ("c2", "c0", ["c0", "c2", "c1", "md"]),
-        ("c1", "c1", ["c0", "c1", "c2", "md"]),
-    ],
-    ids=["down after a later cell", "to the top", "up after an earlier cell", "after itself: no change"],
-)
-def test_move_puts_the_cell_right_after_the_named_one(
-    nb_path: Path, cell: str, after: str | None, order: list[str]
-) -> None:
-    book = FileNotebook(nb_path)
-    result = run(book.move(cell, after))
-    ids = [c.id for c in run(book.cells())]
-    assert ids == order and result.index == order.index(cell)
-    assert_valid(nb_path)
 
 
 def test_changing_a_code_cell_to_markdown_drops_its_outputs_and_keeps_its_id(nb_path: Path) -> None:
     book = FileNotebook(nb_path)
-    run(book.set_type("c0", "markdown", expect="x = 0\nprint(x)"))
+    applied(book, SetType(id="c0", cell_type="markdown", expect="x = 0\nprint(x)"))
     cell = run(book.cell("c0"))[1]
     assert cell.cell_type == "markdown" and cell.outputs == () and cell.source == "x = 0\nprint(x)"
     assert_valid(nb_path)
-    run(book.set_type("c0", "code", expect=None))
+    applied(book, SetType(id="c0", cell_type="code", expect=None))
     assert run(book.cell("c0"))[1].execution_count is None
     assert_valid(nb_path)
 
@@ -217,7 +216,7 @@ def test_a_file_with_invalid_metadata_of_its_own_can_still_be_edited(tmp_path: P
     data = json.loads(path.read_text())
     data["metadata"]["kernelspec"] = {"name": "python3"}  # no display_name: invalid before the agent came
     path.write_text(json.dumps(data))
-    run(FileNotebook(path).replace("c0", "x = 'fine'", expect=None))
+    applied(FileNotebook(path), Replace(id="c0", source="x = 'fine'", expect=None))
     assert run(FileNotebook(path).cell("c0"))[1].source == "x = 'fine'"
     with pytest.raises(NotebookError):  # but what the agent writes is still checked
         run(FileNotebook(path).set_outputs("c0", [{"output_type": "bogus"}], None))
@@ -237,7 +236,7 @@ def test_a_second_cell_with_a_duplicate_id_is_addressable_and_edits_land_on_the_
     assert len(set(ids)) == len(ids)
     assert ids[0] == "c0" and ids[1] != "c0"
     second = ids[1]
-    run(book.replace(second, "x = 'second'", expect="x = 1\nprint(x)"))
+    applied(book, Replace(id=second, source="x = 'second'", expect="x = 1\nprint(x)"))
     sources = {c.id: c.source for c in run(FileNotebook(path).cells())}
     assert sources["c0"] == "x = 0\nprint(x)"
     assert sources[second] == "x = 'second'"

@@ -21,7 +21,7 @@ from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.file_backend import FileNotebook
 from jupyter_agent.notebook.live_backend import LiveNotebook
-from jupyter_agent.notebook.ops import GetCells, Insert, NotebookError, OpResult, Replace
+from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, OpResult, Replace, raise_for
 from jupyter_agent.notebook.provider import NotebookProvider
 
 
@@ -63,7 +63,8 @@ def test_live_edits_change_the_page_and_never_the_file(page: FakePage, kernel_nb
     async def scenario() -> list[str]:
         book = await provider_for(page, kernel_nb).open(str(kernel_nb))
         inserted = await book.insert("a1", "markdown", "# added")
-        await book.replace("a1", "a = 2", expect="a = 1")
+        (edited,) = await book.apply([Replace(id="a1", source="a = 2", expect="a = 1")])
+        raise_for(edited)
         return [c.source for c in await book.cells()] + [inserted.id or ""]
 
     sources = run(scenario())
@@ -93,7 +94,8 @@ def test_the_user_typing_meanwhile_makes_the_edit_stale_in_the_page(page: FakePa
     async def scenario() -> None:
         book = await provider_for(page, kernel_nb).open(None)
         page.cells[0]["source"] = "a = 1  # the user typed this"
-        await book.replace("a1", "a = 3", expect="a = 1")
+        (edited,) = await book.apply([Replace(id="a1", source="a = 3", expect="a = 1")])
+        raise_for(edited)
 
     with pytest.raises(NotebookError) as caught:
         run(scenario())
@@ -195,7 +197,8 @@ def test_replace_of_a_live_cell_by_id_that_does_not_exist(page: FakePage, kernel
     async def scenario() -> None:
         book = await provider_for(page, kernel_nb).open(None)
         await book.apply([Replace(id="a1", source="a = 5", expect=None)])
-        await book.replace("gone", "x", expect=None)
+        (edited,) = await book.apply([Replace(id="gone", source="x", expect=None)])
+        raise_for(edited)
 
     with pytest.raises(NotebookError) as caught:
         run(scenario())
@@ -222,7 +225,8 @@ def test_the_pages_cell_not_found_reaches_the_model_in_the_same_words_as_the_fil
 
 
 async def _delete_gone(provider: NotebookProvider) -> None:
-    await (await provider.open(None)).delete("gone", expect=None)
+    (result,) = await (await provider.open(None)).apply([Delete(id="gone", expect=None)])
+    raise_for(result)
 
 
 def test_a_panel_closed_while_a_request_waits_fails_it_at_once(kernel_nb: Path) -> None:

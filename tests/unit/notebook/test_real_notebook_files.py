@@ -18,6 +18,7 @@ import pytest
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.notebook.file_backend import FileNotebook, load_notebook, serialize
+from jupyter_agent.notebook.ops import Replace
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.context import ToolServices
@@ -140,7 +141,10 @@ def test_editing_a_colab_notebook_keeps_its_layout(variant: dict[str, bool], tmp
     before = path.read_bytes()
     book = FileNotebook(path)
     cells = run(book.cells())
-    run(book.replace(cells[2].id, "print('gift ideas')", expect=cells[2].source))
+    (edited,) = run(
+        book.apply([Replace(id=cells[2].id, source="print('gift ideas')", expect=cells[2].source)])
+    )
+    assert edited.ok
     after = path.read_bytes()
     changed = changed_lines(before, after)
     # Colab files are nbformat 4.0: the first write stores the ids the model was shown (4.5's rule).
@@ -175,7 +179,8 @@ def test_an_edited_nbformat_file_keeps_the_nbformat_layout(tmp_path: Path) -> No
     before = path.read_bytes()
     book = FileNotebook(path)
     cell = run(book.cells())[1]
-    run(book.replace(cell.id, "x = 1", expect=cell.source))
+    (edited,) = run(book.apply([Replace(id=cell.id, source="x = 1", expect=cell.source)]))
+    assert edited.ok
     changed = changed_lines(before, path.read_bytes())
     assert changed[-1] == '+    "x = 1"' and all(line.startswith("-") for line in changed[:-1])
 
