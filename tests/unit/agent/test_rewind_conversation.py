@@ -55,7 +55,7 @@ def test_a_rewind_after_a_run_that_stopped_at_its_tool_results_sends_those_resul
 ) -> None:
     loop = [Turn(blocks=[ToolUse(name="add", input={"a": i, "b": 0})]) for i in range(2)]
     h = harness([*loop, Turn(blocks=[Text("done")]), Turn(blocks=[Text("other")])], tools=[add])
-    h.run("count", max_turns=2)
+    h.run("count", config={"max_turns": 2})
     after_run_1 = copy.deepcopy(h.session.conversation.messages)
     h.run("go on")
     said = rewind_to(h, None)
