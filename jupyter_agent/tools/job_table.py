@@ -40,6 +40,8 @@ class Job:
     startup: tuple[tuple[Path, ...], set[Path]] | None = None
     #: What was removed then, told with the next output.
     removed: list[str] = field(default_factory=list[str])
+    #: Set when the reader has reached the end of the output (the process may exit before its pipe is read).
+    drained: threading.Event = field(default_factory=threading.Event)
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
@@ -145,6 +147,7 @@ def _read(job: Job) -> None:
     with contextlib.suppress(OSError, ValueError):
         while chunk := os.read(stream.fileno(), 64 * 1024):
             job.feed(chunk)
+    job.drained.set()
     job.proc.wait()
     if job.startup is not None:
         from .sandbox_guard import remove_new_startup_files

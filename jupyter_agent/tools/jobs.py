@@ -38,6 +38,8 @@ class KillShellInput(ToolInput):
 
 #: Reading or stopping a job this session started changes nothing else: neither asks.
 _OWN_JOBS = ToolAnnotations(read_only=True, destructive=False)
+#: Seconds an ended job's output may take to be read to its end (a process it left behind may hold the pipe).
+DRAIN_WAIT = 2.0
 
 
 class BashOutput(Tool[BashOutputInput]):
@@ -53,7 +55,9 @@ class BashOutput(Tool[BashOutputInput]):
     async def run(self, params: BashOutputInput, ctx: ToolContext) -> ToolResult:
         pattern = compile_linear(params.filter, what="filter") if params.filter is not None else None
         job = background_jobs(ctx).get(params.bash_id)
-        status = job.status()  # before taking the output, so "exited" means all of it is here
+        status = job.status()
+        if status != "running":  # the process has ended: what it wrote is read to the end before it is taken
+            await asyncio.to_thread(job.drained.wait, DRAIN_WAIT)
         text = job.take()
         if (
             pattern is not None

@@ -134,3 +134,24 @@ def test_a_filter_that_backtracks_for_ever_in_python_returns_at_once_and_a_backr
     assert _call(ctx, "BashOutput", bash_id="bash_1", filter="(a|aa)*c|^ok").content.endswith("\nok")
     refused = _call(ctx, "BashOutput", bash_id="bash_1", filter="(a)\\1")
     assert refused.error_code == "INVALID_ARGS" and "backreferences and lookaround" in refused.content
+
+
+def test_an_ended_jobs_output_still_in_its_pipe_is_read_before_it_is_reported(tmp_path: Path) -> None:
+    """The process can exit before the reader has read its last output: BashOutput waits for the reader."""
+    import subprocess
+    import threading
+
+    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    proc = subprocess.Popen(["true"], stdout=subprocess.DEVNULL)
+    proc.wait(10)
+    job = Job(id="bash_9", command="true", proc=proc)
+    background_jobs(ctx).jobs[job.id] = job
+
+    def slow_reader() -> None:  # the reader thread, late: it reaches the end of the pipe after the exit
+        time.sleep(0.3)
+        job.feed(b"the last line\n")
+        job.drained.set()
+
+    threading.Thread(target=slow_reader).start()
+    result = _call(ctx, "BashOutput", bash_id="bash_9")
+    assert result.content == "status: exited with code 0\nthe last line", result.content
