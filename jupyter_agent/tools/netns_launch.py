@@ -33,6 +33,21 @@ def _child_pid(info_fd: int) -> int:
             continue
 
 
+def _namespaces(pid: int) -> tuple[int, int] | None:
+    """Open the sandbox's user and network namespaces as bwrap made them at clone. Unprivileged, bwrap moves the
+    sandbox into a nested user namespace after its setup (to map the user's own uid), from which slirp4netns
+    could not join the network namespace; these handles keep the ones that own it. None: not readable."""
+    try:
+        user = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return user, os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+    except OSError:
+        os.close(user)
+        return None
+
+
 def _wait_for_loopback(pid: int) -> None:
     """Wait until bwrap's sandbox has set up its loopback (127.0.0.1 in its namespace's routes).
 
@@ -66,8 +81,17 @@ def main(argv: list[str]) -> int:
     except RuntimeError as exc:
         print(f"jupyter_agent: {exc}", file=sys.stderr)
         return sandbox.wait()
+    namespaces = _namespaces(pid)  # now: bwrap may later move the sandbox into a nested user namespace
     _wait_for_loopback(pid)
     ready_read, ready_write = os.pipe()
+    if namespaces is None:
+        target, fds = [str(pid)], ()
+    else:
+        user, net = namespaces
+        target, fds = (
+            [f"--userns-path=/proc/self/fd/{user}", "--netns-type=path", f"/proc/self/fd/{net}"],
+            namespaces,
+        )
     network = subprocess.Popen(
         [
             slirp,
@@ -76,14 +100,16 @@ def main(argv: list[str]) -> int:
             "--disable-host-loopback",
             "--ready-fd",
             str(ready_write),
-            str(pid),
+            *target,
             "tap0",
         ],
-        pass_fds=(ready_write,),
+        pass_fds=(ready_write, *fds),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    for fd in fds:
+        os.close(fd)
     os.close(ready_write)
     if os.read(ready_read, 1) != b"1":
         print("jupyter_agent: slirp4netns did not start; the command runs without network", file=sys.stderr)
