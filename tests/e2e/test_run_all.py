@@ -7,6 +7,8 @@ each variant runs several times. While an approval is pending the kernel must sh
 
 from __future__ import annotations
 
+import contextlib
+
 import re
 from typing import Any
 
@@ -90,6 +92,15 @@ def kernel_status_settles_on_busy(page: Any) -> None:
 
 def assert_notebook_order(page: Any, lab: Lab, first: int = 1) -> None:
     assert (lab.root / "order.txt").read_text().split() == [str(n) for n in range(1, CELLS + 1)]
+    # A cell's number is drawn when its reply arrives, which can be just after the file was written; on a
+    # timeout the assertions below say which cell has no number.
+    with contextlib.suppress(Exception):
+        page.wait_for_function(
+            "(first) => Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputArea-prompt'))"
+            ".slice(first).every(p => /\\[\\d+\\]/.test(p.textContent))",
+            arg=first,
+            timeout=15_000,
+        )
     numbers = [int(m.group(1)) for p in prompts(page)[first:] if (m := re.search(r"\[(\d+)\]", p))]
     assert len(numbers) == len(prompts(page)) - first, prompts(page)
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers), prompts(page)
