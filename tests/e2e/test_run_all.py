@@ -8,7 +8,6 @@ each variant runs several times. While an approval is pending the kernel must sh
 from __future__ import annotations
 
 import contextlib
-
 import re
 from typing import Any
 
