@@ -11,12 +11,14 @@ exits with bwrap's status, stops slirp4netns when the sandbox ends, and dies wit
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
 import time
 
+NS_GET_USERNS = 0xB701  # ioctl: the user namespace that owns a namespace, as a new file descriptor
 LOOPBACK_WAIT = 5.0  # seconds; bwrap sets up loopback at once, this bounds a stuck or vanished sandbox
 
 
@@ -34,17 +36,18 @@ def _child_pid(info_fd: int) -> int:
 
 
 def _namespaces(pid: int) -> tuple[int, int] | None:
-    """Open the sandbox's user and network namespaces as bwrap made them at clone. Unprivileged, bwrap moves the
-    sandbox into a nested user namespace after its setup (to map the user's own uid), from which slirp4netns
-    could not join the network namespace; these handles keep the ones that own it. None: not readable."""
+    """The sandbox's network namespace and the user namespace that owns it, opened now. Unprivileged, bwrap moves
+    the sandbox into a nested user namespace during its setup (to map the user's own uid), from which
+    slirp4netns cannot join the network namespace; the owner is asked of the namespace itself (NS_GET_USERNS),
+    so how far the setup has got does not matter. None: not readable (slirp4netns is then given the PID)."""
     try:
-        user = os.open(f"/proc/{pid}/ns/user", os.O_RDONLY)
+        net = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
     except OSError:
         return None
     try:
-        return user, os.open(f"/proc/{pid}/ns/net", os.O_RDONLY)
+        return fcntl.ioctl(net, NS_GET_USERNS), net
     except OSError:
-        os.close(user)
+        os.close(net)
         return None
 
 
