@@ -35,6 +35,10 @@ if [ "$(has_oldest)" != yes ]; then
   echo "import site; site.addsitedir('$SITE')" >"$OWN/zz-jupyter-agent-main-venv.pth"
 fi
 [ "$(has_oldest)" = yes ] || { echo "$VENV does not import ipykernel $OLDEST: $(has_oldest)" >&2; exit 1; }
+# Tools found next to the interpreter (Grep's and Glob's ripgrep) come from .venv too.
+if [ -x "$MAIN/bin/rg" ]; then
+  ln -sf "$(cd "$MAIN/bin" && pwd)/rg" "$VENV/bin/rg"
+fi
 
 # The kernels the tests start must run that ipykernel too (jupyter_client runs `python` as sys.executable).
 "$VENV/bin/python" - "$OLDEST" <<'EOF'
@@ -56,4 +60,4 @@ finally:
 EOF
 
 echo "== kernel tests on ipykernel $OLDEST"
-exec "$VENV/bin/python" -m pytest -n 3 tests/kernel "$@"
+exec "$VENV/bin/python" -m pytest tests/kernel "$@"
