@@ -19,6 +19,7 @@ from .agent.config import (
     DEFAULT_RETRY_WAIT_MAX,
     DEFAULT_STALL_TIMEOUT,
     PROVIDERS,
+    ThinkingSetting,
 )
 from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
@@ -54,17 +55,21 @@ class AgentSettings(Configurable):
     """Everything a user can configure; AgentMagics inherits these, so they live under `AgentMagics.`."""
 
     model = Unicode(
-        "", help="Model id; empty uses $ANTHROPIC_MODEL, else the package default (a current Sonnet)."
+        None,
+        allow_none=True,
+        help="Model id; None uses $ANTHROPIC_MODEL, else the package default (a current Sonnet).",
     ).tag(config=True)
     provider = Enum(list(PROVIDERS), PROVIDERS[0], help="Which Anthropic SDK client to use.").tag(config=True)
     base_url = Unicode(
-        "",
+        None,
+        allow_none=True,
         help="The Messages API's address for an Anthropic-compatible server (a local model server, a proxy; "
-        "see docs/endpoints.md); empty uses $ANTHROPIC_BASE_URL, else api.anthropic.com.",
+        "see docs/endpoints.md); None uses $ANTHROPIC_BASE_URL, else api.anthropic.com.",
     ).tag(config=True)
     api_key_env = Unicode(
-        "",
-        help="The name of the environment variable that holds the API key (e.g. 'LITELLM_KEY'); empty uses "
+        None,
+        allow_none=True,
+        help="The name of the environment variable that holds the API key (e.g. 'LITELLM_KEY'); None uses "
         "$ANTHROPIC_API_KEY. The key itself never goes into a setting.",
     ).tag(config=True)
     mode = Enum(list(MODES), MODES[0], help=f"Permission mode. {modes_help()}.").tag(config=True)
@@ -81,20 +86,26 @@ class AgentSettings(Configurable):
     max_turns = Int(DEFAULT_MAX_TURNS, help="Model turns per run before the agent stops.").tag(config=True)
     max_tokens = Int(DEFAULT_MAX_TOKENS, help="max_tokens for each model turn.").tag(config=True)
     budget_usd = Float(
-        0.0, help="Stop a run when its cost passes this many USD (0 = no cap); --max-cost for one run."
+        None,
+        allow_none=True,
+        help="Stop a run when its cost passes this many USD (None = no cap); --max-cost for one run.",
     ).tag(config=True)
     session_budget_usd = Float(
-        0.0, help="Stop runs once this kernel's agent has cost this many USD in all (0 = no cap)."
+        None,
+        allow_none=True,
+        help="Stop runs once this kernel's agent has cost this many USD in all (None = no cap).",
     ).tag(config=True)
-    thinking = Unicode(
-        "off",
-        help="Extended thinking: 'off', 'adaptive' (the model decides) or a budget in tokens ('16000'); "
-        "--think for one run.",
+    thinking = AnyTrait(
+        None,
+        allow_none=True,
+        help="Extended thinking: None (off), 'adaptive' (the model decides) or a budget in tokens (16000); "
+        "'off' and '16000' are read as None and 16000; --think for one run.",
     ).tag(config=True)
     context_compact_fraction = Float(
         DEFAULT_COMPACT_FRACTION,
+        allow_none=True,
         help="Compact the conversation into a summary when it passes this share of the model's context "
-        "window (0 = never automatically; %agent compact does it on demand).",
+        "window (None = never automatically; %agent compact does it on demand).",
     ).tag(config=True)
     save_sessions = Bool(
         True,
@@ -196,14 +207,18 @@ class AgentSettings(Configurable):
         REGISTRY.patterns = tuple(change["new"])
 
     @default("model")
-    def _model_from_env(self) -> str:
-        return os.environ.get("ANTHROPIC_MODEL", "")
+    def _model_from_env(self) -> str | None:
+        return os.environ.get("ANTHROPIC_MODEL") or None
+
+    @validate("model", "base_url")
+    def _blank_is_unset(self, proposal: Any) -> str | None:
+        return _unset_if_blank(proposal["value"])
 
     @validate("api_key_env")
     @_rejecting
-    def _env_name(self, proposal: Any) -> str:
-        value = str(proposal["value"]).strip()
-        if value and not value.replace("_", "a").isalnum():
+    def _env_name(self, proposal: Any) -> str | None:
+        value = _unset_if_blank(proposal["value"])
+        if value is not None and not value.replace("_", "a").isalnum():
             raise ValueError(
                 f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {clip(value, 12)!r}; "
                 "put the key itself in that variable"
@@ -212,12 +227,25 @@ class AgentSettings(Configurable):
 
     @validate("thinking")
     @_rejecting
-    def _thinking_parses(self, proposal: Any) -> str:
+    def _thinking_parses(self, proposal: Any) -> ThinkingSetting:
         from .agent.thinking import parse_thinking
 
-        value = str(proposal["value"])
-        parse_thinking(value)  # raises with what is accepted
-        return value
+        value = proposal["value"]
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise ValueError(f"thinking: {value!r} is not off, adaptive or a budget in tokens (e.g. 8000)")
+        return parse_thinking(value)  # raises with what is accepted
+
+    @validate("budget_usd", "session_budget_usd")
+    @_rejecting
+    def _cap_or_none(self, proposal: Any) -> float | None:
+        value = proposal["value"]
+        if value is None or value == 0:
+            return None
+        if not value > 0:
+            raise ValueError(
+                f"{proposal['trait'].name} is a cap in US dollars: positive, or None for no cap; got {value}"
+            )
+        return float(value)
 
     @validate("fallback_encoding")
     @_rejecting
@@ -248,11 +276,13 @@ class AgentSettings(Configurable):
 
     @validate("context_compact_fraction")
     @_rejecting
-    def _fraction_in_range(self, proposal: Any) -> float:
-        value = float(proposal["value"])
-        if not 0 <= value <= 1:
-            raise ValueError(f"context_compact_fraction must be between 0 and 1, got {value}")
-        return value
+    def _fraction_in_range(self, proposal: Any) -> float | None:
+        value = proposal["value"]
+        if value is None or value == 0:
+            return None
+        if not 0 < value <= 1:
+            raise ValueError(f"context_compact_fraction must be between 0 and 1 (None: never), got {value}")
+        return float(value)
 
     @validate("web_search_allowed_domains", "web_search_blocked_domains")
     @_rejecting
@@ -287,6 +317,12 @@ class AgentSettings(Configurable):
             Rule.parse(text)  # raises with the fix in the message
         check_rule_names(value, _builtin_tool_names(), case_only=True)  # `bash` for `Bash`, before a run
         return value
+
+
+def _unset_if_blank(value: str | None) -> str | None:
+    """None is what "not set" means in every setting; an empty text a user assigns means the same."""
+    text = None if value is None else str(value).strip()
+    return text or None
 
 
 def _builtin_tool_names() -> list[str]:

@@ -43,10 +43,10 @@ def unpriced_cap(model: str, *, budget_usd: float | None, session_budget_usd: fl
         return None
     if budget_usd is not None:
         cap = f"this run's budget of {_dollars(budget_usd)} (--max-cost or budget_usd)"
-        lift = "run it without --max-cost and with %config AgentMagics.budget_usd = 0"
+        lift = "run it without --max-cost and with %config AgentMagics.budget_usd = None"
     else:
         cap = f"session_budget_usd ({_dollars(session_budget_usd or 0)})"
-        lift = "set %config AgentMagics.session_budget_usd = 0 to run it without a session cap"
+        lift = "set %config AgentMagics.session_budget_usd = None to run it without a session cap"
     return (
         f"BUDGET_UNPRICED: no price is known for the model '{model}', so {cap} cannot be measured and "
         f"nothing was sent; {lift}, or choose a model with a known price (e.g. --model {DEFAULT_MODEL})"

@@ -8,11 +8,10 @@ the session applies it (`AgentSession.apply`, the one place these parts of a ses
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
-from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider, ThinkingSetting
 from ..agent.setup import RunSetup
-from ..agent.thinking import parse_thinking
 from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.core import AnyTool
@@ -22,6 +21,8 @@ from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
 from ..tools.rule_names import check_rule_names
 from .options import NO_OPTIONS, RunOptions
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..project import ClaudeProject
@@ -30,22 +31,29 @@ if TYPE_CHECKING:
 
 
 def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:
-    """How the model is called: settings first, then this run's `--model` / `--max-turns` / `--max-cost` /
-    `--think`."""
+    """How the model is called: this run's `--model` / `--max-turns` / `--max-cost` / `--think` over the settings.
+
+    None means "not set" on all three sides (options, settings, config), so a value is the first one set.
+    """
     return AgentConfig(
-        base_url=settings.base_url or None,
+        base_url=settings.base_url,
         api_key=api_key_from(settings.api_key_env),
-        model=options.model or settings.model or DEFAULT_MODEL,
+        model=first_set(options.model, settings.model) or DEFAULT_MODEL,
         provider=cast("Provider", settings.provider),
-        max_turns=options.max_turns or settings.max_turns,
+        max_turns=first_set(options.max_turns, settings.max_turns),
         max_tokens=settings.max_tokens,
-        budget_usd=options.max_cost or settings.budget_usd or None,
-        session_budget_usd=settings.session_budget_usd or None,
-        thinking=options.think if options.think is not None else parse_thinking(settings.thinking),
-        context_compact_fraction=settings.context_compact_fraction or None,
+        budget_usd=first_set(options.max_cost, settings.budget_usd),
+        session_budget_usd=settings.session_budget_usd,
+        thinking=first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,
     )
+
+
+def first_set(run: T | None, setting: T) -> T:
+    """This run's value when it sets one, else the setting's."""
+    return setting if run is None else run
 
 
 class SettingError(ValueError):
@@ -60,7 +68,7 @@ class RootSettingError(SettingError):
     """An allowed root does not exist on this kernel's machine (a tool never creates one)."""
 
 
-def api_key_from(name: str) -> str | None:
+def api_key_from(name: str | None) -> str | None:
     """The key in the environment variable `api_key_env` names; None (the SDK's own lookup) when it names none.
 
     An unset variable is an error naming it: the SDK would otherwise fall back to $ANTHROPIC_API_KEY and send

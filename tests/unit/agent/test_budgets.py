@@ -76,9 +76,9 @@ def test_status_shows_run_and_session_cost_and_the_cache_read_share(harness: Har
         (
             {"budget_usd": 0.000001},
             "this run's budget of $0.000001 (--max-cost or budget_usd)",
-            "budget_usd = 0",
+            "budget_usd = None",
         ),
-        ({"session_budget_usd": 0.01}, "session_budget_usd ($0.01)", "session_budget_usd = 0"),
+        ({"session_budget_usd": 0.01}, "session_budget_usd ($0.01)", "session_budget_usd = None"),
     ],
 )
 def test_a_capped_run_of_a_model_without_a_price_sends_nothing_and_says_why(

@@ -19,6 +19,58 @@ def test_untouched_settings_give_the_default_config(monkeypatch: pytest.MonkeyPa
     assert agent_config(AgentSettings()) == AgentConfig()
 
 
+#: What a user may assign to clear a setting, for each setting that can be cleared, and the `AgentConfig`
+#: field it maps to. Cleared, it is None on both sides: one notion of "not set".
+CLEARED = (
+    ("model", "", "model"),
+    ("base_url", "  ", "base_url"),
+    ("api_key_env", "", "api_key"),
+    ("budget_usd", 0, "budget_usd"),
+    ("budget_usd", -0.0, "budget_usd"),
+    ("session_budget_usd", 0.0, "session_budget_usd"),
+    ("thinking", "off", "thinking"),
+    ("context_compact_fraction", 0, "context_compact_fraction"),
+)
+
+
+@pytest.mark.parametrize(("setting", "cleared", "field"), CLEARED)
+def test_a_cleared_setting_is_none_in_the_settings_and_in_the_config(
+    setting: str, cleared: object, field: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
+    settings = AgentSettings()
+    setattr(settings, setting, None)
+    assert getattr(settings, setting) is None
+    by_none = agent_config(settings)
+    setattr(settings, setting, cleared)
+    assert getattr(settings, setting) is None
+    assert agent_config(settings) == by_none
+    expected = AgentConfig().model if field == "model" else None
+    assert getattr(by_none, field) == expected
+
+
+def test_a_run_option_wins_over_a_setting_and_an_unset_option_leaves_it() -> None:
+    from jupyter_agent.host.options import RunOptions
+
+    settings = AgentSettings(model="from-settings", budget_usd=2.0, thinking="adaptive", max_turns=7)
+    kept = agent_config(settings)
+    assert (kept.model, kept.budget_usd, kept.thinking, kept.max_turns) == (
+        "from-settings",
+        2.0,
+        "adaptive",
+        7,
+    )
+    run = agent_config(settings, RunOptions(model="from-run", max_cost=0.5, think=4096, max_turns=3))
+    assert (run.model, run.budget_usd, run.thinking, run.max_turns) == ("from-run", 0.5, 4096, 3)
+
+
+def test_a_negative_cap_is_refused_when_it_is_set() -> None:
+    settings = AgentSettings()
+    with pytest.raises(ValueError, match="budget_usd is a cap in US dollars: positive, or None"):
+        settings.budget_usd = -1.0
+    assert settings.budget_usd is None
+
+
 def test_the_settings_offer_exactly_the_configs_providers_and_modes() -> None:
     traits = AgentSettings.class_traits()
     provider, mode = traits["provider"], traits["mode"]
@@ -58,6 +110,6 @@ def test_no_setting_writes_out_a_default_the_config_already_declares() -> None:
         first = trait.args[0]
         if isinstance(target, ast.Name) and isinstance(first, ast.Constant) and target.id in config_defaults:
             default = config_defaults[target.id]
-            if not isinstance(first.value, bool) and first.value == default and first.value not in ("", 0):
+            if not isinstance(first.value, bool) and first.value == default and first.value is not None:
                 repeated.append(f"{target.id} = {first.value!r}")
     assert repeated == [], "import the constant from jupyter_agent/agent/config.py instead"

@@ -103,7 +103,7 @@ def test_an_invalid_thinking_setting_is_refused_and_the_next_run_uses_the_previo
     shell.run_line_magic("config", "AgentMagics.thinking = 'lots'")
     assert "thinking: 'lots' is not off, adaptive or a budget in tokens (e.g. 8000)" in caplog.text
     settings = next(c for c in shell.configurables if isinstance(c, AgentMagics))
-    assert settings.thinking == "4096"
+    assert settings.thinking == 4096
     shell.run_cell_magic("agent", "", "go")
     assert server.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 4096}
 
@@ -113,7 +113,7 @@ def test_an_invalid_thinking_setting_is_refused_and_the_next_run_uses_the_previo
     [
         ("context_compact_fraction", "2.0", 0.85),
         ("deny", "['bash(rm*)']", []),
-        ("api_key_env", "'sk-ant-key'", ""),
+        ("api_key_env", "'sk-ant-key'", None),
     ],
 )
 def test_an_invalid_setting_given_with_config_keeps_the_previous_value(
