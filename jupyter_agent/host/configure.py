@@ -44,7 +44,9 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         max_tokens=settings.max_tokens,
         budget_usd=first_set(options.max_cost, settings.budget_usd),
         session_budget_usd=settings.session_budget_usd,
-        thinking=first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        thinking=None
+        if options.think == "off"
+        else first_set(options.think, cast("ThinkingSetting", settings.thinking)),
         context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..agent.config import ThinkingSetting
 from ..agent.thinking import parse_thinking
@@ -30,8 +30,8 @@ class RunOptions:
     quiet: bool = False
     #: This run's cost cap in USD (over the `budget_usd` setting).
     max_cost: float | None = None
-    #: This run's thinking (over the `thinking` setting).
-    think: ThinkingSetting = None
+    #: This run's thinking (over the `thinking` setting); "off" turns a thinking setting off for this run.
+    think: ThinkingSetting | Literal["off"] = None
     #: Not flags: what `%agent /command` sets for its run — the tools it may use (None: any) and who said so.
     allowed_tools: tuple[str, ...] | None = None
     scope_owner: str = ""
@@ -101,9 +101,9 @@ def _positive_cost(value: float) -> float:
     return value
 
 
-def _think(value: str) -> ThinkingSetting:
+def _think(value: str) -> ThinkingSetting | Literal["off"]:
     try:
-        return parse_thinking(value)
+        return parse_thinking(value) or "off"
     except ValueError as exc:
         raise ValueError(f"--think: {exc}") from None
 
@@ -148,7 +148,7 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag(
         flag="--think",
         metavar="[BUDGET]",
-        help="extended thinking for this run: adaptive, or a budget in tokens (--think 16000)",
+        help="extended thinking for this run: adaptive, a budget in tokens (--think 16000), or off",
         parse={"nargs": "?", "const": "adaptive"},
         convert=_think,
     ),

@@ -62,6 +62,7 @@ def test_a_run_option_wins_over_a_setting_and_an_unset_option_leaves_it() -> Non
     )
     run = agent_config(settings, RunOptions(model="from-run", max_cost=0.5, think=4096, max_turns=3))
     assert (run.model, run.budget_usd, run.thinking, run.max_turns) == ("from-run", 0.5, 4096, 3)
+    assert agent_config(settings, RunOptions(think="off")).thinking is None
 
 
 def test_a_negative_cap_is_refused_when_it_is_set() -> None:

@@ -63,6 +63,18 @@ def test_think_and_max_cost_apply_to_their_run_only(
     assert second["messages"][1]["content"][0]["signature"] == "scripted-signature"
 
 
+def test_think_off_turns_a_thinking_setting_off_for_one_run_only(
+    shell: InteractiveShell, served: list[ScriptedServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = serve(served, monkeypatch, [Turn(blocks=[Text("plain")]), Turn(blocks=[Text("thought")])])
+    shell.run_line_magic("config", "AgentMagics.thinking = '4096'")
+    shell.run_cell_magic("agent", "--think off", "quick one")
+    shell.run_cell_magic("agent", "", "careful one")
+    first, second = server.requests
+    assert "thinking" not in first
+    assert second["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+
+
 def test_settings_for_thinking_session_budget_and_compaction_reach_the_run(
     shell: InteractiveShell,
     served: list[ScriptedServer],
