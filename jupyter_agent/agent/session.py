@@ -29,7 +29,8 @@ from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
 from .prompt import PromptFacts, system_prompt
-from .session_values import RunChanges, SessionStatus, resumed_journals
+from .resumed_runs import resumed_history
+from .session_values import RunChanges, SessionStatus
 from .setup import RunSetup
 from .subagent import Subagents
 
@@ -135,6 +136,7 @@ class AgentSession:
                 request=request,
                 message_start=self.conversation.position(),
                 generation=self.conversation.generation,
+                saved_as=(self.recorder.id, self._run_id) if self.recorder is not None else None,
             )
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
@@ -278,9 +280,9 @@ class AgentSession:
         self.conversation.replace(saved.messages)
         self.conversation.repair()
         self.replaced_by[self.conversation.generation] = "resume"
-        self.journals += resumed_journals(saved, self.conversation)
+        self.journals = resumed_history(self.journals, saved, self.conversation)
         self.ctx.reads.clear()
-        self._run_id = max(self._run_id, saved.last_run_id)
+        self._run_id = max([self._run_id, saved.last_run_id, *(j.run_id for j in self.journals)])
         if self.project is not None:
             self.recorder = self._new_recorder(resumed_from=saved.id)
 

@@ -1,16 +1,13 @@
-"""What a session hands out as values: its status for `%agent status`, what a run changed that the host keeps,
-and the runs of a resumed session for `%agent history` and `%agent rewind`."""
+"""What a session hands out as values: its status for `%agent status` and what a run changed that the host
+keeps (`%agent resume`'s runs are `resumed_runs`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.journal import RunJournal
-from ..sessions.store import SavedSession
 from ..tools.modes import Mode
 from ..tools.permissions import Rule
-from .conversation import Conversation
 from .events import Usage
 
 
@@ -44,22 +41,3 @@ class RunChanges:
 
     granted: tuple[Rule, ...] = ()
     mode: Mode | None = None
-
-
-def resumed_journals(saved: SavedSession, conversation: Conversation) -> list[RunJournal]:
-    """The saved session's runs, for `%agent history` and `%agent rewind`: where each began in the resumed
-    conversation (when still known), its changes not (journals are not saved)."""
-    length = len(conversation)
-    return [
-        RunJournal(
-            run_id=request.run_id,
-            request=request.text,
-            message_start=request.message_start
-            if request.message_start is not None and request.message_start[0] <= length
-            else None,
-            generation=conversation.generation,
-            rewound=request.rewound,
-            changes_known=False,
-        )
-        for request in saved.requests
-    ]

@@ -90,6 +90,9 @@ class RunJournal:
     #: False for a run replayed from a saved session (`%agent resume`): its changes were not saved, so a
     #: rewind can only take back its conversation.
     changes_known: bool = True
+    #: The saved session this run is recorded in and its number there (None: not saved), so that resuming
+    #: that session in the same kernel finds the run rather than listing it twice.
+    saved_as: tuple[str, int] | None = None
     #: The review of each net change (`undo.net`), by its key (a file's path, `notebook#cell id`); absent: pending.
     review: dict[str, ReviewState] = field(default_factory=dict[str, ReviewState])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

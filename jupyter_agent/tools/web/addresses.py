@@ -35,10 +35,8 @@ def named_literally(policy: PermissionPolicy | None, host: str) -> bool:
     """Whether an allow rule names this host exactly (`WebFetch(domain:127.0.0.1)`)."""
     if policy is None:
         return False
-    from .tool import WebFetch  # the tool's module imports this one
-
     wanted = f"domain:{host}"
-    return any(rule.names(WebFetch.name) and rule.pattern == wanted for rule in policy.allow)
+    return any(rule.names("WebFetch") and rule.pattern == wanted for rule in policy.allow)
 
 
 def forbidden(address: Address) -> bool:
