@@ -21,6 +21,7 @@ from ..tools.hooks import Hooks
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list
+from ..tools.workflow.checklist import Todo
 from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Block, Conversation
@@ -66,6 +67,8 @@ class AgentSession:
         self.client = client or ModelClient()
         self.conversation = Conversation()
         self.journals: list[RunJournal] = []
+        #: The todo list as each run found it, by run number: `%agent rewind` puts it back.
+        self.todos_before: dict[int, tuple[Todo, ...]] = {}
         #: Why the conversation was replaced, by the generation it started (`%agent rewind` says it); a
         #: generation not listed began with a compaction.
         self.replaced_by: dict[int, str] = {}
@@ -141,6 +144,7 @@ class AgentSession:
             self.ctx.journal = journal
             set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
             self.journals.append(journal)
+            self.todos_before[self._run_id] = todo_list(self.ctx).items
             config = self.config
             if self.recorder is not None:
                 self.recorder.request(self._run_id, request, journal.message_start)

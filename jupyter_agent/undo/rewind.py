@@ -7,8 +7,8 @@ the cut), so `%agent resume` replays it. The runs' file and cell changes are und
 
 A position only points into the conversation it was taken in: after a compaction (its runs were folded
 into a summary), a reset or a resume, an older run cannot be rewound, and the refusal says which can.
-Runs replayed from a saved session rewind only their conversation: their changes were not saved. The read
-ledger is cleared (the model no longer saw what the rewound runs read), so the next edit needs a fresh read.
+Runs replayed from a saved session rewind only their conversation: their changes were not saved. The todo list
+goes back to what run N found. The read ledger is cleared (the model no longer saw what the rewound runs read), so the next edit needs a fresh read.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..base.journal import RunJournal
+from ..tools.workflow import todo_list
 from .run import undo_run
 
 if TYPE_CHECKING:
@@ -92,6 +93,16 @@ def choose(session: AgentSession, run_id: int | None) -> RunJournal:
     )
 
 
+def _todos_back(session: AgentSession, run_id: int) -> list[str]:
+    """The todo list as run `run_id` found it (a run resumed from a saved session: not known, left as it is)."""
+    before = session.todos_before.get(run_id)
+    todos = todo_list(session.ctx)
+    if before is None or before == todos.items:
+        return []
+    todos.replace(before)
+    return [f"the todo list is back as run {run_id} found it ({len(before)} item(s))"]
+
+
 def _nothing(session: AgentSession, runs: list[RunJournal]) -> str:
     if not session.history:
         return "nothing to rewind: no runs yet"
@@ -104,8 +115,8 @@ async def rewind(session: AgentSession, journal: RunJournal, *, keep_changes: bo
     """Cut the conversation before `journal`'s run, undo its and every later run's changes (unless
     `keep_changes`), mark them rewound; what was done, one line each."""
     assert journal.message_start is not None
-    # The runs of this conversation from `journal` on (a run of an earlier conversation, before a reset or a
-    # resume, may share an id with a resumed one; it is not in this conversation, so it is left alone).
+    # The runs of this conversation from `journal` on (runs of an earlier conversation, before a reset or a
+    # resume, are not in it, so they are left alone).
     gone = [j for j in rewindable(session) if j.run_id >= journal.run_id]
     dropped = session.conversation.truncate(journal.message_start)
     session.conversation.repair()
@@ -131,6 +142,7 @@ async def rewind(session: AgentSession, journal: RunJournal, *, keep_changes: bo
             lines.append(await undo_run(run, session.ctx))
     if keep_changes:
         lines.append("files and cells were left as they are (--keep-changes)")
+    lines += _todos_back(session, journal.run_id)
     # The model no longer saw what the rewound runs read: every edit needs a fresh read, as after a resume.
     session.ctx.reads.clear()
     lines.append(NOT_REWOUND)

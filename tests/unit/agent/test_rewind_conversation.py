@@ -142,3 +142,31 @@ def test_after_a_rewind_an_edit_needs_a_fresh_read_of_what_the_rewound_run_read(
     [result] = tool_results(h.server.requests[-1])
     assert result_text(result).startswith("STALE_READ: 'a.txt' has not been read in this conversation")
     assert (tmp_path / "a.txt").read_text() == "one\n"
+
+
+def test_a_rewind_puts_the_todo_list_back_as_the_run_found_it(harness: HarnessFactory) -> None:
+    from jupyter_agent.tools.workflow import TodoWrite, todo_list
+
+    def todos(*items: tuple[str, str]) -> ToolUse:
+        listed = [{"content": c, "status": s, "activeForm": f"doing {c}"} for c, s in items]
+        return ToolUse(name="TodoWrite", input={"todos": listed})
+
+    h = harness(
+        [
+            Turn(blocks=[todos(("load", "pending"), ("plot", "pending"))]),
+            Turn(blocks=[Text("planned")]),
+            Turn(blocks=[todos(("load", "completed"), ("plot", "in_progress"))]),
+            Turn(blocks=[Text("loaded")]),
+        ],
+        tools=[TodoWrite()],
+    )
+    h.run("plan it")
+    planned = todo_list(h.session.ctx).items
+    h.run("load it")
+    assert [t.status for t in todo_list(h.session.ctx).items] == ["completed", "in_progress"]
+    said = rewind_to(h, 2)
+    assert "the todo list is back as run 2 found it (2 item(s))" in said
+    assert todo_list(h.session.ctx).items == planned
+    said = rewind_to(h, 1)
+    assert todo_list(h.session.ctx).items == ()
+    assert "the todo list is back as run 1 found it (0 item(s))" in said
