@@ -37,6 +37,10 @@ from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.permissions import Mode, ToolScope
 
 
+#: No input given: the call's input is `{}` plus the keyword fields (None is an input like any other).
+NO_INPUT: Any = object()
+
+
 class ToolHarness:
     """A pool of `tools`, a Dispatcher and a ToolContext over a sandbox at `root`; `call` runs one call.
 
@@ -116,7 +120,7 @@ class ToolHarness:
     async def adispatch(
         self,
         name: str,
-        tool_input: Any = None,
+        tool_input: Any = NO_INPUT,
         /,
         *,
         call_id: str = "toolu_1",
@@ -124,20 +128,21 @@ class ToolHarness:
         **fields: Any,
     ) -> Dispatched:
         """The whole outcome (result, title, kind, decision); `tool_input` may be anything, to test validation."""
-        payload = {**(tool_input or {}), **fields} if fields or tool_input is None else tool_input
+        given = {} if tool_input is NO_INPUT else tool_input
+        payload = {**given, **fields} if fields else given
         call = ToolCall(id=call_id, name=name, input=payload)
         return await self.dispatcher.dispatch(call, self.ctx, on_running=on_running)
 
-    async def acall(self, name: str, tool_input: Any = None, /, *, call_id: str = "toolu_1", **fields: Any) -> ToolResult:  # fmt: skip
+    async def acall(self, name: str, tool_input: Any = NO_INPUT, /, *, call_id: str = "toolu_1", **fields: Any) -> ToolResult:  # fmt: skip
         return (await self.adispatch(name, tool_input, call_id=call_id, **fields)).result
 
-    def dispatch(self, name: str, tool_input: Any = None, /, *, call_id: str = "toolu_1", **fields: Any) -> Dispatched:  # fmt: skip
+    def dispatch(self, name: str, tool_input: Any = NO_INPUT, /, *, call_id: str = "toolu_1", **fields: Any) -> Dispatched:  # fmt: skip
         return asyncio.run(self.adispatch(name, tool_input, call_id=call_id, **fields))
 
-    def call(self, name: str, tool_input: Any = None, /, *, call_id: str = "toolu_1", **fields: Any) -> ToolResult:  # fmt: skip
+    def call(self, name: str, tool_input: Any = NO_INPUT, /, *, call_id: str = "toolu_1", **fields: Any) -> ToolResult:  # fmt: skip
         return self.dispatch(name, tool_input, call_id=call_id, **fields).result
 
-    def ok(self, name: str, tool_input: Any = None, /, **fields: Any) -> ToolResult:
+    def ok(self, name: str, tool_input: Any = NO_INPUT, /, **fields: Any) -> ToolResult:
         """`call`, failing the test with the result's text when it is an error."""
         result = self.call(name, tool_input, **fields)
         assert not result.is_error, result.content
