@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,9 @@ NO_INPUT: Any = object()
 class ToolHarness:
     """A pool of `tools`, a Dispatcher and a ToolContext over a sandbox at `root`; `call` runs one call.
 
+    The pool holds `tools` as the "builtin" source, or `sources` by name (the MCP tests: one per server), or
+    is the `pool` a test filled itself.
+
     `policy` is a whole policy the test made (it may keep it to look at later); otherwise one is built from
     `mode`, the `allow`/`ask`/`deny` rules (a `Rule` or its text, as `--allow` takes it) and `scope`.
     `sandbox` is a sandbox the test made; otherwise one at `root` with `roots`, `limits` and `network`.
@@ -54,6 +57,7 @@ class ToolHarness:
         root: str | Path,
         tools: Iterable[AnyTool] = (),
         *,
+        sources: Mapping[str, Iterable[AnyTool]] | None = None,
         mode: Mode = "default",
         allow: Iterable[Rule | str] = (),
         ask: Iterable[Rule | str] = (),
@@ -77,7 +81,8 @@ class ToolHarness:
             raise TypeError("pass either a whole policy or mode/allow/ask/deny/scope, not both")
         self.pool = pool or ToolPool()
         if pool is None:
-            self.pool.set_source("builtin", tools)
+            for source, given in (sources or {"builtin": tools}).items():
+                self.pool.set_source(source, given)
         self.policy = policy or PermissionPolicy(
             mode=mode, allow=_rules(allow), ask=_rules(ask), deny=_rules(deny), scope=scope
         )
