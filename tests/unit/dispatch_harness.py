@@ -36,7 +36,6 @@ from jupyter_agent.tools.files import RgLocator, file_tools, find_rg
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.permissions import Mode, ToolScope
 
-
 #: No input given: the call's input is `{}` plus the keyword fields (None is an input like any other).
 NO_INPUT: Any = object()
 
@@ -49,12 +48,12 @@ class ToolHarness:
 
     `policy` is a whole policy the test made (it may keep it to look at later); otherwise one is built from
     `mode`, the `allow`/`ask`/`deny` rules (a `Rule` or its text, as `--allow` takes it) and `scope`.
-    `sandbox` is a sandbox the test made; otherwise one at `root` with `roots`, `limits` and `network`.
+    `root` is a Sandbox the test made, or a directory for a new one with `roots`, `limits` and `network`.
     """
 
     def __init__(
         self,
-        root: str | Path,
+        root: str | Path | Sandbox,
         tools: Iterable[AnyTool] = (),
         *,
         sources: Mapping[str, Iterable[AnyTool]] | None = None,
@@ -70,7 +69,6 @@ class ToolHarness:
         roots: tuple[str | Path, ...] = (),
         limits: Limits | None = None,
         network: bool = False,
-        sandbox: Sandbox | None = None,
         namespace: dict[str, Any] | None = None,
         services: ToolServices | None = None,
         asker: Asker | None = None,
@@ -79,6 +77,8 @@ class ToolHarness:
     ) -> None:
         if policy is not None and (mode != "default" or allow or ask or deny or scope is not None):
             raise TypeError("pass either a whole policy or mode/allow/ask/deny/scope, not both")
+        if isinstance(root, Sandbox) and (roots or limits is not None or network):
+            raise TypeError("pass either a Sandbox or roots/limits/network for a new one, not both")
         self.pool = pool or ToolPool()
         if pool is None:
             for source, given in (sources or {"builtin": tools}).items():
@@ -93,7 +93,9 @@ class ToolHarness:
         if asker is not None:
             services.questions = asker
         self.ctx = ToolContext(
-            sandbox=sandbox or Sandbox.at(root, roots=roots, limits=limits, network=network),
+            sandbox=root
+            if isinstance(root, Sandbox)
+            else Sandbox.at(root, roots=roots, limits=limits, network=network),
             namespace=namespace,
             services=services,
             progress=progress,
@@ -157,21 +159,25 @@ class ToolHarness:
         return self.ok("Read", file_path=path)
 
 
-def file_harness(root: str | Path, *, locate_rg: RgLocator = find_rg, **overrides: Any) -> ToolHarness:
+def file_harness(
+    root: str | Path | Sandbox, *, locate_rg: RgLocator = find_rg, **overrides: Any
+) -> ToolHarness:
     """The file tools with nobody asked (`bypassPermissions` unless `overrides` say otherwise)."""
     return ToolHarness(root, file_tools(locate_rg=locate_rg), **{"mode": "bypassPermissions", **overrides})
 
 
 class Approvals:
-    """An approver that gives `answers` in turn (the last one from then on) and keeps every request."""
+    """An approver that gives `answers` in turn, then `then` to every later request (by default the last answer
+    again), and keeps every request it was given."""
 
-    def __init__(self, *answers: Approval) -> None:
-        self.answers = list(answers) or [Approve()]
+    def __init__(self, *answers: Approval, then: Approval | None = None) -> None:
+        self.answers = list(answers)
+        self.then = then or (answers[-1] if answers else Approve())
         self.requests: list[ApprovalRequest] = []
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.requests.append(request)
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        return self.answers.pop(0) if self.answers else self.then
 
 
 def _rules(rules: Iterable[Rule | str]) -> list[Rule]:
