@@ -41,22 +41,26 @@ NO_INPUT: Any = object()
 
 
 class ToolHarness:
-    """A pool of `tools`, a Dispatcher and a ToolContext over a sandbox at `root`; `call` runs one call.
+    """A pool of `tools`, a Dispatcher and a ToolContext; `call` runs one call as the agent loop would.
+
+    `root` is where the tools work: a directory (a sandbox is made there with `roots`, `limits` and `network`,
+    and a context with `namespace`, `services`, `asker` and `progress`), a Sandbox the test made, or a whole
+    ToolContext the test keeps (a notebook world's).
 
     The pool holds `tools` as the "builtin" source, or `sources` by name (the MCP tests: one per server), or
-    is the `pool` a test filled itself.
+    is the `pool` a test keeps in sync itself.
 
     `policy` is a whole policy the test made (it may keep it to look at later); otherwise one is built from
     `mode`, the `allow`/`ask`/`deny` rules (a `Rule` or its text, as `--allow` takes it) and `scope`.
-    `root` is a Sandbox the test made, or a directory for a new one with `roots`, `limits` and `network`.
     """
 
     def __init__(
         self,
-        root: str | Path | Sandbox,
+        root: str | Path | Sandbox | ToolContext,
         tools: Iterable[AnyTool] = (),
         *,
         sources: Mapping[str, Iterable[AnyTool]] | None = None,
+        pool: ToolPool | None = None,
         mode: Mode = "default",
         allow: Iterable[Rule | str] = (),
         ask: Iterable[Rule | str] = (),
@@ -73,12 +77,16 @@ class ToolHarness:
         services: ToolServices | None = None,
         asker: Asker | None = None,
         progress: Callable[[str, str], None] | None = None,
-        pool: ToolPool | None = None,
     ) -> None:
         if policy is not None and (mode != "default" or allow or ask or deny or scope is not None):
             raise TypeError("pass either a whole policy or mode/allow/ask/deny/scope, not both")
-        if isinstance(root, Sandbox) and (roots or limits is not None or network):
-            raise TypeError("pass either a Sandbox or roots/limits/network for a new one, not both")
+        if not isinstance(root, str | Path) and (roots or limits is not None or network):
+            raise TypeError("roots/limits/network make a new sandbox: pass a directory with them")
+        context = (namespace, services, asker, progress)
+        if isinstance(root, ToolContext) and any(part is not None for part in context):
+            raise TypeError(
+                "namespace/services/asker/progress make a new context: pass a directory or Sandbox"
+            )
         self.pool = pool or ToolPool()
         if pool is None:
             for source, given in (sources or {"builtin": tools}).items():
@@ -89,17 +97,7 @@ class ToolHarness:
         self.dispatcher = Dispatcher(
             pool=self.pool, policy=self.policy, hooks=hooks, approver=approver, secrets=secrets
         )
-        services = services or ToolServices()
-        if asker is not None:
-            services.questions = asker
-        self.ctx = ToolContext(
-            sandbox=root
-            if isinstance(root, Sandbox)
-            else Sandbox.at(root, roots=roots, limits=limits, network=network),
-            namespace=namespace,
-            services=services,
-            progress=progress,
-        )
+        self.ctx = root if isinstance(root, ToolContext) else _context(root, roots, limits, network, *context)
 
     @property
     def root(self) -> Path:
@@ -160,7 +158,7 @@ class ToolHarness:
 
 
 def file_harness(
-    root: str | Path | Sandbox, *, locate_rg: RgLocator = find_rg, **overrides: Any
+    root: str | Path | Sandbox | ToolContext, *, locate_rg: RgLocator = find_rg, **overrides: Any
 ) -> ToolHarness:
     """The file tools with nobody asked (`bypassPermissions` unless `overrides` say otherwise)."""
     return ToolHarness(root, file_tools(locate_rg=locate_rg), **{"mode": "bypassPermissions", **overrides})
@@ -178,6 +176,25 @@ class Approvals:
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.requests.append(request)
         return self.answers.pop(0) if self.answers else self.then
+
+
+def _context(
+    root: str | Path | Sandbox,
+    roots: tuple[str | Path, ...],
+    limits: Limits | None,
+    network: bool,
+    namespace: dict[str, Any] | None,
+    services: ToolServices | None,
+    asker: Asker | None,
+    progress: Callable[[str, str], None] | None,
+) -> ToolContext:
+    sandbox = (
+        root if isinstance(root, Sandbox) else Sandbox.at(root, roots=roots, limits=limits, network=network)
+    )
+    services = services or ToolServices()
+    if asker is not None:
+        services.questions = asker
+    return ToolContext(sandbox=sandbox, namespace=namespace, services=services, progress=progress)
 
 
 def _rules(rules: Iterable[Rule | str]) -> list[Rule]:
