@@ -3,7 +3,8 @@ sandbox. One harness for every tool test, so a test says only what differs from 
 
 The defaults are the Dispatcher's own: mode "default", no rules, no hooks, an approver that refuses (nobody is
 there), the process-wide secret registry. A test that needs a call to run without asking says
-`mode="bypassPermissions"`, so what it relies on is written where it is relied on.
+`mode="bypassPermissions"`, so what it relies on is written where it is relied on; `file_harness` is the one
+preset (the file tools, nobody asked), as the file-tool tests use them.
 """
 
 from __future__ import annotations
