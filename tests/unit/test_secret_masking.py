@@ -3,24 +3,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent import masking
 from jupyter_agent.masking import SecretRegistry
 from jupyter_agent.tools import (
-    Dispatcher,
     HookCall,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
     tool,
 )
@@ -205,11 +199,7 @@ def strict(count: int) -> str:
 def dispatch(
     name: str, tool_input: dict[str, object], tmp_path: Path, hooks: Hooks | None = None
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("user", [leak, part, strict])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), hooks=hooks)
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx)).result
+    return ToolHarness(tmp_path, sources={"user": [leak, part, strict]}, hooks=hooks).call(name, tool_input)
 
 
 def test_the_dispatcher_masks_every_tools_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,16 +3,14 @@ came since the last read, KillShell stops the whole process group."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from pathlib import Path
 
 from agent_testkit import HarnessFactory, result_text, tool_results
+from dispatch_harness import ToolHarness
 
-from jupyter_agent.base.result import ToolResult
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.job_table import Job
 from jupyter_agent.tools.jobs import BashOutput, KillShell, background_jobs
 from jupyter_agent.tools.shell import bash_tool
@@ -82,57 +80,44 @@ def test_a_background_job_outlives_its_run_and_killshell_stops_its_whole_group(
     assert "never" not in job.take()
 
 
-def _call(ctx: ToolContext, name: str, **tool_input: object) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", JOB_TOOLS)
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx)).result
-
-
 def test_ids_go_in_order_and_output_is_read_once_with_an_optional_filter(tmp_path: Path) -> None:
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    tools = ToolHarness(tmp_path, JOB_TOOLS, mode="bypassPermissions")
     script = "printf 'ok 1\\nerror 2\\nok 3\\n'; sleep 300"
-    first = _call(ctx, "Bash", command=script, run_in_background=True)
-    second = _call(ctx, "Bash", command="echo done", run_in_background=True)
+    first = tools.call("Bash", command=script, run_in_background=True)
+    second = tools.call("Bash", command="echo done", run_in_background=True)
     assert "bash_1" in first.content and "bash_2" in second.content
-    jobs = background_jobs(ctx)
+    jobs = background_jobs(tools.ctx)
     wait_for_output(jobs.get("bash_1"), "ok 3")
-    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="^ok").content == "status: running\nok 1\nok 3"
-    assert _call(ctx, "BashOutput", bash_id="bash_1").content == "status: running\n(no new output)"
+    assert tools.call("BashOutput", bash_id="bash_1", filter="^ok").content == "status: running\nok 1\nok 3"
+    assert tools.call("BashOutput", bash_id="bash_1").content == "status: running\n(no new output)"
     jobs.get("bash_2").proc.wait(20)
-    assert _call(ctx, "BashOutput", bash_id="bash_2").content == "status: exited with code 0\ndone"
-    assert "already ended" in _call(ctx, "KillShell", shell_id="bash_2").content
-    unknown = _call(ctx, "BashOutput", bash_id="bash_9")
+    assert tools.call("BashOutput", bash_id="bash_2").content == "status: exited with code 0\ndone"
+    assert "already ended" in tools.call("KillShell", shell_id="bash_2").content
+    unknown = tools.call("BashOutput", bash_id="bash_9")
     assert unknown.error_code == "INVALID_ARGS" and "bash_1, bash_2" in unknown.content
-    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="(").error_code == "INVALID_ARGS"
+    assert tools.call("BashOutput", bash_id="bash_1", filter="(").error_code == "INVALID_ARGS"
     assert "bash_1   running" in jobs.listing()
     jobs.kill_all()
     assert jobs.get("bash_1").status() == "killed by KillShell"
 
 
 def test_a_background_command_obeys_the_bash_rules(tmp_path: Path) -> None:
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    pool = ToolPool()
-    pool.set_source("builtin", JOB_TOOLS)
-    from jupyter_agent.tools.permissions import Rule
-
-    policy = PermissionPolicy(mode="bypassPermissions", deny=[Rule.parse("Bash(sleep:*)")])
-    call = ToolCall(id="t", name="Bash", input={"command": "sleep 300", "run_in_background": True})
-    result = asyncio.run(Dispatcher(pool=pool, policy=policy).dispatch(call, ctx)).result
+    tools = ToolHarness(tmp_path, JOB_TOOLS, mode="bypassPermissions", deny=["Bash(sleep:*)"])
+    result = tools.call("Bash", command="sleep 300", run_in_background=True)
     assert result.error_code == "DENIED"
-    assert background_jobs(ctx).jobs == {}
+    assert background_jobs(tools.ctx).jobs == {}
 
 
 def test_a_filter_that_backtracks_for_ever_in_python_returns_at_once_and_a_backreference_is_refused(
     tmp_path: Path,
 ) -> None:
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    _call(ctx, "Bash", command="printf 'a%.0s' $(seq 1 5000); echo; echo ok", run_in_background=True)
-    job = background_jobs(ctx).get("bash_1")
+    tools = ToolHarness(tmp_path, JOB_TOOLS, mode="bypassPermissions")
+    tools.call("Bash", command="printf 'a%.0s' $(seq 1 5000); echo; echo ok", run_in_background=True)
+    job = background_jobs(tools.ctx).get("bash_1")
     job.proc.wait(20)
     # `(a|aa)*c` on 5,000 a's takes Python's re longer than the age of the universe; RE2 a linear pass
-    assert _call(ctx, "BashOutput", bash_id="bash_1", filter="(a|aa)*c|^ok").content.endswith("\nok")
-    refused = _call(ctx, "BashOutput", bash_id="bash_1", filter="(a)\\1")
+    assert tools.call("BashOutput", bash_id="bash_1", filter="(a|aa)*c|^ok").content.endswith("\nok")
+    refused = tools.call("BashOutput", bash_id="bash_1", filter="(a)\\1")
     assert refused.error_code == "INVALID_ARGS" and "backreferences and lookaround" in refused.content
 
 
@@ -141,11 +126,11 @@ def test_an_ended_jobs_output_still_in_its_pipe_is_read_before_it_is_reported(tm
     import subprocess
     import threading
 
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    tools = ToolHarness(tmp_path, JOB_TOOLS, mode="bypassPermissions")
     proc = subprocess.Popen(["true"], stdout=subprocess.DEVNULL)
     proc.wait(10)
     job = Job(id="bash_9", command="true", proc=proc)
-    background_jobs(ctx).jobs[job.id] = job
+    background_jobs(tools.ctx).jobs[job.id] = job
 
     def slow_reader() -> None:  # the reader thread, late: it reaches the end of the pipe after the exit
         time.sleep(0.3)
@@ -153,5 +138,5 @@ def test_an_ended_jobs_output_still_in_its_pipe_is_read_before_it_is_reported(tm
         job.drained.set()
 
     threading.Thread(target=slow_reader).start()
-    result = _call(ctx, "BashOutput", bash_id="bash_9")
+    result = tools.call("BashOutput", bash_id="bash_9")
     assert result.content == "status: exited with code 0\nthe last line", result.content

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 from notebook_testkit import World, assert_valid
 
 from jupyter_agent.base.journal import CellChange
@@ -17,10 +18,6 @@ from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Approve,
-    Dispatcher,
-    PermissionPolicy,
-    ToolCall,
-    ToolPool,
 )
 from jupyter_agent.tools.dispatch import Dispatched
 from jupyter_agent.tools.notebook import notebook_tools
@@ -49,12 +46,9 @@ class Approver:
 
 
 def call(world: World, name: str, tool_input: dict[str, Any], approver: Approver | None = None) -> Dispatched:
-    pool = ToolPool()
-    pool.set_source("builtin", notebook_tools())
-    dispatcher = Dispatcher(
-        pool=pool, policy=PermissionPolicy(mode="default"), approver=approver or Approver()
+    return ToolHarness(world.ctx, notebook_tools(), approver=approver or Approver()).dispatch(
+        name, tool_input
     )
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), world.ctx))
 
 
 def read(world: World, cell_id: str | None = None) -> Dispatched:

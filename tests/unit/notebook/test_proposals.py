@@ -3,24 +3,20 @@ is never written, nothing is journaled or counted as read, and the model is told
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 from notebook_testkit import World
 
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.tools import ToolResult
-from jupyter_agent.tools.core import ToolCall
-from jupyter_agent.tools.dispatch import Dispatcher
 from jupyter_agent.tools.kernel import InlineMainThread
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.tools.notebook.proposal import PROPOSAL_KEY
 from jupyter_agent.tools.notebook.run import CELL_OUTPUTS_KEY
-from jupyter_agent.tools.permissions import PermissionPolicy
-from jupyter_agent.tools.registry import ToolPool
 
 HELD = (
     "Proposed, not applied: VS Code holds 'analysis.ipynb' in its editor, with changes the file on disk does not "
@@ -39,10 +35,7 @@ def vscode(tmp_path: Path) -> Iterator[World]:
 
 
 def call(world: World, name: str, tool_input: dict[str, Any]) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", notebook_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), world.ctx)).result
+    return ToolHarness(world.ctx, notebook_tools(), mode="bypassPermissions").call(name, tool_input)
 
 
 def test_a_replace_is_proposed_with_its_diff_and_the_file_is_untouched(vscode: World) -> None:

@@ -11,16 +11,14 @@ import re
 import shutil
 from asyncio import run
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
+from dispatch_harness import ToolHarness
 
-from jupyter_agent.base.result import ToolResult
 from jupyter_agent.notebook.file_backend import FileNotebook, load_notebook, serialize
 from jupyter_agent.notebook.ops import Replace
 from jupyter_agent.notebook.provider import NotebookProvider
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
@@ -40,22 +38,10 @@ def copy(name: str, to: Path, *, crlf: bool = False, bom: bool = False) -> Path:
     return target
 
 
-class Session:
+def session_at(root: Path) -> ToolHarness:
     """Read, NotebookRead and NotebookEdit in one context, called through the Dispatcher as the loop calls them."""
-
-    def __init__(self, root: Path) -> None:
-        pool = ToolPool()
-        pool.set_source("builtin", [*file_tools(), *notebook_tools()])
-        self.dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-        self.ctx = ToolContext(
-            sandbox=Sandbox.at(root), services=ToolServices(notebooks=NotebookProvider(default_path=None))
-        )
-
-    def ok(self, name: str, **fields: Any) -> ToolResult:
-        call = ToolCall(id="toolu_1", name=name, input=fields)
-        result = run(self.dispatcher.dispatch(call, self.ctx)).result
-        assert not result.is_error, result.content
-        return result
+    notebooks = ToolServices(notebooks=NotebookProvider(default_path=None))
+    return ToolHarness(root, [*file_tools(), *notebook_tools()], mode="bypassPermissions", services=notebooks)
 
 
 def shown_ids(text: str) -> list[str]:
@@ -72,7 +58,7 @@ def test_v2_and_v3_notebooks_keep_the_same_ids_on_every_read(name: str, tmp_path
 
 def test_a_v3_notebook_can_be_read_by_id_and_edited_by_id(tmp_path: Path) -> None:
     path = copy("nbformat-test3.ipynb", tmp_path)
-    session = Session(tmp_path)
+    session = session_at(tmp_path)
     session.ok("NotebookRead", notebook_path=str(path), cell_id="cell-1")
     session.ok("NotebookEdit", notebook_path=str(path), cell_id="cell-1", new_source="# replaced")
     cells = nbformat.read(path, as_version=4).cells
@@ -93,7 +79,7 @@ def test_read_and_notebook_read_show_the_same_ids(
     name: str, expected: list[str] | None, tmp_path: Path
 ) -> None:
     path = copy(name, tmp_path)
-    session = Session(tmp_path)
+    session = session_at(tmp_path)
     by_read = shown_ids(session.ok("Read", file_path=str(path)).content)
     by_notebook_read = shown_ids(session.ok("NotebookRead", notebook_path=str(path)).content)
     assert by_read == by_notebook_read
@@ -103,7 +89,7 @@ def test_read_and_notebook_read_show_the_same_ids(
 
 def test_a_cell_read_with_read_can_be_replaced_by_the_id_read_showed(tmp_path: Path) -> None:
     path = copy("nbformat-invalid_unique_cell_id.ipynb", tmp_path)
-    session = Session(tmp_path)
+    session = session_at(tmp_path)
     session.ok("Read", file_path=str(path))
     session.ok("NotebookEdit", notebook_path=str(path), cell_id="cell-1", new_source="print('second')")
     assert [c.source for c in nbformat.read(path, as_version=4).cells][1] == "print('second')"

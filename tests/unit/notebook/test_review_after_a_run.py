@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 from notebook_testkit import World
 
 from jupyter_agent.base.journal import RunJournal
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, ToolCall, ToolPool
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.undo import review
@@ -29,12 +29,8 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
 
 
 def call(world: World, name: str, **tool_input: Any) -> str:
-    pool = ToolPool()
-    pool.set_source("builtin", [*notebook_tools(), *file_tools()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    done = asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), world.ctx))
-    assert not done.result.is_error, done.result.content
-    return done.result.content
+    tools = ToolHarness(world.ctx, [*notebook_tools(), *file_tools()], mode="bypassPermissions")
+    return tools.ok(name, tool_input).content
 
 
 def edit(world: World, cell_id: str, source: str, **more: Any) -> str:

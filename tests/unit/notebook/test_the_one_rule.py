@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from dispatch_harness import ToolHarness
 from notebook_testkit import World, write_notebook
 
 from jupyter_agent.base.errors import ToolError
@@ -16,12 +17,8 @@ from jupyter_agent.notebook.frontend import Frontend, FrontendKind, KernelSignal
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext
 from jupyter_agent.tools.context import ToolServices
-from jupyter_agent.tools.core import ToolCall
-from jupyter_agent.tools.dispatch import Dispatcher
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
-from jupyter_agent.tools.permissions import PermissionPolicy
-from jupyter_agent.tools.registry import ToolPool
 from jupyter_agent.undo.run import undo_run
 
 OWN = Path("/home/me/work/analysis.ipynb")
@@ -91,11 +88,8 @@ def vscode_world(tmp_path: Path) -> tuple[ToolContext, Path, bytes]:
 
 
 def dispatch(ctx: ToolContext, name: str, params: dict[str, object]) -> tuple[bool, str]:
-    pool = ToolPool()
-    pool.set_source("builtin", [*file_tools(), *notebook_tools()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    done = asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=params), ctx))
-    return done.result.is_error, done.result.content
+    result = ToolHarness(ctx, [*file_tools(), *notebook_tools()], mode="bypassPermissions").call(name, params)
+    return result.is_error, result.content
 
 
 @pytest.mark.parametrize(

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Rule, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import PermissionPolicy, Rule
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.permissions import DEFAULT_PROTECTED_PATHS, ToolScope
 from jupyter_agent.tools.shell import bash_tool
@@ -30,11 +30,7 @@ def project(tmp_path: Path) -> Path:
 def call(
     cwd: Path, name: str, policy: PermissionPolicy, *, roots: tuple[Path, ...] = (), **fields: Any
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [*file_tools(), bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=policy)
-    ctx = ToolContext(sandbox=Sandbox.at(cwd, roots=roots or (cwd,)))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="toolu_1", name=name, input=fields), ctx)).result
+    return ToolHarness(cwd, [*file_tools(), bash_tool()], policy=policy, roots=roots).call(name, **fields)
 
 
 def test_an_absolute_deny_pattern_matches_a_file_shown_relative_to_the_working_directory(

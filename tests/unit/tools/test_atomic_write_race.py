@@ -6,23 +6,17 @@ deterministic by doing it right after `confine` returned (the check), before the
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
 import pytest
+from dispatch_harness import file_harness
 
 from jupyter_agent.base.sandbox import atomic_write
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
     Sandbox,
-    ToolCall,
-    ToolContext,
     ToolError,
-    ToolPool,
 )
-from jupyter_agent.tools.files import file_tools
 
 
 @pytest.fixture
@@ -56,11 +50,7 @@ def test_a_parent_swapped_for_a_symlink_after_the_check_does_not_redirect_a_writ
         return real
 
     monkeypatch.setattr(Sandbox, "confine", confine_then_swap)
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    call = ToolCall(id="t", name="Write", input={"file_path": file_path, "content": "pwned\n"})
-    result = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(root)))).result
+    result = file_harness(root).call("Write", file_path=file_path, content="pwned\n")
     assert result.error_code == "OUTSIDE_ROOTS", result.content
     assert "was replaced by a symlink after the path" in result.content
     assert everything_in(outside) == ["deeper"]  # no file, no temp file

@@ -16,18 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from process_probe import alive_with
 
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox, slirp4netns
@@ -48,13 +41,8 @@ def world(tmp_path: Path) -> Path:
 
 
 def bash(root: Path, command: str, *, roots: tuple[Path, ...] = (), network: bool = False) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=Sandbox.at(root, roots=roots or (root,), network=network))
-    return asyncio.run(
-        dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx)
-    ).result
+    tools = ToolHarness(root, [bash_tool()], mode="bypassPermissions", roots=roots, network=network)
+    return tools.call("Bash", command=command)
 
 
 @pytest.fixture
@@ -163,15 +151,11 @@ def test_bash_network_reaches_out_but_not_the_hosts_loopback_where_the_kernel_li
 def test_sandboxes_with_network_started_at_once_all_run(world: Path) -> None:
     """bwrap reports its PID before it sets up the sandbox's loopback; slirp4netns must not join before that
     (it made 8 of 60 concurrent starts fail with "loopback: Failed RTM_NEWADDR")."""
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=Sandbox.at(world, roots=(world,), network=True))
+    tools = ToolHarness(world, [bash_tool()], mode="bypassPermissions", network=True)
 
     async def many() -> list[ToolResult]:
-        calls = [ToolCall(id=f"t{n}", name="Bash", input={"command": f"echo ran {n}"}) for n in range(16)]
-        done = await asyncio.gather(*(dispatcher.dispatch(call, ctx) for call in calls))
-        return [outcome.result for outcome in done]
+        calls = [tools.acall("Bash", call_id=f"t{n}", command=f"echo ran {n}") for n in range(16)]
+        return list(await asyncio.gather(*calls))
 
     for _round in range(2):
         results = asyncio.run(many())
@@ -226,13 +210,9 @@ def test_a_local_services_socket_in_run_is_out_of_reach(
 @needs_bwrap
 def test_a_timeout_still_kills_everything_the_sandboxed_command_started(world: Path) -> None:
     marker = f"{os.getpid()}.4242"  # a sleep length no other process uses
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=Sandbox.at(world))
+    tools = ToolHarness(world, [bash_tool()], mode="bypassPermissions")
     command = f"sleep {marker} & (sleep {marker}; echo never) & setsid sleep {marker} & echo started; wait"
-    call = ToolCall(id="t1", name="Bash", input={"command": command, "timeout": 5000})
-    result = asyncio.run(dispatcher.dispatch(call, ctx)).result
+    result = tools.call("Bash", command=command, timeout=5000)
     assert result.error_code == "TIMEOUT"
     assert "started" in result.content
     assert alive_with(marker) == []
@@ -263,18 +243,9 @@ def test_without_a_working_bwrap_commands_run_unsandboxed_and_say_so(world: Path
 
 def approval_preview(world: Path, command: str) -> str:
     """What the person approving `command` is shown (default mode asks before every command)."""
-    asked: list[ApprovalRequest] = []
-
-    async def person(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Approve()
-
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(), approver=person)
-    ctx = ToolContext(sandbox=Sandbox.at(world))
-    asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx))
-    return asked[0].preview.text
+    person = Approvals(Approve())
+    ToolHarness(world, [bash_tool()], approver=person).call("Bash", command=command)
+    return person.requests[0].preview.text
 
 
 def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no_sandbox: str) -> None:

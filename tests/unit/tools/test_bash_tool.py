@@ -3,26 +3,17 @@ running, credentials kept out of the environment, and permission rules on the co
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from process_probe import alive_with
 
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
-    Dispatcher,
     Limits,
-    PermissionPolicy,
     Reject,
-    Rule,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.shell import bash_tool, scrubbed_environment
@@ -32,15 +23,11 @@ def run(
     args: dict[str, Any],
     tmp_path: Path,
     *,
-    policy: PermissionPolicy | None = None,
     limits: Limits | None = None,
     keep_env: tuple[str, ...] = (),
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool(keep_env=keep_env)])
-    dispatcher = Dispatcher(pool=pool, policy=policy or PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path, limits=limits))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Bash", input=args), ctx)).result
+    tools = ToolHarness(tmp_path, [bash_tool(keep_env=keep_env)], mode="bypassPermissions", limits=limits)
+    return tools.call("Bash", args)
 
 
 def test_output_and_exit_zero(tmp_path: Path) -> None:
@@ -135,24 +122,14 @@ def test_it_runs_in_the_sandbox_directory(tmp_path: Path) -> None:
 
 
 def test_a_prefix_rule_allows_matching_commands_and_others_still_ask(tmp_path: Path) -> None:
-    asked: list[ApprovalRequest] = []
-
-    async def refuse(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Reject(message="not now")
-
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    policy = PermissionPolicy(mode="default", allow=[Rule.parse("Bash(echo hello*)")])
-    dispatcher = Dispatcher(pool=pool, policy=policy, approver=refuse)
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    refuse = Approvals(Reject(message="not now"))
+    tools = ToolHarness(tmp_path, [bash_tool()], allow=["Bash(echo hello*)"], approver=refuse)
 
     def call(command: str) -> ToolResult:
-        return asyncio.run(
-            dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx)
-        ).result
+        return tools.call("Bash", command=command)
 
     assert call("echo hello world").content == "hello world"
+    asked = refuse.requests
     assert asked == []
     assert call("echo hello; rm -rf x").content == "DENIED: Bash: not now"
     assert call("rm -rf build").error_code == "DENIED"

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookEvent, HookSession
-from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve
+from jupyter_agent.tools.dispatch import Approve
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import HookCall, Hooks, PromptBlocked, PromptContext
 from jupyter_agent.tools.modes import Mode
@@ -58,16 +58,9 @@ def hooks_of(
 def dispatch(
     project: Path, command_hooks: CommandHooks, name: str, *, mode: Mode = "default", **fields: Any
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
     hooks = Hooks(pre_tool_use=[command_hooks.pre_tool_use], post_tool_use=[command_hooks.post_tool_use])
-
-    async def approve(_: ApprovalRequest) -> Approval:
-        return Approve()
-
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode=mode), hooks=hooks, approver=approve)
-    ctx = ToolContext(sandbox=Sandbox.at(project))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="toolu_7", name=name, input=fields), ctx)).result
+    tools = ToolHarness(project, file_tools(), mode=mode, hooks=hooks, approver=Approvals(Approve()))
+    return tools.call(name, call_id="toolu_7", **fields)
 
 
 def test_the_event_arrives_as_json_on_stdin_in_the_project_directory(project: Path) -> None:
@@ -125,13 +118,8 @@ def test_an_allow_from_a_hook_runs_the_call_without_asking(project: Path) -> Non
     hooks, _ = hooks_of(
         project, ("PreToolUse", "*", """echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'""")
     )
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(
-        pool=pool, policy=PermissionPolicy(), hooks=Hooks(pre_tool_use=[hooks.pre_tool_use])
-    )
-    call = ToolCall(id="toolu_1", name="Write", input={"file_path": "new.txt", "content": "x"})
-    result = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(project)))).result
+    tools = ToolHarness(project, file_tools(), hooks=Hooks(pre_tool_use=[hooks.pre_tool_use]))
+    result = tools.call("Write", file_path="new.txt", content="x")
     assert not result.is_error, result.content  # the default approver refuses: nobody was asked
 
 

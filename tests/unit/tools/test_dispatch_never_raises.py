@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
+from dispatch_harness import ToolHarness
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Reject, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import Reject
 from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.dispatch import ApprovalRequest
@@ -30,19 +30,13 @@ async def _refuse(request: ApprovalRequest) -> Reject:
     return Reject(message="fuzzing")
 
 
-def _dispatcher() -> Dispatcher:
-    pool = ToolPool()
-    pool.set_source("builtin", [*builtin_tools(), bash_tool()])
-    return Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=_refuse)
-
-
-DISPATCHER = _dispatcher()
-NAMES = sorted(DISPATCHER.tools())
+TOOLS = {tool.name: tool for tool in [*builtin_tools(), bash_tool()]}
+NAMES = sorted(TOOLS)
 
 
 def _arguments_for(name: str) -> st.SearchStrategy[Any]:
     """Mostly objects built from the tool's own field names (to get past the first check), sometimes anything."""
-    fields = list(DISPATCHER.tools()[name].input_schema().get("properties", {}))
+    fields = list(TOOLS[name].input_schema().get("properties", {}))
     keyed = st.dictionaries(st.sampled_from(fields or ["x"]) | st.text(max_size=8), json_values, max_size=5)
     return keyed | json_values
 
@@ -56,10 +50,9 @@ def _arguments_for(name: str) -> st.SearchStrategy[Any]:
 def test_any_json_to_any_tool_gives_a_result(tmp_path: Path, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(NAMES))
     arguments = data.draw(_arguments_for(name))
-    ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path), namespace={}, services=ToolServices(main_thread=InlineMainThread())
-    )
-    outcome = asyncio.run(DISPATCHER.dispatch(ToolCall(id="fuzz", name=name, input=arguments), ctx))
+    services = ToolServices(main_thread=InlineMainThread())
+    tools = ToolHarness(tmp_path, TOOLS.values(), approver=_refuse, namespace={}, services=services)
+    outcome = tools.dispatch(name, arguments, call_id="fuzz")
     assert isinstance(outcome.result, ToolResult)
     assert isinstance(outcome.result.content, str)
     if outcome.result.is_error:

@@ -8,11 +8,11 @@ import re
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.tools import (
     Allow,
     Approval,
-    ApprovalRequest,
     Approve,
     Ask,
     Deny,
@@ -30,7 +30,7 @@ from jupyter_agent.tools import (
     tool,
 )
 from jupyter_agent.tools.call_facts import call_facts
-from jupyter_agent.tools.dispatch import Dispatched, refuse_all
+from jupyter_agent.tools.dispatch import refuse_all
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.modes import MODES, Mode
 from jupyter_agent.tools.permissions import CallFacts
@@ -59,26 +59,11 @@ async def slow_echo(text: str) -> str:
     return text
 
 
-class Recorder:
-    def __init__(self, answer: Approval) -> None:
-        self.answer = answer
-        self.requests: list[ApprovalRequest] = []
-
-    async def __call__(self, request: ApprovalRequest) -> Approval:
-        self.requests.append(request)
-        return self.answer
-
-
-def run(dispatcher: Dispatcher, name: str, tool_input: dict[str, Any]) -> Dispatched:
-    ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx))
-
-
-def make(policy: PermissionPolicy | None = None, hooks: Hooks | None = None, answer: Approval = Approve()) -> tuple[Dispatcher, Recorder]:  # fmt: skip
-    pool = ToolPool()
-    pool.set_source("builtin", [save, boom, slow_echo])
-    recorder = Recorder(answer)
-    return Dispatcher(pool=pool, policy=policy, hooks=hooks, approver=recorder), recorder
+def make(policy: PermissionPolicy | None = None, hooks: Hooks | None = None, answer: Approval = Approve()) -> tuple[ToolHarness, Approvals]:  # fmt: skip
+    recorder = Approvals(answer)
+    return ToolHarness(
+        "/tmp", [save, boom, slow_echo], policy=policy, hooks=hooks, approver=recorder
+    ), recorder
 
 
 @pytest.fixture(autouse=True)
@@ -87,38 +72,38 @@ def _clear() -> None:
 
 
 def test_an_exception_in_a_tool_becomes_execution_error() -> None:
-    dispatcher, _ = make()
-    result = run(dispatcher, "boom", {}).result
+    tools, _ = make()
+    result = tools.dispatch("boom", {}).result
     assert result.error_code == "EXECUTION_ERROR"
     assert result.content == "EXECUTION_ERROR: boom failed: RuntimeError: disk on fire"
 
 
 def test_async_function_tools_run() -> None:
-    dispatcher, _ = make()
-    assert run(dispatcher, "slow_echo", {"text": "hi"}).result.content == "hi"
+    tools, _ = make()
+    assert tools.dispatch("slow_echo", {"text": "hi"}).result.content == "hi"
 
 
 def test_an_edit_asks_and_runs_when_approved() -> None:
-    dispatcher, recorder = make()
-    outcome = run(dispatcher, "save", {"path": "a", "text": "x"})
+    tools, recorder = make()
+    outcome = tools.dispatch("save", {"path": "a", "text": "x"})
     assert outcome.result.content == "saved a"
     assert [r.tool for r in recorder.requests] == ["save"]
     assert written == ["a=x"]
 
 
 def test_a_denied_call_does_not_run_and_tells_the_model() -> None:
-    dispatcher, _ = make(answer=Reject(message="use b instead"))
-    result = run(dispatcher, "save", {"path": "a", "text": "x"}).result
+    tools, _ = make(answer=Reject(message="use b instead"))
+    result = tools.dispatch("save", {"path": "a", "text": "x"}).result
     assert result.content == "DENIED: save: use b instead"
     assert written == []
 
 
 def test_always_allow_adds_a_session_rule_so_the_next_call_does_not_ask() -> None:
-    dispatcher, recorder = make(answer=Approve(always=True))
-    run(dispatcher, "save", {"path": "a", "text": "x"})
-    run(dispatcher, "save", {"path": "b", "text": "y"})
+    tools, recorder = make(answer=Approve(always=True))
+    tools.dispatch("save", {"path": "a", "text": "x"})
+    tools.dispatch("save", {"path": "b", "text": "y"})
     assert len(recorder.requests) == 1
-    assert Rule("save") in dispatcher.policy.allow
+    assert Rule("save") in tools.policy.allow
 
 
 def test_a_pre_hook_can_block_a_call_even_in_bypass_mode() -> None:
@@ -129,12 +114,12 @@ def test_a_pre_hook_can_block_a_call_even_in_bypass_mode() -> None:
             else None
         )
 
-    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[no_lockfiles]))
+    tools, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[no_lockfiles]))
     assert (
-        run(dispatcher, "save", {"path": "uv.lock", "text": "x"}).result.content
+        tools.dispatch("save", {"path": "uv.lock", "text": "x"}).result.content
         == "DENIED: lock files are generated"
     )
-    assert run(dispatcher, "save", {"path": "a.py", "text": "x"}).result.content == "saved a.py"
+    assert tools.dispatch("save", {"path": "a.py", "text": "x"}).result.content == "saved a.py"
     assert written == ["a.py=x"]
 
 
@@ -142,26 +127,26 @@ def test_a_pre_hook_can_rewrite_the_arguments_which_are_validated_again() -> Non
     async def redirect(call: HookCall) -> Rewrite:
         return Rewrite(input={**call.input, "path": "safe/" + call.input["path"]})
 
-    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[redirect]))
-    run(dispatcher, "save", {"path": "a", "text": "x"})
+    tools, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[redirect]))
+    tools.dispatch("save", {"path": "a", "text": "x"})
     assert written == ["safe/a=x"]
 
     def broken(call: HookCall) -> Rewrite:
         return Rewrite(input={"path": 1})
 
-    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
-    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "INVALID_ARGS"
+    tools, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
+    assert tools.dispatch("save", {"path": "a", "text": "x"}).result.error_code == "INVALID_ARGS"
 
 
 def test_a_hook_can_ask_for_a_call_the_mode_allows_but_cannot_lift_a_deny_rule() -> None:
-    dispatcher, recorder = make(
+    tools, recorder = make(
         PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[lambda c: Ask(reason="hook")])
     )
-    run(dispatcher, "save", {"path": "a", "text": "x"})
+    tools.dispatch("save", {"path": "a", "text": "x"})
     assert len(recorder.requests) == 1
 
-    dispatcher, _ = make(PermissionPolicy(deny=[Rule("save")]), Hooks(pre_tool_use=[lambda c: Allow()]))
-    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "DENIED"
+    tools, _ = make(PermissionPolicy(deny=[Rule("save")]), Hooks(pre_tool_use=[lambda c: Allow()]))
+    assert tools.dispatch("save", {"path": "a", "text": "x"}).result.error_code == "DENIED"
 
 
 def test_a_post_hook_can_replace_the_result() -> None:
@@ -171,22 +156,22 @@ def test_a_post_hook_can_replace_the_result() -> None:
         seen.append(f"{call.tool}:{result.content}")
         return ToolResult.ok("[redacted]")
 
-    dispatcher, _ = make(hooks=Hooks(post_tool_use=[log_and_redact]))
-    assert run(dispatcher, "slow_echo", {"text": "secret"}).result.content == "[redacted]"
+    tools, _ = make(hooks=Hooks(post_tool_use=[log_and_redact]))
+    assert tools.dispatch("slow_echo", {"text": "secret"}).result.content == "[redacted]"
     assert seen == ["slow_echo:secret"]
 
 
 def test_validation_happens_before_permission_so_nobody_is_asked_about_a_broken_call() -> None:
-    dispatcher, recorder = make()
-    assert run(dispatcher, "save", {"path": "a"}).result.error_code == "INVALID_ARGS"
+    tools, recorder = make()
+    assert tools.dispatch("save", {"path": "a"}).result.error_code == "INVALID_ARGS"
     assert recorder.requests == []
 
 
 def test_a_filtered_out_tool_is_not_offered_and_cannot_be_called() -> None:
-    dispatcher, _ = make()
-    dispatcher.pool.denied = ["save"]
-    assert "save" not in dispatcher.tools()
-    assert run(dispatcher, "save", {"path": "a", "text": "x"}).result.error_code == "UNKNOWN_TOOL"
+    tools, _ = make()
+    tools.pool.denied = ["save"]
+    assert "save" not in tools.dispatcher.tools()
+    assert tools.dispatch("save", {"path": "a", "text": "x"}).result.error_code == "UNKNOWN_TOOL"
     assert written == []
 
 
@@ -210,8 +195,8 @@ def test_a_failing_post_hook_keeps_the_result_of_a_tool_that_ran_and_says_the_ho
     def broken(call: HookCall, result: ToolResult) -> ToolResult:
         raise KeyError("audit-log")
 
-    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(post_tool_use=[broken]))
-    result = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result
+    tools, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(post_tool_use=[broken]))
+    result = tools.dispatch("save", {"path": "a.txt", "text": "hi"}).result
     assert written == ["a.txt=hi"]
     assert not result.is_error
     assert result.content.startswith("saved a.txt\n\n[note: save ran and the result above is its own;")
@@ -224,8 +209,8 @@ def test_a_failing_pre_hook_says_the_tool_did_not_run() -> None:
     def broken(call: HookCall) -> None:
         raise RuntimeError("policy server down")
 
-    dispatcher, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
-    result = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result
+    tools, _ = make(PermissionPolicy(mode="bypassPermissions"), Hooks(pre_tool_use=[broken]))
+    result = tools.dispatch("save", {"path": "a.txt", "text": "hi"}).result
     assert written == []
     assert result.error_code == "EXECUTION_ERROR"
     assert "pre_tool_use hook" in result.content and "so save did not run" in result.content
@@ -253,8 +238,10 @@ def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call
     pool = ToolPool()
     pool.set_source("builtin", [save, bash_tool()])
     policy = PermissionPolicy(mode="default")
-    dispatcher = Dispatcher(pool=pool, policy=policy)  # the default approver: nobody is there
-    refusal = run(dispatcher, name, tool_input).result.content
+    # Built here, not with the harness: the refusal comes from the Dispatcher's own default approver.
+    dispatcher = Dispatcher(pool=pool, policy=policy)
+    call = ToolCall(id="t", name=name, input=tool_input)
+    refusal = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at("/tmp")))).result.content
     assert refusal.startswith("DENIED: ") and written == []
     called = dispatcher.tools()[name]
     params = called.Input.model_validate(tool_input)
@@ -276,8 +263,7 @@ def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call
 
 def test_a_refusal_under_an_ask_rule_suggests_no_setting_that_would_still_ask() -> None:
     policy = PermissionPolicy(mode="default", ask=[Rule("save")])
-    dispatcher, _ = make(policy)
-    dispatcher.approver = refuse_all
-    refusal = run(dispatcher, "save", {"path": "a.txt", "text": "hi"}).result.content
+    tools = ToolHarness("/tmp", [save, boom, slow_echo], policy=policy, approver=refuse_all)
+    refusal = tools.dispatch("save", {"path": "a.txt", "text": "hi"}).result.content
     assert "--allow" not in refusal and "--mode" not in refusal
     assert "no rule or mode allows it without asking (the rule save asks for approval)" in refusal

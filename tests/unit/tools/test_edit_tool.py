@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness
+from dispatch_harness import file_harness
 
 from jupyter_agent.base.journal import FileChange
 
@@ -90,7 +90,7 @@ def test_edits_round_trip_byte_exact_apart_from_the_change(
     tmp_path: Path, before: bytes, old: str, new: str, after: bytes
 ) -> None:
     (tmp_path / "f.txt").write_bytes(before)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("f.txt")
     harness.ok("Edit", file_path="f.txt", old_string=old, new_string=new)
     assert (tmp_path / "f.txt").read_bytes() == after
@@ -98,7 +98,7 @@ def test_edits_round_trip_byte_exact_apart_from_the_change(
 
 def test_a_unique_edit_shows_the_changed_lines_numbered(tmp_path: Path) -> None:
     (tmp_path / "utils.py").write_text("".join(f"line {n}\n" for n in range(1, 11)))
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("utils.py")
     result = harness.ok(
         "Edit", file_path="utils.py", old_string="line 5\n", new_string="line 5\nline 5b\nline 5c\n"
@@ -115,7 +115,7 @@ def test_a_unique_edit_shows_the_changed_lines_numbered(tmp_path: Path) -> None:
 
 def test_the_summary_counts_added_and_removed_lines(tmp_path: Path) -> None:
     (tmp_path / "utils.py").write_text("def f(x):\n    return x\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("utils.py")
     result = harness.ok(
         "Edit",
@@ -128,7 +128,7 @@ def test_the_summary_counts_added_and_removed_lines(tmp_path: Path) -> None:
 
 def test_replace_all_changes_every_occurrence_and_lists_where(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("foo = 1\nbar = foo\nprint(foo)\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("a.py")
     result = harness.ok("Edit", file_path="a.py", old_string="foo", new_string="total", replace_all=True)
     assert (tmp_path / "a.py").read_text() == "total = 1\nbar = total\nprint(total)\n"
@@ -137,14 +137,14 @@ def test_replace_all_changes_every_occurrence_and_lists_where(tmp_path: Path) ->
 
 def test_replace_all_with_a_single_occurrence_is_fine(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("a.py")
     harness.ok("Edit", file_path="a.py", old_string="x", new_string="y", replace_all=True)
     assert (tmp_path / "a.py").read_text() == "y = 1\n"
 
 
 def test_an_empty_old_string_creates_a_missing_file(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     result = harness.ok("Edit", file_path="pkg/new.py", old_string="", new_string="print('hi')\n")
     assert (tmp_path / "pkg/new.py").read_text() == "print('hi')\n"
     assert result.content == "Created 'pkg/new.py' (1 lines)."
@@ -162,7 +162,7 @@ def test_an_empty_old_string_creates_a_missing_file(tmp_path: Path) -> None:
 
 def test_an_empty_old_string_fills_an_existing_empty_file_after_a_read(tmp_path: Path) -> None:
     (tmp_path / "empty.py").write_bytes(b"")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("empty.py")
     result = harness.ok("Edit", file_path="empty.py", old_string="", new_string="x = 1\n")
     assert result.content == "Wrote the empty file 'empty.py' (1 lines)."
@@ -171,7 +171,7 @@ def test_an_empty_old_string_fills_an_existing_empty_file_after_a_read(tmp_path:
 
 def test_consecutive_edits_work_without_reading_again(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("a = 1\nb = 2\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("a.py")
     harness.ok("Edit", file_path="a.py", old_string="a = 1", new_string="a = 10")
     harness.ok("Edit", file_path="a.py", old_string="b = 2", new_string="b = 20")
@@ -180,7 +180,7 @@ def test_consecutive_edits_work_without_reading_again(tmp_path: Path) -> None:
 
 def test_an_edit_after_someone_else_changed_the_file_is_refused_and_the_file_kept(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("a = 1\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("a.py")
     (tmp_path / "a.py").write_text("a = 1\n# user note\n")
     result = harness.call("Edit", file_path="a.py", old_string="a = 1", new_string="a = 2")
@@ -190,7 +190,7 @@ def test_an_edit_after_someone_else_changed_the_file_is_refused_and_the_file_kep
 
 def test_a_binary_file_is_not_edited(tmp_path: Path) -> None:
     (tmp_path / "data.bin").write_bytes(b"\x00\x01abc")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     assert harness.call("Read", file_path="data.bin").error_code == "BINARY_FILE"
     result = harness.call("Edit", file_path="data.bin", old_string="abc", new_string="xyz")
     assert result.content == "BINARY_FILE: 'data.bin' is a binary file; Edit changes text files only"
@@ -213,7 +213,7 @@ def test_a_same_size_user_change_to_a_big_file_is_refused_as_stale(tmp_path: Pat
 
     log = tmp_path / "big.log"
     log.write_text("status = ok\n" + "x" * 300 + "\n")
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=256))
     harness.ok("Read", file_path="big.log", offset=1, limit=1)
     before = log.stat()
     log.write_text("status = no\n" + "x" * 300 + "\n")  # the user's change, same size
@@ -236,7 +236,7 @@ def test_a_file_exactly_at_the_cap_is_checked_by_content_even_when_its_time_is_p
     notes = tmp_path / "notes.txt"
     notes.write_text("status = ok\n" + "x" * 243 + "\n")
     assert notes.stat().st_size == 256
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=256))
     harness.read("notes.txt")
     before = notes.stat()
     notes.write_text("status = no\n" + "x" * 243 + "\n")  # the user's change, same size, same time
@@ -251,7 +251,7 @@ def test_a_big_file_read_in_part_can_still_be_edited_when_nobody_changed_it(tmp_
 
     log = tmp_path / "big.log"
     log.write_text("status = ok\n" + "x" * 300 + "\n")
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=256))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=256))
     harness.ok("Read", file_path="big.log", offset=1, limit=1)
     harness.ok("Edit", file_path="big.log", old_string="status = ok", new_string="status = done")
     assert log.read_text().startswith("status = done\n")
@@ -259,7 +259,7 @@ def test_a_big_file_read_in_part_can_still_be_edited_when_nobody_changed_it(tmp_
 
 def test_replace_all_does_not_count_overlapping_matches(tmp_path: Path) -> None:
     (tmp_path / "cmp.py").write_text("if a ==== b:\n    pass\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("cmp.py")
     refused = harness.call("Edit", file_path="cmp.py", old_string="==", new_string="!=")
     assert refused.error_code == "TEXT_MULTIPLE_MATCHES"
@@ -271,7 +271,7 @@ def test_replace_all_does_not_count_overlapping_matches(tmp_path: Path) -> None:
 def test_a_one_line_match_replaced_by_several_lines_uses_the_files_line_breaks(tmp_path: Path) -> None:
     (tmp_path / "lf.py").write_bytes(b"a = 1\nb = 2\n")
     (tmp_path / "crlf.py").write_bytes(b"a = 1\r\nb = 2\r\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     for name in ("lf.py", "crlf.py"):
         harness.read(name)
         harness.ok("Edit", file_path=name, old_string="a = 1", new_string="a = 1\nc = 3")
@@ -296,7 +296,7 @@ def test_the_hint_for_text_that_differs_only_in_whitespace_points_at_its_line(
 ) -> None:
     """flask's src/flask/cli.py (BSD-3-Clause, Pallets; see tests/fixtures/source/README.md)."""
     (tmp_path / "cli.py").write_bytes(FLASK_CLI.read_bytes())
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("cli.py")
     result = harness.call("Edit", file_path="cli.py", old_string=old_string, new_string="x")
     assert result.error_code == "TEXT_NOT_FOUND"

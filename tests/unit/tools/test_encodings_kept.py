@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness
+from dispatch_harness import file_harness
 
 from jupyter_agent.settings import AgentSettings, SettingError
 from jupyter_agent.tools import Sandbox
@@ -26,7 +26,7 @@ def real(tmp_path: Path, name: str) -> bytes:
 def test_an_edit_to_a_file_that_declares_windows_1251_is_written_in_windows_1251(tmp_path: Path) -> None:
     # sphinx's cp_1251_coded.py declares windows-1251 (PEP 263, no BOM); its bytes D0 A5 read as "РҐ" there.
     original = real(tmp_path, "sphinx-cp_1251_coded.py")
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     assert 'X="РҐ"' in h.read("sphinx-cp_1251_coded.py").content
     h.ok(
         "Edit",
@@ -45,7 +45,7 @@ def test_a_latin_1_file_without_a_declaration_is_read_and_edited_in_the_fallback
     tmp_path: Path,
 ) -> None:
     original = real(tmp_path, "sphinx-wrongenc.inc")  # Latin-1, read "at first as utf-8" by sphinx
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     assert "Max Strauß aß in München eine Leberkässemmel." in h.read("sphinx-wrongenc.inc").content
     h.ok("Edit", file_path="sphinx-wrongenc.inc", old_string="München", new_string="Köln")
     assert (tmp_path / "sphinx-wrongenc.inc").read_bytes() == original.replace(b"M\xfcnchen", b"K\xf6ln")
@@ -55,7 +55,7 @@ def test_a_character_the_files_encoding_cannot_hold_is_a_clear_error_and_nothing
     tmp_path: Path,
 ) -> None:
     original = real(tmp_path, "sphinx-wrongenc.inc")
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     h.read("sphinx-wrongenc.inc")
     result = h.call(
         "Edit", file_path="sphinx-wrongenc.inc", old_string="München", new_string="Москва → München"
@@ -84,7 +84,7 @@ def test_a_character_the_files_encoding_cannot_hold_is_a_clear_error_and_nothing
 
 def test_changing_the_coding_declaration_converts_the_file(tmp_path: Path) -> None:
     original = real(tmp_path, "sphinx-cp_1251_coded.py")
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     h.read("sphinx-cp_1251_coded.py")
     h.ok(
         "Edit",
@@ -99,14 +99,16 @@ def test_changing_the_coding_declaration_converts_the_file(tmp_path: Path) -> No
 
 
 def test_a_new_file_with_a_coding_declaration_is_written_in_that_encoding(tmp_path: Path) -> None:
-    Harness(tmp_path).ok("Write", file_path="new.py", content="# -*- coding: latin-1 -*-\nname = 'Zoë'\n")
+    file_harness(tmp_path).ok(
+        "Write", file_path="new.py", content="# -*- coding: latin-1 -*-\nname = 'Zoë'\n"
+    )
     assert (tmp_path / "new.py").read_bytes() == b"# -*- coding: latin-1 -*-\nname = 'Zo\xeb'\n"
 
 
 def test_a_bom_crlf_line_endings_and_tab_indents_are_kept(tmp_path: Path) -> None:
     bom = real(tmp_path, "sphinx-bom.txt")
     crlf = real(tmp_path, "black-east_asian_width_crlf.py")  # CRLF with East Asian characters
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     h.read("sphinx-bom.txt")
     h.ok("Edit", file_path="sphinx-bom.txt", old_string='has a UTF-8 "BOM".', new_string="has a UTF-8 “BOM”.")
     assert (tmp_path / "sphinx-bom.txt").read_bytes() == bom.replace(b'"BOM"', "“BOM”".encode())
@@ -135,7 +137,7 @@ def test_a_bom_crlf_line_endings_and_tab_indents_are_kept(tmp_path: Path) -> Non
 
 def test_the_fallback_encoding_setting_reads_undeclared_cyrillic(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_bytes("Привет, мир\n".encode("cp1251"))
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     h.ctx.sandbox = Sandbox.at(tmp_path, fallback_encoding="cp1251")
     assert "Привет, мир" in h.read("notes.txt").content
     h.ok("Edit", file_path="notes.txt", old_string="мир", new_string="всем")
@@ -158,7 +160,7 @@ def test_a_fallback_encoding_that_cannot_work_is_refused(value: str, message: st
 
 def test_old_string_copied_with_a_replacement_character_gets_a_hint(tmp_path: Path) -> None:
     (tmp_path / "mixed.py").write_bytes("# crème brûlée\n# caf".encode() + b"\xe9 au lait\n")
-    h = Harness(tmp_path)
+    h = file_harness(tmp_path)
     assert "# caf\ufffd au lait" in h.read("mixed.py").content
     result = h.call("Edit", file_path="mixed.py", old_string="# caf\ufffd au lait", new_string="# coffee")
     assert result.error_code == "TEXT_NOT_FOUND"

@@ -12,7 +12,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness, scrub
+from dispatch_harness import file_harness
+from filetools_kit import scrub
 
 from jupyter_agent.tools import Limits
 
@@ -157,7 +158,7 @@ CASES: list[tuple[str, str, dict[str, object], str]] = [
     ("tool", "tool_input", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_error_text_is_pinned(project: Path, tool: str, tool_input: dict[str, object], expected: str) -> None:
-    harness = Harness(project, limits=Limits(max_file_bytes=256))
+    harness = file_harness(project, limits=Limits(max_file_bytes=256))
     result = harness.call(tool, tool_input)
     assert result.is_error
     text = scrub(result.content, project).replace(str(project.parent), "<tmp>")
@@ -166,7 +167,7 @@ def test_error_text_is_pinned(project: Path, tool: str, tool_input: dict[str, ob
 
 
 def test_a_file_changed_since_it_was_read_is_stale(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     (project / "notes.md").write_text("someone else typed this\n")
     result = harness.call("Edit", file_path="notes.md", old_string="beta", new_string="gamma")
@@ -177,7 +178,7 @@ def test_a_file_changed_since_it_was_read_is_stale(project: Path) -> None:
 
 
 def test_text_not_found_shows_the_closest_lines_with_numbers(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("src/utils.py")
     result = harness.call(
         "Edit", file_path="src/utils.py", old_string="def load(p):\n    return open(p).read()", new_string="x"
@@ -193,7 +194,7 @@ def test_text_not_found_shows_the_closest_lines_with_numbers(project: Path) -> N
 
 
 def test_text_not_found_says_when_only_whitespace_differs(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("src/utils.py")
     result = harness.call(
         "Edit",
@@ -208,7 +209,7 @@ def test_text_not_found_says_when_only_whitespace_differs(project: Path) -> None
 
 
 def test_text_not_found_without_anything_similar_says_so(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     result = harness.call("Edit", file_path="notes.md", old_string="zzzz qqqq", new_string="x")
     assert result.content == (
@@ -219,7 +220,7 @@ def test_text_not_found_without_anything_similar_says_so(project: Path) -> None:
 
 
 def test_multiple_matches_give_the_count_and_line_numbers(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     result = harness.call("Edit", file_path="notes.md", old_string="alpha", new_string="omega")
     assert result.content == (
@@ -229,7 +230,7 @@ def test_multiple_matches_give_the_count_and_line_numbers(project: Path) -> None
 
 
 def test_empty_old_string_on_an_existing_file_is_refused(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     result = harness.call("Edit", file_path="notes.md", old_string="", new_string="x")
     assert result.content == (
@@ -240,7 +241,7 @@ def test_empty_old_string_on_an_existing_file_is_refused(project: Path) -> None:
 
 def test_an_image_over_the_image_cap_is_too_large(project: Path) -> None:
     (project / "plot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2048)
-    harness = Harness(project, limits=Limits(max_image_bytes=1024))
+    harness = file_harness(project, limits=Limits(max_image_bytes=1024))
     result = harness.call("Read", file_path="plot.png")
     assert result.content == (
         "FILE_TOO_LARGE: 'plot.png' is 2.0 KB, over the 1.0 KB limit for images; save a smaller copy "
@@ -251,12 +252,12 @@ def test_an_image_over_the_image_cap_is_too_large(project: Path) -> None:
 def test_a_fifo_is_not_read(project: Path) -> None:
     os.mkfifo(project / "pipe")
     assert stat.S_ISFIFO((project / "pipe").stat().st_mode)
-    result = Harness(project).call("Read", file_path="pipe")
+    result = file_harness(project).call("Read", file_path="pipe")
     assert result.content == "BINARY_FILE: 'pipe' is not a regular file (a device, socket or pipe)"
 
 
 def test_an_invalid_regex_is_explained(project: Path) -> None:
-    result = Harness(project).call("Grep", pattern="load(")
+    result = file_harness(project).call("Grep", pattern="load(")
     assert result.error_code == "INVALID_ARGS"
     assert result.content.startswith(
         "INVALID_ARGS: pattern is not a valid regular expression (Rust regex syntax); escape special characters "
@@ -274,7 +275,7 @@ def _fake_rg(tmp_path: Path, body: str) -> str:
 def test_a_search_that_runs_too_long_times_out(project: Path, tmp_path: Path) -> None:
     # Real rg finishes these searches in milliseconds; a stand-in that hangs is the only way to reach the timeout.
     slow = _fake_rg(tmp_path, "sleep 30")
-    harness = Harness(project, limits=Limits(default_timeout=0.5), locate_rg=lambda: slow)
+    harness = file_harness(project, limits=Limits(default_timeout=0.5), locate_rg=lambda: slow)
     result = harness.call("Grep", pattern="x")
     assert result.content == (
         "TIMEOUT: Grep timed out after 0.5 s; search a narrower path or add a glob or type filter"
@@ -284,12 +285,12 @@ def test_a_search_that_runs_too_long_times_out(project: Path, tmp_path: Path) ->
 def test_a_ripgrep_failure_is_an_execution_error(project: Path, tmp_path: Path) -> None:
     # A stand-in for an rg that fails for a reason we don't recognise (real rg fails like this on I/O errors).
     broken = _fake_rg(tmp_path, "echo 'rg: something went wrong' >&2; exit 2")
-    result = Harness(project, locate_rg=lambda: broken).call("Grep", pattern="x")
+    result = file_harness(project, locate_rg=lambda: broken).call("Grep", pattern="x")
     assert result.content == "EXECUTION_ERROR: Grep failed: rg: something went wrong"
 
 
 def test_text_not_found_with_whitespace_only_differences_keeps_the_whole_message(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     result = harness.call("Edit", file_path="notes.md", old_string="alpha\n  beta", new_string="x")
     assert result.content.startswith(
@@ -301,7 +302,7 @@ def test_text_not_found_with_whitespace_only_differences_keeps_the_whole_message
 
 def test_text_not_found_lists_every_close_candidate_separated(tmp_path: Path) -> None:
     (tmp_path / "cfg.py").write_text("rate = 1\nother = 0\nrate = 2\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("cfg.py")
     result = harness.call("Edit", file_path="cfg.py", old_string="rate = 3", new_string="x")
     assert result.content.endswith(
@@ -317,7 +318,7 @@ def test_the_closest_text_starts_where_the_old_string_would_when_it_begins_with_
     tmp_path: Path,
 ) -> None:
     (tmp_path / "m.py").write_text("import os\n\n\ndef main():\n    run()\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("m.py")
     result = harness.call("Edit", file_path="m.py", old_string="\ndef main(argv):\n    run()", new_string="x")
     assert (
@@ -328,7 +329,7 @@ def test_the_closest_text_starts_where_the_old_string_would_when_it_begins_with_
 def test_many_matches_list_twenty_lines_then_an_ellipsis(tmp_path: Path) -> None:
     (tmp_path / "twenty.py").write_text("x = 1\n" * 20)
     (tmp_path / "more.py").write_text("x = 1\n" * 21)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     for name in ("twenty.py", "more.py"):
         harness.read(name)
     twenty = harness.call("Edit", file_path="twenty.py", old_string="x = 1", new_string="y")
@@ -340,7 +341,7 @@ def test_many_matches_list_twenty_lines_then_an_ellipsis(tmp_path: Path) -> None
 
 def test_match_line_numbers_count_a_leading_blank_line(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("\nitem\nitem\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("b.md")
     result = harness.call("Edit", file_path="b.md", old_string="item", new_string="x")
     assert "(at lines 2, 3)" in result.content
@@ -350,7 +351,7 @@ def test_the_best_candidate_is_found_among_many_weak_ones(tmp_path: Path) -> Non
     weak = "".join(f"x{i} = compute(a)\n" for i in range(12))
     (tmp_path / "last.py").write_text(weak + "total = compute(row)\n")
     (tmp_path / "first.py").write_text("total = compute(row)\n" + weak)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     for name, line in (("last.py", 13), ("first.py", 1)):
         harness.read(name)
         result = harness.call("Edit", file_path=name, old_string="total = compute(rows)", new_string="x")
@@ -358,7 +359,7 @@ def test_the_best_candidate_is_found_among_many_weak_ones(tmp_path: Path) -> Non
 
 
 def test_a_blank_old_string_that_is_not_in_the_file_is_text_not_found(project: Path) -> None:
-    harness = Harness(project)
+    harness = file_harness(project)
     harness.read("notes.md")
     result = harness.call("Edit", file_path="notes.md", old_string="    ", new_string="x")
     assert result.error_code == "TEXT_NOT_FOUND"
@@ -366,7 +367,7 @@ def test_a_blank_old_string_that_is_not_in_the_file_is_text_not_found(project: P
 
 
 def test_the_working_directory_itself_is_shown_as_a_dot(project: Path) -> None:
-    result = Harness(project).call("Read", file_path=str(project))
+    result = file_harness(project).call("Read", file_path=str(project))
     assert result.content == (
         "IS_DIRECTORY: '.' is a directory, not a file; use Glob with path '.' to list it"
     )
@@ -376,7 +377,7 @@ def test_a_file_under_another_root_is_shown_by_its_absolute_path(tmp_path: Path)
     work, data = tmp_path / "work", tmp_path / "data"
     work.mkdir()
     data.mkdir()
-    harness = Harness(work, roots=(work, data))
+    harness = file_harness(work, roots=(work, data))
     result = harness.call("Read", file_path=str(data / "nothing-like-it.csv"))
     assert result.content == (
         f"FILE_NOT_FOUND: '{data / 'nothing-like-it.csv'}' does not exist (relative paths start at '{work}')"
@@ -386,14 +387,14 @@ def test_a_file_under_another_root_is_shown_by_its_absolute_path(tmp_path: Path)
 def test_a_missing_file_names_at_most_three_similar_neighbours(tmp_path: Path) -> None:
     for name in ("report1.csv", "report2.csv", "report3.csv", "report4.csv"):
         (tmp_path / name).write_text("x\n")
-    result = Harness(tmp_path).call("Read", file_path="report.csv")
+    result = file_harness(tmp_path).call("Read", file_path="report.csv")
     hint = result.content.split("did you mean ")[1]
     assert re.fullmatch(r"'report\d\.csv', 'report\d\.csv', 'report\d\.csv'\?", hint), hint
 
 
 def _not_found(tmp_path: Path, text: str, old_string: str) -> str:
     (tmp_path / "f.py").write_text(text)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("f.py")
     return harness.call("Edit", file_path="f.py", old_string=old_string, new_string="x").content
 

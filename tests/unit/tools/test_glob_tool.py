@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness, no_ripgrep
+from dispatch_harness import file_harness
+from filetools_kit import no_ripgrep
 
 from jupyter_agent.tools import Limits
 from jupyter_agent.tools.files import RgLocator, find_rg
@@ -77,7 +78,7 @@ def test_glob_patterns(
 ) -> None:
     make_tree(tmp_path)
     tool_input = {k: v.replace("<root>", str(tmp_path)) for k, v in tool_input.items()}
-    result = Harness(tmp_path, locate_rg=locate_rg).ok("Glob", tool_input)
+    result = file_harness(tmp_path, locate_rg=locate_rg).ok("Glob", tool_input)
     listed = result.content.split("\n\n")[0].splitlines()
     assert listed == expected
     assert result.summary == f"Found {len(expected)} file" + ("" if len(expected) == 1 else "s")
@@ -86,7 +87,7 @@ def test_glob_patterns(
 @pytest.mark.parametrize("locate_rg", [b[1] for b in BACKENDS], ids=[b[0] for b in BACKENDS])
 def test_results_are_capped_with_a_count_of_the_rest(tmp_path: Path, locate_rg: RgLocator) -> None:
     make_tree(tmp_path)
-    result = Harness(tmp_path, limits=Limits(max_glob_results=2), locate_rg=locate_rg).ok(
+    result = file_harness(tmp_path, limits=Limits(max_glob_results=2), locate_rg=locate_rg).ok(
         "Glob", pattern="**/*"
     )
     expected = (
@@ -98,21 +99,21 @@ def test_results_are_capped_with_a_count_of_the_rest(tmp_path: Path, locate_rg: 
 
 def test_no_match_says_where_it_looked(tmp_path: Path) -> None:
     make_tree(tmp_path)
-    result = Harness(tmp_path).ok("Glob", pattern="**/*.rs", path="src")
+    result = file_harness(tmp_path).ok("Glob", pattern="**/*.rs", path="src")
     assert result.content == "No files match '**/*.rs' in 'src'."
     assert result.summary == "No files found"
 
 
 def test_a_prefix_directory_that_does_not_exist_is_no_match(tmp_path: Path) -> None:
     assert (
-        Harness(tmp_path).ok("Glob", pattern="nope/**/*.py").content
+        file_harness(tmp_path).ok("Glob", pattern="nope/**/*.py").content
         == "No files match 'nope/**/*.py' in 'nope'."
     )
 
 
 def test_the_fallback_says_it_ran(tmp_path: Path) -> None:
     make_tree(tmp_path)
-    result = Harness(tmp_path, locate_rg=no_ripgrep).ok("Glob", pattern="*.md")
+    result = file_harness(tmp_path, locate_rg=no_ripgrep).ok("Glob", pattern="*.md")
     assert result.content == (
         "README.md\n\n(ripgrep was not found, so a slower built-in search was used; it honours simple .gitignore "
         "rules but not negated ones.)"
@@ -122,7 +123,7 @@ def test_the_fallback_says_it_ran(tmp_path: Path) -> None:
 def test_a_pattern_that_climbs_out_of_the_root_is_refused(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    assert Harness(root).call("Glob", pattern="../**/*").error_code == "OUTSIDE_ROOTS"
+    assert file_harness(root).call("Glob", pattern="../**/*").error_code == "OUTSIDE_ROOTS"
 
 
 def test_a_symlinked_directory_to_outside_is_not_followed(tmp_path: Path) -> None:
@@ -132,21 +133,21 @@ def test_a_symlinked_directory_to_outside_is_not_followed(tmp_path: Path) -> Non
     (tmp_path / "outside" / "secret.py").write_text("x\n")
     os.symlink(tmp_path / "outside", root / "link")
     for locate in (find_rg, no_ripgrep):
-        assert "secret.py" not in Harness(root, locate_rg=locate).ok("Glob", pattern="**/*.py").content
+        assert "secret.py" not in file_harness(root, locate_rg=locate).ok("Glob", pattern="**/*.py").content
 
 
 def test_glob_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> None:
     from jupyter_agent.tools.files import GlobInput, GlobTool
 
     tool = GlobTool()
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     assert tool.read_only and tool.kind == "read"
     assert tool.title(GlobInput(pattern="**/*.py", path="src"), harness.ctx) == "Glob **/*.py in src"
 
 
 def test_a_pattern_ending_in_a_slash_lists_that_directory(tmp_path: Path) -> None:
     make_tree(tmp_path)
-    assert Harness(tmp_path).ok("Glob", pattern="src/").content == "src/app.py"
+    assert file_harness(tmp_path).ok("Glob", pattern="src/").content == "src/app.py"
 
 
 @pytest.mark.parametrize(("backend", "locate"), BACKENDS, ids=[b for b, _ in BACKENDS])
@@ -155,7 +156,7 @@ def test_the_red_teams_worst_patterns_finish_and_brace_explosions_are_refused(
 ) -> None:
     (tmp_path / ("a" * 80)).write_text("")
     (tmp_path / ("a" * 40 + "b")).write_text("")
-    harness = Harness(tmp_path, locate_rg=locate)
+    harness = file_harness(tmp_path, locate_rg=locate)
     found = harness.ok("Glob", pattern="*a" * 14 + "*b")  # exponential for a backtracking matcher
     assert found.content.splitlines()[0] == "a" * 40 + "b"
     exploded = harness.call("Glob", pattern="{a,b}" * 14)

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filetools_harness import Harness, no_ripgrep
+from dispatch_harness import file_harness
+from filetools_kit import no_ripgrep
 
 from jupyter_agent.tools import Limits
 from jupyter_agent.tools.files import GrepTool, RgLocator, find_rg
@@ -117,13 +118,13 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("tool_input", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_grep(tmp_path: Path, locate_rg: RgLocator, tool_input: dict[str, Any], expected: str) -> None:
     make_tree(tmp_path)
-    result = Harness(tmp_path, locate_rg=locate_rg).ok("Grep", tool_input)
+    result = file_harness(tmp_path, locate_rg=locate_rg).ok("Grep", tool_input)
     assert result.content.split("\n\n(ripgrep was not found")[0] == expected
 
 
 def test_the_fallback_says_it_ran(tmp_path: Path) -> None:
     make_tree(tmp_path)
-    result = Harness(tmp_path, locate_rg=no_ripgrep).ok("Grep", pattern="42")
+    result = file_harness(tmp_path, locate_rg=no_ripgrep).ok("Grep", pattern="42")
     assert result.content == (
         "Found 1 file\nsrc/util.py\n\n(ripgrep was not found, so a slower built-in search was used; it honours "
         "simple .gitignore rules but not negated ones.)"
@@ -133,7 +134,7 @@ def test_the_fallback_says_it_ran(tmp_path: Path) -> None:
 
 def test_the_output_is_cut_to_the_character_budget_with_a_hint(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("".join(f"hit {n:03}\n" for n in range(200)))
-    result = Harness(tmp_path, limits=Limits(max_output_chars=60)).ok(
+    result = file_harness(tmp_path, limits=Limits(max_output_chars=60)).ok(
         "Grep", pattern="hit", output_mode="content"
     )
     assert result.content == (
@@ -146,7 +147,7 @@ def test_the_output_is_cut_to_the_character_budget_with_a_hint(tmp_path: Path) -
 
 def test_very_long_lines_are_shortened_by_ripgrep(tmp_path: Path) -> None:
     (tmp_path / "min.js").write_text("var a=1;" + "x" * 5000 + "needle\n")
-    result = Harness(tmp_path, limits=Limits(max_line_chars=40)).ok(
+    result = file_harness(tmp_path, limits=Limits(max_line_chars=40)).ok(
         "Grep", pattern="var", output_mode="content"
     )
     assert len(result.content) < 200
@@ -158,7 +159,7 @@ def test_results_under_another_root_are_absolute_paths(tmp_path: Path) -> None:
     work.mkdir()
     data.mkdir()
     (data / "ref.txt").write_text("needle\n")
-    harness = Harness(work, roots=(work, data))
+    harness = file_harness(work, roots=(work, data))
     result = harness.ok("Grep", pattern="needle", path=str(data), output_mode="content")
     assert result.content == f"{data.resolve()}/ref.txt:1:needle"
     assert harness.ok("Read", file_path=f"{data.resolve()}/ref.txt").content == "     1\tneedle"
@@ -171,12 +172,14 @@ def test_a_symlinked_directory_to_outside_is_not_searched(tmp_path: Path) -> Non
     (tmp_path / "outside" / "secret.txt").write_text("needle\n")
     os.symlink(tmp_path / "outside", root / "link")
     for locate in (find_rg, no_ripgrep):
-        assert Harness(root, locate_rg=locate).ok("Grep", pattern="needle").content.startswith("No matches")
+        assert (
+            file_harness(root, locate_rg=locate).ok("Grep", pattern="needle").content.startswith("No matches")
+        )
 
 
 def test_a_pattern_starting_with_a_dash_is_a_pattern_not_a_flag(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("--version\n")
-    assert Harness(tmp_path).ok("Grep", pattern="--version").content == "Found 1 file\na.txt"
+    assert file_harness(tmp_path).ok("Grep", pattern="--version").content == "Found 1 file\na.txt"
 
 
 def test_the_schema_offers_claude_codes_dashed_fields_with_descriptions() -> None:
@@ -203,7 +206,7 @@ def test_the_schema_offers_claude_codes_dashed_fields_with_descriptions() -> Non
 
 
 def test_a_wrong_dashed_field_is_reported_by_its_json_name(tmp_path: Path) -> None:
-    result = Harness(tmp_path).call("Grep", {"pattern": "x", "-A": -2})
+    result = file_harness(tmp_path).call("Grep", {"pattern": "x", "-A": -2})
     assert result.error_code == "INVALID_ARGS"
     assert "/-A" in result.content
 
@@ -214,4 +217,4 @@ def test_grep_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> No
     tool = GrepTool()
     assert tool.read_only and tool.kind == "read" and tool.rule_field == "path"
     params = GrepInput.model_validate({"pattern": "TODO", "path": "src"})
-    assert tool.title(params, Harness(tmp_path).ctx) == 'Grep "TODO" in src'
+    assert tool.title(params, file_harness(tmp_path).ctx) == 'Grep "TODO" in src'

@@ -13,14 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
     tool,
 )
@@ -70,18 +65,13 @@ def examples(tmp_path: Path) -> dict[str, Any]:
 def dispatch(
     examples: dict[str, Any], tmp_path: Path, calls: list[tuple[str, dict[str, Any]]]
 ) -> list[ToolResult]:
-    pool = ToolPool()
-    pool.set_source("builtin", make_tools(tmp_path))
     hooks = Hooks(pre_tool_use=[examples["block_lock_files"]], post_tool_use=[examples["log_calls"]])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"), hooks=hooks)
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
+    tools = ToolHarness(tmp_path, make_tools(tmp_path), mode="bypassPermissions", hooks=hooks)
 
     async def run_all() -> list[ToolResult]:
-        results: list[ToolResult] = []
-        for index, (name, args) in enumerate(calls):
-            call = ToolCall(id=f"t{index}", name=name, input=args)
-            results.append((await dispatcher.dispatch(call, ctx)).result)
-        return results
+        return [
+            await tools.acall(name, args, call_id=f"t{index}") for index, (name, args) in enumerate(calls)
+        ]
 
     return asyncio.run(run_all())
 

@@ -7,27 +7,19 @@ real IPython `InteractiveShell`.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
     Limits,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.context import ToolServices
@@ -56,20 +48,20 @@ def run(
     services: ToolServices | None = None,
     limits: Limits | None = None,
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [RunCode()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
     chosen = ToolServices(main_thread=InlineMainThread()) if services is None else services
     if shell is not None:
         chosen.shell = shell
         namespace = shell.user_ns
-    ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path, limits=limits),
+    tools = ToolHarness(
+        tmp_path,
+        [RunCode()],
+        mode="bypassPermissions",
+        limits=limits,
         namespace={} if namespace is None else namespace,
         services=chosen,
     )
     args: dict[str, Any] = {"code": code} if timeout_ms is None else {"code": code, "timeout": timeout_ms}
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="RunCode", input=args), ctx)).result
+    return tools.call("RunCode", args)
 
 
 def test_output_comes_in_order_with_the_last_value_and_variables_stay(tmp_path: Path) -> None:
@@ -196,21 +188,17 @@ def test_without_the_main_thread_service_runcode_is_not_available(tmp_path: Path
 
 
 def test_runcode_asks_first_and_shows_the_code(tmp_path: Path) -> None:
-    asked: list[ApprovalRequest] = []
-
-    async def approve(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Approve()
-
-    pool = ToolPool()
-    pool.set_source("builtin", [RunCode()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="acceptEdits"), approver=approve)
-    ctx = ToolContext(
-        sandbox=Sandbox.at(tmp_path), namespace={}, services=ToolServices(main_thread=InlineMainThread())
+    approvals = Approvals(Approve())
+    tools = ToolHarness(
+        tmp_path,
+        [RunCode()],
+        mode="acceptEdits",
+        approver=approvals,
+        namespace={},
+        services=ToolServices(main_thread=InlineMainThread()),
     )
-    call = ToolCall(id="t1", name="RunCode", input={"code": "df = load()\ndf.head()"})
-    dispatched = asyncio.run(dispatcher.dispatch(call, ctx))
-    assert [(r.title, r.preview.kind, r.preview.text, r.preview.language) for r in asked] == [
+    dispatched = tools.dispatch("RunCode", code="df = load()\ndf.head()")
+    assert [(r.title, r.preview.kind, r.preview.text, r.preview.language) for r in approvals.requests] == [
         ("RunCode df = load()", "code", "df = load()\ndf.head()", "python")
     ]
     assert dispatched.result.content.startswith("EXECUTION_ERROR: the code raised NameError: name 'load'")

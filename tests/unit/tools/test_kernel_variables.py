@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,14 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.kernel import Inspect, ListVariables, kernel_tools
@@ -64,11 +58,7 @@ def run(
         tools.get("listing", ListVariables()),
         tools.get("inspect", Inspect(repr_seconds=0.3)),
     ]
-    pool = ToolPool()
-    pool.set_source("builtin", chosen)
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"))
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace=namespace)
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
+    return ToolHarness(tmp_path, chosen, mode="default", namespace=namespace).call(name, args)
 
 
 def test_listing_shows_types_shapes_dtypes_sizes_and_short_values(tmp_path: Path) -> None:
@@ -319,13 +309,8 @@ def test_inspect_asks_before_reading_a_credential_and_only_bypass_skips_the_ques
     namespace = {"os": os, "config": {"api_key": key, "token": key}, "client": client, "token": key}
     asked = run("Inspect", {"name": path}, namespace, tmp_path)
     assert asked.error_code == "DENIED" and "bypassPermissions" in asked.content, asked.content
-    pool = ToolPool()
-    pool.set_source("builtin", [Inspect(repr_seconds=0.3)])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace=namespace)
-    shown = asyncio.run(
-        dispatcher.dispatch(ToolCall(id="t", name="Inspect", input={"name": path}), ctx)
-    ).result
+    tools = ToolHarness(tmp_path, [Inspect(repr_seconds=0.3)], mode="bypassPermissions", namespace=namespace)
+    shown = tools.call("Inspect", name=path)
     assert not shown.is_error and key[13:21] not in shown.content  # shown, and still masked
 
 

@@ -16,18 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
     ToolPool,
-    ToolResult,
 )
 from jupyter_agent.tools.mcp import McpConnections, McpServers, connect_mcp_servers
 
@@ -35,25 +28,10 @@ ECHO_SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_echo_serve
 STDIO_ECHO = {"command": sys.executable, "args": [str(ECHO_SERVER)]}
 
 
-class Session:
-    """A pool of the connected tools and a dispatcher in the default mode, recording what it asked."""
-
-    def __init__(self, connections: McpConnections, tmp_path: Path) -> None:
-        self.asked: list[ApprovalRequest] = []
-        pool = ToolPool()
-        for server, tools in connections.tools_by_server.items():
-            pool.set_source(f"mcp:{server}", tools)
-        self.dispatcher = Dispatcher(
-            pool=pool, policy=PermissionPolicy(mode="default"), approver=self._approve
-        )
-        self.ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-
-    async def _approve(self, request: ApprovalRequest) -> Approval:
-        self.asked.append(request)
-        return Approve()
-
-    async def call(self, name: str, args: dict[str, Any]) -> ToolResult:
-        return (await self.dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), self.ctx)).result
+def connected(connections: McpConnections, tmp_path: Path, approver: Approvals | None = None) -> ToolHarness:
+    """The connected tools (one pool source per server) in the default mode; the approver approves."""
+    sources = {f"mcp:{server}": tools for server, tools in connections.tools_by_server.items()}
+    return ToolHarness(tmp_path, sources=sources, approver=approver or Approvals(Approve()))
 
 
 def test_stdio_round_trip_with_annotations_schemas_results_and_errors(tmp_path: Path) -> None:
@@ -92,38 +70,39 @@ def test_stdio_round_trip_with_annotations_schemas_results_and_errors(tmp_path: 
                 },
             }
 
-            session = Session(connections, tmp_path)
-            text = await session.call("mcp__echo__echo", {"text": "hello"})
+            approvals = Approvals(Approve())
+            session = connected(connections, tmp_path, approvals)
+            text = await session.acall("mcp__echo__echo", {"text": "hello"})
             assert (text.is_error, text.content, text.images) == (False, "echo: hello", ())
 
-            pictured = await session.call("mcp__echo__echo", {"text": "plot", "with_image": True})
+            pictured = await session.acall("mcp__echo__echo", {"text": "plot", "with_image": True})
             assert pictured.content == "echo: plot"
             assert [(i.media_type, len(base64.b64decode(i.data))) for i in pictured.images] == [
                 ("image/png", 70)
             ]
-            assert session.asked == []  # read-only: no question
+            assert approvals.requests == []  # read-only: no question
 
-            deleted = await session.call("mcp__echo__delete_note", {"name": "todo"})
+            deleted = await session.acall("mcp__echo__delete_note", {"name": "todo"})
             assert deleted.content == "deleted todo"
-            assert [(r.tool, r.title) for r in session.asked] == [
+            assert [(r.tool, r.title) for r in approvals.requests] == [
                 ("mcp__echo__delete_note", "mcp__echo__delete_note")
             ]
 
-            failed = await session.call("mcp__echo__delete_note", {"name": "todo"})
+            failed = await session.acall("mcp__echo__delete_note", {"name": "todo"})
             assert failed.error_code == "EXECUTION_ERROR"
             assert failed.content == (
                 "EXECUTION_ERROR: delete_note (MCP server 'echo') reported an error: Error executing tool "
                 "delete_note: no note named 'todo'; notes: shopping"
             )
 
-            invalid = await session.call("mcp__echo__echo", {"text": 3, "loud": True})
+            invalid = await session.acall("mcp__echo__echo", {"text": 3, "loud": True})
             assert invalid.content == (
                 "INVALID_ARGS: mcp__echo__echo was called with invalid arguments; fix them and call it again:\n"
                 "- /loud: expected no such field, got true. Fix: remove `loud` (allowed fields: text, with_image)\n"
                 "- /text: expected a string, got 3. Fix: set `text` to a string"
             )
 
-        after = await session.call("mcp__echo__echo", {"text": "still there?"})
+        after = await session.acall("mcp__echo__echo", {"text": "still there?"})
         assert after.content == (
             "NOT_AVAILABLE: echo (MCP server 'echo') cannot run: the server is not connected (it stopped: it was "
             "closed); `%agent mcp restart echo` starts it again"
@@ -169,7 +148,7 @@ def test_servers_that_fail_are_reported_once_and_the_others_work(tmp_path: Path)
                 'MCP server \'typo\' is not configured correctly: add "command" (a program to start, with "args") '
                 'or "url" (a streamable HTTP endpoint)'
             )
-            result = await Session(connections, tmp_path).call("mcp__echo__echo", {"text": "ok"})
+            result = await connected(connections, tmp_path).acall("mcp__echo__echo", {"text": "ok"})
             assert result.content == "echo: ok"
 
     asyncio.run(scenario())
@@ -210,7 +189,7 @@ def test_streamable_http_round_trip_with_headers(tmp_path: Path, http_echo_url: 
         config = {"web": {"type": "http", "url": http_echo_url, "headers": {"X-Team": "data"}}}
         async with await connect_mcp_servers(config) as connections:
             assert connections.errors == {}
-            result = await Session(connections, tmp_path).call("mcp__web__echo", {"text": "over http"})
+            result = await connected(connections, tmp_path).acall("mcp__web__echo", {"text": "over http"})
             assert result.content == "echo: over http"
 
     asyncio.run(scenario())
@@ -236,7 +215,7 @@ def test_a_server_that_never_answers_is_given_up_on_and_stopped(tmp_path: Path) 
 def test_an_image_that_is_also_structured_content_is_sent_once_as_an_image(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
-            result = await Session(connections, tmp_path).call("mcp__echo__snapshot", {})
+            result = await connected(connections, tmp_path).acall("mcp__echo__snapshot", {})
             assert [i.media_type for i in result.images] == ["image/png"]
             assert result.images[0].data not in result.content
             assert len(result.content) < 100
@@ -247,10 +226,10 @@ def test_an_image_that_is_also_structured_content_is_sent_once_as_an_image(tmp_p
 def test_a_root_ref_schema_accepts_valid_input_and_still_rejects_invalid_input(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
-            session = Session(connections, tmp_path)
-            ok = await session.call("mcp__echo__lookup", {"name": "root", "children": [{"name": "leaf"}]})
+            session = connected(connections, tmp_path)
+            ok = await session.acall("mcp__echo__lookup", {"name": "root", "children": [{"name": "leaf"}]})
             assert (ok.is_error, ok.content) == (False, "found root with 1 children")
-            missing = await session.call("mcp__echo__lookup", {"children": []})
+            missing = await session.acall("mcp__echo__lookup", {"children": []})
             assert missing.error_code == "INVALID_ARGS" and "/name" in missing.content
             schema = {t.name: t for t in connections.tools}["mcp__echo__lookup"].input_schema()
             assert "$ref" not in schema and schema["required"] == ["name"]
@@ -261,7 +240,7 @@ def test_a_root_ref_schema_accepts_valid_input_and_still_rejects_invalid_input(t
 def test_an_any_of_error_lists_the_alternatives(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with await connect_mcp_servers({"echo": STDIO_ECHO}) as connections:
-            result = await Session(connections, tmp_path).call("mcp__echo__resize", {"size": "big"})
+            result = await connected(connections, tmp_path).acall("mcp__echo__resize", {"size": "big"})
             assert result.error_code == "INVALID_ARGS"
             assert result.content == (
                 "INVALID_ARGS: mcp__echo__resize was called with invalid arguments; fix them and call it again:\n"
@@ -305,20 +284,8 @@ def test_resources_are_listed_and_read_without_asking(tmp_path: Path) -> None:
         servers.configure({"echo": STDIO_ECHO})
         await servers.settled()
         try:
-            pool = ToolPool()
-            for source, tools in servers.sources().items():
-                pool.set_source(source, tools)
-            asked: list[ApprovalRequest] = []
-
-            async def approve(request: ApprovalRequest) -> Approval:
-                asked.append(request)
-                return Approve()
-
-            dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approve)
-            ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-
-            async def call(name: str, args: dict[str, Any]) -> ToolResult:
-                return (await dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
+            approvals = Approvals(Approve())
+            call = ToolHarness(tmp_path, sources=servers.sources(), approver=approvals).acall
 
             listing = await call("ListMcpResources", {})
             assert listing.content.splitlines()[0] == "Server 'echo': 2 resources"
@@ -333,7 +300,7 @@ def test_resources_are_listed_and_read_without_asking(tmp_path: Path) -> None:
                 "NOT_AVAILABLE: no MCP server named 'nope' offers resources (servers with resources: echo); call "
                 "ListMcpResources without server to see them all"
             )
-            assert asked == []
+            assert approvals.requests == []
         finally:
             await servers.aclose()
 
@@ -362,7 +329,7 @@ def test_a_hanging_server_does_not_hold_up_the_others_and_its_tools_join_when_re
             states = {s.name: s.state for s in servers.statuses()}
             assert states == {"echo": "connected", "hangs": "connecting"}
             assert reports == ["MCP server 'echo' connected: 5 tools"]
-            result = await Session(_as_connections(servers), tmp_path).call(
+            result = await connected(_as_connections(servers), tmp_path).acall(
                 "mcp__echo__echo", {"text": "now"}
             )
             assert result.content == "echo: now"
@@ -396,11 +363,10 @@ def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> No
             first = servers.server("echo")
             assert first is not None and first.stderr is not None
             pid = int(first.stderr.text(wait=5).split("pid ")[1].rstrip(")\n"))
-            session = Session(_as_connections(servers), tmp_path)
-            session.dispatcher.pool = pool
+            session = ToolHarness(tmp_path, pool=pool, approver=Approvals(Approve()))
             changed.clear()
             os.kill(pid, signal.SIGKILL)
-            gone = await session.call("mcp__echo__echo", {"text": "anyone?"})
+            gone = await session.acall("mcp__echo__echo", {"text": "anyone?"})
             assert gone.content == (
                 "NOT_AVAILABLE: echo (MCP server 'echo'): the server closed the connection; "
                 "`%agent mcp restart echo` starts it again"
@@ -412,17 +378,17 @@ def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> No
                 "MCP server 'echo' stopped (it closed the connection); `%agent mcp restart echo` starts it again"
             )
             # the run's tool list still offers its tools: they answer NOT_AVAILABLE, never "no tool named …"
-            again = await session.call("mcp__echo__echo", {"text": "still?"})
+            again = await session.acall("mcp__echo__echo", {"text": "still?"})
             assert again.content == (
                 "NOT_AVAILABLE: echo (MCP server 'echo') cannot run: the server is not connected (it stopped: it "
                 "closed the connection); `%agent mcp restart echo` starts it again"
             )
-            resource = await session.call("ReadMcpResource", {"server": "echo", "uri": "note://index"})
+            resource = await session.acall("ReadMcpResource", {"server": "echo", "uri": "note://index"})
             assert resource.content == (
                 "NOT_AVAILABLE: MCP server 'echo' is not connected (it stopped: it closed the connection); "
                 "`%agent mcp restart echo` starts it again"
             )
-            listing = await session.call("ListMcpResources", {})
+            listing = await session.acall("ListMcpResources", {})
             assert (
                 "Server 'echo': not connected (it stopped: it closed the connection); `%agent mcp restart"
                 in (listing.content)
@@ -431,7 +397,7 @@ def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> No
             assert await servers.restart("echo") == ["echo"]
             await servers.settled()
             assert servers.statuses()[0].state == "connected"
-            result = await Session(_as_connections(servers), tmp_path).call(
+            result = await connected(_as_connections(servers), tmp_path).acall(
                 "mcp__echo__echo", {"text": "back"}
             )
             assert result.content == "echo: back"
@@ -488,9 +454,9 @@ def test_colliding_tool_names_are_reported_and_every_tool_stays_reachable(tmp_pa
             assert "collide as mcp__evil__b__my_time" in collided
             assert "mcp__evil__b__c" not in names and "mcp__evil__my_time" not in names
 
-            session = Session(connections, tmp_path)
+            session = connected(connections, tmp_path)
             found = identifying(connections)
-            answers = sorted([(await session.call(name, {})).content for name in found])
+            answers = sorted([(await session.acall(name, {})).content for name in found])
             tools = ("b__c", "c", "my.time", "my_time")
             assert answers == sorted(f"{tag}/{tool}" for tag in ("evil", "evil__b") for tool in tools)
 

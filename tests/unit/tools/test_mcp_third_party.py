@@ -16,17 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.mcp import McpServers
@@ -59,20 +52,8 @@ def with_servers(
         servers.configure(config)
         await servers.settled()
         try:
-            pool = ToolPool()
-            for source, tools in servers.sources().items():
-                pool.set_source(source, tools)
-
-            async def approve(_: ApprovalRequest) -> Approval:
-                return Approve()
-
-            dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approve)
-            ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-
-            async def call(name: str, args: dict[str, Any]) -> ToolResult:
-                return (await dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
-
-            await body(servers, call)
+            tools = ToolHarness(tmp_path, sources=servers.sources(), approver=Approvals(Approve()))
+            await body(servers, tools.acall)
         finally:
             await servers.aclose()
 

@@ -13,15 +13,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from dispatch_harness import Approvals, ToolHarness
+
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
-    PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
     ToolPool,
     ToolResult,
 )
@@ -56,19 +51,14 @@ def with_server(
         await servers.settled()
         progress: list[tuple[str, str]] = []
 
-        async def approve(_: ApprovalRequest) -> Approval:
-            return Approve()
-
-        dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approve)
-        ctx = ToolContext(
-            sandbox=Sandbox.at(tmp_path), progress=lambda done, message: progress.append((done, message))
+        tools = ToolHarness(
+            tmp_path,
+            pool=pool,
+            approver=Approvals(Approve()),
+            progress=lambda done, message: progress.append((done, message)),
         )
-
-        async def call(name: str, args: dict[str, Any]) -> ToolResult:
-            return (await dispatcher.dispatch(ToolCall(id="t1", name=name, input=args), ctx)).result
-
         try:
-            await body(servers, call, progress)
+            await body(servers, tools.acall, progress)
         finally:
             await servers.aclose()
 

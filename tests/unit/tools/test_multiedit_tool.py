@@ -6,34 +6,28 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from filetools_harness import Harness
+from dispatch_harness import Approvals, ToolHarness, file_harness
 
 from jupyter_agent.base.journal import FileChange, RunJournal
-from jupyter_agent.tools import Approval, ApprovalRequest, Approve, Dispatcher, PermissionPolicy, ToolCall
+from jupyter_agent.tools import Approve, PermissionPolicy
 from jupyter_agent.tools.files import MultiEditTool
 from jupyter_agent.undo.run import undo_run
 
 SOURCE = b"def load(path):\r\n    data = open(path).read()\r\n    return data\r\n\r\nTOTAL = 1\r\n"
 
 
-def _file(tmp_path: Path) -> tuple[Harness, Path]:
+def _file(tmp_path: Path) -> tuple[ToolHarness, Path]:
     path = tmp_path / "loader.py"
     path.write_bytes(SOURCE)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("loader.py")
     return harness, path
 
 
-def _asking(harness: Harness) -> tuple[Dispatcher, list[ApprovalRequest]]:
-    """A dispatcher in default mode whose approver approves and remembers what it was asked."""
-    asked: list[ApprovalRequest] = []
-
-    async def approver(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Approve()
-
-    policy = PermissionPolicy(mode="default")
-    return Dispatcher(pool=harness.dispatcher.pool, policy=policy, approver=approver), asked
+def _asking(harness: ToolHarness) -> tuple[ToolHarness, Approvals]:
+    """The same files in default mode, with an approver that approves and remembers what it was asked."""
+    approvals = Approvals(Approve())
+    return harness.but(policy=PermissionPolicy(mode="default"), approver=approvals), approvals
 
 
 def test_edits_apply_in_order_each_to_the_result_of_the_ones_before(tmp_path: Path) -> None:
@@ -101,7 +95,7 @@ def test_a_non_unique_or_no_op_edit_fails_the_whole_call(tmp_path: Path) -> None
 
 def test_an_unread_file_is_refused_as_stale(tmp_path: Path) -> None:
     (tmp_path / "x.py").write_text("a = 1\n")
-    result = Harness(tmp_path).call(
+    result = file_harness(tmp_path).call(
         "MultiEdit", file_path="x.py", edits=[{"old_string": "a", "new_string": "b"}]
     )
     assert result.error_code == "STALE_READ"
@@ -109,7 +103,7 @@ def test_an_unread_file_is_refused_as_stale(tmp_path: Path) -> None:
 
 
 def test_an_empty_first_old_string_creates_the_file_and_later_edits_apply_to_it(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.ok(
         "MultiEdit",
         file_path="pkg/new.py",
@@ -126,24 +120,23 @@ def test_an_empty_first_old_string_creates_the_file_and_later_edits_apply_to_it(
 
 
 def test_edits_must_not_be_empty(tmp_path: Path) -> None:
-    result = Harness(tmp_path).call("MultiEdit", file_path="x.py", edits=[])
+    result = file_harness(tmp_path).call("MultiEdit", file_path="x.py", edits=[])
     assert result.error_code == "INVALID_ARGS"
     assert "/edits" in result.content
 
 
 def test_one_approval_shows_one_diff_of_all_edits_and_one_undo_step_reverts_them(tmp_path: Path) -> None:
     harness, path = _file(tmp_path)
-    dispatcher, asked = _asking(harness)
+    asking, approvals = _asking(harness)
     harness.ctx.journal = journal = RunJournal(run_id=1)
     edits: list[dict[str, Any]] = [
         {"old_string": "TOTAL = 1", "new_string": "TOTAL = 2"},
         {"old_string": "return data", "new_string": "return data.strip()"},
     ]
-    call = ToolCall(id="t1", name="MultiEdit", input={"file_path": "loader.py", "edits": edits})
-    result = asyncio.run(dispatcher.dispatch(call, harness.ctx)).result
+    result = asking.call("MultiEdit", file_path="loader.py", edits=edits)
     assert not result.is_error, result.content
-    assert len(asked) == 1
-    preview = asked[0].preview
+    assert len(approvals.requests) == 1
+    preview = approvals.requests[0].preview
     assert preview.kind == "diff"
     assert "-    return data\n+    return data.strip()\n" in preview.text
     assert "-TOTAL = 1\n+TOTAL = 2\n" in preview.text
@@ -157,15 +150,10 @@ def test_one_approval_shows_one_diff_of_all_edits_and_one_undo_step_reverts_them
 
 def test_a_call_that_would_fail_fails_before_anyone_is_asked(tmp_path: Path) -> None:
     harness, path = _file(tmp_path)
-    dispatcher, asked = _asking(harness)
-    call = ToolCall(
-        id="t1",
-        name="MultiEdit",
-        input={"file_path": "loader.py", "edits": [{"old_string": "zz", "new_string": "y"}]},
-    )
-    result = asyncio.run(dispatcher.dispatch(call, harness.ctx)).result
+    asking, approvals = _asking(harness)
+    result = asking.call("MultiEdit", file_path="loader.py", edits=[{"old_string": "zz", "new_string": "y"}])
     assert result.error_code == "TEXT_NOT_FOUND"
-    assert asked == []
+    assert approvals.requests == []
     assert path.read_bytes() == SOURCE
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from filetools_harness import Harness
+from dispatch_harness import file_harness
 
 from jupyter_agent.tools.files import ReadTool
 
@@ -43,7 +43,7 @@ def make_pdf(texts: list[str]) -> bytes:
 
 def test_a_short_pdf_is_read_whole_page_by_page(tmp_path: Path) -> None:
     (tmp_path / "report.pdf").write_bytes(make_pdf(["March revenue 12000", "April revenue 9000"]))
-    result = Harness(tmp_path).ok("Read", file_path="report.pdf")
+    result = file_harness(tmp_path).ok("Read", file_path="report.pdf")
     assert result.content == (
         "--- Page 1 of 2 ---\nMarch revenue 12000\n\n--- Page 2 of 2 ---\nApril revenue 9000"
     )
@@ -52,7 +52,7 @@ def test_a_short_pdf_is_read_whole_page_by_page(tmp_path: Path) -> None:
 
 def test_pages_picks_ranges_and_says_how_to_read_on(tmp_path: Path) -> None:
     (tmp_path / "long.pdf").write_bytes(make_pdf([f"text of page {n}" for n in range(1, 31)]))
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     result = harness.ok("Read", file_path="long.pdf", pages="2-3")
     assert result.content == (
         "--- Page 2 of 30 ---\ntext of page 2\n\n--- Page 3 of 30 ---\ntext of page 3\n\n"
@@ -68,7 +68,7 @@ def test_pages_picks_ranges_and_says_how_to_read_on(tmp_path: Path) -> None:
 
 def test_a_long_pdf_needs_pages_and_each_read_is_capped(tmp_path: Path) -> None:
     (tmp_path / "long.pdf").write_bytes(make_pdf([f"p{n}" for n in range(1, 31)]))
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     whole = harness.call("Read", file_path="long.pdf")
     assert whole.error_code == "INVALID_ARGS"
     assert whole.content == (
@@ -82,13 +82,13 @@ def test_a_long_pdf_needs_pages_and_each_read_is_capped(tmp_path: Path) -> None:
 
 def test_pages_on_a_text_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello\n")
-    result = Harness(tmp_path).call("Read", file_path="notes.txt", pages="1")
+    result = file_harness(tmp_path).call("Read", file_path="notes.txt", pages="1")
     assert result.error_code == "INVALID_ARGS" and "pages only applies to PDF files" in result.content
 
 
 def test_a_broken_pdf_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf")
-    result = Harness(tmp_path).call("Read", file_path="broken.pdf")
+    result = file_harness(tmp_path).call("Read", file_path="broken.pdf")
     assert result.error_code == "BINARY_FILE"
     assert result.content.startswith("BINARY_FILE: 'broken.pdf' could not be read as a PDF")
 

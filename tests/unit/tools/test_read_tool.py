@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness, png_bytes
+from dispatch_harness import file_harness
+from filetools_kit import png_bytes
 
 from jupyter_agent.tools import Limits
 
@@ -164,28 +165,28 @@ def test_text_reads(
     tmp_path: Path, data: bytes, extra: dict[str, object], limits: Limits, expected: str
 ) -> None:
     (tmp_path / "f.txt").write_bytes(data)
-    result = Harness(tmp_path, limits=limits).ok("Read", {"file_path": "f.txt", **extra})
+    result = file_harness(tmp_path, limits=limits).ok("Read", {"file_path": "f.txt", **extra})
     assert result.content == expected
 
 
 def test_a_long_line_deep_in_a_streamed_file_is_cut_without_loading_it(tmp_path: Path) -> None:
     data = b"head\n" * 50 + b"z" * 100_000 + b"\r\n" + b"tail\n"
     (tmp_path / "f.txt").write_bytes(data)
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=1000, max_line_chars=5))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=1000, max_line_chars=5))
     result = harness.ok("Read", file_path="f.txt", offset=51, limit=2)
     assert result.content == numbered((51, "zzzzz… [line cut: 99995 more characters]"), (52, "tail"))
 
 
 def test_the_summary_names_the_file_and_the_lines(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(TEN_LINES)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     assert harness.ok("Read", file_path="f.txt").summary == "Read f.txt (10 lines)"
     assert harness.ok("Read", file_path="f.txt", offset=2, limit=3).summary == "Read f.txt lines 2–4"
 
 
 def test_paths_may_be_absolute_tilde_free_or_at_prefixed(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("x\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     for path in (str(tmp_path / "f.txt"), "@f.txt", "./f.txt"):
         assert harness.ok("Read", file_path=path).content == numbered((1, "x"))
 
@@ -193,7 +194,7 @@ def test_paths_may_be_absolute_tilde_free_or_at_prefixed(tmp_path: Path) -> None
 def test_an_image_comes_back_as_an_image_block(tmp_path: Path) -> None:
     data = png_bytes()
     (tmp_path / "plot.png").write_bytes(data)
-    result = Harness(tmp_path).ok("Read", file_path="plot.png")
+    result = file_harness(tmp_path).ok("Read", file_path="plot.png")
     assert result.content == f"Image 'plot.png' (image/png, {len(data)} B) is attached."
     (image,) = result.images
     assert image.media_type == "image/png"
@@ -204,7 +205,7 @@ def test_an_image_comes_back_as_an_image_block(tmp_path: Path) -> None:
 
 def test_an_image_is_labelled_by_its_bytes_not_its_extension(tmp_path: Path) -> None:
     (tmp_path / "plot.jpg").write_bytes(png_bytes())
-    (image,) = Harness(tmp_path).ok("Read", file_path="plot.jpg").images
+    (image,) = file_harness(tmp_path).ok("Read", file_path="plot.jpg").images
     assert image.media_type == "image/png"
 
 
@@ -248,7 +249,7 @@ CELLS: list[dict[str, object]] = [
 
 def test_a_notebook_is_shown_as_cells_with_ids_and_outputs(tmp_path: Path) -> None:
     (tmp_path / "sales.ipynb").write_text(_notebook(CELLS))
-    result = Harness(tmp_path).ok("Read", file_path="sales.ipynb")
+    result = file_harness(tmp_path).ok("Read", file_path="sales.ipynb")
     assert result.content == (
         "Notebook 'sales.ipynb' (python, 3 cells):\n"
         '<cell id="intro" index="1" type="markdown">\n'
@@ -274,7 +275,7 @@ def test_a_notebook_is_shown_as_cells_with_ids_and_outputs(tmp_path: Path) -> No
 
 def test_offset_and_limit_count_cells_in_a_notebook(tmp_path: Path) -> None:
     (tmp_path / "sales.ipynb").write_text(_notebook(CELLS))
-    result = Harness(tmp_path).ok("Read", file_path="sales.ipynb", offset=1, limit=1)
+    result = file_harness(tmp_path).ok("Read", file_path="sales.ipynb", offset=1, limit=1)
     assert result.content == (
         "Notebook 'sales.ipynb' (python, 3 cells):\n"
         '<cell id="intro" index="1" type="markdown">\n# Sales\nLoad the data.\n</cell>\n\n'
@@ -284,7 +285,7 @@ def test_offset_and_limit_count_cells_in_a_notebook(tmp_path: Path) -> None:
 
 def test_reading_a_notebook_records_each_cell_for_notebook_edit(tmp_path: Path) -> None:
     (tmp_path / "sales.ipynb").write_text(_notebook(CELLS))
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.ok("Read", file_path="sales.ipynb")
     real = str((tmp_path / "sales.ipynb").resolve())
     harness.ctx.reads.require_fresh(f"{real}#load", "df = load()\ndf.shape", what="cell", reread="Read it")
@@ -293,12 +294,12 @@ def test_reading_a_notebook_records_each_cell_for_notebook_edit(tmp_path: Path) 
 
 def test_a_json_file_named_ipynb_that_is_not_a_notebook_is_shown_as_text(tmp_path: Path) -> None:
     (tmp_path / "odd.ipynb").write_text('{"hello": 1}\n')
-    assert Harness(tmp_path).ok("Read", file_path="odd.ipynb").content == numbered((1, '{"hello": 1}'))
+    assert file_harness(tmp_path).ok("Read", file_path="odd.ipynb").content == numbered((1, '{"hello": 1}'))
 
 
 def test_a_read_lets_a_later_write_replace_the_file(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text(TEN_LINES)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.ok("Read", file_path="f.txt", offset=2, limit=1)
     harness.ok("Write", file_path="f.txt", content="new\n")
     assert (tmp_path / "f.txt").read_text() == "new\n"
@@ -307,7 +308,7 @@ def test_a_read_lets_a_later_write_replace_the_file(tmp_path: Path) -> None:
 def test_a_partial_read_of_a_file_over_the_cap_still_allows_an_edit(tmp_path: Path) -> None:
     big = tmp_path / "big.log"
     big.write_text("".join(f"entry {n}\n" for n in range(1, 2001)))
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=1024))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=1024))
     harness.ok("Read", file_path="big.log", offset=1500, limit=3)
     harness.ok("Edit", file_path="big.log", old_string="entry 1500\n", new_string="entry 1500 (checked)\n")
     assert "entry 1500 (checked)\n" in big.read_text()
@@ -317,7 +318,7 @@ def test_a_partial_read_of_a_file_over_the_cap_still_allows_an_edit(tmp_path: Pa
 def test_a_file_over_the_cap_that_changed_after_a_partial_read_is_stale(tmp_path: Path) -> None:
     big = tmp_path / "big.log"
     big.write_text("".join(f"entry {n}\n" for n in range(1, 2001)))
-    harness = Harness(tmp_path, limits=Limits(max_file_bytes=1024))
+    harness = file_harness(tmp_path, limits=Limits(max_file_bytes=1024))
     harness.ok("Read", file_path="big.log", offset=1, limit=3)
     with big.open("a") as handle:
         handle.write("entry 2001\n")
@@ -353,6 +354,6 @@ def test_an_old_format_notebook_is_upgraded_to_cells(tmp_path: Path) -> None:
         ],
     }
     (tmp_path / "old.ipynb").write_text(json.dumps(v3))
-    result = Harness(tmp_path).ok("Read", file_path="old.ipynb")
+    result = file_harness(tmp_path).ok("Read", file_path="old.ipynb")
     assert "print(1)" in result.content
     assert 'type="code" execution_count="1"' in result.content

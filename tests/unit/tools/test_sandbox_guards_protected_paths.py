@@ -5,19 +5,13 @@ team's setup)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
     Rule,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.bubblewrap import check_sandbox
@@ -30,14 +24,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def bash(root: Path, command: str) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    policy = PermissionPolicy(mode="acceptEdits", allow=[Rule("Bash", "python3:*"), Rule("Bash", "mv:*")])
-    dispatcher = Dispatcher(pool=pool, policy=policy)
-    ctx = ToolContext(sandbox=Sandbox.at(root))
-    return asyncio.run(
-        dispatcher.dispatch(ToolCall(id="t1", name="Bash", input={"command": command}), ctx)
-    ).result
+    allow = [Rule("Bash", "python3:*"), Rule("Bash", "mv:*")]
+    return ToolHarness(root, [bash_tool()], mode="acceptEdits", allow=allow).call("Bash", command=command)
 
 
 @pytest.fixture

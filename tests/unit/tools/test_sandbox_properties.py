@@ -9,26 +9,20 @@ and `os.path.commonpath`.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from dispatch_harness import file_harness
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
     Sandbox,
-    ToolCall,
-    ToolContext,
     ToolError,
-    ToolPool,
 )
-from jupyter_agent.tools.files import file_tools
 
 
 @dataclass(frozen=True)
@@ -220,13 +214,8 @@ def test_write_through_the_dispatcher_never_touches_anything_outside(
     world: World, prefix: str, parts: list[str]
 ) -> None:
     before = {p: p.read_bytes() for p in world.base.rglob("*") if p.is_file() and world.root not in p.parents}
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"))
-    ctx = ToolContext(sandbox=world.sandbox)
     path = expand(world, prefix) + "/".join(parts)
-    call = ToolCall(id="toolu_p", name="Write", input={"file_path": path, "content": "pwned\n"})
-    asyncio.run(dispatcher.dispatch(call, ctx))
+    file_harness(world.sandbox).call("Write", file_path=path, content="pwned\n")
     after = {p: p.read_bytes() for p in world.base.rglob("*") if p.is_file() and world.root not in p.parents}
     assert after == before, path
 

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Rule, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import Rule
 from jupyter_agent.tools.files import file_tools
 
 
 def search(
     root: Path, deny: list[Rule], name: str, *, roots: tuple[Path, ...] = (), **fields: Any
 ) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(deny=deny))
-    call = ToolCall(id="toolu_1", name=name, input=fields)
-    result = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(root, roots=roots)))).result
+    result = ToolHarness(root, file_tools(), deny=deny, roots=roots).call(name, **fields)
     assert not result.is_error, result.content
     return result
 

@@ -8,17 +8,17 @@ The longer run is `benchmarks/shell_differential_bench.py`.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from shell_oracle import allow_could_pass, check, generate, run_in_bash
 
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Rule, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import PermissionPolicy, Rule
 from jupyter_agent.tools.bubblewrap import check_sandbox
 from jupyter_agent.tools.commands import split_command
-from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Reject
+from jupyter_agent.tools.dispatch import Reject
 from jupyter_agent.tools.permissions import Allow, Ask, CallFacts, Deny
 from jupyter_agent.tools.shell import bash_tool
 
@@ -29,19 +29,11 @@ CI_CASES = int(os.environ.get("SHELL_ORACLE_CASES", "1500"))
 
 
 def _run(command: str, root: Path, *, allow: list[str], deny: list[str]) -> tuple[str, list[str]]:
-    asked: list[str] = []
-
-    async def person(request: ApprovalRequest) -> Approval:
-        asked.append(request.reason)
-        return Reject(message="no")
-
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    policy = PermissionPolicy(allow=[Rule.parse(r) for r in allow], deny=[Rule.parse(r) for r in deny])
-    dispatcher = Dispatcher(pool=pool, policy=policy, approver=person)
-    call = ToolCall(id="toolu_1", name="Bash", input={"command": command})
-    done = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(root))))
-    return done.result.error_code or "OK", asked
+    person = Approvals(Reject(message="no"))
+    result = ToolHarness(root, [bash_tool()], allow=allow, deny=deny, approver=person).call(
+        "Bash", command=command
+    )
+    return result.error_code or "OK", [request.reason for request in person.requests]
 
 
 BYPASSES = [

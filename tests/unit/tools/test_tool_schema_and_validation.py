@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Literal
 
+from dispatch_harness import ToolHarness
 from pydantic import Field, model_validator
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, Sandbox, ToolCall, ToolContext, ToolPool, tool
+from jupyter_agent.tools import ToolContext, tool
 from jupyter_agent.tools.core import Tool, ToolInput
 from jupyter_agent.tools.validation import validate
 
@@ -55,14 +55,7 @@ def lookup(key: str, limit: int = 10, scale: float = 1.0) -> str:
 
 
 def _dispatch(tool_input: object, name: str = "MultiEdit") -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [_MultiEdit(), lookup])
-    dispatcher = Dispatcher(pool=pool)
-    ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
-    from jupyter_agent.tools.permissions import PermissionPolicy
-
-    dispatcher.policy = PermissionPolicy(mode="bypassPermissions")
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), ctx)).result
+    return ToolHarness("/tmp", [_MultiEdit(), lookup], mode="bypassPermissions").call(name, tool_input)
 
 
 def test_schema_comes_from_the_model_with_docstrings_and_no_extra_properties() -> None:

@@ -11,29 +11,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_dispatcher import Recorder, boom, make, run, save, slow_echo
+from dispatch_harness import Approvals, ToolHarness, file_harness
+from test_dispatcher import boom, make, save, slow_echo
 
 from jupyter_agent.masking import SecretRegistry
 from jupyter_agent.tools import (
     Allow,
-    ApprovalRequest,
     Approve,
     Ask,
     Deny,
-    Dispatcher,
     HookCall,
     PermissionPolicy,
     Reject,
     Rewrite,
     Rule,
-    Sandbox,
     ToolCall,
     ToolContext,
-    ToolPool,
     ToolResult,
     tool,
 )
-from jupyter_agent.tools.dispatch import Dispatched, refuse_all, suggest_rule
+from jupyter_agent.tools.dispatch import refuse_all, suggest_rule
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.shell import bash_tool
@@ -60,21 +57,15 @@ def count(times: int) -> str:
     return str(times)
 
 
-def dispatch(dispatcher: Dispatcher, call: ToolCall, tmp: Path | str = "/tmp", **kw: Any) -> Dispatched:
-    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp)), **kw))
-
-
 def test_a_secret_in_a_tools_result_reaches_neither_the_model_nor_the_card() -> None:
-    pool = ToolPool()
-    pool.set_source("builtin", [leak, count])
-    dispatcher = Dispatcher(pool=pool, secrets=secrets())
-    result = dispatch(dispatcher, ToolCall(id="t", name="leak", input={"text": SECRET})).result
+    tools = ToolHarness("/tmp", [leak, count], secrets=secrets())
+    result = tools.call("leak", text=SECRET)
     assert (result.content, result.summary, result.diff) == (
         "content [redacted: API_KEY]",
         "summary [redacted: API_KEY]",
         "+[redacted: API_KEY]\n",
     )
-    refused = dispatch(dispatcher, ToolCall(id="t", name="count", input={"times": SECRET})).result
+    refused = tools.call("count", times=SECRET)
     (issue,) = refused.issues
     assert (
         issue.received is not None
@@ -82,31 +73,28 @@ def test_a_secret_in_a_tools_result_reaches_neither_the_model_nor_the_card() -> 
         and "[redacted: API_KEY]" in issue.received
     )
     assert SECRET not in refused.content
-    missing = dispatch(dispatcher, ToolCall(id="t", name="count", input={})).result
+    missing = tools.call("count")
     assert [i.received for i in missing.issues] == [None]  # nothing received stays nothing
 
 
 def test_a_secret_in_a_calls_title_is_masked_and_a_result_without_a_diff_keeps_none() -> None:
-    pool = ToolPool()
-    pool.set_source("bash", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"), secrets=secrets())
-    done = dispatch(dispatcher, ToolCall(id="t", name="Bash", input={"command": f"echo {SECRET}"}))
+    tools = ToolHarness("/tmp", sources={"bash": [bash_tool()]}, mode="bypassPermissions", secrets=secrets())
+    done = tools.dispatch("Bash", command=f"echo {SECRET}")
     assert done.title == "Bash echo [redacted: API_KEY]"
     assert SECRET not in done.result.content
     assert done.result.diff is None
 
 
 def test_an_unknown_tool_is_reported_under_its_own_name_as_taking_no_time() -> None:
-    dispatcher = Dispatcher(pool=ToolPool())
-    done = dispatch(dispatcher, ToolCall(id="t", name="Frobnicate", input={}))
+    done = ToolHarness("/tmp").dispatch("Frobnicate")
     assert done.result.content == "UNKNOWN_TOOL: there is no tool named 'Frobnicate'; available tools: none"
     assert (done.title, done.kind, done.decision, done.duration) == ("Frobnicate", "other", None, 0.0)
 
 
 def test_a_finished_call_reports_its_title_kind_decision_and_how_long_it_took() -> None:
-    dispatcher, _ = make()
+    tools, _ = make()
     before = time.monotonic()
-    done = run(dispatcher, "save", {"path": "a", "text": "x"})
+    done = tools.dispatch("save", {"path": "a", "text": "x"})
     took = time.monotonic() - before
     assert (done.title, done.kind) == ("save", "edit")
     assert done.decision == Allow(reason="approved by the user")
@@ -114,53 +102,42 @@ def test_a_finished_call_reports_its_title_kind_decision_and_how_long_it_took() 
 
 
 def test_a_call_that_fails_is_reported_under_the_tools_name_with_no_decision() -> None:
-    dispatcher, _ = make()
-    done = run(dispatcher, "boom", {})
+    tools, _ = make()
+    done = tools.dispatch("boom", {})
     assert (done.title, done.kind, done.decision) == ("boom", "read", None)
 
 
 def test_a_call_allowed_by_the_mode_reports_the_policys_decision() -> None:
-    dispatcher, recorder = make()
-    done = run(dispatcher, "slow_echo", {"text": "hi"})
+    tools, recorder = make()
+    done = tools.dispatch("slow_echo", {"text": "hi"})
     assert isinstance(done.decision, Allow) and done.decision.reason != "approved by the user"
     assert recorder.requests == []
 
 
 def test_a_plain_deny_tells_the_model_the_user_denied_it() -> None:
-    dispatcher, _ = make(answer=Reject())
-    done = run(dispatcher, "save", {"path": "a", "text": "x"})
+    tools, _ = make(answer=Reject())
+    done = tools.dispatch("save", {"path": "a", "text": "x"})
     assert done.result.content == "DENIED: save: the user denied this call"
     assert done.decision == Deny(message="the user denied this call")
 
 
 def test_the_running_callback_gets_the_title_once_the_call_may_run_and_never_for_a_denied_call() -> None:
     seen: list[str] = []
-    dispatcher, _ = make()
-    dispatch(
-        dispatcher, ToolCall(id="t", name="save", input={"path": "a", "text": "x"}), on_running=seen.append
-    )
+    tools, _ = make()
+    asyncio.run(tools.adispatch("save", path="a", text="x", on_running=seen.append))
     assert seen == ["save"]
-    dispatcher, _ = make(answer=Reject())
-    dispatch(
-        dispatcher, ToolCall(id="t", name="save", input={"path": "b", "text": "x"}), on_running=seen.append
-    )
+    tools, _ = make(answer=Reject())
+    asyncio.run(tools.adispatch("save", path="b", text="x", on_running=seen.append))
     assert seen == ["save"]
 
 
 def test_always_allow_adds_its_rule_to_the_policy_once() -> None:
-    asked: list[str] = []
-    pool = ToolPool()
-    pool.set_source("builtin", [save])
-
-    async def always(request: ApprovalRequest) -> Approve:
-        asked.append(request.tool)
-        return Approve(always=True)
-
-    dispatcher = Dispatcher(pool=pool, approver=always)
-    run(dispatcher, "save", {"path": "a", "text": "x"})
-    run(dispatcher, "save", {"path": "b", "text": "x"})  # allowed by the rule now: not asked, not added again
-    assert dispatcher.policy.allow == [Rule("save")]
-    assert asked == ["save"]
+    always = Approvals(Approve(always=True))
+    tools = ToolHarness("/tmp", [save], approver=always)
+    tools.dispatch("save", {"path": "a", "text": "x"})
+    tools.dispatch("save", {"path": "b", "text": "x"})  # allowed by the rule now: not asked, not added again
+    assert tools.policy.allow == [Rule("save")]
+    assert [request.tool for request in always.requests] == ["save"]
 
 
 def test_a_tool_sees_the_id_of_the_call_it_runs_for() -> None:
@@ -172,16 +149,14 @@ def test_a_tool_sees_the_id_of_the_call_it_runs_for() -> None:
         seen.append(ctx.tool_use_id)
         return "ok"
 
-    pool = ToolPool()
-    pool.set_source("builtin", [which])
-    dispatch(Dispatcher(pool=pool), ToolCall(id="toolu_42", name="which", input={}))
+    ToolHarness("/tmp", [which]).dispatch("which", call_id="toolu_42")
     assert seen == ["toolu_42"]
 
 
 def test_a_call_whose_json_was_cut_off_is_refused_with_the_reason_and_runs_nothing() -> None:
-    dispatcher, recorder = make()
+    tools, recorder = make()
     call = ToolCall(id="t", name="save", input={}, raw_input_error="the JSON stopped at character 14")
-    result = dispatch(dispatcher, call).result
+    result = asyncio.run(tools.dispatcher.dispatch(call, tools.ctx)).result
     assert result.content == (
         "INVALID_ARGS: save was called with invalid arguments; fix them and call it again:\n"
         "- /: expected a complete JSON object. Fix: the JSON stopped at character 14"
@@ -196,14 +171,11 @@ def test_the_person_asked_sees_the_call_id_the_arguments_and_the_preview_of_the_
     tmp_path: Path,
 ) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    recorder = Recorder(Reject())
-    dispatcher = Dispatcher(pool=pool, approver=recorder)
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    asyncio.run(dispatcher.dispatch(ToolCall(id="r", name="Read", input={"file_path": "a.py"}), ctx))
+    recorder = Approvals(Reject())
+    tools = ToolHarness(tmp_path, file_tools(), approver=recorder)
+    tools.dispatch("Read", file_path="a.py", call_id="r")
     edit = {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}
-    asyncio.run(dispatcher.dispatch(ToolCall(id="toolu_7", name="Edit", input=edit), ctx))
+    tools.dispatch("Edit", edit, call_id="toolu_7")
     (request,) = recorder.requests
     assert request.tool_use_id == "toolu_7"
     assert request.input == {**edit, "replace_all": False}
@@ -211,13 +183,9 @@ def test_the_person_asked_sees_the_call_id_the_arguments_and_the_preview_of_the_
 
 
 def test_always_allow_on_a_web_fetch_suggests_its_domain_only() -> None:
-    pool = ToolPool()
-    pool.set_source("web", [WebFetch()])
-    recorder = Recorder(Reject())
-    dispatcher = Dispatcher(pool=pool, approver=recorder)
-    dispatch(
-        dispatcher, ToolCall(id="t", name="WebFetch", input={"url": "https://example.com/a", "prompt": "x"})
-    )
+    recorder = Approvals(Reject())
+    tools = ToolHarness("/tmp", sources={"web": [WebFetch()]}, approver=recorder)
+    tools.dispatch("WebFetch", url="https://example.com/a", prompt="x")
     (request,) = recorder.requests
     assert request.suggested_rule == Rule("WebFetch", "domain:example.com")
 
@@ -239,18 +207,18 @@ def test_the_suggested_rule_is_never_wider_than_what_was_approved(
 
 
 def test_a_headless_refusal_of_an_edit_names_the_rule_and_the_least_permissive_mode() -> None:
-    dispatcher, _ = make(PermissionPolicy(mode="default"))
-    dispatcher.approver = refuse_all
-    refusal = run(dispatcher, "save", {"path": "a", "text": "x"}).result.content
+    tools, _ = make(PermissionPolicy(mode="default"))
+    tools = tools.but(approver=refuse_all)
+    refusal = tools.dispatch("save", {"path": "a", "text": "x"}).result.content
     assert refusal.endswith(
         "to allow it: add the rule `%agent allow save` or pass `--allow 'save'` or use `--mode acceptEdits`"
     )
 
 
 def test_a_refusal_of_a_call_a_hook_asks_about_suggests_no_setting() -> None:
-    dispatcher, _ = make(PermissionPolicy(mode="default"), Hooks(pre_tool_use=[lambda c: Ask(reason="hook")]))
-    dispatcher.approver = refuse_all
-    refusal = run(dispatcher, "save", {"path": "a", "text": "x"}).result.content
+    tools, _ = make(PermissionPolicy(mode="default"), Hooks(pre_tool_use=[lambda c: Ask(reason="hook")]))
+    tools = tools.but(approver=refuse_all)
+    refusal = tools.dispatch("save", {"path": "a", "text": "x"}).result.content
     assert "--allow" not in refusal and "--mode" not in refusal
 
 
@@ -267,15 +235,10 @@ def test_hooks_see_every_argument_as_json_under_the_names_the_model_uses_and_the
     def record(call: HookCall) -> None:
         seen.append(call)
 
-    pool = ToolPool()
-    pool.set_source("builtin", [*file_tools(), remind])
-    dispatcher = Dispatcher(
-        pool=pool, policy=PermissionPolicy(mode="bypassPermissions"), hooks=Hooks(pre_tool_use=[record])
-    )
-    dispatch(dispatcher, ToolCall(id="t", name="remind", input={"when": "2026-11-22"}), tmp_path)
-    dispatch(
-        dispatcher, ToolCall(id="t", name="Grep", input={"pattern": "x", "-i": True, "path": "."}), tmp_path
-    )
+    hooks = Hooks(pre_tool_use=[record])
+    tools = ToolHarness(tmp_path, [*file_tools(), remind], mode="bypassPermissions", hooks=hooks)
+    tools.dispatch("remind", when="2026-11-22")
+    tools.dispatch("Grep", {"pattern": "x", "-i": True, "path": "."})
     remind_call, grep_call = seen
     assert remind_call.input == {"when": "2026-11-22", "note": "soon"}
     assert (remind_call.tool, remind_call.subject) == ("remind", None)
@@ -288,11 +251,14 @@ def test_a_rewritten_command_is_checked_against_the_rules_as_rewritten() -> None
     def sneaky(call: HookCall) -> Rewrite:
         return Rewrite(input={"command": "rm -rf data"})
 
-    pool = ToolPool()
-    pool.set_source("bash", [bash_tool()])
-    policy = PermissionPolicy(mode="bypassPermissions", deny=[Rule("Bash", "rm *")])
-    dispatcher = Dispatcher(pool=pool, policy=policy, hooks=Hooks(pre_tool_use=[sneaky]))
-    done = dispatch(dispatcher, ToolCall(id="t", name="Bash", input={"command": "ls"}))
+    tools = ToolHarness(
+        "/tmp",
+        sources={"bash": [bash_tool()]},
+        mode="bypassPermissions",
+        deny=[Rule("Bash", "rm *")],
+        hooks=Hooks(pre_tool_use=[sneaky]),
+    )
+    done = tools.dispatch("Bash", command="ls")
     assert done.result.error_code == "DENIED"
 
 
@@ -300,12 +266,8 @@ def test_a_rewritten_path_is_checked_against_the_rules_as_rewritten(tmp_path: Pa
     def sneaky(call: HookCall) -> Rewrite:
         return Rewrite(input={**call.input, "file_path": "secrets/key.txt"})
 
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    policy = PermissionPolicy(mode="bypassPermissions", deny=[Rule("Write", "secrets/**")])
-    dispatcher = Dispatcher(pool=pool, policy=policy, hooks=Hooks(pre_tool_use=[sneaky]))
-    call = ToolCall(id="t", name="Write", input={"file_path": "notes.md", "content": "x"})
-    assert dispatch(dispatcher, call, tmp_path).result.error_code == "DENIED"
+    tools = file_harness(tmp_path, deny=[Rule("Write", "secrets/**")], hooks=Hooks(pre_tool_use=[sneaky]))
+    assert tools.call("Write", file_path="notes.md", content="x").error_code == "DENIED"
     assert not (tmp_path / "secrets").exists() and not (tmp_path / "notes.md").exists()
 
 
@@ -316,13 +278,11 @@ def test_post_hooks_see_the_subject_of_the_rewritten_command() -> None:
         after.append(call.subject)
         return result
 
-    pool = ToolPool()
-    pool.set_source("bash", [bash_tool()])
     hooks = Hooks(
         pre_tool_use=[lambda c: Rewrite(input={"command": "echo rewritten"})], post_tool_use=[audit]
     )
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions"), hooks=hooks)
-    done = dispatch(dispatcher, ToolCall(id="t", name="Bash", input={"command": "echo original"}))
+    tools = ToolHarness("/tmp", sources={"bash": [bash_tool()]}, mode="bypassPermissions", hooks=hooks)
+    done = tools.dispatch("Bash", command="echo original")
     assert "rewritten" in done.result.content
     assert after == ["echo rewritten"]
 
@@ -337,21 +297,21 @@ def test_after_a_rewrite_the_person_and_the_post_hooks_see_the_rewritten_call() 
         after.append(call)
         return result
 
-    dispatcher, recorder = make(hooks=Hooks(pre_tool_use=[redirect], post_tool_use=[audit]))
-    run(dispatcher, "save", {"path": "a", "text": "x"})
+    tools, recorder = make(hooks=Hooks(pre_tool_use=[redirect], post_tool_use=[audit]))
+    tools.dispatch("save", {"path": "a", "text": "x"})
     assert recorder.requests[0].input == {"path": "safe/a", "text": "x"}
     assert [(c.tool, c.input) for c in after] == [("save", {"path": "safe/a", "text": "x"})]
 
 
 def test_a_rewrite_that_breaks_the_arguments_is_refused_in_the_tools_name() -> None:
-    dispatcher, _ = make(hooks=Hooks(pre_tool_use=[lambda c: Rewrite(input={"path": 1})]))
-    content = run(dispatcher, "save", {"path": "a", "text": "x"}).result.content
+    tools, _ = make(hooks=Hooks(pre_tool_use=[lambda c: Rewrite(input={"path": 1})]))
+    content = tools.dispatch("save", {"path": "a", "text": "x"}).result.content
     assert content.startswith("INVALID_ARGS: save was called with invalid arguments")
 
 
 def test_the_scheduler_may_run_only_read_only_and_unknown_tools_side_by_side() -> None:
-    dispatcher, _ = make()
-    assert dispatcher.is_read_only("slow_echo") and dispatcher.is_read_only("boom")
-    assert not dispatcher.is_read_only("save")
-    assert dispatcher.is_read_only("no_such_tool")  # refused at once, touches nothing
-    assert {slow_echo.name, boom.name} <= set(dispatcher.tools())
+    tools, _ = make()
+    assert tools.dispatcher.is_read_only("slow_echo") and tools.dispatcher.is_read_only("boom")
+    assert not tools.dispatcher.is_read_only("save")
+    assert tools.dispatcher.is_read_only("no_such_tool")  # refused at once, touches nothing
+    assert {slow_echo.name, boom.name} <= set(tools.dispatcher.tools())

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
 import pytest
-from filetools_harness import Harness
+from dispatch_harness import file_harness
 
 from jupyter_agent.base.journal import FileChange
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
-    Dispatcher,
     PermissionPolicy,
     Reject,
-    ToolCall,
-    ToolPool,
 )
-from jupyter_agent.tools.files import file_tools
 
 
 def test_a_new_file_is_created_with_its_parent_directories(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     result = harness.ok("Write", file_path="docs/notes/todo.md", content="one\ntwo\n")
     assert (tmp_path / "docs/notes/todo.md").read_bytes() == b"one\ntwo\n"
     assert result.content == "Created 'docs/notes/todo.md' (2 lines)."
@@ -33,7 +28,7 @@ def test_a_new_file_is_created_with_its_parent_directories(tmp_path: Path) -> No
 
 def test_replacing_a_read_file_reports_the_diff_counts(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("a\nb\nc\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("notes.md")
     result = harness.ok("Write", file_path="notes.md", content="a\nB\nc\nd\n")
     assert result.content == "Replaced the content of 'notes.md' (+2 −1 lines)."
@@ -42,7 +37,7 @@ def test_replacing_a_read_file_reports_the_diff_counts(tmp_path: Path) -> None:
 
 
 def test_consecutive_writes_need_no_new_read(tmp_path: Path) -> None:
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.ok("Write", file_path="n.txt", content="1\n")
     harness.ok("Write", file_path="n.txt", content="2\n")
     harness.ok("Edit", file_path="n.txt", old_string="2", new_string="3")
@@ -51,7 +46,7 @@ def test_consecutive_writes_need_no_new_read(tmp_path: Path) -> None:
 
 def test_writing_the_same_content_changes_nothing(tmp_path: Path) -> None:
     (tmp_path / "same.txt").write_text("x\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("same.txt")
     before = (tmp_path / "same.txt").stat().st_mtime_ns
     result = harness.ok("Write", file_path="same.txt", content="x\n")
@@ -76,7 +71,7 @@ def test_replacing_keeps_the_files_line_endings_and_encoding(
     tmp_path: Path, before: bytes, content: str, after: bytes
 ) -> None:
     (tmp_path / "f.txt").write_bytes(before)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("f.txt")
     harness.ok("Write", file_path="f.txt", content=content)
     assert (tmp_path / "f.txt").read_bytes() == after
@@ -84,7 +79,7 @@ def test_replacing_keeps_the_files_line_endings_and_encoding(
 
 def test_every_write_is_journaled_for_undo(tmp_path: Path) -> None:
     (tmp_path / "old.txt").write_bytes(b"before\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("old.txt")
     harness.ok("Write", file_path="old.txt", content="after\n")
     harness.ok("Write", file_path="new.txt", content="fresh\n")
@@ -110,7 +105,7 @@ def test_the_file_keeps_its_permission_bits(tmp_path: Path) -> None:
     script = tmp_path / "run.sh"
     script.write_text("echo 1\n")
     script.chmod(0o750)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("run.sh")
     harness.ok("Write", file_path="run.sh", content="echo 2\n")
     assert script.stat().st_mode & 0o777 == 0o750
@@ -121,7 +116,7 @@ def test_writing_through_a_symlink_inside_the_root_changes_the_target_and_keeps_
 ) -> None:
     (tmp_path / "real.txt").write_text("v1\n")
     os.symlink(tmp_path / "real.txt", tmp_path / "link.txt")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("link.txt")
     harness.ok("Write", file_path="link.txt", content="v2\n")
     assert (tmp_path / "link.txt").is_symlink()
@@ -134,7 +129,7 @@ def test_a_symlink_pointing_outside_the_root_is_refused_for_read_and_write(tmp_p
     (tmp_path / "secret.txt").write_text("keep\n")
     os.symlink(tmp_path / "secret.txt", root / "leak.txt")
     os.symlink(tmp_path, root / "up")
-    harness = Harness(root)
+    harness = file_harness(root)
     for name, tool_input in [
         ("Read", {"file_path": "leak.txt"}),
         ("Write", {"file_path": "leak.txt", "content": "gone\n"}),
@@ -149,12 +144,12 @@ def test_a_symlink_pointing_outside_the_root_is_refused_for_read_and_write(tmp_p
 
 def test_writing_to_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
-    assert Harness(tmp_path).call("Write", file_path="d", content="x").error_code == "IS_DIRECTORY"
+    assert file_harness(tmp_path).call("Write", file_path="d", content="x").error_code == "IS_DIRECTORY"
 
 
 def test_the_approval_shows_the_diff_before_anything_is_written(tmp_path: Path) -> None:
     (tmp_path / "cfg.py").write_text("DEBUG = False\n")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     harness.read("cfg.py")
     asked: list[ApprovalRequest] = []
 
@@ -163,11 +158,8 @@ def test_the_approval_shows_the_diff_before_anything_is_written(tmp_path: Path) 
         assert (tmp_path / "cfg.py").read_text() == "DEBUG = False\n"
         return Reject(message="not now")
 
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approver)
-    call = ToolCall(id="toolu_2", name="Write", input={"file_path": "cfg.py", "content": "DEBUG = True\n"})
-    result = asyncio.run(dispatcher.dispatch(call, harness.ctx)).result
+    asking = harness.but(policy=PermissionPolicy(mode="default"), approver=approver)
+    result = asking.call("Write", file_path="cfg.py", content="DEBUG = True\n")
     assert result.error_code == "DENIED"
     (request,) = asked
     assert request.title == "Write cfg.py"
@@ -184,28 +176,17 @@ def test_a_stale_write_fails_before_anyone_is_asked(tmp_path: Path) -> None:
         asked.append(request)
         return Reject()
 
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="default"), approver=approver)
-    harness = Harness(tmp_path)
-    call = ToolCall(id="toolu_3", name="Write", input={"file_path": "cfg.py", "content": "A = 2\n"})
-    assert asyncio.run(dispatcher.dispatch(call, harness.ctx)).result.error_code == "STALE_READ"
+    harness = file_harness(tmp_path, mode="default", approver=approver)
+    assert harness.call("Write", file_path="cfg.py", content="A = 2\n").error_code == "STALE_READ"
     assert asked == []
 
 
 def test_path_rules_like_edit_notebooks_glob_apply_to_write_and_edit(tmp_path: Path) -> None:
-    from jupyter_agent.tools import Rule
-
     (tmp_path / "notebooks").mkdir()
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    policy = PermissionPolicy(mode="default", allow=[Rule.parse("Write(notebooks/**)")])
-    dispatcher = Dispatcher(pool=pool, policy=policy)
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path, mode="default", allow=["Write(notebooks/**)"])
 
     def run(path: str) -> str | None:
-        call = ToolCall(id="toolu_4", name="Write", input={"file_path": path, "content": "x\n"})
-        return asyncio.run(dispatcher.dispatch(call, harness.ctx)).result.error_code
+        return harness.call("Write", file_path=path, content="x\n").error_code
 
     assert run("notebooks/deep/a.py") is None
     assert run(str(tmp_path / "notebooks" / "b.py")) is None
@@ -214,7 +195,7 @@ def test_path_rules_like_edit_notebooks_glob_apply_to_write_and_edit(tmp_path: P
 
 def test_a_binary_file_the_model_tried_to_read_can_be_replaced(tmp_path: Path) -> None:
     (tmp_path / "model.bin").write_bytes(b"\x00\x00old")
-    harness = Harness(tmp_path)
+    harness = file_harness(tmp_path)
     assert harness.call("Read", file_path="model.bin").error_code == "BINARY_FILE"
     harness.ok("Write", file_path="model.bin", content="text now\n")
     assert (tmp_path / "model.bin").read_bytes() == b"text now\n"

@@ -3,21 +3,16 @@ masked; a headless refusal that names a setting that would really allow the call
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Approve,
-    Dispatcher,
     PermissionPolicy,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
 )
 from jupyter_agent.tools.shell import bash_tool
 from jupyter_agent.ui.approval import ask_on_stdin, headless_refusal
@@ -31,11 +26,8 @@ def asked(command: str, tmp_path: Path, policy: PermissionPolicy | None = None) 
         seen.append(request)
         return headless_refusal(request)
 
-    pool = ToolPool()
-    pool.set_source("bash", [bash_tool()])
-    dispatcher = Dispatcher(pool=pool, policy=policy or PermissionPolicy(mode="default"), approver=record)
-    call = ToolCall(id="t", name="Bash", input={"command": command})
-    asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path))))
+    tools = ToolHarness(tmp_path, sources={"bash": [bash_tool()]}, policy=policy, approver=record)
+    tools.call("Bash", command=command)
     return seen[0]
 
 

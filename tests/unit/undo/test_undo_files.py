@@ -5,32 +5,22 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from dispatch_harness import file_harness
+
 from jupyter_agent.base.journal import CellChange, FileChange, RunJournal
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
-from jupyter_agent.tools.files import file_tools
+from jupyter_agent.tools import Sandbox
 from jupyter_agent.undo.run import describe_change, undo_run
 
 
-def agent(tmp_path: Path) -> tuple[Dispatcher, ToolContext]:
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    return Dispatcher(pool=pool, policy=PermissionPolicy(mode="bypassPermissions")), ToolContext(
-        sandbox=Sandbox.at(tmp_path)
-    )
-
-
-def call(dispatcher: Dispatcher, ctx: ToolContext, name: str, **tool_input: object) -> str:
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t", name=name, input=tool_input), ctx)).result.content
-
-
 def test_undo_restores_edited_files_and_removes_created_ones(tmp_path: Path) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     (tmp_path / "a.py").write_bytes(b"x = 1\r\ny = 2\r\n")
     ctx.journal = journal = RunJournal(run_id=1)
-    call(dispatcher, ctx, "Read", file_path="a.py")
-    call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
-    call(dispatcher, ctx, "Edit", file_path="a.py", old_string="y = 2", new_string="y = 20")
-    call(dispatcher, ctx, "Write", file_path="new/b.md", content="# new\n")
+    files.call("Read", file_path="a.py")
+    files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
+    files.call("Edit", file_path="a.py", old_string="y = 2", new_string="y = 20")
+    files.call("Write", file_path="new/b.md", content="# new\n")
     assert len(journal.changes) == 3
     report = asyncio.run(undo_run(journal, ctx))
     assert (
@@ -43,11 +33,12 @@ def test_undo_restores_edited_files_and_removes_created_ones(tmp_path: Path) -> 
 
 
 def test_undo_refuses_a_file_the_user_changed_after_the_agent_and_keeps_it(tmp_path: Path) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     (tmp_path / "a.py").write_text("x = 1\n")
     ctx.journal = journal = RunJournal(run_id=2)
-    call(dispatcher, ctx, "Read", file_path="a.py")
-    call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
+    files.call("Read", file_path="a.py")
+    files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
     (tmp_path / "a.py").write_text("x = 10\nmine = True\n")
     report = asyncio.run(undo_run(journal, ctx))
     assert report == (
@@ -61,9 +52,10 @@ def test_undo_refuses_a_file_the_user_changed_after_the_agent_and_keeps_it(tmp_p
 
 
 def test_undo_keeps_a_file_the_user_deleted_after_the_agent_wrote_it(tmp_path: Path) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     ctx.journal = journal = RunJournal(run_id=3)
-    call(dispatcher, ctx, "Write", file_path="out.csv", content="a,b\n")
+    files.call("Write", file_path="out.csv", content="a,b\n")
     (tmp_path / "out.csv").unlink()
     report = asyncio.run(undo_run(journal, ctx))
     assert report.splitlines()[1] == (
@@ -73,11 +65,12 @@ def test_undo_keeps_a_file_the_user_deleted_after_the_agent_wrote_it(tmp_path: P
 
 
 def test_the_skip_note_counts_every_line_the_user_changed_even_in_binary_looking_text(tmp_path: Path) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     (tmp_path / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
     ctx.journal = journal = RunJournal(run_id=4)
-    call(dispatcher, ctx, "Read", file_path="a.txt")
-    call(dispatcher, ctx, "Edit", file_path="a.txt", old_string="three", new_string="3")
+    files.call("Read", file_path="a.txt")
+    files.call("Edit", file_path="a.txt", old_string="three", new_string="3")
     (tmp_path / "a.txt").write_bytes(b"ONE\ntwo\n3\nfour\nfive\n\xff\xfe extra\n")
     report = asyncio.run(undo_run(journal, ctx))
     assert "(3 line(s) differ)" in report  # one line replaced (-1 +1), one added in a second hunk
@@ -86,11 +79,12 @@ def test_the_skip_note_counts_every_line_the_user_changed_even_in_binary_looking
 def test_the_skip_note_counts_changed_lines_in_a_file_the_agent_wrote_with_non_utf8_bytes(
     tmp_path: Path,
 ) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     (tmp_path / "legacy.py").write_bytes(b"name = 'caf\xe9'\nx = 1\n")  # Latin-1: the edit keeps the byte
     ctx.journal = journal = RunJournal(run_id=6)
-    call(dispatcher, ctx, "Read", file_path="legacy.py")
-    call(dispatcher, ctx, "Edit", file_path="legacy.py", old_string="x = 1", new_string="x = 2")
+    files.call("Read", file_path="legacy.py")
+    files.call("Edit", file_path="legacy.py", old_string="x = 1", new_string="x = 2")
     assert (tmp_path / "legacy.py").read_bytes() == b"name = 'caf\xe9'\nx = 2\n"
     (tmp_path / "legacy.py").write_bytes(b"name = 'caf\xe9'\nx = 2\ny = 3\n")
     report = asyncio.run(undo_run(journal, ctx))
@@ -99,13 +93,14 @@ def test_the_skip_note_counts_changed_lines_in_a_file_the_agent_wrote_with_non_u
 
 
 def test_after_an_undo_the_agent_must_read_the_file_again(tmp_path: Path) -> None:
-    dispatcher, ctx = agent(tmp_path)
+    files = file_harness(tmp_path)
+    ctx = files.ctx
     (tmp_path / "a.py").write_text("x = 1\n")
     ctx.journal = journal = RunJournal(run_id=5)
-    call(dispatcher, ctx, "Read", file_path="a.py")
-    call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")
+    files.call("Read", file_path="a.py")
+    files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")
     asyncio.run(undo_run(journal, ctx))
-    refused = call(dispatcher, ctx, "Edit", file_path="a.py", old_string="x = 1", new_string="x = 3")
+    refused = files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 3").content
     assert refused == "STALE_READ: 'a.py' has not been read in this conversation; Read it first"
 
 

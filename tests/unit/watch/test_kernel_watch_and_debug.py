@@ -6,7 +6,6 @@ tracebacks and `sys.last_value` are the real ones.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +13,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.kernel.debug import Debug
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import NoteBudget, render_note
@@ -45,11 +44,7 @@ def watcher(shell: InteractiveShell) -> Iterator[KernelWatcher]:
 
 
 def debug(args: dict[str, Any], tmp_path: Path) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [Debug(repr_seconds=0.5)])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode="plan"))
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path), namespace={})
-    return asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name="Debug", input=args), ctx)).result
+    return ToolHarness(tmp_path, [Debug(repr_seconds=0.5)], mode="plan", namespace={}).call("Debug", args)
 
 
 FAILING = """\

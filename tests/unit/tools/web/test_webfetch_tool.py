@@ -8,22 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from web_site import SiteHandler as _Handler
 from web_site import serving
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import (
-    Approval,
     ApprovalRequest,
     Approve,
-    Dispatcher,
     PermissionPolicy,
     Rule,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
 )
 from jupyter_agent.tools.web import WebFetch, http
 from jupyter_agent.tools.web import tool as web_tool
@@ -58,18 +53,14 @@ def _fetch(
     policy: PermissionPolicy | None = None,
     asked: list[ApprovalRequest] | None = None,
 ) -> ToolResult:
-    async def approver(request: ApprovalRequest) -> Approval:
-        if asked is not None:
-            asked.append(request)
-        return Approve()
-
-    pool = ToolPool()
-    pool.set_source("builtin", [WebFetch()])
+    person = Approvals(Approve())
     # The test server is on 127.0.0.1: only a rule naming it lets WebFetch connect there.
     local = PermissionPolicy(mode="bypassPermissions", allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
-    dispatcher = Dispatcher(pool=pool, policy=policy or local, approver=approver)
-    call = ToolCall(id="t1", name="WebFetch", input={"url": url, "prompt": "the March revenue"})
-    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path)))).result
+    tools = ToolHarness(tmp_path, [WebFetch()], policy=policy or local, approver=person)
+    result = tools.call("WebFetch", url=url, prompt="the March revenue")
+    if asked is not None:
+        asked.extend(person.requests)
+    return result
 
 
 def test_html_becomes_markdown_without_scripts_styles_comments_or_hidden_parts(

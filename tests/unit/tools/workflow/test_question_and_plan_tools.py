@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import PermissionPolicy
 from jupyter_agent.tools.permissions import Mode
 from jupyter_agent.tools.question import Question
 from jupyter_agent.tools.workflow import (
@@ -68,15 +68,9 @@ class Person:
 def _dispatch(
     tmp_path: Path, name: str, tool_input: dict[str, Any], *, person: Person | None, mode: Mode = "default"
 ) -> tuple[ToolResult, PermissionPolicy]:
-    pool = ToolPool()
-    pool.set_source("builtin", [AskUserQuestion(), ExitPlanMode()])
-    policy = PermissionPolicy(mode=mode)
-    ctx = ToolContext(sandbox=Sandbox.at(tmp_path))
-    if person is not None:
-        ctx.services.questions = person
-    dispatcher = Dispatcher(pool=pool, policy=policy)  # its approver refuses: these tools must not need it
-    result = asyncio.run(dispatcher.dispatch(ToolCall(id="t1", name=name, input=tool_input), ctx)).result
-    return result, policy
+    # The harness's approver refuses: these tools must not need it.
+    tools = ToolHarness(tmp_path, [AskUserQuestion(), ExitPlanMode()], mode=mode, asker=person)
+    return tools.call(name, tool_input, call_id="t1"), tools.policy
 
 
 def test_the_answers_go_back_as_the_result_including_other_text(tmp_path: Path) -> None:

@@ -1,5 +1,9 @@
 """The `harness` fixture: a session on a real worker thread, talking to the scripted server through the
-real SDK over HTTP (no mocks)."""
+real SDK over HTTP (no mocks). The agent, sessions and undo tests use it.
+
+pytest puts the folder of a conftest outside any package on sys.path, so every unit test imports the shared
+kits beside this file: `agent_testkit` (the session harness) and `dispatch_harness` (tool calls
+through the real Dispatcher)."""
 
 from __future__ import annotations
 
