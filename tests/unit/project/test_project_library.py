@@ -78,7 +78,7 @@ def test_the_projects_definition_wins_over_the_users_of_the_same_name(library_tr
 
 
 def test_an_unusable_definition_is_one_warning_naming_the_file_and_the_key(library_tree: Tree) -> None:
-    bad_yaml = library_tree.write(".claude/agents/broken.md", "---\nname: [unclosed\n---\nbody\n")
+    bad_yaml = library_tree.write(".claude/agents/broken.md", "---\nname: [unclosed\n{oops\n---\nbody\n")
     nameless = library_tree.write(".claude/skills/vague/SKILL.md", "---\nname: vague\n---\nDo things.\n")
     claude = library_tree.claude()
     assert claude.take_warnings() == [
