@@ -107,7 +107,8 @@ def test_the_skill_tool_lists_the_skills_in_its_description_and_loads_a_body_on_
         "",
         "Read sales.csv and report each column's type and missing values. See reference.md for the format.",
         "",
-        'Other files of this skill (read one with Skill(skill="summarize/<file>")):',
+        "Other files of this skill (read one with Read at its path under the base directory, or with "
+        'Skill(skill="summarize/<file>")):',
         "- reference.md",
         "- scripts/check.py",
         "",
