@@ -102,21 +102,22 @@ def loose_front_matter(header: str) -> dict[str, Any] | None:
     (`argument-hint: [pr-number] [priority]`, `description: Use when: the data is late`), `- item` lines under
     a key with no value as its list; None when a line is neither."""
     meta: dict[str, Any] = {}
+    lists: dict[str, list[str]] = {}
     last: str | None = None
     for line in header.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        if line[0].isspace() and last is not None and stripped.startswith("- "):
-            items = meta[last] if isinstance(meta[last], list) else []
-            meta[last] = [*items, _unquoted(stripped[2:])]
+        if line[0].isspace() and last is not None and meta[last] is None and stripped.startswith("- "):
+            lists.setdefault(last, []).append(_unquoted(stripped[2:]))
             continue
         found = _LOOSE_KEY.match(stripped) if not line[0].isspace() else None
         if found is None:
             return None
-        last, value = found.group(1), found.group(2)
-        meta[last] = _unquoted(value) if value else None
-    return meta
+        key, value = str(found.group(1)), found.group(2)
+        meta[key] = _unquoted(value) if value else None
+        last = key
+    return {**meta, **lists}
 
 
 def _unquoted(value: str) -> str:
