@@ -90,6 +90,8 @@ class Sandbox:
     network: bool = False
     #: The encoding of text files that have no BOM or coding declaration and are not UTF-8.
     fallback_encoding: str = DEFAULT_FALLBACK_ENCODING
+    #: Directories Read may read outside the roots, never write: the loaded skills' own folders.
+    read_roots: tuple[Path, ...] = ()
 
     @classmethod
     def at(
@@ -100,6 +102,7 @@ class Sandbox:
         limits: Limits | None = None,
         network: bool = False,
         fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
+        read_roots: tuple[Path, ...] = (),
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
@@ -109,6 +112,7 @@ class Sandbox:
             limits=limits or Limits(),
             network=network,
             fallback_encoding=fallback_encoding,
+            read_roots=tuple(Path(os.path.realpath(r)) for r in read_roots),
         )
 
     def resolve_path(self, path: str) -> Path:
@@ -117,6 +121,17 @@ class Sandbox:
     def confine(self, path: str) -> Path:
         """The one call tools make on a path from the model."""
         return confine(self.resolve_path(path), self.roots)
+
+    def confine_read(self, path: str) -> Path:
+        """`confine` for a read: also a file inside one of the `read_roots` (symlinks resolved first)."""
+        resolved = self.resolve_path(path)
+        try:
+            return confine(resolved, self.roots)
+        except ToolError:
+            real = Path(os.path.realpath(resolved))
+            if any(_within(real, root) for root in self.read_roots):
+                return real
+            raise
 
     def root_of(self, real: Path) -> Path:
         """The allowed root `real` lies under (the first that holds it); `real` is what `confine` returned."""

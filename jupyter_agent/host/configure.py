@@ -140,6 +140,7 @@ def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> S
         limits=sandbox.limits,
         network=settings.bash_network,
         fallback_encoding=settings.fallback_encoding,
+        read_roots=claude.skill_dirs,
     )
     missing = roots.missing_roots()
     if missing:

@@ -59,7 +59,7 @@ def status_report(
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
         *_todo_rows(session),
     ]
-    text = "\n".join(f"{key + ':':<10}{value}" for key, value in rows)
+    text = "\n".join(f"{key + ':':<10}{value}".replace("\n", "\n" + " " * 10) for key, value in rows)
     return Report(text=text, html=html_table(rows))
 
 

@@ -6,7 +6,8 @@
   `argument-hint`; the body is the request, with `$ARGUMENTS` and `$1`… filled in.
 
 Directories are read from the most general (`~/.claude`) to the most specific (the notebook's directory), and a
-later definition of the same name wins. A file that cannot be used is one warning naming it and the key.
+later definition of the same name wins. A file that cannot be used is one warning naming it and the key. Front
+matter YAML refuses is read one `key: value` a line, as Claude Code reads it (`loose_front_matter`).
 """
 
 from __future__ import annotations
@@ -76,19 +77,54 @@ def read_markdown(path: Path, problems: Problems) -> Markdown | None:
     if len(raw) > MAX_DEFINITION_BYTES:
         problems.warn(path, "(file)", f"larger than {MAX_DEFINITION_BYTES:,} bytes; skipped")
         return None
-    text = raw.decode("utf-8", "replace")
+    text = raw.decode("utf-8-sig", "replace")  # a BOM from a Windows editor is not part of the `---` line
     header, body = front_matter_split(text)
     try:
         meta: object = yaml.safe_load(header) if header.strip() else {}
     except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        line = f" (line {where.line + 2})" if where is not None else ""
-        problems.warn(path, "front matter", f"not valid YAML{line}; skipped")
-        return None
+        meta = loose_front_matter(header)
+        if meta is None:
+            where = getattr(exc, "problem_mark", None)
+            line = f" (line {where.line + 2})" if where is not None else ""
+            problems.warn(path, "front matter", f"not valid YAML{line}; skipped")
+            return None
     if not is_object(meta):
         problems.warn(path, "front matter", "expected `key: value` lines; skipped")
         return None
     return Markdown(path=path, meta={str(k): v for k, v in meta.items()}, body=body)
+
+
+_LOOSE_KEY = re.compile(r"([A-Za-z][\w-]*):(?:\s+(.*))?\Z")
+
+
+def loose_front_matter(header: str) -> dict[str, Any] | None:
+    """Front matter as Claude Code reads what YAML refuses: one `key: value` a line, the value as written
+    (`argument-hint: [pr-number] [priority]`, `description: Use when: the data is late`), `- item` lines under
+    a key with no value as its list; None when a line is neither."""
+    meta: dict[str, Any] = {}
+    lists: dict[str, list[str]] = {}
+    last: str | None = None
+    for line in header.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if line[0].isspace() and last is not None and meta[last] is None and stripped.startswith("- "):
+            lists.setdefault(last, []).append(_unquoted(stripped[2:]))
+            continue
+        found = _LOOSE_KEY.match(stripped) if not line[0].isspace() else None
+        if found is None:
+            return None
+        key, value = str(found.group(1)), found.group(2)
+        meta[key] = _unquoted(value) if value else None
+        last = key
+    return {**meta, **lists}
+
+
+def _unquoted(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def _text(doc: Markdown, key: str, problems: Problems) -> str:
@@ -193,6 +229,14 @@ def read_agent(path: Path, problems: Problems) -> AgentType | None:
     )
 
 
+def _hint(doc: Markdown, problems: Problems) -> str:
+    """`argument-hint: [message]` is text in Claude Code, though YAML reads a list: shown as written."""
+    value = doc.meta.get("argument-hint")
+    if is_array(value):
+        return " ".join(f"[{item}]" for item in value)
+    return _text(doc, "argument-hint", problems)
+
+
 def read_command(path: Path, where: str, problems: Problems) -> Command | None:
     doc = read_markdown(path, problems)
     if doc is None:
@@ -209,7 +253,7 @@ def read_command(path: Path, where: str, problems: Problems) -> Command | None:
         body=doc.body.strip(),
         allowed_tools=_tool_list(doc, "allowed-tools", problems),
         model=_model(doc, problems),
-        argument_hint=_text(doc, "argument-hint", problems),
+        argument_hint=_hint(doc, problems),
         path=path,
         where=where,
     )

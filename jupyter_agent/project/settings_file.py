@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..base.json_values import is_array, is_object
-from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, CommandHook, HookEvent
+from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
 from ..tools.modes import MODES, Mode
 from .anchors import effective_rule
 
@@ -187,7 +187,8 @@ def _group(reader: _Reader, event: HookEvent, key: str, group: object) -> list[C
         reader.warn(f"{key}.matcher", "expected a string; the group is skipped")
         return []
     try:
-        re.compile(matcher)
+        if matcher not in MATCH_ALL:  # `*` is Claude Code's "every tool", not a regular expression
+            re.compile(matcher)
     except re.error as exc:
         reader.warn(
             f"{key}.matcher", f"{matcher!r} is not a tool name or a regular expression ({exc}); skipped"

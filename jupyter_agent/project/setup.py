@@ -29,6 +29,8 @@ class ProjectSetup:
     roots: tuple[Path, ...] = ()
     hooks: tuple[CommandHook, ...] = ()
     tools: list[AnyTool] = field(default_factory=list[AnyTool])
+    #: The skills' folders: Read may read their files (which the Skill tool lists) outside the roots.
+    skill_dirs: tuple[Path, ...] = ()
 
     def mode(self, setting: str) -> str:
         """The package's `mode` setting wins when it is not the default; else the project's `defaultMode`."""
@@ -48,6 +50,7 @@ def project_setup(project: ClaudeProject | None) -> ProjectSetup:
         roots=tuple(settings.additional_dirs),
         hooks=tuple(settings.hooks),
         tools=project.library.tools,
+        skill_dirs=tuple(skill.directory for skill in project.library.skills),
     )
 
 

@@ -35,6 +35,8 @@ DEFAULT_TIMEOUT = 60.0
 MAX_OUTPUT_CHARS = 20_000
 #: Exit code that blocks (Claude Code's).
 BLOCK = 2
+#: Matchers that match every tool (Claude Code's: `*`, an empty string, or no matcher).
+MATCH_ALL = ("", "*")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +54,7 @@ class CommandHook:
     cwd: Path
 
     def matches(self, tool: str) -> bool:
-        if self.matcher in ("", "*") or self.matcher == tool:
+        if self.matcher in MATCH_ALL or self.matcher == tool:
             return True
         try:
             return re.fullmatch(self.matcher, tool) is not None
@@ -273,11 +275,12 @@ def _pre_verdict(run: HookRun, tool: str) -> PreResult:
     if run.blocked or decision == "deny" or legacy == "block":
         reason = run.reason() or "a PreToolUse hook refused it"
         return Deny(message=f"{tool} was blocked by the {run.hook.describe()}: {reason}")
-    updated = run.specific("updatedInput")
-    if is_object(updated):
-        return Rewrite(input=dict(updated))
+    then: Allow | Ask | None = None
     if decision == "ask":
-        return Ask(reason=run.reason() or f"the {run.hook.describe()} asks for approval")
-    if decision == "allow" or legacy == "approve":
-        return Allow(reason=run.reason() or f"allowed by the {run.hook.describe()}")
-    return None
+        then = Ask(reason=run.reason() or f"the {run.hook.describe()} asks for approval")
+    elif decision == "allow" or legacy == "approve":
+        then = Allow(reason=run.reason() or f"allowed by the {run.hook.describe()}")
+    updated = run.specific("updatedInput")
+    if is_object(updated):  # Claude Code: `updatedInput` with `allow` runs the new input without asking
+        return Rewrite(input=dict(updated), then=then)
+    return then

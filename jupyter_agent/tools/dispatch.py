@@ -230,6 +230,7 @@ class Dispatcher:
                 return params
             subject = tool.rule_subject(params, ctx)
             hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+            verdict = verdict.then
         return params, subject, hook_call, verdict
 
     def _decide(
@@ -262,7 +263,7 @@ class Dispatcher:
 
 def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
     """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
-    A Rewrite (applied before the policy is asked) leaves the decision to the policy."""
+    A Rewrite is applied before the policy is asked; what it says `then` is judged here like a verdict."""
     if (
         isinstance(verdict, Deny)
         or (isinstance(verdict, Ask) and isinstance(decision, Allow))

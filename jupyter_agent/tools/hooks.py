@@ -33,9 +33,14 @@ class HookCall:
 
 @dataclass(frozen=True, kw_only=True)
 class Rewrite:
-    """Run the call with these arguments instead (validated again)."""
+    """Run the call with these arguments instead (validated again).
+
+    `then` is the hook's answer about the new input: Allow lets it through where the mode would ask, Ask asks,
+    None leaves the decision to the policy.
+    """
 
     input: dict[str, Any]
+    then: Allow | Ask | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -149,7 +149,11 @@ def instructions(skill: Skill, args: str) -> str:
     parts = [f"Base directory for this skill: {skill.directory}", "", with_arguments(body.strip(), args)]
     files = other_files(skill)
     if files:
-        parts += ["", f'Other files of this skill (read one with Skill(skill="{skill.name}/<file>")):']
+        parts += [
+            "",
+            f"Other files of this skill (read one with Read at its path under the base directory, or with "
+            f'Skill(skill="{skill.name}/<file>")):',
+        ]
         parts += [f"- {path}" for path in files]
     if skill.allowed_tools is not None:
         parts += ["", f"While this skill is active only these tools run: {', '.join(skill.allowed_tools)}."]

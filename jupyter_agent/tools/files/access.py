@@ -42,6 +42,12 @@ def target(ctx: ToolContext, path: str) -> Target:
     return Target(real=real, shown=model_path(ctx, real))
 
 
+def read_target(ctx: ToolContext, path: str) -> Target:
+    """`target` for Read: a loaded skill's own files may be read outside the roots (never written)."""
+    real = ctx.sandbox.confine_read(path)
+    return Target(real=real, shown=model_path(ctx, real))
+
+
 def model_path(ctx: ToolContext, real: Path) -> str:
     cwd = ctx.sandbox.cwd
     if real == cwd:

@@ -13,7 +13,7 @@ from ...base.result import ToolResult
 from ...base.sandbox import Limits
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from .access import Target, not_a_directory, not_found, remember, target
+from .access import Target, not_a_directory, not_found, read_target, remember
 from .encoding import SAMPLE_BYTES, detect
 from .lines import Window, cat_n, count_lines, read_window
 from .media import binary_error, human_size, image_content, is_image, known_binary
@@ -77,7 +77,7 @@ def read_file(params: ReadInput, ctx: ToolContext) -> ToolResult:
     A binary file is recorded as read even though its content is refused: the model now knows what it
     is, and Write may replace it (otherwise "Read it first" would be a dead end).
     """
-    where = target(ctx, params.file_path)
+    where = read_target(ctx, params.file_path)
     not_a_directory(where)
     try:
         info = where.real.stat()

@@ -78,7 +78,7 @@ def test_the_projects_definition_wins_over_the_users_of_the_same_name(library_tr
 
 
 def test_an_unusable_definition_is_one_warning_naming_the_file_and_the_key(library_tree: Tree) -> None:
-    bad_yaml = library_tree.write(".claude/agents/broken.md", "---\nname: [unclosed\n---\nbody\n")
+    bad_yaml = library_tree.write(".claude/agents/broken.md", "---\nname: [unclosed\n{oops\n---\nbody\n")
     nameless = library_tree.write(".claude/skills/vague/SKILL.md", "---\nname: vague\n---\nDo things.\n")
     claude = library_tree.claude()
     assert claude.take_warnings() == [
@@ -107,7 +107,8 @@ def test_the_skill_tool_lists_the_skills_in_its_description_and_loads_a_body_on_
         "",
         "Read sales.csv and report each column's type and missing values. See reference.md for the format.",
         "",
-        'Other files of this skill (read one with Skill(skill="summarize/<file>")):',
+        "Other files of this skill (read one with Read at its path under the base directory, or with "
+        'Skill(skill="summarize/<file>")):',
         "- reference.md",
         "- scripts/check.py",
         "",
