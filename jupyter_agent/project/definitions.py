@@ -197,14 +197,28 @@ def read_skill(folder: Path, where: str, problems: Problems) -> Skill | None:
     name = _named(doc, folder.name, problems)
     if name is None:
         return None
-    description = _text(doc, "description", problems)
+    description = _text(doc, "description", problems) or first_paragraph(doc.body)
     if not description:
         problems.warn(
-            doc.path, "description", "missing: the model cannot tell when to use the skill; skipped"
+            doc.path,
+            "description",
+            "missing, and the body has no paragraph to use instead: the model cannot tell when to use the "
+            "skill; skipped",
         )
         return None
     allowed = _tool_list(doc, "allowed-tools", problems)
     return Skill(name=name, description=description, directory=folder, allowed_tools=allowed, where=where)
+
+
+def first_paragraph(body: str, limit: int = 1024) -> str:
+    """A skill's description when its front matter has none, as Claude Code does: the body's first paragraph
+    (headings skipped), on one line, at most `limit` characters."""
+    for block in body.split("\n\n"):
+        lines = [line.strip() for line in block.strip().splitlines() if not line.lstrip().startswith("#")]
+        text = " ".join(line for line in lines if line)
+        if text:
+            return text[:limit]
+    return ""
 
 
 def read_agent(path: Path, problems: Problems) -> AgentType | None:

@@ -79,13 +79,25 @@ def test_the_projects_definition_wins_over_the_users_of_the_same_name(library_tr
 
 def test_an_unusable_definition_is_one_warning_naming_the_file_and_the_key(library_tree: Tree) -> None:
     bad_yaml = library_tree.write(".claude/agents/broken.md", "---\nname: [unclosed\n{oops\n---\nbody\n")
-    nameless = library_tree.write(".claude/skills/vague/SKILL.md", "---\nname: vague\n---\nDo things.\n")
+    nameless = library_tree.write(".claude/skills/vague/SKILL.md", "---\nname: vague\n---\n# Vague\n")
     claude = library_tree.claude()
     assert claude.take_warnings() == [
-        f"jupyter_agent: {nameless}: description: missing: the model cannot tell when to use the skill; skipped",
+        f"jupyter_agent: {nameless}: description: missing, and the body has no paragraph to use instead: the "
+        "model cannot tell when to use the skill; skipped",
         f"jupyter_agent: {bad_yaml}: front matter: not valid YAML (line 3); skipped",
     ]
     assert [a.name for a in claude.library.agents] == ["reviewer"]
+
+
+def test_a_skill_without_a_description_is_described_by_its_first_paragraph_as_in_claude_code(
+    library_tree: Tree,
+) -> None:
+    library_tree.write(
+        ".claude/skills/clean/SKILL.md",
+        "---\nname: clean\n---\n# Cleaning\n\nDrop empty rows\nand fix dtypes.\n\n## Steps\n1. Load.\n",
+    )
+    skills = {s.name: s for s in library_tree.claude().library.skills}
+    assert skills["clean"].description == "Drop empty rows and fix dtypes."
 
 
 def test_the_skill_tool_lists_the_skills_in_its_description_and_loads_a_body_on_demand(
