@@ -26,11 +26,13 @@ def describe_change(change: Change, sandbox: Sandbox) -> str:
 async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     lines = [f"undo run {journal.run_id}:"]
     all_done = True
+    reviewed: set[str] = set()
     restored = await restore_notebook_files(journal, ctx)  # byte for byte where nobody changed them since
     for change in reversed(journal.changes):
         key = str(change.path) if isinstance(change, FileChange) else f"{change.notebook}#{change.cell_id}"
         if journal.review.get(key) == "undone":
-            continue  # undone on its own in the review already
+            reviewed.add(key)  # undone on its own in the review already
+            continue
         if isinstance(change, FileChange):
             step = await undo_file_change(change, ctx.sandbox)
             ctx.reads.forget(str(change.path))
@@ -40,6 +42,8 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
             step = await undo_cell_change(change, ctx)
         all_done = all_done and step.done
         lines.append(f"  {step.text}")
+    if reviewed:
+        lines.append(f"  {len(reviewed)} change(s) had been undone in the review already")
     for path, write in journal.notebook_files.items():
         if path not in restored and (left := what_stays(path, write)) is not None:
             lines.append(f"  {left}")

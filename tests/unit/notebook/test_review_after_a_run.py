@@ -220,6 +220,8 @@ def test_agent_undo_after_a_reviewed_undo_skips_what_is_back_already(world: Worl
     edit(world, "c1", "x = 'agent 1'")
     undo(world, "c1")
     report = asyncio.run(undo_run(world.ctx.journal, world.ctx))
-    assert report == "undo run 7:\n  restored cell c0 in analysis.ipynb"
+    assert report == (
+        "undo run 7:\n  restored cell c0 in analysis.ipynb\n  1 change(s) had been undone in the review already"
+    )
     assert world.ctx.journal.undone
     assert {c.review for c in net_changes(world.ctx.journal)} == {"undone"}

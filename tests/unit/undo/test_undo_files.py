@@ -119,3 +119,18 @@ def test_history_lines_say_what_each_change_did(tmp_path: Path) -> None:
     assert describe_change(created, sandbox) == "Write: created new.md"
     assert describe_change(changed, sandbox) == "Edit: changed src/a.py"
     assert describe_change(cell, sandbox) == "NotebookEdit: replace cell c1 in analysis.ipynb"
+
+
+def test_undo_after_the_review_undid_a_file_says_so_instead_of_an_empty_list(tmp_path: Path) -> None:
+    files = file_harness(tmp_path)
+    ctx = files.ctx
+    ctx.journal = journal = RunJournal(run_id=4)
+    files.call("Write", file_path="out.csv", content="a,b\n")
+    files.call("Write", file_path="log.txt", content="x\n")
+    (tmp_path / "out.csv").unlink()  # what the review's Undo did
+    journal.review[str(tmp_path / "out.csv")] = "undone"
+    report = asyncio.run(undo_run(journal, ctx))
+    assert report == (
+        "undo run 4:\n  removed log.txt (the agent had created it)\n  1 change(s) had been undone in the review already"
+    )
+    assert journal.undone
