@@ -94,7 +94,8 @@ class ToolCard:
         result = self.result
         if result is None or not result.is_error or self.status not in ("error", "denied"):
             return []
-        reason = " ".join(result.content.split())
+        # The first paragraph: a report's verdict (VerifyNotebook's cell table and traceback follow a blank line)
+        reason = " ".join(result.content.strip().split("\n\n", 1)[0].split())
         if result.error_code and reason.startswith(f"{result.error_code}: "):
             reason = reason[len(result.error_code) + 2 :]  # the status shows the code already
         return [f"    {shorten(reason, _MAX_WHY_CHARS)}"]

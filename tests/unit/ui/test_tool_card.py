@@ -70,6 +70,14 @@ def card(
             ToolResult.error("DENIED", "no"),
             "▶️ Bash rm -rf x  [DENIED]\n    no",
         ),
+        (
+            # a report: its first paragraph says why; the table after the blank line is in the details
+            card("VerifyNotebook", "execute", title="VerifyNotebook a.ipynb", status="error"),
+            ToolResult.error(
+                "NOTEBOOK_FAILS", "a.ipynb fails at cell c2: NameError\n(a fresh kernel)\n\nc1 ok\nc2 error"
+            ),
+            "▶️ VerifyNotebook a.ipynb  [NOTEBOOK_FAILS]\n    a.ipynb fails at cell c2: NameError (a fresh kernel)",
+        ),
         (card(status="interrupted"), ToolResult.error("INTERRUPTED", "stopped"), "🔍 Read  [interrupted]"),
         (card(status="denied"), None, "🔍 Read  [denied]"),
         # a tool's own error result without a code: the status says what happened to the call
