@@ -78,7 +78,7 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
         backend = f"proposals: changes are shown to apply, never written — {decision.reason}"
     elif decision.kind == "file":
         backend = "file: read and written with nbformat"
-    elif decision.path is None:
+    elif decision.path is None and frontend.name is None:
         backend = "— (notebook tools need notebook_path)"
     else:
         backend = f"none: {decision.refused().message}"

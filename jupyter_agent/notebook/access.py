@@ -98,6 +98,9 @@ def decide_write(frontend: Frontend, target: Path | None, *, open_elsewhere: boo
 
 def unknown_notebook(frontend: Frontend) -> ToolError:
     """NOTEBOOK_NOT_FOUND when the kernel does not know which notebook it belongs to, with what to do."""
+    if frontend.kind == "vscode" and frontend.name is not None:
+        # VS Code on a remote Jupyter server: only the notebook's name is known, and its file is not here.
+        return not_on_this_disk(frontend, Path(frontend.name))
     if frontend.kind == "headless":
         why = (
             "it is run by a headless client that does not say which file it runs (papermill and nbconvert do "

@@ -9,8 +9,9 @@ and every directory between the root and it is bound onto itself: a mount point 
 
 `.git` itself stays writable (commits need it); its `hooks/` and `config` are read-only, and a `.git` file (a
 worktree's pointer) is read-only. A protected path that does not exist yet cannot be bound without creating it
-on the user's disk; those the kernel would run at its next start (a top-level module that shadows one it
-imports) are looked for after each command and removed (`new_startup_files`).
+on the user's disk; those that would run commands outside the sandbox later — a top-level module that shadows
+one the kernel imports at its next start, a Claude Code project's settings (hooks), a git hook — are looked for
+after each command and removed (`remove_new_startup_files`).
 
 Hidden (an empty directory, or /dev/null, over them): the Jupyter runtime directory (kernel connection files
 with their HMAC keys, server tokens), `~/.ssh`, `~/.aws`, `~/.config/gcloud`, `~/.netrc`, `~/.docker`, and a few
@@ -138,8 +139,36 @@ def _hidden(roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     return dirs, files
 
 
+#: Files that make something run commands outside the sandbox later, wherever a command creates them on the way
+#: from a root down to the working directory: a Claude Code project's settings (their hooks run at the next tool
+#: call of a trusted project) and a git hook (run by the user's next git command).
+PROJECT_COMMAND_FILES = (".claude/settings.json", ".claude/settings.local.json")
+GIT_HOOKS = ".git/hooks"
+
+
 def startup_files(roots: Sequence[Path]) -> set[Path]:
-    """The top-level files of the roots that shadow a module the kernel imports at start."""
+    """The files in the roots that would run outside the sandbox: top-level modules that shadow one the kernel
+    imports at start, and project settings and git hooks in the directories from a root down to another
+    (the working directory is passed as a root too)."""
+    found = _shadowing_modules(roots)
+    for directory in _chains(roots):
+        found |= {directory / name for name in PROJECT_COMMAND_FILES if (directory / name).is_file()}
+        hooks = directory / GIT_HOOKS
+        found |= {hooks / name for name in _names(hooks) if not name.endswith(".sample")}
+    return found
+
+
+def _chains(roots: Sequence[Path]) -> set[Path]:
+    """Every root, and every directory between a root and another root inside it (the working directory)."""
+    chains = set(roots)
+    for outer in roots:
+        for inner in roots:
+            if inner != outer and inner.is_relative_to(outer):
+                chains |= {outer, *_between(outer, inner)}
+    return chains
+
+
+def _shadowing_modules(roots: Sequence[Path]) -> set[Path]:
     found: set[Path] = set()
     for root in roots:
         try:
@@ -178,7 +207,20 @@ def remove_new_startup_files(roots: Sequence[Path], before: set[Path]) -> list[s
 def removed_note(removed: list[str]) -> str:
     """What the model is told when the files a command created were removed."""
     return (
-        f"the command created {', '.join(removed)}, which the kernel would import instead of its "
-        "own modules at its next start (outside any sandbox); removed. Name the file differently, or write it "
-        "with the Write tool, which asks the user first"
+        f"the command created {', '.join(removed)}, which {_why(removed)} (outside any sandbox); removed. Name "
+        "the file differently, or write it with the Write tool, which asks the user first"
     )
+
+
+def _why(removed: list[str]) -> str:
+    reasons: list[str] = []
+    for path in map(Path, removed):
+        if path.parent.name == "hooks" and path.parent.parent.name == ".git":
+            reason = "git would run as a hook at the user's next git command"
+        elif path.parent.name == ".claude":
+            reason = "would give a Claude Code project hooks that run commands at the agent's next tool call"
+        else:
+            reason = "the kernel would import instead of its own modules at its next start"
+        if reason not in reasons:
+            reasons.append(reason)
+    return "; ".join(reasons)

@@ -7,6 +7,7 @@ the commands inside it are still found, so deny rules keep seeing them.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _EXPANSION_OPERATORS = frozenset({":-", "-", ":+", "+", ":=", "=", ":?", "?"})
+#: A backtick and the backslashes before it: an even count (group 1) leaves it unescaped.
+_BACKTICK = re.compile(r"(\\*)`")
 
 
 def node_text(node: Node) -> str:
@@ -25,6 +28,9 @@ def node_text(node: Node) -> str:
 
 class WordWalk(ABC):
     """The word half of the walk; the statement half (`statement`, `fail`) is the subclass's."""
+
+    #: How many `` `…` `` substitutions the walk is inside: there, `` \` `` opens a nested one.
+    backticks: int = 0
 
     @abstractmethod
     def statement(self, node: Node, *, redirected: bool) -> None: ...
@@ -70,7 +76,16 @@ class WordWalk(ABC):
         raw = node_text(node)
         if "\n" in raw:
             self.fail()  # tree-sitter glues `\x` after a newline to the line before; bash does not
+        self.backticks_left(raw)
         return unescape_unquoted(raw), raw
+
+    def backticks_left(self, text: str) -> None:
+        """Fail on a backtick the parser left in text: unescaped, it is a substitution tree-sitter did not
+        parse (`${x:=`id`}`); escaped inside `` `…` ``, bash runs it as a nested one (`` `echo \\`id\\`` ``)."""
+        for match in _BACKTICK.finditer(text):
+            if len(match.group(1)) % 2 == 0 or self.backticks:
+                self.fail()
+                return
 
     def quoted(self, node: Node) -> tuple[str | None, str]:
         text = node_text(node)
@@ -94,9 +109,14 @@ class WordWalk(ABC):
         return ("".join(values) if known else None), "".join(raws)
 
     def substitution(self, node: Node) -> tuple[str | None, str]:
-        for child in node.children:
-            if child.type not in ("$(", "`", ")", "<(", ">("):
-                self.statement(child, redirected=False)
+        backticked = bool(node.children) and node.children[0].type == "`"
+        self.backticks += backticked
+        try:
+            for child in node.children:
+                if child.type not in ("$(", "`", ")", "<(", ">("):
+                    self.statement(child, redirected=False)
+        finally:
+            self.backticks -= backticked
         return None, "_"
 
     def variable(self, node: Node) -> tuple[str | None, str]:
@@ -111,6 +131,7 @@ class WordWalk(ABC):
             if child.type == '"' or child.type == '$"':
                 continue
             if child.type == "string_content":
+                self.backticks_left(node_text(child))
                 pieces.append(unescape_double_quoted(node_text(child)))
             else:
                 value, _ = self.parts(child)

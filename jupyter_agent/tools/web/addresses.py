@@ -39,9 +39,33 @@ def named_literally(policy: PermissionPolicy | None, host: str) -> bool:
     return any(rule.names("WebFetch") and rule.pattern == wanted for rule in policy.allow)
 
 
+#: Not public whatever this Python's `is_global` says: before 3.11.10 / 3.12.4 it calls 192.0.0.0/24 global, and
+#: 192.0.0.192 is Oracle Cloud's metadata address.
+_NEVER_PUBLIC = (ipaddress.ip_network("192.0.0.0/24"),)
+#: IPv6 prefixes whose last 32 bits are an IPv4 address a translator or the host reaches: NAT64's well-known
+#: prefix (a gateway forwards `64:ff9b::a00:1` to 10.0.0.1), IPv4-compatible and SIIT-translated addresses.
+_IPV4_INSIDE = tuple(ipaddress.ip_network(n) for n in ("64:ff9b::/96", "::/96", "::ffff:0:0:0/96"))
+
+
+def _public(address: Address) -> bool:
+    return address.is_global and not any(address in network for network in _NEVER_PUBLIC)
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries to (mapped, 6to4, NAT64, compatible, SIIT), or None."""
+    carried = address.ipv4_mapped or address.sixtofour
+    if carried is None and any(address in network for network in _IPV4_INSIDE):
+        carried = ipaddress.IPv4Address(address.packed[-4:])
+    return carried
+
+
 def forbidden(address: Address) -> bool:
-    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-    return not (mapped or address).is_global
+    """Not a public address, or an IPv6 address that carries a non-public IPv4 one (`::ffff:127.0.0.1`,
+    `64:ff9b::a9fe:a9fe`, `2002:7f00:1::`)."""
+    carried = _embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return not _public(address.ipv4_mapped)
+    return not _public(address) or (carried is not None and not _public(carried))
 
 
 async def checked_address(host: str, policy: PermissionPolicy | None) -> str:
@@ -59,7 +83,9 @@ async def checked_address(host: str, policy: PermissionPolicy | None) -> str:
     addresses = [ipaddress.ip_address(str(info[4][0])) for info in infos]
     bad = next((a for a in addresses if forbidden(a)), None)
     if bad is not None and not allowed:
-        raise _refused(host, canonical, f"{bad}, not a public address")
+        carried = _embedded_ipv4(bad) if isinstance(bad, ipaddress.IPv6Address) else None
+        inside = f" (which reaches {carried})" if carried is not None else ""
+        raise _refused(host, canonical, f"{bad}{inside}, not a public address")
     return str(addresses[0])
 
 
