@@ -145,13 +145,14 @@ def test_rewinding_to_an_earlier_run_takes_every_later_run_with_it(
     assert "nothing to rewind" not in frontend.run("%agent history").text()
 
 
-def test_after_resume_rewind_takes_back_only_the_conversation_and_says_so(
+def test_in_another_kernel_a_resumed_run_rewinds_only_its_conversation_and_says_so(
     agent_kernel: AgentKernel, tmp_path: Path
 ) -> None:
-    frontend, server, _ = start(agent_kernel, tmp_path)
+    first, server, _ = start(agent_kernel, tmp_path)
     edited = (tmp_path / "loader.py").read_bytes()
     before_run_2 = without_cache_marks(server.requests[1]["messages"][:-1])
-    frontend.run("%agent reset")
+    first.run("%agent reset")  # the session file is complete; this kernel stays, as a user's old tab would
+    frontend, other = agent_kernel([Turn(blocks=[Text("Answered the third.")])])
     resumed = frontend.run("%agent resume").text()
     assert "resumed session" in resumed and "2 run(s)" in resumed
     refused = frontend.run("%agent history").text()
@@ -165,14 +166,31 @@ def test_after_resume_rewind_takes_back_only_the_conversation_and_says_so(
         "conversation was rewound"
     ) in said
     assert (tmp_path / "loader.py").read_bytes() == edited
-    count = len(server.requests)
     frontend.run("%%agent\nthird: something else", timeout=60)
-    assert without_cache_marks(server.requests[count]["messages"])[:-1] == before_run_2
+    assert without_cache_marks(other.requests[0]["messages"])[:-1] == before_run_2
     # The rewind is saved: resuming this session again replays it.
     frontend.run("%agent reset")
     again = frontend.run("%agent resume").text()
     assert "resumed session" in again
     assert "run 2: second: fix the loader (rewound)" in frontend.run("%agent history").text()
+
+
+def test_after_reset_and_resume_in_the_same_kernel_its_runs_are_listed_once_and_rewind_undoes_their_changes(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    frontend, _, page = start(agent_kernel, tmp_path)
+    frontend.run("%agent reset")
+    assert "resumed session" in frontend.run("%agent resume").text()
+    history = frontend.run("%agent history").text()
+    assert history.count("run 2: second: fix the loader") == 1 and "changes not known" not in history
+
+    said = frontend.run("%agent rewind", timeout=60).text()
+
+    assert said.startswith("rewound to before run 2")
+    assert "restored loader.py" in said and "removed notes.md (the agent had created it)" in said
+    assert (tmp_path / "loader.py").read_bytes() == LOADER
+    assert not (tmp_path / "notes.md").exists()
+    assert page.cells[0]["source"] == "a = 1"
 
 
 def test_a_run_before_the_last_compaction_cannot_be_rewound_and_the_refusal_says_which_can(
