@@ -9,6 +9,7 @@ import pytest
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools.kinds import ToolKind
+from jupyter_agent.tools.verify.tool import NOTEBOOK_FAILS
 from jupyter_agent.ui.cards import Status, ToolCard
 
 DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"
@@ -74,7 +75,7 @@ def card(
             # a report: its first paragraph says why; the table after the blank line is in the details
             card("VerifyNotebook", "execute", title="VerifyNotebook a.ipynb", status="error"),
             ToolResult.error(
-                "NOTEBOOK_FAILS", "a.ipynb fails at cell c2: NameError\n(a fresh kernel)\n\nc1 ok\nc2 error"
+                NOTEBOOK_FAILS, "a.ipynb fails at cell c2: NameError\n(a fresh kernel)\n\nc1 ok\nc2 error"
             ),
             "▶️ VerifyNotebook a.ipynb  [NOTEBOOK_FAILS]\n    a.ipynb fails at cell c2: NameError (a fresh kernel)",
         ),
