@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import jupyter_agent
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.host.command_error import CommandError
 from jupyter_agent.host.verify_command import verify_arguments
@@ -15,7 +19,7 @@ from jupyter_agent.notebook.cells import Cell
 from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.permissions import Ask, PermissionPolicy
 from jupyter_agent.tools.verify import VerifyNotebook, VerifyNotebookInput
-from jupyter_agent.tools.verify.fresh import choose_spec, parse_environ, startup_environment
+from jupyter_agent.tools.verify.fresh import choose_spec, parse_environ
 from jupyter_agent.tools.verify.plan import plan_cells, runnable_source
 from jupyter_agent.tools.verify.runner import Failure
 from jupyter_agent.tools.verify.verdict import live_only_hint
@@ -118,16 +122,35 @@ def test_the_kernel_spec_is_the_notebooks_when_it_runs_this_python_else_this_ker
     assert "no kernel spec 'no-such-kernel-xyz' was found" in unknown.description
 
 
-def test_the_start_up_environment_is_read_from_the_process_not_os_environ(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    if parse_environ(Path("/proc/self/environ").read_bytes()) is None:
-        pytest.skip(
-            "this process's title was written over its start-up environment (pytest-xdist's setproctitle)"
-        )
-    monkeypatch.setenv("JUPYTER_AGENT_SET_AFTER_START", "1")
-    assert "JUPYTER_AGENT_SET_AFTER_START" not in startup_environment()
-    assert "PATH" in startup_environment()
+#: Run in a process of its own: a pytest-xdist worker's title (setproctitle) is written over its own start-up
+#: environment, which `startup_environment` then rightly distrusts — a fresh interpreter's is intact.
+STARTUP_ENVIRONMENT_CHILD = """
+import json, os
+from jupyter_agent.tools.verify.fresh import startup_environment
+os.environ["JUPYTER_AGENT_SET_AFTER_START"] = "1"
+os.environ["JUPYTER_AGENT_CHANGED_AFTER_START"] = "after"
+del os.environ["JUPYTER_AGENT_REMOVED_AFTER_START"]
+print(json.dumps(startup_environment()))
+"""
+
+
+def test_the_start_up_environment_is_read_from_the_process_not_os_environ() -> None:
+    root = Path(jupyter_agent.__file__).parent.parent
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": str(root),
+        "JUPYTER_AGENT_CHANGED_AFTER_START": "before",
+        "JUPYTER_AGENT_REMOVED_AFTER_START": "1",
+    }
+    child = subprocess.run(
+        [sys.executable, "-c", STARTUP_ENVIRONMENT_CHILD], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert child.returncode == 0, child.stderr
+    started = json.loads(child.stdout)
+    assert "JUPYTER_AGENT_SET_AFTER_START" not in started
+    assert started["JUPYTER_AGENT_CHANGED_AFTER_START"] == "before"
+    assert started["JUPYTER_AGENT_REMOVED_AFTER_START"] == "1"
+    assert started["PATH"] == env["PATH"]
 
 
 def test_verify_notebook_asks_in_default_and_accept_edits_modes(tmp_path: Path) -> None:
