@@ -52,7 +52,7 @@ def test_todowrite_is_one_checklist_updated_in_place_and_listed_in_status(agent_
     assert checklist[-1]["content"]["data"]["text/plain"] == "Todos (2/2 done)\n[x] Step 1\n[x] Step 2"
     assert "TodoWrite" not in cell.text()  # no card for any of the three calls
     status = frontend.run("%agent status").text()
-    assert "todos:    2/2 done\n[x] Step 1\n[x] Step 2" in status
+    assert "todos:    2/2 done\n          [x] Step 1\n          [x] Step 2" in status
 
 
 PLAN = "1. Fix the loader\n2. Re-run the report"
