@@ -13,6 +13,7 @@ HTML survives), images become plain links, and `javascript:` / `data:` / `vbscri
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -48,14 +49,60 @@ def _result_text(block: dict[str, Any]) -> str:
 
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(")
-_SCRIPT_LINK = re.compile(r"\]\(\s*(?:javascript|data|vbscript):[^)]*\)", re.IGNORECASE)
+_SCRIPT_SCHEMES = ("javascript:", "data:", "vbscript:")
+#: `[id]: destination` — a link reference definition, which `[text][id]` elsewhere turns into a link.
+_REFERENCE = re.compile(r"^( {0,3}\[[^\]\n]+\]:[ \t]*)(\S+)", re.MULTILINE)
 
 
 def neutralise_markdown(text: str) -> str:
     """Markdown with no raw HTML, no remote images and no script links (see the module docstring)."""
     text = text.replace("<", "&lt;")
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1)}](", text)
-    return _SCRIPT_LINK.sub("](#)", text)
+    text = _REFERENCE.sub(lambda m: m.group(1) + ("#" if _runs_script(m.group(2)) else m.group(2)), text)
+    return _without_script_links(text)
+
+
+def _runs_script(destination: str) -> bool:
+    """Whether a link to `destination` would run code, as a renderer reads it: character references decoded
+    (`&#106;avascript:`), and the tabs, newlines and control characters browsers drop from a scheme ignored."""
+    plain = "".join(c for c in html.unescape(destination) if c.isprintable() and not c.isspace())
+    return plain.lower().startswith(_SCRIPT_SCHEMES)
+
+
+def _without_script_links(text: str) -> str:
+    """Each inline link `](destination)` that would run code becomes `](#)`; the destination ends at its
+    matching parenthesis (`javascript:alert(1)` keeps no stray `)`), or at the line's end when unclosed."""
+    kept: list[str] = []
+    done = 0
+    while (opening := text.find("](", done)) != -1:
+        start = opening + 2
+        end = _destination_end(text, start)
+        if _runs_script(text[start:end].removesuffix(")")):
+            kept.append(text[done:opening] + "](#)")
+            done = end
+        else:
+            kept.append(text[done:start])
+            done = start
+    return "".join(kept) + text[done:]
+
+
+def _destination_end(text: str, start: int) -> int:
+    """The index after the `)` that closes a link opened just before `start` (nested pairs and `\\)` skipped)."""
+    depth, index = 1, start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        elif char == "\n":
+            return index
+        index += 1
+    return len(text)
 
 
 def _search_results(content: Any) -> str:
