@@ -160,7 +160,8 @@ class ToolFinished:
     title: str
     kind: ToolKind
     result: ToolResult
-    duration: float
+    #: Seconds the call ran; None for a call answered without running (the run stopped first).
+    duration: float | None
     decision: Decision | None
     parent_id: str = ""
 

@@ -8,6 +8,7 @@ cancelled half-way can answer the rest as INTERRUPTED and keep the results that 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Sequence
 
 from ..base.journal import Change, FileChange
@@ -39,6 +40,8 @@ class ToolRunner:
         self.max_result_chars = max_result_chars
         self._calls: Sequence[ToolCall] = ()
         self._done: dict[int, Dispatched] = {}
+        #: When each call of this turn began (monotonic), for the card of one a stop cut short.
+        self._began: dict[str, float] = {}
 
     @property
     def active(self) -> bool:
@@ -56,6 +59,8 @@ class ToolRunner:
         return [(call.id, d.result) for call, d in zip(calls, finished, strict=True)]
 
     async def _one(self, call: ToolCall) -> Dispatched:
+        self._began[call.id] = time.monotonic()
+
         def running(title: str) -> None:
             self.emit(ToolRunning(call_id=call.id, title=title))
 
@@ -113,14 +118,17 @@ class ToolRunner:
         return results
 
     def finish_card(self, call: ToolCall, result: ToolResult) -> None:
+        """Close the card of a call that did not finish: its tool's kind and title stay, and the time it ran
+        (none when it never began)."""
+        began = self._began.get(call.id)
         self.emit(
             ToolFinished(
                 call_id=call.id,
                 name=call.name,
-                title=call.name,
-                kind="other",
+                title="",
+                kind=self.kind_of(call.name),
                 result=result,
-                duration=0.0,
+                duration=None if began is None else time.monotonic() - began,
                 decision=None,
             )
         )

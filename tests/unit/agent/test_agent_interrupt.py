@@ -87,6 +87,11 @@ def test_stop_after_a_streamed_tool_call_answers_it_as_interrupted(harness: Harn
     [card] = h.of(ToolFinished)
     assert (card.call_id, card.result.content) == ("toolu_01_0_0", INTERRUPTED)
     assert h.of(ToolRunning) == []  # it never ran
+    assert (card.kind, card.title, card.duration) == (
+        "read",
+        "",
+        None,
+    )  # its kind kept; no time, it never ran
 
     h.run("go on")
     body = h.server.requests[1]
@@ -102,7 +107,7 @@ def test_stop_during_a_tool_answers_it_and_keeps_finished_results(harness: Harne
         """Return at once."""
         return "quick result"
 
-    @tool
+    @tool(kind="execute")
     async def hang() -> str:
         """Wait for ever."""
         await never.wait()
@@ -118,6 +123,9 @@ def test_stop_during_a_tool_answers_it_and_keeps_finished_results(harness: Harne
     assert future.result(timeout=10).reason == "interrupted"
     by_call = {e.call_id: e.result.content for e in h.of(ToolFinished)}
     assert by_call == {"toolu_01_0_0": "quick result", "toolu_01_0_1": INTERRUPTED}
+    stopped = h.of(ToolFinished)[-1]
+    assert stopped.kind == "execute" and stopped.title == ""  # the card keeps the tool's icon and its title
+    assert stopped.duration is not None and stopped.duration > 0  # the time it ran before the stop
 
     h.run("what happened?")
     body = h.server.requests[1]
