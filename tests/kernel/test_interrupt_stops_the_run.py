@@ -55,7 +55,8 @@ def carry_on(frontend: KernelFrontend) -> Execution:
 def test_interrupt_during_runcode_stops_the_run_and_reports_the_code_as_interrupted(
     agent_kernel: AgentKernel, tmp_path: Path, attempt: int
 ) -> None:
-    sleeper = "open('started', 'w').close()\nprint('before the sleep')\nimport time\ntime.sleep(120)"
+    # the file is the sign that the print is done: an interrupt that came between them would find no output
+    sleeper = "print('before the sleep')\nopen('started', 'w').close()\nimport time\ntime.sleep(120)"
     plan = [
         Turn(blocks=[ToolUse(name="RunCode", input={"code": sleeper})]),
         Turn(blocks=[ToolUse(name="Write", input={"file_path": "after.txt", "content": "must not exist\n"})]),
