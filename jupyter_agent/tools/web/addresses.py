@@ -63,9 +63,11 @@ def forbidden(address: Address) -> bool:
     """Not a public address, or an IPv6 address that carries a non-public IPv4 one (`::ffff:127.0.0.1`,
     `64:ff9b::a9fe:a9fe`, `2002:7f00:1::`)."""
     carried = _embedded_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return not _public(address.ipv4_mapped)
-    return not _public(address) or (carried is not None and not _public(carried))
+    if carried is not None:
+        # Where the packets go decides: Python's own table for these prefixes differs between versions
+        # (3.11.2 calls all of 2002::/16 private, 3.11.7 only the 6to4 forms of private IPv4s).
+        return not _public(carried)
+    return not _public(address)
 
 
 async def checked_address(host: str, policy: PermissionPolicy | None) -> str:
