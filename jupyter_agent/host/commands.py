@@ -43,6 +43,8 @@ class Subcommand:
     example: str = ""
     #: The placeholder of an optional argument (`ID` shows as `[ID]`).
     optional: str = ""
+    #: It reads more words itself (`%agent mcp restart NAME`); otherwise one with no argument refuses any.
+    own_words: bool = False
 
     @property
     def usage(self) -> str:
@@ -237,6 +239,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="mcp",
         help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
         run=_mcp,
+        own_words=True,
     ),
     Subcommand(
         name="jobs", help="background shell jobs (Bash with run_in_background) and their status", run=_jobs
@@ -281,6 +284,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(name="help", help="all of the above: flags, subcommands and the settings' names", run=_help),
 )
 _BY_NAME = {command.name: command for command in SUBCOMMANDS}
+_RUN_FLAGS = {flag.flag for flag in RUN_FLAGS}
 
 
 def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Output:
@@ -299,6 +303,14 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
         except ProjectCommandError as exc:
             raise CommandError(str(exc)) from None
         return None
+    flag = name.split("=", 1)[0]
+    if flag.startswith("--"):  # `%agent --new`: an option where a request or a subcommand goes
+        close = difflib.get_close_matches(flag, sorted(_RUN_FLAGS), n=1)
+        known = flag if flag in _RUN_FLAGS else (close[0] if close else "--new")
+        raise CommandError(
+            f"%agent: options such as {known} go on a %%agent cell's first line: write `%%agent {known} …` with "
+            "the request in the cell body (%agent help lists the options)"
+        )
     command = _BY_NAME.get(name)
     if command is None:
         close = difflib.get_close_matches(name, list(_BY_NAME), n=1)
@@ -311,6 +323,11 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
         return None
     if command.arg and not args:
         raise CommandError(f"%agent {name} needs a value, e.g. %agent {name} {command.example}")
+    if args and not (command.arg or command.optional or command.own_words):
+        raise CommandError(
+            f"%agent {name} takes no argument, not {' '.join(args)!r}; run `%agent {name}` alone, or write a "
+            f"request that starts with {name!r} in a %%agent cell"
+        )
     return command.run(agent, args)
 
 

@@ -17,7 +17,7 @@ from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.core import AnyTool
 from ..tools.hooks import PostHook, PreHook
 from ..tools.modes import Mode
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS, parse_rules
+from ..tools.permissions import DEFAULT_PROTECTED_PATHS
 from ..tools.rule_names import check_rule_names
 from .options import NO_OPTIONS, RunOptions
 
@@ -97,12 +97,14 @@ def run_setup(
     """The next run's configuration as a value: the settings, this run's options, and a Claude Code project's
     rules, mode, roots, hooks and tools under the settings (project/setup.py says what they mean). `sandbox` is
     the session's now (its working directory and limits stay; its roots come from here). Changes nothing."""
+    from ..project.anchors import session_rules
     from ..project.setup import ProjectSetup, run_scope
     from ..tools.web.search import WebSearchConfig, configure_web_search
 
     claude = claude or ProjectSetup()
-    allow = (*claude.allow, *parse_rules([*settings.allow, *options.allow]))
-    ask = (*claude.ask, *parse_rules(list(settings.ask)))
+    cwd = sandbox.cwd
+    allow = (*claude.allow, *session_rules([*settings.allow, *options.allow], cwd=cwd, restricting=False))
+    ask = (*claude.ask, *session_rules(list(settings.ask), cwd=cwd, restricting=True))
     sources: dict[str, tuple[AnyTool, ...]] = {
         opt_in.source: tuple(opt_in.make())
         if opt_in.wanted(bool(getattr(settings, opt_in.setting)), allow)
@@ -122,7 +124,7 @@ def run_setup(
         mode=options.mode or cast("Mode", claude.mode(settings.mode)),
         allow=allow,
         ask=ask,
-        deny=(*claude.deny, *parse_rules([*settings.deny, *options.deny])),
+        deny=(*claude.deny, *session_rules([*settings.deny, *options.deny], cwd=cwd, restricting=True)),
         protected=(*DEFAULT_PROTECTED_PATHS, *settings.protected_paths),
         scope=run_scope(options.allowed_tools, options.scope_owner),
         pre_tool_use=tuple(cast(PreHook, h) for h in settings.pre_tool_use),

@@ -13,10 +13,15 @@ A trailing `/` means the directory and what is in it (`dir/` → `dir/**`). Clau
 relative to the directory it was started in; a notebook often runs in a subfolder of the project, so here they
 are relative to the project directory (the top the settings were found from), where Claude Code would start.
 Rules for other tools (`Bash(…)`, `WebFetch(domain:…)`, MCP tools) are left as they are.
+
+Rules given in the notebook (`--allow`/`--deny`, `%agent allow/deny`, `AgentMagics.allow/ask/deny`) have no
+settings file: they are anchored at the working directory, and a single leading `/` is an absolute path (deny
+and ask rules also read it under the working directory, as Claude Code would).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..tools.files.edit import EditTool
@@ -68,3 +73,23 @@ def effective_rule(text: str, *, base: Path, project_dir: Path, home: Path) -> s
     if rule.tool not in PATH_RULE_TOOLS or rule.pattern is None:
         return str(rule)
     return str(Rule(rule.tool, anchored_pattern(rule.pattern, base=base, project_dir=project_dir, home=home)))
+
+
+def session_rules(texts: Iterable[str], *, cwd: Path, restricting: bool) -> list[Rule]:
+    """Rules given in the notebook, read with the same anchors (`*.sh` and `deploy.sh` at any depth, `./ci/**`,
+    `~/x`, `//abs`) at the working directory. `/abs/path` is the absolute path it reads as; a deny or ask rule
+    (`restricting`) also covers it under the working directory, as Claude Code reads `/path` (fail closed)."""
+    rules: list[Rule] = []
+    for text in texts:
+        rule = Rule.parse(text)
+        pattern = rule.pattern
+        if rule.tool not in PATH_RULE_TOOLS or pattern is None:
+            rules.append(rule)
+            continue
+        if pattern.startswith("/") and not pattern.startswith("//"):
+            rules.append(rule)
+            if not restricting:
+                continue
+        anchored = anchored_pattern(pattern, base=cwd, project_dir=cwd, home=Path.home())
+        rules.append(Rule(rule.tool, anchored))
+    return rules

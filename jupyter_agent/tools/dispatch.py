@@ -206,7 +206,10 @@ class Dispatcher:
             return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision
         if on_running is not None:
             on_running(title)
-        result = await tool.run(params, ctx)
+        try:
+            result = await tool.run(params, ctx)
+        except ToolError as exc:  # the card keeps its one line (`Edit utils.py`), not the bare tool name
+            return ToolResult.error(exc.code, exc.message), title, decision
         result = await self.hooks.run_post(hook_call, result)
         return result, title, decision
 

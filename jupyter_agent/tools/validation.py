@@ -61,7 +61,7 @@ def _allowed_fields(model: type[BaseModel], parent: tuple[int | str, ...]) -> li
     custom = getattr(model, "allowed_fields_at", None)
     if callable(custom):
         return [str(name) for name in cast("Iterable[object]", custom(parent))]
-    return list(model.model_fields)
+    return [field.alias or name for name, field in model.model_fields.items()]  # the names the schema shows
 
 
 def _fix(

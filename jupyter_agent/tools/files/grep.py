@@ -58,8 +58,8 @@ class GrepInput(ToolInput):
     """Show line numbers (content mode only)."""
     ignore_case: bool = Field(default=False, alias="-i")
     """Match case-insensitively."""
-    head_limit: int | None = Field(default=None, ge=1)
-    """Only the first N lines or entries of the result, like `| head -N`."""
+    head_limit: int | None = Field(default=None, ge=0)
+    """Only the first N lines or entries of the result, like `| head -N`; 0 means no limit (as in Claude Code)."""
     multiline: bool = False
     """Let the pattern match across lines (`.` matches newlines too)."""
 

@@ -44,7 +44,7 @@ def content_lines(lines: list[Hit], *, numbers: bool, separated: bool) -> list[s
 
 def _take(entries: list[str], head_limit: int | None, max_chars: int) -> tuple[list[str], bool]:
     """The entries that fit: at most head_limit, and (always at least one) under max_chars; True if the budget cut."""
-    wanted = entries[:head_limit] if head_limit is not None else entries
+    wanted = entries[:head_limit] if head_limit else entries  # 0 means no limit, as in Claude Code
     taken: list[str] = []
     used = 0
     for entry in wanted:

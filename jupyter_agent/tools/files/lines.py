@@ -39,16 +39,23 @@ class Window:
 
 
 def _skip_lines(stream: BinaryIO, count: int) -> int:
-    """Seek past `count` lines by counting newline bytes; returns how many lines were actually skipped."""
+    """Seek past `count` lines by counting newline bytes; returns how many lines were actually skipped.
+
+    When the file has fewer lines, the stream is left just after the last newline, so a final line without one
+    is still there to be read and counted."""
     skipped = 0
+    resume = stream.tell()
     while skipped < count:
         position = stream.tell()
         chunk = stream.read(_CHUNK)
         if not chunk:
+            stream.seek(resume)
             return skipped
         newlines = chunk.count(b"\n")
         if skipped + newlines < count:
             skipped += newlines
+            if newlines:
+                resume = position + chunk.rindex(b"\n") + 1
             continue
         index = -1
         for _ in range(count - skipped):
