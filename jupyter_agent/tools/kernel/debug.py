@@ -18,7 +18,7 @@ from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
 from .capped import Deadline
 from .describe import describe_variable
-from .guards import INTERNAL_PACKAGES, is_internal
+from .guards import CREDENTIAL_HIDDEN, INTERNAL_PACKAGES, is_internal, names_credential
 from .portraits import safe_repr
 from .tracebacks import FrameInfo, headline, last_exception, user_frames
 
@@ -46,6 +46,8 @@ def _local_line(name: str, value: Any, deadline: Deadline) -> str:
         return f"  {name} ({type(value).__name__}) = (the kernel's or the agent's own object: not shown)"
     facts = describe_variable(name, value, deadline)
     kind = " ".join(part for part in (facts.type_name, facts.shape, facts.dtype) if part)
+    if names_credential(name):
+        return f"  {name} ({kind}) = {CREDENTIAL_HIDDEN}"
     shown = deadline.call(lambda: safe_repr(value))
     if shown.timed_out:
         text = f"(repr did not finish in {deadline.per_call:g} s)"
