@@ -20,7 +20,7 @@ from .capped import Deadline
 from .describe import describe_variable
 from .guards import CREDENTIAL_HIDDEN, INTERNAL_PACKAGES, is_internal, names_credential
 from .portraits import safe_repr
-from .tracebacks import FrameInfo, headline, last_exception, user_frames
+from .tracebacks import FrameInfo, headline, last_exception, syntax_location, user_frames
 
 _MAX_CHARS = 12_000
 _MAX_LOCALS = 40
@@ -86,6 +86,13 @@ class Debug(Tool[DebugInput]):
                 "(run the failing cell, then call Debug)",
             )
         frames = user_frames(exc)
+        if not frames and isinstance(exc, SyntaxError):
+            where = "\n".join(syntax_location(exc))
+            raise ToolError(
+                "NOT_AVAILABLE",
+                f"the last exception ({headline(exc)}) was raised while the cell was compiled, before any of it "
+                f"ran, so there are no frames or locals to look at; fix the code it points to:\n{where}",
+            )
         if not frames:
             raise ToolError("NOT_AVAILABLE", f"the last exception ({headline(exc)}) has no traceback frames")
         if not -len(frames) <= params.frame < len(frames):
