@@ -81,7 +81,7 @@ def _not_found(where: str, detail: str, model: str) -> str:
     if where.rstrip("/").endswith("/v1"):  # the OpenAI-style address local servers document
         return (
             f"not found (404) at {where}: {detail}. The address ends with /v1, and the SDK adds /v1/messages "
-            f'itself: drop the /v1 (`%config AgentMagics.base_url = "{where.rstrip("/")[:-3]}"`, or '
+            f'itself: drop the /v1 (`%config AgentMagics.base_url = "{where.rstrip("/").removesuffix("/v1")}"`, or '
             "ANTHROPIC_BASE_URL)."
         )
     return f"not found (404) at {where}: {detail}. Check the model name '{model}'."

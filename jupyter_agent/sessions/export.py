@@ -113,7 +113,7 @@ def _without_script_links(text: str) -> str:
         start = opening + 2
         end = _destination_end(text, start)
         if _runs_script(text[start:end].removesuffix(")")):
-            kept.append(text[done:opening] + "](#)")
+            kept.append(text[done:opening] + "](#)")  # cut-ok: the text before a link, kept whole
             done = end
         else:
             kept.append(text[done:start])
