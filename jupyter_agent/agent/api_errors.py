@@ -77,6 +77,16 @@ def cause_text(exc: BaseException | None, config: AgentConfig) -> str:
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
+def _not_found(where: str, detail: str, model: str) -> str:
+    if where.rstrip("/").endswith("/v1"):  # the OpenAI-style address local servers document
+        return (
+            f"not found (404) at {where}: {detail}. The address ends with /v1, and the SDK adds /v1/messages "
+            f'itself: drop the /v1 (`%config AgentMagics.base_url = "{where.rstrip("/").removesuffix("/v1")}"`, or '
+            "ANTHROPIC_BASE_URL)."
+        )
+    return f"not found (404) at {where}: {detail}. Check the model name '{model}'."
+
+
 def describe_api_error(exc: BaseException, config: AgentConfig, where: str) -> tuple[str, bool] | None:
     """(a message that says what happened at `where` and what to do, whether running again later may work),
     or None if `exc` is not an API error."""
@@ -114,7 +124,7 @@ def describe_api_error(exc: BaseException, config: AgentConfig, where: str) -> t
     if isinstance(exc, anthropic.PermissionDeniedError):
         return f"the API {at} refused access (403): {detail}{ref}.", False
     if isinstance(exc, anthropic.NotFoundError):
-        return f"not found (404) {at}: {detail}{ref}. Check the model name '{config.model}'.", False
+        return _not_found(where, f"{detail}{ref}", config.model), False
     if isinstance(exc, anthropic.RateLimitError):
         return f"rate limited (429) {at} {retries}: {detail}{ref}. Wait a minute and run again.", True
     if status == 529 or error_type(exc) == "overloaded_error":

@@ -165,7 +165,12 @@ def _resume(agent: KernelAgent, args: list[str]) -> str:
 
 
 def _export(agent: KernelAgent, args: list[str]) -> str:
-    return agent.export(args[0] if args else None)
+    from ..sessions.export import ExportRefused
+
+    try:
+        return agent.export(args[0] if args else None)
+    except ExportRefused as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _compact(agent: KernelAgent, _args: list[str]) -> str:
@@ -262,7 +267,11 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="export",
         optional="PATH",
-        help="write this conversation as Markdown (default `agent-session-<id>.md` in the working directory)",
+        help=(
+            "write this conversation as Markdown (default `agent-session-<id>.md` in the working directory, or "
+            "in PATH when it is a directory); a file that is not an earlier export is never written over "
+            "(`EXPORT_TARGET_EXISTS`)"
+        ),
         run=_export,
     ),
     Subcommand(

@@ -306,8 +306,9 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
-        from ..base.sandbox import atomic_write, resolve_path
+        from ..base.sandbox import atomic_write
         from ..sessions import SavedSession, load_session, session_markdown
+        from ..sessions.export import export_target
 
         session = self.session
         recorder = session.recorder
@@ -317,8 +318,7 @@ class KernelAgent:
             saved = SavedSession(
                 id="unsaved", path=session.ctx.sandbox.cwd, messages=session.conversation.messages
             )
-        cwd = session.ctx.sandbox.cwd
-        target = resolve_path(path, cwd) if path else cwd / f"agent-session-{saved.id}.md"
+        target = export_target(path, session.ctx.sandbox.cwd, saved.id)
         atomic_write(target, session_markdown(saved).encode("utf-8"))
         return f"exported {len(saved.messages)} messages to {target}"
 

@@ -16,11 +16,46 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from ..base.json_values import is_array, is_object
 from ..masking import clip
 from .store import SavedSession, mask_secret_values
+
+#: The first line of every export: a file that starts so is an earlier export, which may be written over.
+EXPORT_HEADING = "# Agent session "
+
+
+class ExportRefused(ValueError):
+    """`%agent export PATH` names a file that is not an earlier export: writing it would lose the user's data."""
+
+
+def export_target(path: str | None, cwd: Path, session_id: str) -> Path:
+    """Where `%agent export [PATH]` writes: PATH (relative to `cwd`), a new file in it when it is a directory,
+    `agent-session-ID.md` in `cwd` without one. A file that exists is written over only when it is an
+    earlier export (`%agent export notebook.ipynb` would otherwise replace the notebook with Markdown)."""
+    from ..base.sandbox import resolve_path
+
+    default = f"agent-session-{session_id}.md"
+    target = resolve_path(path, cwd) if path else cwd / default
+    if target.is_dir():
+        target = target / default
+    if target.exists() and not _is_export(target):
+        raise ExportRefused(
+            f"EXPORT_TARGET_EXISTS: '{target}' exists and is not an earlier `%agent export`, so it is left as "
+            f"it is; give a new file name (e.g. `%agent export {default}`) or move that file first"
+        )
+    return target
+
+
+def _is_export(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(len(EXPORT_HEADING)) == EXPORT_HEADING.encode()
+    except OSError:
+        return False
+
 
 #: Characters of a tool result kept in the export.
 RESULT_CHARS = 2_000
@@ -78,7 +113,7 @@ def _without_script_links(text: str) -> str:
         start = opening + 2
         end = _destination_end(text, start)
         if _runs_script(text[start:end].removesuffix(")")):
-            kept.append(text[done:opening] + "](#)")  # cut-ok: pieces rejoined
+            kept.append(text[done:opening] + "](#)")  # cut-ok: the text before a link, kept whole
             done = end
         else:
             kept.append(text[done:start])
@@ -145,7 +180,7 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
 def session_markdown(saved: SavedSession) -> str:
     """The whole conversation as Markdown, with a header saying which session and what it cost."""
     lines = [
-        f"# Agent session {saved.id}",
+        f"{EXPORT_HEADING}{saved.id}",
         "",
         f"- Project: `{saved.project}`" if saved.project else "",
         f"- Notebook: `{saved.notebook}`" if saved.notebook else "",

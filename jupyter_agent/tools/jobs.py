@@ -13,6 +13,7 @@ import asyncio
 
 from ..base.linear_regex import Matcher, compile_linear
 from ..base.result import ToolResult
+from ..base.sandbox import cap_text
 from .context import ToolContext
 from .core import Tool, ToolAnnotations, ToolInput
 from .job_table import BackgroundJobs
@@ -63,7 +64,8 @@ class BashOutput(Tool[BashOutputInput]):
             pattern is not None
         ):  # RE2: linear in the output; off the event loop, so the kernel stays responsive
             text = await asyncio.to_thread(_keep_matching, text, pattern)
-        body = text.rstrip("\n") or "(no new output)"
+        # the job keeps 512 KB unread; one read returns what Bash would (head and tail, the cut counted)
+        body = cap_text(text.rstrip("\n"), ctx.sandbox.limits.max_output_chars) or "(no new output)"
         if job.removed:
             from .sandbox_guard import removed_note
 

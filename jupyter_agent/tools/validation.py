@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -55,13 +55,37 @@ def _received(value: Any) -> str:
     return shorten(text, _RECEIVED_CHARS)  # masked before the cut
 
 
-def _allowed_fields(model: type[BaseModel], parent: tuple[int | str, ...]) -> list[str]:
-    """Field names where an unknown one was found; a model whose fields are not pydantic fields (an MCP tool's
-    JSON schema) answers through a classmethod `allowed_fields_at(parent)`."""
+def _allowed_fields(model: type[BaseModel], parent: tuple[int | str, ...]) -> list[str] | None:
+    """Field names of the object where an unknown one was found (None when that object's fields are not
+    known); a model whose fields are not pydantic fields (an MCP tool's JSON schema) answers through a
+    classmethod `allowed_fields_at(parent)`."""
     custom = getattr(model, "allowed_fields_at", None)
     if callable(custom):
         return [str(name) for name in cast("Iterable[object]", custom(parent))]
-    return [field.alias or name for name, field in model.model_fields.items()]  # the names the schema shows
+    nested = _model_at(model, parent)
+    return None if nested is None else [field.alias or name for name, field in nested.model_fields.items()]
+
+
+def _model_at(model: type[BaseModel], parent: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The model of the object at `parent` (`/todos/0` → TodoItem): list indexes are stepped over, a field
+    leads to the one model its type holds (`list[TodoItem]`, `Option | None`)."""
+    current = model
+    for step in parent:
+        if isinstance(step, int):
+            continue
+        by_name = {field.alias or name: field for name, field in current.model_fields.items()}
+        field = by_name.get(step)
+        found = _models_in(field.annotation) if field is not None else []
+        if len(found) != 1:
+            return None
+        current = found[0]
+    return current
+
+
+def _models_in(annotation: object) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for arg in get_args(annotation) for model in _models_in(arg)]
 
 
 def _fix(
@@ -70,8 +94,10 @@ def _fix(
     if kind == "missing":
         return f"add `{field}`"
     if kind == "extra_forbidden":
-        allowed = ", ".join(_allowed_fields(model, parent)) or "none"
-        return f"remove `{field}` (allowed fields: {allowed})"
+        allowed = _allowed_fields(model, parent)
+        if allowed is None:
+            return f"remove `{field}`"
+        return f"remove `{field}` (allowed fields: {', '.join(allowed) or 'none'})"
     return f"set `{field}` to {expected}"
 
 

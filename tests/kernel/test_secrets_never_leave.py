@@ -85,7 +85,8 @@ def test_the_api_key_is_in_no_request_no_output_and_not_in_the_saved_notebook(tm
     hop, settings, listing, read, bash = answers
     assert hop.startswith("INVALID_ARGS: Inspect does not follow '__func__'")
     assert "{'key': '[redacted: ANTHROPIC_API_KEY]'}" in settings
-    assert "'[redacted: ANTHROPIC_API_KEY]'" in listing
+    # `token` names a credential: the listing gives its type and length, never its characters
+    assert "token" in listing and "(value not shown: the name says it holds a credential" in listing
     assert "deploy key: [redacted: ANTHROPIC_API_KEY]" in read
     # Bash's own environment has no key (under bwrap /proc/$PPID/environ is not the kernel's, so grep may fail)
     assert "key=\ndeploy key: [redacted: ANTHROPIC_API_KEY]" in bash

@@ -18,9 +18,9 @@ from ..context import ToolContext
 from ..core import Tool, ToolAnnotations, ToolInput
 from .capped import Deadline
 from .describe import describe_variable
-from .guards import INTERNAL_PACKAGES, is_internal
+from .guards import CREDENTIAL_HIDDEN, INTERNAL_PACKAGES, is_internal, names_credential
 from .portraits import safe_repr
-from .tracebacks import FrameInfo, headline, last_exception, user_frames
+from .tracebacks import FrameInfo, headline, last_exception, syntax_location, user_frames
 
 _MAX_CHARS = 12_000
 _MAX_LOCALS = 40
@@ -46,6 +46,8 @@ def _local_line(name: str, value: Any, deadline: Deadline) -> str:
         return f"  {name} ({type(value).__name__}) = (the kernel's or the agent's own object: not shown)"
     facts = describe_variable(name, value, deadline)
     kind = " ".join(part for part in (facts.type_name, facts.shape, facts.dtype) if part)
+    if names_credential(name):
+        return f"  {name} ({kind}) = {CREDENTIAL_HIDDEN}"
     shown = deadline.call(lambda: safe_repr(value))
     if shown.timed_out:
         text = f"(repr did not finish in {deadline.per_call:g} s)"
@@ -84,6 +86,13 @@ class Debug(Tool[DebugInput]):
                 "(run the failing cell, then call Debug)",
             )
         frames = user_frames(exc)
+        if not frames and isinstance(exc, SyntaxError):
+            where = "\n".join(syntax_location(exc))
+            raise ToolError(
+                "NOT_AVAILABLE",
+                f"the last exception ({headline(exc)}) was raised while the cell was compiled, before any of it "
+                f"ran, so there are no frames or locals to look at; fix the code it points to:\n{where}",
+            )
         if not frames:
             raise ToolError("NOT_AVAILABLE", f"the last exception ({headline(exc)}) has no traceback frames")
         if not -len(frames) <= params.frame < len(frames):

@@ -16,6 +16,7 @@ from typing import Any, TypeGuard, cast
 
 from ...masking import clip
 from .capped import Deadline
+from .guards import CREDENTIAL_HIDDEN, names_credential
 
 _SCALARS: tuple[type, ...] = (int, float, bool, complex, str, bytes, type(None))
 _CONTAINERS: tuple[type, ...] = (list, tuple, dict, set, frozenset)
@@ -104,6 +105,10 @@ def _facts(name: str, value: object) -> VariableFacts:
     if kind in _SCALARS:
         shape = str(len(value)) if isinstance(value, str | bytes) else ""  # exactly str or bytes here
         size = format_size(sys.getsizeof(value))
+        if names_credential(name):  # `token = "sk-…"`: its length and type, never its characters
+            return VariableFacts(
+                name=name, type_name=kind.__name__, shape=shape, size=size, note=CREDENTIAL_HIDDEN
+            )
         return VariableFacts(
             name=name, type_name=kind.__name__, shape=shape, size=size, value=short_value(value)
         )

@@ -53,6 +53,16 @@ def refuse_internal(value: object, where: str) -> None:
         )
 
 
+def names_credential(name: str) -> bool:
+    """A variable, key or attribute name that says it holds a credential (`api_key`, `token`, `DB_PASSWORD`):
+    its value is not shown unasked (ListVariables, Debug's locals, the since-last-turn note)."""
+    return bool(_CREDENTIAL_NAME.search(name)) or REGISTRY.is_secret_name(name)
+
+
+#: What is shown in place of the value of a variable `names_credential` picks out.
+CREDENTIAL_HIDDEN = "(value not shown: the name says it holds a credential; Inspect asks the user first)"
+
+
 def credential_reason(root: str, steps: list[tuple[str, Any]], value: object) -> str | None:
     """Why inspecting this path reads a credential, or None."""
     for kind, step in [("name", root), *steps]:

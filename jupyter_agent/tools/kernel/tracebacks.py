@@ -1,8 +1,9 @@
 """The user's last exception as the agent sees it: frames with their source lines, innermost last.
 
 Shared by the since-last-turn note, `%agent fix` and the Debug tool, so all three describe an error the
-same way. IPython's own frames (the `exec` of the cell in interactiveshell.py) are left out: they are not
-the user's code and only push the frames that matter out of the budget.
+same way. IPython's own frames (the `exec` of the cell in interactiveshell.py, the compile in compilerop.py)
+are left out: they are not the user's code and only push the frames that matter out of the budget. A cell's
+SyntaxError has no frame of its own: its line is shown with a caret instead.
 """
 
 from __future__ import annotations
@@ -12,8 +13,14 @@ import sys
 import types
 from dataclasses import dataclass
 
-#: Files whose frames are IPython's machinery around a cell, not the user's code.
-_MACHINERY = ("IPython/core/interactiveshell.py", "IPython\\core\\interactiveshell.py")
+#: Files whose frames are IPython's machinery around a cell, not the user's code: running it, and compiling it
+#: (a cell's SyntaxError is raised in compilerop.py, before any of the cell runs).
+_MACHINERY = (
+    "IPython/core/interactiveshell.py",
+    "IPython\\core\\interactiveshell.py",
+    "IPython/core/compilerop.py",
+    "IPython\\core\\compilerop.py",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,10 +94,24 @@ def describe_exception(exc: BaseException, *, innermost: int = 3, context: int =
         source = info.source(context)
         if source:
             lines.append(_indent(source, "    "))
+    if isinstance(exc, SyntaxError):
+        lines.extend(syntax_location(exc))
     cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     if cause is not None:
         lines.append(f"  caused by {headline(cause)}")
     return "\n".join(lines)
+
+
+def syntax_location(exc: SyntaxError) -> list[str]:
+    """Where a SyntaxError points: the line as written and a caret under the offending column."""
+    if not exc.text:
+        return []
+    where = f"{exc.filename}:{exc.lineno}" if exc.filename else f"line {exc.lineno}"
+    text = exc.text.rstrip("\n")
+    lines = [f"  at {where}", f"    {text}"]
+    if exc.offset:
+        lines.append("    " + " " * max(exc.offset - 1, 0) + "^")
+    return lines
 
 
 def _indent(text: str, prefix: str) -> str:

@@ -252,7 +252,8 @@ def test_inspect_never_follows_dunder_attributes(path: str, hop: str | None, tmp
 def test_a_secret_held_in_a_variable_is_masked_in_listing_and_inspect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     key = "sk-ant-api03-" + "x7" * 40
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    namespace: dict[str, Any] = {"api_key": key, "config": {"key": key, "region": "eu"}}
+    # `held`, not `api_key`: a name that says credential hides the value outright (test_credential_values_stay_unshown)
+    namespace: dict[str, Any] = {"held": key, "config": {"key": key, "region": "eu"}}
     listing = run("ListVariables", {}, namespace, tmp_path)
     inspected = run("Inspect", {"name": "config"}, namespace, tmp_path)
     for text in (listing.content, inspected.content):
