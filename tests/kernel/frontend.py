@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -71,7 +73,10 @@ class KernelFrontend:
         self.widgets_enabled = widgets
         self.allow_stdin = allow_stdin
         self.cwd = cwd
-        self.km = KernelManager(kernel_name="python3")
+        # IPC sockets in a directory of this kernel's own: with TCP, a port jupyter_client found free could be
+        # taken by another test's kernel before this one bound it ("Address already in use"), under xdist.
+        self._sockets = tempfile.mkdtemp(prefix="ja-kernel-")  # short: a socket path has at most 107 bytes
+        self.km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._sockets, "k"))
         # Saved sessions stay in the test unless the test chose a data dir.
         kernel_env = {**os.environ, "JUPYTER_DATA_DIR": str(cwd / "jupyter-data"), **(env or {})}
         self.km.start_kernel(cwd=str(cwd), env=kernel_env)
@@ -90,6 +95,7 @@ class KernelFrontend:
     def close(self) -> None:
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=True)
+        shutil.rmtree(self._sockets, ignore_errors=True)
 
     # -- running ----------------------------------------------------------------------------------------
     def execute(self, code: str, *, cell_id: str | None = None) -> Execution:
