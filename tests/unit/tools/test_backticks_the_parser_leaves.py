@@ -7,16 +7,15 @@ Found by an acceptance audit: with `--allow 'Bash(echo:*)'`, `echo ${x:=`touch P
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from shell_oracle import check, run_in_bash
 
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Rule, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.bubblewrap import check_sandbox
 from jupyter_agent.tools.commands import split_command
-from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Reject
+from jupyter_agent.tools.dispatch import Reject
 from jupyter_agent.tools.shell import bash_tool
 
 HIDDEN = [
@@ -32,19 +31,10 @@ HIDDEN = [
 
 
 def _run(command: str, root: Path) -> tuple[str, list[str]]:
-    asked: list[str] = []
-
-    async def person(request: ApprovalRequest) -> Approval:
-        asked.append(request.reason)
-        return Reject(message="no")
-
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    policy = PermissionPolicy(allow=[Rule.parse("Bash(echo:*)")])
-    dispatcher = Dispatcher(pool=pool, policy=policy, approver=person)
-    call = ToolCall(id="toolu_1", name="Bash", input={"command": command})
-    done = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(root))))
-    return done.result.error_code or "OK", asked
+    person = Approvals(Reject(message="no"))
+    tools = ToolHarness(root, [bash_tool()], allow=["Bash(echo:*)"], approver=person)
+    result = tools.call("Bash", command=command)
+    return result.error_code or "OK", [request.reason for request in person.requests]
 
 
 @pytest.mark.parametrize("command", HIDDEN)

@@ -9,20 +9,14 @@ Dispatcher, the red team's setup (acceptEdits with `Bash(python3:*)`)."""
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from pathlib import Path
 
 import pytest
+from dispatch_harness import ToolHarness
 
 from jupyter_agent.tools import (
-    Dispatcher,
-    PermissionPolicy,
-    Rule,
     Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
     ToolResult,
 )
 from jupyter_agent.tools.bubblewrap import check_sandbox
@@ -37,13 +31,9 @@ HOOK = '{"hooks": {"PreToolUse": [{"matcher": "", "hooks": [{"type": "command", 
 
 
 def bash(root: Path, command: str, *, cwd: Path | None = None) -> ToolResult:
-    pool = ToolPool()
-    pool.set_source("builtin", [bash_tool()])
-    policy = PermissionPolicy(mode="acceptEdits", allow=[Rule("Bash", "python3:*"), Rule("Bash", "git:*")])
     sandbox = Sandbox.at(root) if cwd is None else Sandbox.at(cwd, roots=(root,))
-    dispatcher = Dispatcher(pool=pool, policy=policy)
-    call = ToolCall(id="t1", name="Bash", input={"command": command})
-    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=sandbox))).result
+    tools = ToolHarness(sandbox, [bash_tool()], mode="acceptEdits", allow=["Bash(python3:*)", "Bash(git:*)"])
+    return tools.call("Bash", command=command)
 
 
 def write(path: str, text: str) -> str:

@@ -7,24 +7,17 @@ address inside; 192.0.0.192 is Oracle Cloud's metadata address, which Python 3.1
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 from pathlib import Path
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import (
-    Approval,
-    ApprovalRequest,
     Approve,
-    Dispatcher,
     PermissionPolicy,
     Rule,
-    Sandbox,
-    ToolCall,
-    ToolContext,
-    ToolPool,
 )
 from jupyter_agent.tools.web import WebFetch
 from jupyter_agent.tools.web.addresses import forbidden
@@ -32,14 +25,8 @@ from jupyter_agent.tools.web.hosts import canonical_host
 
 
 def _fetch(url: str, tmp_path: Path, policy: PermissionPolicy) -> ToolResult:
-    async def approver(_request: ApprovalRequest) -> Approval:
-        return Approve()
-
-    pool = ToolPool()
-    pool.set_source("builtin", [WebFetch()])
-    dispatcher = Dispatcher(pool=pool, policy=policy, approver=approver)
-    call = ToolCall(id="t1", name="WebFetch", input={"url": url, "prompt": "what is there"})
-    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at(tmp_path)))).result
+    tools = ToolHarness(tmp_path, [WebFetch()], policy=policy, approver=Approvals(Approve()))
+    return tools.call("WebFetch", url=url, prompt="what is there")
 
 
 @pytest.mark.parametrize(
