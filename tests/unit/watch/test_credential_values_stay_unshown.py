@@ -9,14 +9,11 @@ no environment variable), so masking cannot catch it: only the name can.
 from __future__ import annotations
 
 import base64
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
-from traitlets.config import Config
 
 from jupyter_agent.tools.kernel.debug import Debug
 from jupyter_agent.tools.kernel.variables import ListVariables
@@ -36,18 +33,6 @@ def load(api_key):
     return {{}}["March"]
 load(token)
 """
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    instance = InteractiveShell.instance(config=config)
-    for name in ("last_exc", "last_value", "last_type", "last_traceback"):
-        monkeypatch.delattr(sys, name, raising=False)
-    yield instance
-    InteractiveShell.clear_instance()
 
 
 def leaks(text: str) -> bool:

@@ -6,7 +6,6 @@ tracebacks and `sys.last_value` are the real ones.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,25 +14,12 @@ import pandas as pd
 import pytest
 from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
-from traitlets.config import Config
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools.kernel.debug import Debug
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import NoteBudget, render_note
 from jupyter_agent.watch.watcher import Figure, KernelWatcher
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    instance = InteractiveShell.instance(config=config)
-    for name in ("last_exc", "last_value", "last_type", "last_traceback"):
-        monkeypatch.delattr(sys, name, raising=False)
-    yield instance
-    InteractiveShell.clear_instance()
 
 
 @pytest.fixture

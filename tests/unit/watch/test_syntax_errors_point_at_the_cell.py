@@ -3,14 +3,11 @@ it points to with a caret, not IPython's compiler (compilerop.py), whose source 
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
-from traitlets.config import Config
 
 from jupyter_agent.tools.kernel.debug import Debug
 from jupyter_agent.watch.fix import fix_request
@@ -21,18 +18,6 @@ CELLS = {
     "unclosed": ("total = 0\nfor row in rows\n    total += row\n", "for row in rows", "SyntaxError"),
     "indent": ("def f():\nreturn 1\n", "return 1", "IndentationError"),
 }
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    instance = InteractiveShell.instance(config=config)
-    for name in ("last_exc", "last_value", "last_type", "last_traceback"):
-        monkeypatch.delattr(sys, name, raising=False)
-    yield instance
-    InteractiveShell.clear_instance()
 
 
 @pytest.mark.parametrize("case", sorted(CELLS))
