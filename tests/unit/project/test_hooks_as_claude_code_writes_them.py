@@ -4,17 +4,16 @@ comes with."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
+from dispatch_harness import Approvals, ToolHarness
 from project_tree import Tree
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
 from jupyter_agent.tools.command_hooks import CommandHooks, HookSession
-from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Reject
+from jupyter_agent.tools.dispatch import ApprovalRequest, Reject
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.modes import Mode
@@ -29,18 +28,11 @@ def run_call(
     assert claude.take_warnings() == []
     session = HookSession(session_id="s1", transcript_path="", cwd=str(tree.project), permission_mode=mode)
     command = CommandHooks(claude.settings.hooks, session=lambda: session, report=lambda _: None)
-    asked: list[ApprovalRequest] = []
-
-    async def refuse(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Reject(message="refused by the test")
-
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
+    refuse = Approvals(Reject(message="refused by the test"))
     hooks = Hooks(pre_tool_use=[command.pre_tool_use], post_tool_use=[command.post_tool_use])
-    dispatcher = Dispatcher(pool=pool, policy=PermissionPolicy(mode=mode), hooks=hooks, approver=refuse)
-    ctx = ToolContext(sandbox=Sandbox.at(tree.project))
-    result = asyncio.run(dispatcher.dispatch(ToolCall(id="toolu_1", name=name, input=fields), ctx)).result
+    tools = ToolHarness(tree.project, file_tools(), mode=mode, hooks=hooks, approver=refuse)
+    result = tools.call(name, fields)
+    asked = refuse.requests
     return result, asked
 
 

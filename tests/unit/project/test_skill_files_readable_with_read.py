@@ -4,16 +4,16 @@ read only: writing there, a path outside every skill, and a symlink out of a ski
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
+from dispatch_harness import ToolHarness
 from project_tree import Tree
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.host.configure import run_setup
 from jupyter_agent.project.setup import project_setup
 from jupyter_agent.settings import AgentSettings
-from jupyter_agent.tools import Dispatcher, Sandbox, ToolCall, ToolContext, ToolPool
+from jupyter_agent.tools import Sandbox
 from jupyter_agent.tools.files import file_tools
 
 SKILL = "---\nname: profile\ndescription: Profile a CSV file\n---\nSee reference.md.\n"
@@ -24,11 +24,7 @@ def dispatch(tree: Tree, name: str, **fields: str) -> ToolResult:
     notebook_dir.mkdir(exist_ok=True)
     claude = tree.claude(notebook_dir)
     setup = run_setup(AgentSettings(), claude=project_setup(claude), sandbox=Sandbox.at(notebook_dir))
-    pool = ToolPool()
-    pool.set_source("builtin", file_tools())
-    dispatcher = Dispatcher(pool=pool, policy=setup.policy())
-    call = ToolCall(id="toolu_1", name=name, input=dict(fields))
-    return asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=setup.sandbox))).result
+    return ToolHarness(setup.sandbox, file_tools(), policy=setup.policy()).call(name, dict(fields))
 
 
 def test_read_reads_a_project_skills_file_above_the_notebooks_directory(tree: Tree) -> None:
