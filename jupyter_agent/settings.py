@@ -21,6 +21,7 @@ from .agent.config import (
     PROVIDERS,
     ThinkingSetting,
 )
+from .agent.models import EFFORTS
 from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
@@ -98,8 +99,16 @@ class AgentSettings(Configurable):
     thinking = AnyTrait(
         None,
         allow_none=True,
-        help="Extended thinking: None (off), 'adaptive' (the model decides) or a budget in tokens (16000); "
-        "'off' and '16000' are read as None and 16000; --think for one run.",
+        help="Thinking: None (the model's default: the 5.x models think adaptively, older ones do not), 'off' "
+        "(as far as the model lets), 'adaptive' (its summary shown) or a budget in tokens (16000; on a model that "
+        "takes no budget, adaptive at the matching effort); '16000' is read as 16000; --think for one run.",
+    ).tag(config=True)
+    effort = Enum(
+        list(EFFORTS),
+        None,
+        allow_none=True,
+        help="How hard the model works (output_config.effort) on models that take it: "
+        f"{', '.join(EFFORTS)}; None = the model's default; --effort for one run.",
     ).tag(config=True)
     context_compact_fraction = Float(
         DEFAULT_COMPACT_FRACTION,

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider, ThinkingSetting
+from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..agent.models import Effort
 from ..agent.setup import RunSetup
+from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.core import AnyTool
@@ -44,9 +46,8 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         max_tokens=settings.max_tokens,
         budget_usd=first_set(options.max_cost, settings.budget_usd),
         session_budget_usd=settings.session_budget_usd,
-        thinking=None
-        if options.think == "off"
-        else first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        thinking=first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        effort=first_set(options.effort, cast("Effort | None", settings.effort)),
         context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,
@@ -166,7 +167,19 @@ def configure(
     check_rules(
         session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
     )
-    session.apply(run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox))
+    setup = run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox)
+    check_thinking(setup.config)
+    session.apply(setup)
+
+
+def check_thinking(config: AgentConfig) -> None:
+    """SettingError when the model cannot take the thinking or effort asked for (before anything is sent)."""
+    from ..agent.thinking import ThinkingSettingError
+
+    try:
+        config.thinking_plan()
+    except ThinkingSettingError as refused:
+        raise SettingError(str(refused)) from None
 
 
 def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]) -> None:
