@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import socket
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
@@ -19,7 +21,7 @@ from .script import ERROR_STATUS, Fault, Turn
 from .server_tools import unanswered_server_call
 from .strict.binding import BINDING_BETA
 from .strict.gate import Admission
-from .strict.rejection import Rejection
+from .strict.rejection import Rejection, invalid
 from .wire import (
     Shaped,
     content_blocks,
@@ -33,6 +35,7 @@ from .wire import (
 if TYPE_CHECKING:
     from .server import ScriptedServer
 
+_log = logging.getLogger("jupyter_agent.testing")
 _MESSAGES = "/v1/messages"
 _COUNT_TOKENS = "/v1/messages/count_tokens"
 #: The API's request size limit for both routes (docs "Errors": 32 MB, answered 413 `request_too_large`).
@@ -113,7 +116,6 @@ class Handler(BaseHTTPRequestHandler):
             self._record(body)
             self._send_error(404, "not_found_error", "count_tokens is not supported by this endpoint")
         elif self.command == "POST" and route == _COUNT_TOKENS:
-            self._record(body)
             self._count_tokens(body)
         else:
             self._record(body)
@@ -128,38 +130,47 @@ class Handler(BaseHTTPRequestHandler):
     def _record(self, body: Any) -> None:
         self.owner._record(self._recording(body))
 
+    def _refuse(self, body: Any, rejection: Rejection) -> None:
+        """Answer with the API's error, remembering why in `RecordedRequest.refusal` and the log (a failing test's
+        report then says what the server refused)."""
+        request = replace(
+            self._recording(body), refusal=f"{rejection.status} {rejection.error_type}: {rejection.message}"
+        )
+        self.owner._record(request)
+        _log.warning("scripted server refused %s %s: %s", self.command, self.path, request.refusal)
+        self._send_error(rejection.status, rejection.error_type, rejection.message)
+
     def _lower_headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
 
     def _count_tokens(self, body: Any) -> None:
         gate = self.owner.gate
         if gate is None:
+            self._record(body)
             self._send_json(200, {"input_tokens": estimate_tokens(body)})
             return
         admitted = gate.admit(body if is_object(body) else {}, self._lower_headers(), "count_tokens")
         if isinstance(admitted, Rejection):
-            self._send_error(admitted.status, admitted.error_type, admitted.message)
+            self._refuse(body, admitted)
         else:
+            self._record(body)
             self._send_json(200, {"input_tokens": admitted.tokens})
 
     def _messages(self, raw_body: Any) -> None:
         body = cast(dict[str, Any], raw_body) if isinstance(raw_body, dict) else {}
         rejected = unsupported_field(body, self.owner.rejects)
         if rejected is not None:
-            self._record(body)
-            self._send_error(400, "invalid_request_error", f"{rejected}: Extra inputs are not permitted")
+            self._refuse(body, invalid(f"{rejected}: Extra inputs are not permitted"))
             return
         unanswered = unanswered_server_call(body)
         if unanswered is not None:
-            self._record(body)
-            self._send_error(400, "invalid_request_error", unanswered)
+            self._refuse(body, invalid(unanswered))
             return
         admission: Admission | None = None
         if self.owner.gate is not None:
             admitted = self.owner.gate.admit(body, self._lower_headers(), "messages")
             if isinstance(admitted, Rejection):
-                self._record(body)
-                self._send_error(admitted.status, admitted.error_type, admitted.message)
+                self._refuse(body, admitted)
                 return
             admission = admitted
         try:

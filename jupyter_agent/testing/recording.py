@@ -9,13 +9,15 @@ from typing import Any
 
 @dataclass(frozen=True, kw_only=True)
 class RecordedRequest:
-    """One request as the server received it. `index` is the script entry it consumed, if any."""
+    """One request as the server received it. `index` is the script entry it consumed, if any; `refusal` is the
+    error the server answered instead ("400 invalid_request_error: …"), if it refused the request."""
 
     method: str
     path: str
     headers: Mapping[str, str]
     body: Any
     index: int | None
+    refusal: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -24,6 +26,7 @@ class RecordedRequest:
             "headers": dict(self.headers),
             "body": self.body,
             "index": self.index,
+            "refusal": self.refusal,
         }
 
 

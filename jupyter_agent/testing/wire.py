@@ -79,7 +79,7 @@ def _full_block(blocks: Sequence[Block], index: int, position: int) -> dict[str,
     if block.raw_input is not None:
         try:
             tool_input = json.loads(block.raw_input)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, a 5000-digit integer, 100k-deep nesting
             tool_input = block.raw_input  # a JSON object cannot carry malformed JSON; send the text
     return {
         "type": "tool_use",

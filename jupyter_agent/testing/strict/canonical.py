@@ -32,7 +32,9 @@ def normalised(value: Any) -> Any:
 
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys, no `cache_control` and no nulls: equal for requests the API treats as equal."""
-    return json.dumps(normalised(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(
+        normalised(value), sort_keys=True, separators=(",", ":")
+    )  # ASCII: lone surrogates hash too
 
 
 def text_blocks(content: Any) -> list[Any]:

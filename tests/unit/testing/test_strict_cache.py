@@ -79,7 +79,7 @@ def lines_after_start(count: int) -> list[dict[str, Any]]:
 
 def test_the_lookback_finds_a_prefix_at_most_20_blocks_back(api: Any) -> None:
     unmarked_system = [{"type": "text", "text": SYSTEM[0]["text"]}]
-    for count, found in ((17, True), (25, False)):
+    for count, found in ((18, True), (19, False)):  # the 20th position back is the last one looked at
         server = api()
         server.create(system=SYSTEM, messages=[user("start", mark=True)])  # writes up to "start"
         _, _, read = usage(server.create(system=unmarked_system, messages=lines_after_start(count)))

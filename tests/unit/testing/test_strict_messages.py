@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_agent.testing import ServerToolUse, Text, ToolUse, Turn
+from jupyter_agent.testing import SearchHit, ServerToolUse, Text, ToolUse, Turn, WebSearchResult
 
 INVALID = "invalid_request_error"
 PREFILL = (
@@ -143,6 +143,28 @@ def test_a_pause_turn_continuation_is_not_a_prefill(api: Any) -> None:
         {"role": "assistant", "content": [b.model_dump() for b in paused.content]},
     ]
     assert server.create(tools=web_search, messages=messages).content[0].text == "ok"
+
+
+def test_a_paused_turn_that_ends_in_text_is_continued_too(api: Any) -> None:
+    web_search = [{"type": "web_search_20250305", "name": "web_search"}]
+    paused_turn = Turn(
+        blocks=[
+            ServerToolUse(input={"query": "q"}),
+            WebSearchResult(results=[SearchHit("t", "https://e.org")]),
+            Text("Found it; checking more."),
+        ],
+        stop_reason="pause_turn",
+    )
+    server = api([paused_turn, Turn(blocks=[Text("ok")])])
+    paused = server.create(tools=web_search)
+    turn = {"role": "assistant", "content": [b.model_dump() for b in paused.content]}
+    messages = [{"role": "user", "content": "hi"}, turn]
+    assert server.create(tools=web_search, messages=messages).content[0].text == "ok"
+    made_up = {
+        "role": "assistant",
+        "content": [*turn["content"][:-1], {"type": "text", "text": "A prefill."}],
+    }
+    assert server.rejection(tools=web_search, messages=[messages[0], made_up]) == (400, INVALID, PREFILL)
 
 
 def test_a_system_message_on_a_model_without_them(api: Any) -> None:

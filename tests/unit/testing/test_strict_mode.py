@@ -136,3 +136,13 @@ def test_the_subprocess_server_is_strict_unless_told_and_takes_a_signing_key(tmp
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_a_refused_request_is_recorded_and_logged_with_its_error(
+    api: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = api()
+    server.rejection(model="claude-test")
+    refused = server.server.recorded[-1]
+    assert (refused.index, refused.refusal) == (None, "404 not_found_error: model: claude-test")
+    assert "scripted server refused POST /v1/messages: 404 not_found_error: model: claude-test" in caplog.text

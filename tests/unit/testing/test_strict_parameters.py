@@ -117,6 +117,18 @@ def test_between_tools_at_max_effort_on_sonnet_5_5(api: Any) -> None:
     assert api().create(thinking=thinking, output_config={"effort": "high"}).content[0].text == "ok"
 
 
+def test_thinking_off_on_haiku_5_5_only_at_high_effort_or_below(api: Any) -> None:
+    off = {"type": "disabled"}
+    assert (
+        api().create(model="claude-haiku-5-5", thinking=off, output_config={"effort": "high"}).content[0].text
+        == "ok"
+    )
+    assert api().rejection(model="claude-haiku-5-5", thinking=off, output_config={"effort": "xhigh"})[2] == (
+        "output_config.effort 'xhigh' is not supported when thinking is disabled on this model. Use effort 'high' or "
+        "below, or enable thinking."
+    )
+
+
 def test_between_tools_takes_no_other_field(api: Any) -> None:
     status, kind, message = api().rejection(thinking={"type": "between_tools", "display": "summarized"})
     assert (status, kind, message) == (

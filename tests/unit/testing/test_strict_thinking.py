@@ -268,6 +268,18 @@ def test_another_account_drops_sonnet_5_5_blocks(api: Any) -> None:
     ]
 
 
+def test_blocks_of_a_model_that_is_not_account_bound_work_under_another_key(api: Any) -> None:
+    chat = Conversation(api(thinking_turns()), model="claude-opus-5-5")
+    chat.ask("now with another key")
+    chat.api = chat.api.with_key("sk-ant-another-account")
+    assert chat.ask(betas=[BETA]).input_transformations == []
+
+
+def test_between_tools_progress_updates_come_back_with_their_text(api: Any) -> None:
+    message = api(thinking_turns()).create(thinking={"type": "between_tools"})
+    assert message.content[0].thinking == "reasoning 0"
+
+
 def test_a_model_without_preserved_thinking_runs_no_prefix_check(api: Any) -> None:
     chat = Conversation(api(thinking_turns()), model="claude-opus-5")
     chat.ask("next")
