@@ -35,18 +35,18 @@ def test_run_flags_apply_to_their_run_only(
 ) -> None:
     server = served(monkeypatch, [Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")])])
     try:
-        shell.run_line_magic("config", "AgentMagics.model = 'settings-model'")
-        shell.run_cell_magic("agent", "--model run-model --allow Bash --max-turns 1", "first")
+        shell.run_line_magic("config", "AgentMagics.model = 'claude-haiku-5-5'")
+        shell.run_cell_magic("agent", "--model claude-opus-5-5 --allow Bash --max-turns 1", "first")
         shell.run_cell_magic("agent", "", "second")
         shell.run_line_magic("agent", "status")
     finally:
         server.stop()
     first, second = server.requests
-    assert first["model"] == "run-model"
+    assert first["model"] == "claude-opus-5-5"
     assert "Bash" in tool_names(first)
-    assert second["model"] == "settings-model"
+    assert second["model"] == "claude-haiku-5-5"
     assert "Bash" not in tool_names(second)
-    assert "model:    settings-model (anthropic)" in capsys.readouterr().out
+    assert "model:    claude-haiku-5-5 (anthropic)" in capsys.readouterr().out
 
 
 def test_always_allow_on_stdin_becomes_a_setting_and_the_next_run_does_not_ask(
