@@ -19,7 +19,7 @@ from jupyter_agent.agent import (
     UsageUpdate,
 )
 from jupyter_agent.base.harness_texts import CONTEXT_HEADING
-from jupyter_agent.testing import Fault, ScriptedUsage, Text, Thinking, ToolUse, Turn
+from jupyter_agent.testing import Fault, ScriptedUsage, Text, Thinking, ToolUse, Turn, scripted_model
 from jupyter_agent.tools import ApprovalRequest, Approve, FunctionTool, tool
 
 
@@ -65,11 +65,11 @@ def test_thinking_blocks_go_back_with_their_signature(harness: HarnessFactory) -
         tools=[add],
     )
     h.run("1+1")
-    assert h.server.requests[1]["messages"][1]["content"][0] == {
-        "type": "thinking",
-        "thinking": "Need the sum.",
-        "signature": "scripted-signature",
-    }
+    sent_back = h.server.requests[1]["messages"][1]["content"][0]
+    # As the API sends it on Sonnet 5.5: no text (display "omitted"), the server's own signature, which the strict
+    # server checked when the block came back (a changed block or prefix would have been a 400).
+    assert (sent_back["type"], sent_back["thinking"]) == ("thinking", "")
+    assert sent_back["signature"] not in ("", "scripted-signature")
 
 
 def test_the_conversation_continues_across_runs(harness: HarnessFactory) -> None:
@@ -303,7 +303,10 @@ def test_usage_and_cost_add_up_per_run_and_per_session(harness: HarnessFactory) 
 
 
 def test_an_unknown_model_costs_nothing_and_says_so(harness: HarnessFactory) -> None:
-    h = harness([_answer("hi")], model="my-proxy-model")
+    # An Anthropic-compatible endpoint's own model name: the server gets a row for it.
+    h = harness(
+        [_answer("hi")], model="my-proxy-model", server_options={"models": [scripted_model("my-proxy-model")]}
+    )
     finished = h.run("hi")
     assert finished.cost_usd == 0
     assert h.server.requests[0]["model"] == "my-proxy-model"
