@@ -83,6 +83,6 @@ def test_an_alias_has_its_models_facts() -> None:
 
 def test_a_model_the_table_does_not_know_gets_the_default_window_and_no_facts() -> None:
     assert model_facts("qwen3-coder") is None
-    assert model_facts("claude-mythos-preview") is None
+    assert model_facts("claude-nonesuch-9") is None  # a Claude-style id the table lacks
     assert context_window_for("qwen3-coder") == DEFAULT_CONTEXT_WINDOW
     assert context_window_for("claude-sonnet-5-5") == 1_000_000

@@ -54,7 +54,7 @@ def test_think_for_one_run_overrides_the_session_and_max_tokens_rises_above_the_
 def test_adaptive_is_sent_where_the_model_takes_it_and_a_budget_elsewhere(harness: HarnessFactory) -> None:
     h = harness([Turn(blocks=[Text("a")]), Turn(blocks=[Text("b")])], thinking="adaptive")
     h.run("x", config={"model": "claude-opus-4-6"})
-    h.run("y", config={"model": "claude-sonnet-4-5"})
+    h.run("y", config={"model": "claude-haiku-4-5"})
     assert h.server.requests[0]["thinking"] == {"type": "adaptive"}
     assert h.server.requests[1]["thinking"] == {"type": "enabled", "budget_tokens": 8000}
     assert any("adaptive thinking is not known" in n.message for n in h.of(Notice))
