@@ -3,6 +3,7 @@ that a library raises about its own internals does not. No test and no default n
 
 from __future__ import annotations
 
+import importlib
 import re
 import warnings
 from pathlib import Path
@@ -28,13 +29,22 @@ def test_a_deprecation_warning_inside_a_library_is_not() -> None:
         warn_from("ipywidgets.widgets.widget_string")
 
 
+#: Where the SDK keeps its table of deprecated models: anthropic 2.x, and 1.x (the floor, 1.9).
+DEPRECATION_TABLES = ("anthropic._data", "anthropic.resources.messages.messages")
+
+
 def sdk_deprecated_models() -> dict[str, str]:
     """The SDK's table of deprecated models and their end-of-life dates (it warns when one is requested)."""
-    import anthropic._data as data
-
-    table: object = getattr(data, "DEPRECATED_MODELS", None)
-    assert isinstance(table, dict), "the SDK moved its deprecation table (anthropic._data.DEPRECATED_MODELS)"
-    return {str(k): str(v) for k, v in table.items()}
+    for module in DEPRECATION_TABLES:
+        try:
+            table: object = getattr(importlib.import_module(module), "DEPRECATED_MODELS", None)
+        except ImportError:
+            continue
+        if isinstance(table, dict):
+            return {str(k): str(v) for k, v in table.items()}
+    raise AssertionError(
+        f"the SDK moved its table of deprecated models (DEPRECATED_MODELS, not in {DEPRECATION_TABLES})"
+    )
 
 
 def test_no_test_and_no_default_names_a_model_the_sdk_has_deprecated() -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from agent_testkit import HarnessFactory, assert_valid_request
 
-from jupyter_agent.agent import Notice, TextDelta
+from jupyter_agent.agent import Notice, TextDelta, models
 from jupyter_agent.agent.events import ThinkingDelta, ThinkingDone
 from jupyter_agent.agent.thinking import parse_thinking
 from jupyter_agent.testing import Text, Thinking, ToolUse, Turn
@@ -60,12 +62,17 @@ def test_adaptive_is_sent_where_the_model_takes_it_and_a_budget_elsewhere(harnes
     assert any("adaptive thinking is not known" in n.message for n in h.of(Notice))
 
 
-def test_a_model_without_extended_thinking_is_sent_none_and_the_cell_says_so(harness: HarnessFactory) -> None:
-    """The model table says Claude 3.5 Haiku takes no thinking: a request with it would be a 400."""
-    h = harness([Turn(blocks=[Text("a")])], thinking=4096, model="claude-3-5-haiku-20241022")
+def test_a_model_without_extended_thinking_is_sent_none_and_the_cell_says_so(
+    harness: HarnessFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model the table says takes no thinking: a request with it would be a 400. (Claude 3.5 Haiku was one;
+    it is past its end of life, so the test's model is a row of its own.)"""
+    no_thinking = dataclasses.replace(models.MODELS["claude-haiku-4-5"], thinking="none")
+    monkeypatch.setitem(models._BY_NAME, "claude-plain-1", no_thinking)
+    h = harness([Turn(blocks=[Text("a")])], thinking=4096, model="claude-plain-1-20260101")
     assert h.run("x").reason == "end_turn"
     assert "thinking" not in h.server.requests[0]
-    assert "'claude-3-5-haiku-20241022' does not take extended thinking; running without it" in [
+    assert "'claude-plain-1-20260101' does not take extended thinking; running without it" in [
         n.message for n in h.of(Notice)
     ]
 
