@@ -2,8 +2,8 @@
 # The floors job: the package with the OLDEST version of every direct dependency pyproject.toml allows
 # (scripts/floors.txt, generated from pyproject.toml by scripts/floors.py), on the oldest Python it supports, in a
 # venv of its own (.venv-floors). Then, on that set: JupyterLab lists the prebuilt extension as enabled and OK,
-# the SDK-facing unit tests, the kernel tests, and one JupyterLab test (two notebooks, each kernel's agent edits
-# only its own). The newest versions pip picks are CI's main job (scripts/test.sh).
+# the unit tests of the code that meets the dependencies most directly, every kernel test, and one JupyterLab
+# test (two notebooks, each kernel's agent edits only its own). The newest versions pip picks are CI's main job (scripts/test.sh).
 #
 # Usage: bash scripts/test_floors.sh [pytest args]   (after scripts/install.sh --test, which brings the browser,
 #        the MCP test servers and the Bash sandbox's Debian packages these tests share)
@@ -40,7 +40,7 @@ PY
 echo "== jupyter labextension list (JupyterLab $("$VENV/bin/jupyter" lab --version))"
 LISTING="$("$VENV/bin/jupyter" labextension list 2>&1)"
 echo "$LISTING"
-grep -Eq '^ +jupyter-agent v[0-9.]+ .*enabled.*OK' <<<"$LISTING" || {
+grep -Eq '^ +jupyter-agent v[0-9.]+ .*enabled.*OK.*\(python, jupyter-claude-agent\)' <<<"$LISTING" || {
   echo "the extension is not listed as enabled and OK on the JupyterLab floor" >&2
   exit 1
 }
@@ -48,10 +48,17 @@ grep -Eq '^ +jupyter-agent v[0-9.]+ .*enabled.*OK' <<<"$LISTING" || {
 if [ "$#" -gt 0 ]; then
   exec "$VENV/bin/python" -m pytest "$@"
 fi
-echo "== the SDK-facing unit tests and the kernel tests on the floors"
+# The unit tests of the code that meets an old dependency most directly: the SDK (agent, the scripted server,
+# deprecated models), ipywidgets (ui), nbformat (notebook), httpx / markdownify / beautifulsoup4 (WebFetch),
+# pypdf; then every kernel test.
+UNIT_AT_THE_FLOORS=(
+  tests/unit/agent tests/unit/test_scripted_server.py tests/unit/test_scripted_web_search.py
+  tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/tools/web
+  tests/unit/tools/test_read_pdf.py
+)
+echo "== unit tests that meet the dependencies most directly, and every kernel test, on the floors"
 status=0
-"$VENV/bin/python" -m pytest -n 3 tests/unit/agent tests/unit/test_scripted_server.py \
-  tests/unit/test_scripted_web_search.py tests/kernel || status=$?
+"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" tests/kernel || status=$?
 echo "== one JupyterLab test on the floors"
 "$VENV/bin/python" -m pytest tests/e2e/test_live_notebook.py::test_each_kernel_edits_only_its_own_notebook || status=$?
 exit "$status"
