@@ -39,6 +39,8 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && "$VENV/bin/python" -c '
 fi
 rm -rf "$VENV"
 "$UV" venv --quiet --python "$PYTHON" "$VENV"
-"$UV" pip install --quiet --python "$VENV/bin/python" "$@"
+# Compiled now, as pip does: a kernel that must compile its imports (PYTHONDONTWRITEBYTECODE, or a read-only
+# venv) takes seconds longer to show its first approval.
+"$UV" pip install --quiet --compile-bytecode --python "$VENV/bin/python" "$@"
 echo "$want" >"$STAMP"
 echo "$VENV: made with $("$VENV/bin/python" -V)"
