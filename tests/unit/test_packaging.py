@@ -137,7 +137,9 @@ def test_the_readmes_floors_table_is_the_floors_file() -> None:
 
 def test_the_readmes_ci_table_lists_the_jobs_ci_runs_on_the_python_each_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    jobs = re.findall(r"^job (?:--beside )?\"[^\"]+\" bash (scripts/\S+(?: [\w.-]+)?)", ci, flags=re.MULTILINE)
+    jobs = re.findall(
+        r"^job (?:--beside )?\"[^\"]+\" bash (scripts/\S+(?: [\w.-]+)?)", ci, flags=re.MULTILINE
+    )
     rows = {row[0].strip("`"): row for row in readme_table("## Which Pythons and versions CI runs")}
     assert "scripts/install.sh" in jobs and "scripts/lab.sh --version" in jobs
     listed = sorted(job for job in jobs if job.split()[0] not in ("scripts/install.sh", "scripts/lab.sh"))
