@@ -15,6 +15,10 @@ VENV=.venv-floors
 bash scripts/make_venv.sh "$VENV" "$PYTHON" -c scripts/floors.txt -e ".[test]"
 # The tests' JupyterLab, kernels and tools come from this venv.
 export VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH"
+# A temp root of its own: CI runs this job beside the Python jobs, and pytest clears old temp folders of its
+# root as it starts (a sandboxed Bash test of the other run lost the folder it was binding).
+export PYTEST_DEBUG_TEMPROOT="${TMPDIR:-/tmp}/jupyter-agent-floors-pytest"
+mkdir -p "$PYTEST_DEBUG_TEMPROOT"
 
 echo "== every direct dependency at its floor"
 "$VENV/bin/python" - <<'PY'
