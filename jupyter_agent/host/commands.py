@@ -212,7 +212,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="model",
         arg="MODEL",
-        example="claude-sonnet-4-5",
+        example="claude-opus-5-5",
         help="set the model for the session",
         run=_model,
     ),

@@ -138,8 +138,8 @@ def test_the_default_model_is_a_sonnet_the_sdk_knows() -> None:
 @pytest.mark.parametrize(
     ("model", "canonical"),
     [
-        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
-        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("claude-haiku-4-5-20251001", "claude-haiku-4-5"),
+        ("us.anthropic.claude-opus-4-6-v1:0", "claude-opus-4-6"),
         ("global.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"),
         ("claude-opus-4-6@20260115", "claude-opus-4-6"),
         ("claude-sonnet-5-5[1m]", "claude-sonnet-5-5"),

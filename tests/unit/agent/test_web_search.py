@@ -135,14 +135,14 @@ def test_a_hostile_citation_stays_a_plain_link(title: str, url: str, expected: s
 
 def test_searches_are_counted_and_priced_per_search() -> None:
     usage = Usage(input=1000, output=100, web_searches=2)
-    assert turn_cost("claude-sonnet-4-5", usage) == pytest.approx(
-        turn_cost("claude-sonnet-4-5", Usage(input=1000, output=100)) + 0.02
+    assert turn_cost("claude-sonnet-4-6", usage) == pytest.approx(
+        turn_cost("claude-sonnet-4-6", Usage(input=1000, output=100)) + 0.02
     )
     assert turn_cost("a-local-model", usage) == 0.0
 
 
 def test_the_run_reports_its_searches_in_its_usage_and_cost(harness: HarnessFactory) -> None:
-    h = harness([searching_turn()], tools=[WebSearchTool()], model="claude-sonnet-4-5")
+    h = harness([searching_turn()], tools=[WebSearchTool()], model="claude-sonnet-4-6")
     finished = h.run("look it up")
     assert finished.usage.web_searches == 1
     assert finished.cost_usd == pytest.approx((1000 * 3 + 100 * 15) / 1_000_000 + 0.01)
