@@ -167,5 +167,11 @@ class StrictGate:
 
     @staticmethod
     def _was_paused(content: Any) -> bool:
+        """Whether the assistant turn ends with a response the server paused: the whole turn, or its last blocks
+        (the API combines consecutive assistant turns, so a client may have appended the paused response to the
+        turn it continued)."""
+        blocks: list[Any] = list(content) if isinstance(content, list) else [content]  # pyright: ignore[reportUnknownArgumentType]
         with StrictGate._paused_lock:
-            return digest(canonical_json(content)) in StrictGate._paused
+            return any(
+                digest(canonical_json(blocks[start:])) in StrictGate._paused for start in range(len(blocks))
+            )

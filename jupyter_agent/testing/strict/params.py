@@ -57,7 +57,7 @@ def check_max_tokens(body: dict[str, Any], row: ServedModel, model: str) -> Reje
             "max_tokens: Input should be a valid integer greater than or equal to 0"
         )  # (our wording)
     if value > row.max_output:
-        # [OBS] `max_tokens: 72000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5-…`
+        # [OBS] `max_tokens: 72000 > 64000, which is the maximum allowed number of output tokens for claude-haiku-4-5-…`
         return invalid(
             f"max_tokens: {value} > {row.max_output}, which is the maximum allowed number of output tokens for {model}"
         )

@@ -66,10 +66,12 @@ def test_thinking_blocks_go_back_with_their_signature(harness: HarnessFactory) -
     )
     h.run("1+1")
     sent_back = h.server.requests[1]["messages"][1]["content"][0]
-    # As the API sends it on Sonnet 5.5: no text (display "omitted"), the server's own signature, which the strict
-    # server checked when the block came back (a changed block or prefix would have been a 400).
-    assert (sent_back["type"], sent_back["thinking"]) == ("thinking", "")
+    # On Sonnet 5.5 the package asks for display "updates": the note before a tool call comes back as the
+    # thinking block's text, with the server's own signature, which the strict server checked when the block came
+    # back (a changed block or prefix would have been a 400).
+    assert (sent_back["type"], sent_back["thinking"]) == ("thinking", "Need the sum.")
     assert sent_back["signature"] not in ("", "scripted-signature")
+    assert sent_back == h.session.conversation.messages[1]["content"][0]
 
 
 def test_the_conversation_continues_across_runs(harness: HarnessFactory) -> None:

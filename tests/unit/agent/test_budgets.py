@@ -98,7 +98,7 @@ def test_without_a_cap_a_model_without_a_price_runs_and_says_cost_n_a(harness: H
     h = harness(
         [Turn(blocks=[Text("fine")], usage=EXPENSIVE)],
         model="qwen3-coder",
-        server_options={"models": [scripted_model("qwen3-coder", like="claude-sonnet-4-5")]},
+        server_options={"models": [scripted_model("qwen3-coder", like="claude-haiku-4-5")]},
     )
     finished = h.run("go")
     assert (finished.reason, finished.turns, finished.priced) == ("end_turn", 1, False)

@@ -120,7 +120,7 @@ def test_images_in_tool_results_count_and_are_checked(api: Any) -> None:
 
 def test_more_than_100_images_on_a_200k_model(api: Any) -> None:
     many = [image(png(10, 10)) for _ in range(101)]
-    assert api().rejection(model="claude-sonnet-4-5", messages=asking(*many)) == (
+    assert api().rejection(model="claude-haiku-4-5", messages=asking(*many)) == (
         400,
         INVALID,
         "messages: too many images in this request: 101 > 100 maximum",

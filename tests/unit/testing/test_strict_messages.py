@@ -125,7 +125,7 @@ def test_results_first_then_an_update_text_is_accepted(api: Any) -> None:
 def test_assistant_prefill_on_a_model_without_it(api: Any) -> None:
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Sure, here"}]
     assert api().rejection(messages=messages) == (400, INVALID, PREFILL)
-    assert api().create(model="claude-sonnet-4-5", messages=messages).content[0].text == "ok"
+    assert api().create(model="claude-haiku-4-5", messages=messages).content[0].text == "ok"
 
 
 def test_a_pause_turn_continuation_is_not_a_prefill(api: Any) -> None:
@@ -228,7 +228,7 @@ def test_an_effort_only_system_message_needs_its_beta_header(api: Any) -> None:
 def test_manual_thinking_tool_loop_must_start_with_thinking(api: Any) -> None:
     thinking = {"type": "enabled", "budget_tokens": 2048}
     status, kind, message = api().rejection(
-        model="claude-sonnet-4-5", thinking=thinking, max_tokens=4096, messages=loop(result()), tools=TOOLS
+        model="claude-haiku-4-5", thinking=thinking, max_tokens=4096, messages=loop(result()), tools=TOOLS
     )
     assert (status, kind) == (400, INVALID)
     assert message.startswith(
@@ -245,7 +245,7 @@ def test_manual_thinking_after_a_finished_turn_needs_no_thinking_block(api: Any)
         {"role": "user", "content": "next"},
     ]
     message = api().create(
-        model="claude-sonnet-4-5", thinking=thinking, max_tokens=4096, messages=messages, tools=TOOLS
+        model="claude-haiku-4-5", thinking=thinking, max_tokens=4096, messages=messages, tools=TOOLS
     )
     assert message.content[0].text == "ok"
 
@@ -298,7 +298,7 @@ def test_more_than_four_cache_breakpoints(api: Any) -> None:
 def test_a_prompt_over_the_models_context_window(api: Any) -> None:
     big = "word " * 170_000  # about 212k tokens by the server's estimate
     status, kind, message = api().rejection(
-        model="claude-sonnet-4-5", messages=[{"role": "user", "content": big}]
+        model="claude-haiku-4-5", messages=[{"role": "user", "content": big}]
     )
     assert (status, kind) == (400, INVALID)
     assert message.startswith("prompt is too long: ") and message.endswith(" tokens > 200000 maximum")

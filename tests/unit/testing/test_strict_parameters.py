@@ -25,7 +25,7 @@ def test_an_unknown_model_is_the_apis_404_naming_it(api: Any) -> None:
 
 
 def test_a_retired_model_is_not_served(api: Any) -> None:
-    assert api().rejection(model="claude-mythos-preview")[:2] == (404, "not_found_error")
+    assert api().rejection(model="claude-retired-0")[:2] == (404, "not_found_error")
 
 
 def test_every_served_model_answers_a_plain_request(api: Any) -> None:
@@ -37,21 +37,21 @@ def test_every_served_model_answers_a_plain_request(api: Any) -> None:
 
 
 def test_a_dated_snapshot_id_is_the_same_model(api: Any) -> None:
-    message = api().create(model="claude-sonnet-4-5-20250929", max_tokens=64_000)
-    assert message.model == "claude-sonnet-4-5-20250929"
+    message = api().create(model="claude-haiku-4-5-20251001", max_tokens=64_000)
+    assert message.model == "claude-haiku-4-5-20251001"
 
 
 def test_a_row_added_by_the_caller_is_served(api: Any) -> None:
-    server = api(models=[scripted_model("my-gateway-model", like="claude-sonnet-4-5")])
+    server = api(models=[scripted_model("my-gateway-model", like="claude-haiku-4-5")])
     assert server.create(model="my-gateway-model", max_tokens=1000).content[0].text == "ok"
     assert server.rejection(model="my-gateway-model", max_tokens=64_001)[1] == INVALID
 
 
 def test_max_tokens_over_the_models_output_limit(api: Any) -> None:
-    assert api().rejection(model="claude-sonnet-4-5", max_tokens=72_000) == (
+    assert api().rejection(model="claude-haiku-4-5", max_tokens=72_000) == (
         400,
         INVALID,
-        "max_tokens: 72000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5",
+        "max_tokens: 72000 > 64000, which is the maximum allowed number of output tokens for claude-haiku-4-5",
     )
 
 
@@ -139,7 +139,7 @@ def test_between_tools_takes_no_other_field(api: Any) -> None:
 
 
 def test_adaptive_thinking_on_sonnet_4_5(api: Any) -> None:
-    assert api().rejection(model="claude-sonnet-4-5", thinking={"type": "adaptive"}) == (
+    assert api().rejection(model="claude-haiku-4-5", thinking={"type": "adaptive"}) == (
         400,
         INVALID,
         "adaptive thinking is not supported on this model",
@@ -148,7 +148,7 @@ def test_adaptive_thinking_on_sonnet_4_5(api: Any) -> None:
 
 def test_a_budget_below_the_minimum(api: Any) -> None:
     thinking = {"type": "enabled", "budget_tokens": 1000}
-    assert api().rejection(model="claude-sonnet-4-5", thinking=thinking, max_tokens=4000) == (
+    assert api().rejection(model="claude-haiku-4-5", thinking=thinking, max_tokens=4000) == (
         400,
         INVALID,
         "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
@@ -157,13 +157,13 @@ def test_a_budget_below_the_minimum(api: Any) -> None:
 
 def test_a_budget_not_below_max_tokens(api: Any) -> None:
     thinking = {"type": "enabled", "budget_tokens": 40_000}
-    assert api().rejection(model="claude-sonnet-4-5", thinking=thinking, max_tokens=40_000) == (
+    assert api().rejection(model="claude-haiku-4-5", thinking=thinking, max_tokens=40_000) == (
         400,
         INVALID,
         f"`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at {BUDGET_DOCS}",
     )
     assert (
-        api().create(model="claude-sonnet-4-5", thinking=thinking, max_tokens=40_001).content[0].text == "ok"
+        api().create(model="claude-haiku-4-5", thinking=thinking, max_tokens=40_001).content[0].text == "ok"
     )
 
 
@@ -177,7 +177,7 @@ def test_block_binding_without_the_beta_header(api: Any) -> None:
 
 
 def test_an_effort_level_the_model_does_not_have(api: Any) -> None:
-    status, kind, message = api().rejection(model="claude-opus-4-5", output_config={"effort": "xhigh"})
+    status, kind, message = api().rejection(model="claude-opus-4-6", output_config={"effort": "xhigh"})
     assert (status, kind) == (400, INVALID)
     assert message.startswith("output_config.effort 'xhigh' is not supported by this model")
 
@@ -203,12 +203,12 @@ def test_sampling_parameters_the_model_rejects(
 
 def test_sampling_parameters_older_models_take_without_thinking(api: Any) -> None:
     assert (
-        api().create(model="claude-sonnet-4-5", extra_body={"temperature": 0.2, "top_k": 5}).content[0].text
+        api().create(model="claude-haiku-4-5", extra_body={"temperature": 0.2, "top_k": 5}).content[0].text
         == "ok"
     )
     thinking = {"type": "enabled", "budget_tokens": 2048}
     assert api().rejection(
-        model="claude-sonnet-4-5", thinking=thinking, max_tokens=4096, extra_body={"temperature": 0.2}
+        model="claude-haiku-4-5", thinking=thinking, max_tokens=4096, extra_body={"temperature": 0.2}
     ) == (
         400,
         INVALID,
@@ -233,7 +233,7 @@ def test_forced_tool_choice_with_a_thinking_budget(api: Any) -> None:
     tools = [{"name": "Read", "input_schema": {"type": "object"}}]
     thinking = {"type": "enabled", "budget_tokens": 2048}
     status, kind, message = api().rejection(
-        model="claude-sonnet-4-5",
+        model="claude-haiku-4-5",
         tools=tools,
         tool_choice={"type": "tool", "name": "Read"},
         thinking=thinking,
