@@ -1,0 +1,219 @@
+"""The kernel journal around one call: `before` the code runs, `after` it ends (also after an error, a timeout or
+an interrupt), both on the kernel's main thread, inside `CodeRun`.
+
+`before` keeps every binding of the namespace by reference (a shallow copy of the dict: the old object of a
+name the code rebinds or deletes costs nothing) and copies the objects the analysis says the code may change in
+place (`analysis.py`; how each type is copied and sized: `copies.py`), together with every other name bound to
+the same object, within the budget: a copy that does not fit is made room for by dropping the oldest held ones
+(`KernelUndoStore`); one larger than the whole budget, or one that cannot be copied, is not copied, and said.
+
+`after` compares the namespace with what `before` kept: names added, deleted or rebound, and copied objects that
+no longer equal their copy. A copy of an object that did not change is let go at once. An old object only the
+journal still holds (the code rebound the one name that held it) counts in the budget like a copy. The
+`KernelStep` goes into the run's journal, also when the tool stopped waiting for code that ran on.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....base.journal import RunJournal
+from ....base.kernel_journal import (
+    ABSENT,
+    Before,
+    KernelStep,
+    KernelUndoStore,
+    Pin,
+    VariableChange,
+    human_bytes,
+)
+from .analysis import CodeEffects
+from .compare import digest, same_value
+from .copies import SILENT, CopyPlan, NotCopyable, plan_copy, size_of, take_copy
+
+log = logging.getLogger(__name__)
+
+#: Objects the code created or rebound are hashed (to see a later change by the user) up to this size; a larger
+#: one is compared by identity alone.
+DIGEST_LIMIT = 16 * 1024 * 1024
+_MISSING: Any = object()
+#: Names Python itself puts in a namespace it runs code in: never the user's, never undone.
+_NOT_THE_USERS = frozenset({"__builtins__"})
+
+
+@dataclass
+class _Kept:
+    """A copy taken before the call, shared by every name bound to the original."""
+
+    copy: object
+    nbytes: int
+
+
+@dataclass
+class KernelWatch:
+    """One call's watch (see the module docstring); `step` is set by `after`."""
+
+    namespace: dict[str, Any]
+    store: KernelUndoStore
+    #: kernel_undo_budget_mb, in bytes.
+    budget: int
+    journal: RunJournal
+    tool: str
+    label: str
+    call_id: str = ""
+    step: KernelStep | None = None
+    #: Why the journal could not record this call ('' when it did).
+    failure: str = ""
+    _names: dict[str, Any] | None = None
+    _copies: dict[int, _Kept] = field(default_factory=dict[int, _Kept])
+    _lost: dict[int, str] = field(default_factory=dict[int, str])
+    _watched: set[str] = field(default_factory=set[str])
+
+    def before(self, effects: CodeEffects) -> None:
+        """Keep every binding, copy what the code may change in place. An interrupt here stops the code before
+        it starts; `after` then finds nothing changed."""
+        self._names = names = dict(self.namespace)
+        wanted = [
+            obj
+            for name in effects.mutates_in_order
+            if (obj := names.get(name, _MISSING)) is not _MISSING and not isinstance(obj, SILENT)
+        ]
+        if not wanted:
+            return
+        memo: dict[int, Any] = {}
+        pending = 0
+        for obj in wanted:
+            if id(obj) in self._copies or id(obj) in self._lost:
+                continue
+            plan = plan_copy(obj, max(self.budget - pending, 0))
+            if isinstance(plan, CopyPlan) and plan.way == "immutable":
+                continue
+            if isinstance(plan, CopyPlan) and not self.store.make_room(plan.nbytes, self.budget - pending):
+                plan = NotCopyable(nbytes=plan.nbytes, over_budget=True)
+            if isinstance(plan, NotCopyable):
+                self._lost[id(obj)] = plan.reason(self.budget)
+                continue
+            try:
+                self._copies[id(obj)] = _Kept(copy=take_copy(obj, plan.way, memo), nbytes=plan.nbytes)
+                pending += plan.nbytes
+            except Exception as exc:  # deepcopy refused something inside it (a file, a lock, a C object)
+                self._lost[id(obj)] = f"copying it failed ({type(exc).__name__}: {exc})"
+        kept = self._copies.keys() | self._lost.keys()
+        self._watched = {name for name, value in names.items() if id(value) in kept}
+
+    def after(self) -> None:
+        """Compare, keep what undo needs, record the step. Never raises: a failure is said in the result."""
+        try:
+            self._record()
+        except (
+            Exception
+        ) as exc:  # a bug of ours, or an object whose comparison blew up: the code's result stands
+            log.warning("jupyter_agent: the kernel journal failed", exc_info=True)
+            self.failure = f"{type(exc).__name__}: {exc}"
+        finally:
+            self._names = None
+            self._copies = {}
+
+    def _record(self) -> None:
+        names = self._names
+        if names is None:
+            return
+        step = KernelStep(tool=self.tool, label=self.label, call_id=self.call_id)
+        now = self.namespace
+        for name in [*names, *(n for n in list(now) if n not in names)]:
+            if name in _NOT_THE_USERS:
+                continue
+            change = self._change(name, names.get(name, _MISSING), now.get(name, _MISSING))
+            if change is not None:
+                step.changes.append(change)
+        self._names = names = {}  # the shallow copy held the old objects: from here only the changes do
+        for change in step.changes:
+            self._charge(change)
+        self.step = step
+        if step.changes:
+            self.journal.record_kernel(step)
+
+    def _change(self, name: str, old: Any, new: Any) -> VariableChange | None:
+        if old is new:
+            if old is _MISSING:
+                return None
+            kept = self._copies.get(id(old))
+            if kept is not None:
+                if same_value(kept.copy, new):
+                    return None
+                before = Before(present=True, value=kept.copy, copied=True, held=kept.nbytes)
+                return VariableChange(
+                    name=name,
+                    kind="changed",
+                    in_place=True,
+                    before=before,
+                    after=Pin(new),
+                    after_digest=digest(new),
+                )
+            if name in self._watched and id(old) in self._lost:
+                why = self._lost[id(old)]
+                return VariableChange(
+                    name=name,
+                    kind="changed",
+                    in_place=True,
+                    before=Before(present=True, lost=why),
+                    after=Pin(new),
+                    unknown=True,
+                )
+            return None
+        if old is _MISSING:
+            return VariableChange(
+                name=name,
+                kind="added",
+                in_place=False,
+                before=ABSENT,
+                after=Pin(new),
+                after_digest=digest(new, DIGEST_LIMIT),
+            )
+        before = self._old(old)
+        if new is _MISSING:
+            return VariableChange(name=name, kind="deleted", in_place=False, before=before, after=None)
+        return VariableChange(
+            name=name,
+            kind="changed",
+            in_place=False,
+            before=before,
+            after=Pin(new),
+            after_digest=digest(new, DIGEST_LIMIT),
+        )
+
+    def _old(self, old: Any) -> Before:
+        """The object a rebound or deleted name held: its copy when the code also changed it in place first."""
+        kept = self._copies.get(id(old))
+        if kept is not None and not same_value(kept.copy, old):
+            return Before(present=True, value=kept.copy, copied=True, held=kept.nbytes)
+        caveat = ""
+        if id(old) in self._lost:
+            caveat = f"as it is now: it could not be copied before the call ({self._lost[id(old)]})"
+        return Before(present=True, value=old, caveat=caveat)
+
+    def _charge(self, change: VariableChange) -> None:
+        """Count what the change holds in the budget: its copy, or an old object nothing but it still holds."""
+        before = change.before
+        if before.present and not before.copied and before.value is not None and _only_held_by(change):
+            nbytes = size_of(before.value, self.budget + 1)
+            if nbytes >= 1024 * 1024:  # small leftovers are not worth a line in the budget
+                change.before = Before(present=True, value=before.value, held=nbytes, caveat=before.caveat)
+        if not change.before.held:
+            return
+        if change.before.copied or self.store.make_room(change.before.held, self.budget):
+            self.store.hold(change)  # a copy's room was made before the call
+        else:
+            change.drop(
+                f"{human_bytes(change.before.held)}, more than the {human_bytes(self.budget)} "
+                "kernel_undo_budget_mb allows, and nothing else held the old object"
+            )
+
+
+def _only_held_by(change: VariableChange) -> bool:
+    """True when nothing but this change refers to the old object (the code rebound the only name for it)."""
+    # The references counted: the `Before` field, and getrefcount's own argument.
+    return sys.getrefcount(change.before.value) <= 2
