@@ -28,7 +28,7 @@ from IPython.core.displaypub import DisplayPublisher
 
 from ...base.json_values import is_object
 from ...base.result import ImageContent
-from .journal.analysis import CodeEffects, code_effects
+from .journal.analysis import CodeEffects, code_effects, code_names
 from .journal.capture import KernelWatch
 from .output_log import LogStream, OutputLog
 
@@ -104,6 +104,12 @@ class _LogPublisher(DisplayPublisher):
     def clear_output(self, wait: bool = False) -> None:
         return None
 
+    def _setup_execution_tracking(self) -> None:
+        """IPython 9 registers a publisher's pre/post_execute hooks when it is made and never drops them: one per
+        call would pile up on the shell (each later cell and call runs them all, and they keep every call's
+        output alive). This publisher lives for one call and does not use them."""
+        return None
+
 
 def _user_frames(tb: TracebackType | None, filename: str) -> TracebackType | None:
     """Drop our own frames from the top of a traceback, so it starts where the user's code does."""
@@ -172,7 +178,7 @@ class CodeRun:
         try:
             body, last, effects = self._compile()
             if self.watch is not None and effects is not None:
-                self.watch.before(effects)
+                self.watch.before(effects, code_names(body, last))
             alarm = _Alarm(self.timeout)  # started after the journal's copies: the time limit is the code's
             try:
                 if self.shell is not None:

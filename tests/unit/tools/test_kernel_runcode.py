@@ -69,18 +69,27 @@ def test_output_comes_in_order_with_the_last_value_and_variables_stay(tmp_path: 
     code = "import sys\nprint('loading')\nprint('careful', file=sys.stderr)\ntotal = base + 2\ntotal"
     result = run(code, tmp_path, namespace=namespace)
     assert not result.is_error
-    assert result.content == "loading\ncareful\nOut: 42\n[kernel variables this code changed — %agent undo removes (new): sys, total]"
+    assert (
+        result.content
+        == "loading\ncareful\nOut: 42\n[kernel variables this code changed — %agent undo removes (new): sys, total]"
+    )
     assert result.summary == "3 lines of output"
     assert namespace["total"] == 42
 
 
 def test_progress_bars_keep_only_their_last_state(tmp_path: Path) -> None:
     code = "import sys\nfor p in (10, 50, 100):\n    sys.stderr.write(f'\\rloading {p}%')\nprint()\nprint('a\\r\\nb')"
-    assert run(code, tmp_path).content == "loading 100%\na\nb\n[kernel variables this code changed — %agent undo removes (new): sys, p]"
+    assert (
+        run(code, tmp_path).content
+        == "loading 100%\na\nb\n[kernel variables this code changed — %agent undo removes (new): sys, p]"
+    )
 
 
 def test_a_trailing_semicolon_hides_the_value_like_in_a_cell(tmp_path: Path) -> None:
-    assert run("x = 1\nx;", tmp_path).content == "(no output)\n[kernel variables this code changed — %agent undo removes (new): x]"
+    assert (
+        run("x = 1\nx;", tmp_path).content
+        == "(no output)\n[kernel variables this code changed — %agent undo removes (new): x]"
+    )
 
 
 def test_an_exception_is_an_error_with_the_output_before_it_and_the_traceback(tmp_path: Path) -> None:
@@ -141,7 +150,10 @@ def test_with_a_shell_ipython_syntax_and_rich_reprs_work(tmp_path: Path, shell: 
     result = run(
         "values = !echo 3\nimport pandas as pd\npd.DataFrame({'n': [int(values[0])]})", tmp_path, shell=shell
     )
-    assert result.content == "Out:\n   n\n0  3\n[kernel variables this code changed — %agent undo removes (new): values, pd]"
+    assert (
+        result.content
+        == "Out:\n   n\n0  3\n[kernel variables this code changed — %agent undo removes (new): values, pd]"
+    )
 
 
 def test_a_runaway_loop_is_stopped_at_the_timeout_and_keeps_what_it_did(tmp_path: Path) -> None:
@@ -179,7 +191,9 @@ def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
     limits = Limits(max_output_chars=2000)
     result = run("for i in range(5000):\n    print(f'line {i}')", tmp_path, limits=limits)
     assert result.content.startswith("line 0\nline 1\n")
-    assert result.content.endswith("line 4999\n[kernel variables this code changed — %agent undo removes (new): i]")
+    assert result.content.endswith(
+        "line 4999\n[kernel variables this code changed — %agent undo removes (new): i]"
+    )
     assert "cut" in result.content
     assert len(result.content) < 3000
 

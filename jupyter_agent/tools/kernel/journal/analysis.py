@@ -22,8 +22,10 @@ the analysis cannot read (`%run`, `exec`, `globals()`), so the approval can say 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import CodeType
+from typing import Any, cast
 
 
 def _words(*lines: str) -> frozenset[str]:
@@ -117,6 +119,18 @@ def source_effects(source: str) -> CodeEffects:
         return NOTHING
 
 
+def code_names(*codes: CodeType | None) -> frozenset[str]:
+    """Every name compiled code refers to (globals, attributes, imports), its nested functions' and classes' too:
+    the names it can bind, delete or read directly."""
+    found: set[str] = set()
+    stack = [code for code in codes if code is not None]
+    while stack:
+        code = stack.pop()
+        found.update(code.co_names)
+        stack.extend(const for const in code.co_consts if isinstance(const, CodeType))
+    return frozenset(found)
+
+
 def root_name(node: ast.expr) -> str | None:
     """The name an attribute, subscript or call chain starts from: `x` for `x.a[0].b`, `x.get(k)['v']`."""
     while True:
@@ -147,6 +161,23 @@ class _Reader(ast.NodeVisitor):
         self.opaque: dict[str, None] = {}
         #: > 0 inside a function, lambda or class body: its bindings are not the namespace's.
         self.depth = 0
+
+    def visit(self, node: ast.AST) -> None:
+        method = _VISITS.get(type(node))
+        if method is not None:
+            method(self, node)
+        elif not isinstance(node, _LEAVES):
+            self.generic_visit(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in cast(list[object], value):
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     # -- bindings ------------------------------------------------------------------------------------
     def bind(self, name: str) -> None:
@@ -273,9 +304,6 @@ class _Reader(ast.NodeVisitor):
         if self._magic(node):
             return
         keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
-        out = keywords.get("out")
-        if out is not None:
-            self.mutate(_chain_root(out))
         if isinstance(func, ast.Name):
             if func.id in _OPAQUE_CALLS and (func.id in ("exec", "eval") or not node.args):
                 self.opaque[f"{func.id}()"] = None
@@ -286,12 +314,17 @@ class _Reader(ast.NodeVisitor):
         elif isinstance(func, ast.Attribute):
             receiver = root_name(func.value)
             in_place = _is_true(keywords.get("inplace"))
-            if in_place or (func.attr not in READ_ONLY_METHODS and func.attr not in READ_ONLY_FUNCTIONS):
+            if receiver != "get_ipython" and (
+                in_place or (func.attr not in READ_ONLY_METHODS and func.attr not in READ_ONLY_FUNCTIONS)
+            ):
                 self.mutate(receiver)
             if func.attr not in _ARGUMENTS_KEPT:
                 self._arguments(node)
         else:
             self._arguments(node)
+        out = keywords.get("out")
+        if out is not None:
+            self.mutate(_chain_root(out))
         self.generic_visit(node)
 
     def _arguments(self, node: ast.Call) -> None:
@@ -330,6 +363,16 @@ class _Reader(ast.NodeVisitor):
             return True
         self.opaque[f"{prefix}{name}"] = None
         return True
+
+
+#: Nodes with nothing inside that could bind or change a name: not descended into.
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+#: The visit method of each node type the reader looks at (NodeVisitor's lookup by name, once).
+_VISITS: dict[type[ast.AST], Callable[[_Reader, Any], None]] = {
+    cast(type[ast.AST], getattr(ast, name.removeprefix("visit_"))): method
+    for name, method in vars(_Reader).items()
+    if name.startswith("visit_") and hasattr(ast, name.removeprefix("visit_"))
+}
 
 
 def _parse_magic_code(code: str) -> ast.Module | None:

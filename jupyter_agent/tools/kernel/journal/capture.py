@@ -18,6 +18,9 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import dataclass, field
+from itertools import compress, islice
+from operator import is_not
+from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
 from ....base.journal import RunJournal
@@ -32,7 +35,7 @@ from ....base.kernel_journal import (
 )
 from .analysis import CodeEffects
 from .compare import digest, same_value
-from .copies import SILENT, CopyPlan, NotCopyable, plan_copy, size_of, take_copy
+from .copies import SILENT, CopyPlan, NotCopyable, is_immutable, plan_copy, size_of, take_copy
 
 log = logging.getLogger(__name__)
 
@@ -71,18 +74,28 @@ class KernelWatch:
     _copies: dict[int, _Kept] = field(default_factory=dict[int, _Kept])
     _lost: dict[int, str] = field(default_factory=dict[int, str])
     _watched: set[str] = field(default_factory=set[str])
+    #: The names compared after the call (None: every name of the namespace).
+    _scope: frozenset[str] | None = None
 
-    def before(self, effects: CodeEffects) -> None:
-        """Keep every binding, copy what the code may change in place. An interrupt here stops the code before
-        it starts; `after` then finds nothing changed."""
-        self._names = names = dict(self.namespace)
+    def before(self, effects: CodeEffects, referenced: frozenset[str] | None = None) -> None:
+        """Keep the bindings the code can reach (`referenced`: every name its compiled code names; None: all of
+        them), copy what it may change in place. An interrupt here stops the code before it starts; `after` then
+        finds nothing changed."""
+        namespace = self.namespace
+        if referenced is None or _reaches_further(effects, referenced, namespace):
+            self._names = names = dict(namespace)
+        else:
+            self._scope = scope = referenced | effects.rebinds | effects.mutates
+            self._names = names = {name: namespace[name] for name in scope if name in namespace}
         wanted = [
             obj
             for name in effects.mutates_in_order
             if (obj := names.get(name, _MISSING)) is not _MISSING and not isinstance(obj, SILENT)
         ]
-        if not wanted:
-            return
+        if wanted:
+            self._copy(wanted)
+
+    def _copy(self, wanted: list[Any]) -> None:
         memo: dict[int, Any] = {}
         pending = 0
         for obj in wanted:
@@ -102,7 +115,13 @@ class KernelWatch:
             except Exception as exc:  # deepcopy refused something inside it (a file, a lock, a C object)
                 self._lost[id(obj)] = f"copying it failed ({type(exc).__name__}: {exc})"
         kept = self._copies.keys() | self._lost.keys()
-        self._watched = {name for name, value in names.items() if id(value) in kept}
+        # Every other name for a watched object is watched too (`b = a`; the code appends to `a`).
+        self._watched = {name for name, value in self.namespace.items() if id(value) in kept}
+        assert self._names is not None
+        for name in self._watched:
+            self._names[name] = self.namespace[name]
+        if self._scope is not None:
+            self._scope = self._scope | self._watched
 
     def after(self) -> None:
         """Compare, keep what undo needs, record the step. Never raises: a failure is said in the result."""
@@ -123,7 +142,8 @@ class KernelWatch:
             return
         step = KernelStep(tool=self.tool, label=self.label, call_id=self.call_id)
         now = self.namespace
-        for name in [*names, *(n for n in list(now) if n not in names)]:
+        touched = self._touched(names, now) if self._scope is None else self._scope
+        for name in sorted(touched, key=str.casefold):
             if name in _NOT_THE_USERS:
                 continue
             change = self._change(name, names.get(name, _MISSING), now.get(name, _MISSING))
@@ -135,6 +155,23 @@ class KernelWatch:
         self.step = step
         if step.changes:
             self.journal.record_kernel(step)
+
+    def _touched(self, names: dict[str, Any], now: dict[str, Any]) -> list[str]:
+        """With every name kept: those rebound, added or deleted, and those watched for a change in place, found
+        at C speed in the usual case (no name deleted: the namespace kept its order and only grew)."""
+        before = list(names)
+        after = list(now)
+        if (
+            after[: len(before)] != before
+        ):  # a name was deleted (or deleted and bound again): compare them all
+            return [*before, *(name for name in after if name not in names)]
+        rebound = list(compress(before, map(is_not, names.values(), islice(now.values(), len(before)))))
+        seen = set(rebound)
+        return [
+            *rebound,
+            *(name for name in sorted(self._watched) if name not in seen),
+            *after[len(before) :],
+        ]
 
     def _change(self, name: str, old: Any, new: Any) -> VariableChange | None:
         if old is new:
@@ -171,7 +208,7 @@ class KernelWatch:
                 in_place=False,
                 before=ABSENT,
                 after=Pin(new),
-                after_digest=digest(new, DIGEST_LIMIT),
+                after_digest=_digest_of_new(new),
             )
         before = self._old(old)
         if new is _MISSING:
@@ -182,7 +219,7 @@ class KernelWatch:
             in_place=False,
             before=before,
             after=Pin(new),
-            after_digest=digest(new, DIGEST_LIMIT),
+            after_digest=_digest_of_new(new),
         )
 
     def _old(self, old: Any) -> Before:
@@ -198,7 +235,7 @@ class KernelWatch:
     def _charge(self, change: VariableChange) -> None:
         """Count what the change holds in the budget: its copy, or an old object nothing but it still holds."""
         before = change.before
-        if before.present and not before.copied and before.value is not None and _only_held_by(change):
+        if before.present and not before.copied and _worth_counting(before.value) and _only_held_by(change):
             nbytes = size_of(before.value, self.budget + 1)
             if nbytes >= 1024 * 1024:  # small leftovers are not worth a line in the budget
                 change.before = Before(present=True, value=before.value, held=nbytes, caveat=before.caveat)
@@ -211,6 +248,43 @@ class KernelWatch:
                 f"{human_bytes(change.before.held)}, more than the {human_bytes(self.budget)} "
                 "kernel_undo_budget_mb allows, and nothing else held the old object"
             )
+
+
+def _reaches_further(effects: CodeEffects, referenced: frozenset[str], namespace: dict[str, Any]) -> bool:
+    """True when the code may rebind names its own code does not name: it runs what the analysis cannot read
+    (`exec`, `globals()`, a magic, `!cmd`), or calls code defined in the notebook (a function, a method of a
+    class defined there), which may declare `global`. Then every name is compared, not just the ones it names."""
+    if effects.opaque or "get_ipython" in referenced:
+        return True
+    for name in referenced:
+        obj = namespace.get(name, _MISSING)
+        if obj is not _MISSING and _defined_here(obj, namespace):
+            return True
+    return False
+
+
+def _defined_here(obj: object, namespace: dict[str, Any]) -> bool:
+    """A function or class defined in the notebook (its globals are the user's namespace), or an instance of one.
+    Asked of the type, never of the object (a DataFrame answers unknown attributes through its columns)."""
+    if isinstance(obj, MethodType):
+        obj = obj.__func__
+    if isinstance(obj, FunctionType):
+        return obj.__globals__ is namespace
+    if isinstance(obj, ModuleType):
+        return False
+    kind = obj if isinstance(obj, type) else type(obj)
+    return kind.__module__ == namespace.get("__name__", "__main__")
+
+
+def _digest_of_new(new: object) -> bytes | None:
+    """What a name the code bound now holds, to see a later change in place by the user (None: a value no one can
+    change in place, where identity is the whole story, or one too large to hash each call)."""
+    return None if is_immutable(new) else digest(new, DIGEST_LIMIT)
+
+
+def _worth_counting(value: object) -> bool:
+    """False for a small value no one can change (a number, a short string): not worth a walk or a line."""
+    return not (is_immutable(value) and sys.getsizeof(value) < 1024 * 1024)
 
 
 def _only_held_by(change: VariableChange) -> bool:
