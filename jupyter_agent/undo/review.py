@@ -131,7 +131,8 @@ def review_text(journal: RunJournal, sandbox: Sandbox) -> str:
     if not rows:
         return f"run {journal.run_id} changed no cell, file or variable"
     width = max(len(f"{what} {name}") for what, name, *_ in rows)
+    counted = max(7, *(len(counts) for *_, counts, _ in rows))  # `+3 −1`, or a variable's `in place`
     return "\n".join(
-        f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<7}  {state}"
+        f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<{counted}}  {state}"
         for what, name, kind, counts, state in rows
     )

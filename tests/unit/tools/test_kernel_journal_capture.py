@@ -6,7 +6,9 @@ The kernel tests (tests/kernel/test_kernel_journal.py) run the same through a re
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,9 +17,12 @@ import pytest
 
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.base.kernel_journal import KernelStep, KernelUndoStore, human_bytes
+from jupyter_agent.base.sandbox import Sandbox
+from jupyter_agent.tools.context import ToolContext
 from jupyter_agent.tools.kernel.execution import CodeRun
 from jupyter_agent.tools.kernel.journal.capture import KernelWatch
 from jupyter_agent.tools.kernel.journal.notes import result_note
+from jupyter_agent.undo import review
 from jupyter_agent.undo.variables import net_variable_changes, report_lines, undo_variable
 
 MB = 1024 * 1024
@@ -211,3 +216,30 @@ def test_sizes_read_as_a_process_monitor_shows_them() -> None:
         "82 MB",
         "1.2 GB",
     ]
+
+
+def test_the_review_lists_each_variable_beside_files_and_cells_and_undoes_one(tmp_path: Path) -> None:
+    box = Journaled(model={"w": [1]}, rows=[0])
+    box.run("model['w'].clear(); rows = 'replaced'; tmp = 1")
+    sandbox = Sandbox.at(tmp_path)
+    assert review.review_text(box.journal, sandbox).splitlines() == [
+        "run 1  variable model  changed  in place  pending",
+        "run 1  variable rows   changed  rebound   pending",
+        "run 1  variable tmp    added              pending",
+    ]
+    ctx = ToolContext(sandbox=sandbox, namespace=box.namespace)
+    ctx.services.kernel_undo = box.store
+    chosen = review.select(box.journal, "model", sandbox)
+    results = asyncio.run(review.undo(box.journal, chosen, ctx))
+    assert [(r.key, r.outcome, r.text) for r in results] == [
+        ("kernel:model", "undone", "restored variable model")
+    ]
+    assert box.namespace["model"] == {"w": [1]} and box.namespace["rows"] == "replaced"
+    assert review.review_rows(box.journal, sandbox)[0] == (
+        "variable",
+        "model",
+        "changed",
+        "in place",
+        "undone",
+    )
+    assert [c.key for c in review.select(box.journal, "all", sandbox)] == ["kernel:rows", "kernel:tmp"]

@@ -221,3 +221,11 @@ def test_runcode_asks_first_and_shows_the_code(tmp_path: Path) -> None:
         ("RunCode df = load()", "code", "df = load()\ndf.head()", "python")
     ]
     assert dispatched.result.content.startswith("EXECUTION_ERROR: the code raised NameError: name 'load'")
+
+
+def test_calls_leave_no_hooks_behind_on_the_shell(tmp_path: Path, shell: InteractiveShell) -> None:
+    before = {event: len(shell.events.callbacks[event]) for event in ("pre_execute", "post_execute")}
+    for _ in range(3):
+        assert not run("print('x')", tmp_path, shell=shell).is_error
+    after = {event: len(shell.events.callbacks[event]) for event in ("pre_execute", "post_execute")}
+    assert after == before  # IPython 9 registers each display publisher's hooks; one per call piled up
