@@ -185,7 +185,7 @@ def undo_run_variables(journal: RunJournal, ctx: ToolContext) -> tuple[list[str]
 def report_lines(results: Sequence[NameUndo]) -> list[str]:
     """`restored 2 variables (important, model), removed 1 (tmp); not restorable: model_gpu (…)`, then a line per
     name kept because the user changed it since, and per caveat."""
-    ordered = sorted(results, key=lambda r: r.name)
+    ordered = sorted(results, key=lambda r: (r.name.casefold(), r.name))
     restored = [r.name for r in ordered if r.outcome == "restored"]
     removed = [r.name for r in ordered if r.outcome == "removed"]
     lost = [f"{r.name} ({r.why})" for r in ordered if r.outcome == "lost"]

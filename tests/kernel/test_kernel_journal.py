@@ -196,6 +196,8 @@ def test_what_cannot_be_kept_is_said_in_the_approval_in_the_result_and_by_undo(
     )
     assert values(frontend, "small") == {"small": [0]}
     assert frontend.run("print(big.sum())").text().strip() == "0.0"  # not restored, as said
+    assert "some changes were kept" not in said  # nothing is left for a second undo to try
+    assert frontend.run("%agent undo").text().strip() == "nothing to undo"
 
 
 def test_a_copy_dropped_for_newer_ones_is_reported_by_undo(agent_kernel: AgentKernel) -> None:

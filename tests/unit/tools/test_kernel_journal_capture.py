@@ -16,10 +16,11 @@ import pandas as pd
 import pytest
 
 from jupyter_agent.base.journal import RunJournal
-from jupyter_agent.base.kernel_journal import KernelStep, KernelUndoStore, human_bytes
+from jupyter_agent.base.kernel_journal import KernelStep, KernelUndoStore, Pin, human_bytes
 from jupyter_agent.base.sandbox import Sandbox
 from jupyter_agent.tools.context import ToolContext
 from jupyter_agent.tools.kernel.execution import CodeRun
+from jupyter_agent.tools.kernel.journal import capture
 from jupyter_agent.tools.kernel.journal.capture import KernelWatch
 from jupyter_agent.tools.kernel.journal.notes import result_note
 from jupyter_agent.undo import review
@@ -75,13 +76,22 @@ def test_two_names_for_one_object_come_back_as_one_object() -> None:
 
 
 def test_what_the_code_does_not_name_is_still_seen_when_it_reaches_further() -> None:
-    box = Journaled(x=1, y=[0])
+    box = Journaled(x=1, y=[0], z="kept", w=(1, 2))
     box.run("def bump():\n    global x\n    x = 2")
     box.run("bump()")  # the function was defined before: this code names only `bump`
     box.run("globals()['y'] = 'replaced'")
-    assert box.namespace["x"] == 2 and box.namespace["y"] == "replaced"
-    assert box.undo() == ["restored 2 variables (x, y), removed 1 (bump)"]
-    assert box.namespace["x"] == 1 and box.namespace["y"] == [0] and "bump" not in box.namespace
+    box.run("class Tracker:\n    def reset(self):\n        global w\n        w = None\ntracker = Tracker()")
+    box.run("tracker.reset()")  # a method of a class defined in the notebook
+    box.run("exec('del z')")  # a name deleted where the code does not say it
+    assert (box.namespace["x"], box.namespace["y"], box.namespace["w"]) == (2, "replaced", None)
+    assert "z" not in box.namespace
+    assert box.undo() == ["restored 4 variables (w, x, y, z), removed 3 (bump, Tracker, tracker)"]
+    assert (box.namespace["x"], box.namespace["y"], box.namespace["z"], box.namespace["w"]) == (
+        1,
+        [0],
+        "kept",
+        (1, 2),
+    )
 
 
 def test_a_name_deleted_and_bound_again_is_compared_like_any_other() -> None:
@@ -110,18 +120,22 @@ def test_pandas_and_numpy_objects_are_copied_their_own_way_and_come_back_equal()
 
 
 def test_the_budget_drops_the_oldest_copies_first_and_undo_says_so() -> None:
-    box = Journaled(budget=3 * MB, a=np.zeros(MB // 8 * 2), b=np.zeros(MB // 8 * 2))  # 2 MB each
+    two = MB // 8 * 2  # 2 MB of float64
+    box = Journaled(budget=5 * MB, a=np.zeros(two), b=np.zeros(two), c=np.zeros(two))
     box.run("a[:] = 1")
-    first = box.journal.kernel[-1].changes[0]
+    oldest = box.journal.kernel[-1].changes[0]
     box.run("b[:] = 2")
-    assert box.store.held_bytes == 2 * MB
-    assert first.before.lost == (
-        "its 2.0 MB copy was dropped to stay within the 3.0 MB kernel_undo_budget_mb; newer copies took its place"
+    box.run("c[:] = 3")  # a third copy fits only once the oldest is dropped
+    assert box.store.held_bytes == 4 * MB
+    assert oldest.before.lost == (
+        "its 2.0 MB copy was dropped to stay within the 5.0 MB kernel_undo_budget_mb; newer copies took its place"
     )
     assert box.undo() == [
-        "restored 1 variable (b); not restorable: a (its 2.0 MB copy was dropped to stay within the 3.0 MB "
+        "restored 2 variables (b, c); not restorable: a (its 2.0 MB copy was dropped to stay within the 5.0 MB "
         "kernel_undo_budget_mb; newer copies took its place)"
     ]
+    assert (box.namespace["a"].sum(), box.namespace["b"].sum(), box.namespace["c"].sum()) == (two, 0, 0)
+    assert box.store.held_bytes == 0  # what was restored no longer counts
 
 
 def test_an_object_larger_than_the_budget_is_not_copied_and_said_before_and_after() -> None:
@@ -184,6 +198,56 @@ def test_changes_made_before_an_error_are_journaled_too() -> None:
     assert box.undo() == ["restored 1 variable (rows), removed 1 (new)"]
 
 
+def test_changes_made_before_an_interrupt_are_journaled_too() -> None:
+    box = Journaled(rows=[1])
+    box.run("rows.append(2)\nraise KeyboardInterrupt")
+    assert box.outcome.interrupted
+    assert box.undo() == ["restored 1 variable (rows)"]
+
+
+def test_a_failure_of_the_journal_is_said_and_the_code_s_result_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("digest exploded")
+
+    monkeypatch.setattr(capture, "_digest_of_new", broken)
+    namespace: dict[str, Any] = {}
+    watch = KernelWatch(
+        namespace=namespace,
+        store=KernelUndoStore(),
+        budget=MB,
+        journal=RunJournal(run_id=1),
+        tool="RunCode",
+        label="RunCode",
+    )
+    outcome = CodeRun(
+        "x = [1]\nprint('ran')",
+        namespace,
+        shell=None,
+        timeout=30,
+        max_chars=100,
+        max_image_bytes=0,
+        watch=watch,
+    ).run()
+    assert outcome.error is None and outcome.output == "ran\n" and namespace["x"] == [1]
+    assert result_note(watch.step, watch.failure) == (
+        "\n[kernel journal: the changes this call made to variables could not be recorded (RuntimeError: digest "
+        "exploded); %agent undo cannot restore them]"
+    )
+
+
+def test_an_object_pinned_after_the_call_is_recognised_by_identity_only() -> None:
+    frame = pd.DataFrame({"a": [1]})
+    pin = Pin(frame)
+    assert pin.matches(frame) and not pin.matches(frame.copy())
+    big = list(range(100_000))  # no weak reference, too large to hold: pinned by id
+    pinned_big = Pin(big)
+    assert pinned_big.matches(big) and not pinned_big.matches(list(big))
+    gone = Pin(pd.DataFrame())  # its object is freed: nothing matches it any more, not even None
+    assert not gone.matches(None)
+
+
 def test_python_s_own_builtins_entry_is_never_journaled() -> None:
     box = Journaled()
     del box.namespace["__name__"]
@@ -243,3 +307,22 @@ def test_the_review_lists_each_variable_beside_files_and_cells_and_undoes_one(tm
         "undone",
     )
     assert [c.key for c in review.select(box.journal, "all", sandbox)] == ["kernel:rows", "kernel:tmp"]
+
+
+def test_a_polars_frame_is_cloned_and_an_arrow_table_needs_no_copy() -> None:
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    frame = pl.DataFrame({"a": [1, 2, 3]})
+    table = pa.table({"x": [1, 2]})
+    box = Journaled(frame=frame.clone(), table=table)
+    box.namespace["pa_array"] = pa.array([3, 4])
+    step = box.run("frame[0, 'a'] = 100\nwider = table.append_column('y', pa_array)")
+    assert step is not None and [(c.name, c.in_place) for c in step.changes] == [
+        ("frame", True),
+        ("wider", False),
+    ]
+    assert (
+        box.namespace["table"] is table and box.store.held_bytes > 0
+    )  # the frame's clone, nothing for Arrow
+    assert box.undo() == ["restored 1 variable (frame), removed 1 (wider)"]
+    assert box.namespace["frame"].equals(frame)

@@ -143,7 +143,7 @@ class KernelWatch:
         step = KernelStep(tool=self.tool, label=self.label, call_id=self.call_id)
         now = self.namespace
         touched = self._touched(names, now) if self._scope is None else self._scope
-        for name in sorted(touched, key=str.casefold):
+        for name in sorted(touched, key=lambda n: (n.casefold(), n)):
             if name in _NOT_THE_USERS:
                 continue
             change = self._change(name, names.get(name, _MISSING), now.get(name, _MISSING))
@@ -174,52 +174,42 @@ class KernelWatch:
         ]
 
     def _change(self, name: str, old: Any, new: Any) -> VariableChange | None:
+        """What happened to `name`: nothing (None), rebound, added or deleted, or its object changed in place."""
         if old is new:
-            if old is _MISSING:
-                return None
-            kept = self._copies.get(id(old))
-            if kept is not None:
-                if same_value(kept.copy, new):
-                    return None
-                before = Before(present=True, value=kept.copy, copied=True, held=kept.nbytes)
-                return VariableChange(
-                    name=name,
-                    kind="changed",
-                    in_place=True,
-                    before=before,
-                    after=Pin(new),
-                    after_digest=digest(new),
-                )
-            if name in self._watched and id(old) in self._lost:
-                why = self._lost[id(old)]
-                return VariableChange(
-                    name=name,
-                    kind="changed",
-                    in_place=True,
-                    before=Before(present=True, lost=why),
-                    after=Pin(new),
-                    unknown=True,
-                )
-            return None
-        if old is _MISSING:
-            return VariableChange(
-                name=name,
-                kind="added",
-                in_place=False,
-                before=ABSENT,
-                after=Pin(new),
-                after_digest=_digest_of_new(new),
-            )
-        before = self._old(old)
+            return None if old is _MISSING else self._in_place(name, old)
+        before = ABSENT if old is _MISSING else self._old(old)
         if new is _MISSING:
             return VariableChange(name=name, kind="deleted", in_place=False, before=before, after=None)
         return VariableChange(
             name=name,
-            kind="changed",
+            kind="added" if old is _MISSING else "changed",
             in_place=False,
             before=before,
             after=Pin(new),
             after_digest=_digest_of_new(new),
+        )
+
+    def _in_place(self, name: str, obj: Any) -> VariableChange | None:
+        """A name that still holds its object: changed when it no longer equals its copy; when it could not be
+        copied, possibly changed (and not restorable)."""
+        kept = self._copies.get(id(obj))
+        if kept is not None:
+            if same_value(kept.copy, obj):
+                return None
+            before = Before(present=True, value=kept.copy, copied=True, held=kept.nbytes)
+            unknown = False
+        elif name in self._watched and id(obj) in self._lost:
+            before, unknown = Before(present=True, lost=self._lost[id(obj)]), True
+        else:
+            return None
+        return VariableChange(
+            name=name,
+            kind="changed",
+            in_place=True,
+            before=before,
+            after=Pin(obj),
+            after_digest=None if unknown else digest(obj),
+            unknown=unknown,
         )
 
     def _old(self, old: Any) -> Before:
