@@ -62,13 +62,13 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
     footer = (
         f"\n[cell '{cell.id}' of {shown(ctx, book)} ran as [{count if count is not None else ' '}]; "
         f"{written}{source}]"
-    ) + result_note(watch.step, watch.failure)
+    )
     data: dict[str, Any] = {**result.data, "cell_id": cell.id, "execution_count": count}
     if not_written is not None:  # shown under the call instead
         data[CELL_OUTPUTS_KEY] = {"cell_id": cell.id, "outputs": outputs, "why": not_written}
     return dataclasses.replace(
         result,
-        content=result.content + footer + unread,
+        content=result.content + footer + unread + result_note(watch.step, watch.failure),
         summary=f"Ran cell {cell.id}: {result.summary}",
         data=data,
     )

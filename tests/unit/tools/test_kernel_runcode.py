@@ -81,7 +81,7 @@ def test_progress_bars_keep_only_their_last_state(tmp_path: Path) -> None:
     code = "import sys\nfor p in (10, 50, 100):\n    sys.stderr.write(f'\\rloading {p}%')\nprint()\nprint('a\\r\\nb')"
     assert (
         run(code, tmp_path).content
-        == "loading 100%\na\nb\n[kernel variables this code changed — %agent undo removes (new): sys, p]"
+        == "loading 100%\na\nb\n[kernel variables this code changed — %agent undo removes (new): p, sys]"
     )
 
 
@@ -137,7 +137,7 @@ def test_a_displayed_image_comes_back_as_an_image_block(tmp_path: Path, shell: I
     assert (
         result.content
         == "plotting\n<IPython.core.display.Image object> [image/png attached as image 1]\ndone"
-        "\n[kernel variables this code changed — %agent undo removes (new): base64, Image, display]"
+        "\n[kernel variables this code changed — %agent undo removes (new): base64, display, Image]"
     )
     assert [(i.media_type, base64.b64decode(i.data)) for i in result.images] == [
         ("image/png", base64.b64decode(PIXEL_PNG))
@@ -152,7 +152,7 @@ def test_with_a_shell_ipython_syntax_and_rich_reprs_work(tmp_path: Path, shell: 
     )
     assert (
         result.content
-        == "Out:\n   n\n0  3\n[kernel variables this code changed — %agent undo removes (new): values, pd]"
+        == "Out:\n   n\n0  3\n[kernel variables this code changed — %agent undo removes (new): pd, values]"
     )
 
 
