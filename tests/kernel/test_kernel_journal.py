@@ -315,5 +315,5 @@ def test_each_cell_run_cell_runs_is_journaled_and_undone(agent_kernel: AgentKern
         "cleaned": "MISSING",
     }
     history = frontend.run("%agent history").text()
-    assert "RunCell cell clean: changed scores in place, added cleaned" in history
+    assert "RunCell cell clean: added cleaned, changed scores in place" in history
     assert "RunCell cell drop: deleted raw" in history
