@@ -326,3 +326,25 @@ def test_a_polars_frame_is_cloned_and_an_arrow_table_needs_no_copy() -> None:
     )  # the frame's clone, nothing for Arrow
     assert box.undo() == ["restored 1 variable (frame), removed 1 (wider)"]
     assert box.namespace["frame"].equals(frame)
+
+
+class Cache:
+    """Holds a lock, but copies itself without it: not refused for the lock inside."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items: list[int] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"items": self.items}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.lock = threading.Lock()
+        self.items = state["items"]
+
+
+def test_an_object_that_copies_itself_its_own_way_is_not_refused_for_what_it_holds() -> None:
+    box = Journaled(cache=Cache())
+    box.run("cache.items.append(1)")
+    assert box.undo() == ["restored 1 variable (cache)"]
+    assert box.namespace["cache"].items == []
