@@ -29,6 +29,8 @@ class Limits:
     default_timeout: float = 120.0
     max_timeout: float = 600.0
     max_glob_results: int = 100
+    #: What the kernel journal may hold in copies for undo (`kernel_undo_budget_mb`).
+    kernel_undo_bytes: int = 512 * 1024 * 1024
 
 
 #: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).

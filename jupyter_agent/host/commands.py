@@ -228,7 +228,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="undo",
-        help="revert the last run's file and cell changes (again for the one before)",
+        help="revert the last run's changes to files, cells and the kernel's variables (again for the one before)",
         run=_undo,
     ),
     Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),

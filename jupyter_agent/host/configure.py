@@ -7,6 +7,7 @@ the session applies it (`AgentSession.apply`, the one place these parts of a ses
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -136,11 +137,14 @@ def run_setup(
 
 
 def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> Sandbox:
-    """The session's sandbox with the settings' roots (and the project's extra ones); every root must exist."""
+    """The session's sandbox with the settings' roots (and the project's extra ones; every root must exist) and
+    the kernel journal's memory budget."""
     roots = Sandbox.at(
         sandbox.cwd,
         roots=(*(settings.roots or [sandbox.cwd]), *claude.roots) if claude.roots else tuple(settings.roots),
-        limits=sandbox.limits,
+        limits=dataclasses.replace(
+            sandbox.limits, kernel_undo_bytes=int(settings.kernel_undo_budget_mb * 1024 * 1024)
+        ),
         network=settings.bash_network,
         fallback_encoding=settings.fallback_encoding,
         read_roots=claude.skill_dirs,

@@ -50,6 +50,8 @@ class Preview:
     kind: Literal["diff", "code", "args"]
     text: str
     language: str = ""
+    #: What the call may do beyond the preview, said under it (the kernel variables a RunCode may change).
+    note: str = ""
 
 
 class Tool(Generic[InputT]):
