@@ -103,7 +103,7 @@ def _rewrite_system(agent: AgentSession, line: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
     parser.add_argument("--runs-per-phase", type=int, default=4)
     args = parser.parse_args()
     logging.getLogger("jupyter_agent").setLevel(logging.CRITICAL)  # the baseline's refusals are counted, not logged
