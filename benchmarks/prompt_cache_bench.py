@@ -103,10 +103,11 @@ def _rewrite_system(agent: AgentSession, line: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs-per-phase", type=int, default=4)
     args = parser.parse_args()
-    logging.getLogger("jupyter_agent").setLevel(logging.CRITICAL)  # the baseline's refusals are counted, not logged
+    # the baseline's refusals are counted, not logged
+    logging.getLogger("jupyter_agent").setLevel(logging.CRITICAL)
     ours = one_session(args.runs_per_phase, naive=False)
     baseline = one_session(args.runs_per_phase, naive=True)
     print(f"{'':38} {'append-only':>12} {'system rewritten':>17}")

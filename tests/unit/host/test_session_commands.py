@@ -316,4 +316,6 @@ def test_context_shows_the_update_the_next_request_will_append(
     assert "The next request also says:\n[Update to the session context" in shown
     assert "- Permission mode: plan: only read-only tools run." in shown
     shell.run_cell_magic("agent", "", "second")
-    assert "- Permission mode: plan: only read-only tools run." in json.dumps(server.requests[1]["messages"][-1])
+    assert "- Permission mode: plan: only read-only tools run." in json.dumps(
+        server.requests[1]["messages"][-1]
+    )
