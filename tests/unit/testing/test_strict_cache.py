@@ -256,3 +256,14 @@ def test_a_changed_system_prompt_reads_only_the_tools_from_cache(api: Any) -> No
     )
     assert read == tools_tokens  # tools come before system in the cache: only they are read
     assert fresh + written + read == counted and read / counted < 0.25
+
+
+def test_a_breakpoint_inside_an_added_definition_writes_the_prompt_up_to_it(api: Any) -> None:
+    definition = {"name": "Plot", "input_schema": {"type": "object"}, "cache_control": MARK}
+    change = {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": definition}}
+    messages = [user("plot it"), {"role": "system", "content": [change]}]
+    fresh, written, read = usage(api().create(system=SYSTEM, messages=messages, betas=[INLINE]))
+    assert (fresh, read) == (
+        0,
+        0,
+    ) and written > 1000  # everything up to the definition's breakpoint is written

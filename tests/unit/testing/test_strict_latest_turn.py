@@ -280,3 +280,16 @@ def test_manual_thinking_reads_the_joined_turn(api: Any) -> None:
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call["id"], "content": "x"}]},
     ]
     assert server.create(messages=messages, **params).content[0].text == "ok"
+
+
+def test_a_latest_turn_that_ends_in_part_of_a_thinking_run_cannot_be_modified(api: Any) -> None:
+    server = api(
+        [Turn(blocks=[Thinking("a"), Thinking("b")], stop_reason="max_tokens"), Turn(blocks=[Text("ok")])]
+    )
+    first, _ = dumped(server.create())
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [first]},
+        {"role": "user", "content": "go on"},
+    ]
+    assert server.rejection(messages=messages) == (400, INVALID, f"messages.1.content.0: {MODIFIED}")

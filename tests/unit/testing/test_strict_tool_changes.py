@@ -96,7 +96,9 @@ def test_a_removal_takes_no_definition(api: Any) -> None:
 
 @pytest.mark.parametrize("block", [add(reference("Grep")), remove("Grep")])
 def test_a_reference_to_no_known_tool_is_tool_reference_unresolved(api: Any, block: dict[str, Any]) -> None:
-    status, error = refused(api(), after_question(block), [INLINE])
+    server = api()
+    status, error = refused(server, after_question(block), [INLINE])
+    assert str(server.server.recorded[-1].refusal).endswith("[tool_reference_unresolved]")
     assert (status, error["type"], error["details"]) == (
         400,
         INVALID,
@@ -210,6 +212,25 @@ def test_no_tool_change_directly_after_a_paused_turn(api: Any) -> None:
     )
     text = [*history, system({"type": "text", "text": "Prefer primary sources."})]
     assert server.create(messages=text, tools=[READ, web_search], betas=[INLINE]).content[0].text == "ok"
+
+
+def test_after_a_paused_turn_that_ends_in_text_a_system_message_may_say_something_but_change_no_tool(
+    api: Any,
+) -> None:
+    server = api(
+        [Turn(blocks=[Text("Still searching.")], stop_reason="pause_turn"), Turn(blocks=[Text("ok")])]
+    )
+    paused = server.create(tools=TOOLS)
+    history = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [b.model_dump() for b in paused.content]},
+    ]
+    text = [*history, system({"type": "text", "text": "Prefer primary sources."})]
+    assert server.create(messages=text, tools=TOOLS, betas=[INLINE]).content[0].text == "ok"
+    status, error = server.refused(messages=[*history, system(remove("Read"))], tools=TOOLS, betas=[INLINE])
+    assert status == 400 and error["message"].startswith(
+        "messages.2.content.0: `tool_removal` blocks are not accepted directly after a paused assistant turn"
+    )
 
 
 def test_cache_control_on_the_block_or_in_the_definition_not_both(api: Any) -> None:
