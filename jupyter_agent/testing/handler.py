@@ -123,9 +123,19 @@ class Handler(BaseHTTPRequestHandler):
                 404, "not_found_error", f"{self.command} {self.path} is not served by the scripted server"
             )
 
-    def _recording(self, body: Any, index: int | None = None) -> RecordedRequest:
+    def _recording(
+        self, body: Any, index: int | None = None, admission: Admission | None = None
+    ) -> RecordedRequest:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        return RecordedRequest(method=self.command, path=self.path, headers=headers, body=body, index=index)
+        available = None if admission is None else admission.available_tools
+        return RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers=headers,
+            body=body,
+            index=index,
+            available_tools=available,
+        )
 
     def _record(self, body: Any) -> None:
         self.owner._record(self._recording(body))
@@ -133,12 +143,11 @@ class Handler(BaseHTTPRequestHandler):
     def _refuse(self, body: Any, rejection: Rejection) -> None:
         """Answer with the API's error, remembering why in `RecordedRequest.refusal` and the log (a failing test's
         report then says what the server refused)."""
-        request = replace(
-            self._recording(body), refusal=f"{rejection.status} {rejection.error_type}: {rejection.message}"
-        )
+        request = replace(self._recording(body), refusal=rejection.summary())
         self.owner._record(request)
         _log.warning("scripted server refused %s %s: %s", self.command, self.path, request.refusal)
-        self._send_error(rejection.status, rejection.error_type, rejection.message)
+        details = None if rejection.error_code is None else {"error_code": rejection.error_code}
+        self._send_error(rejection.status, rejection.error_type, rejection.message, details=details)
 
     def _lower_headers(self) -> dict[str, str]:
         return {k.lower(): v for k, v in self.headers.items()}
@@ -174,7 +183,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             admission = admitted
         try:
-            index, turn = self.owner._next_turn(body, lambda i: self._recording(raw_body, i))
+            index, turn = self.owner._next_turn(body, lambda i: self._recording(raw_body, i, admission))
         except Unscripted as e:
             self._send_error(500, "api_error", str(e), headers={"x-should-retry": "false"})
             return
@@ -266,9 +275,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _send_error(
-        self, status: int, error_type: str, message: str, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        error_type: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        details: Mapping[str, str] | None = None,
     ) -> None:
-        self._send_json(status, error_body(error_type, message, self.request_id), headers)
+        self._send_json(status, error_body(error_type, message, self.request_id, details), headers)
 
     def _send_fault(self, fault: Fault) -> None:
         headers = {} if fault.retry_after is None else {"retry-after": f"{fault.retry_after:g}"}

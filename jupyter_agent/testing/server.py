@@ -40,8 +40,9 @@ class ScriptedServer:
     (an unknown model is a 404, a request the model's row does not take a 400 with the API's wording, and neither
     uses a script entry), thinking blocks signed and checked as the API binds them, and the prompt cache's usage.
     `models` adds or replaces rows of the model table; `signing_key` gives the signatures a key of the caller's
-    (default: one per process); `max_image_bytes` is the base64 size limit of an image (10 MB, the Claude API's;
-    5 MB on Bedrock and Google Cloud). `strict=False` answers every request from the script, as before.
+    (default: one per process); `max_image_bytes` is the base64 size limit of an image (5 MB, Bedrock's and
+    Google Cloud's and the wire's; 10 MB on the Claude API per its current docs). `strict=False` answers every
+    request from the script, as before.
     """
 
     def __init__(

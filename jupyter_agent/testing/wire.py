@@ -192,9 +192,14 @@ def stream_events(
     return events
 
 
-def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
-    """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ...}}`."""
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_body(
+    error_type: str, message: str, request_id: str, details: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ..., "details"?: ...}}`."""
+    error: dict[str, Any] = {"type": error_type, "message": message}
+    if details:
+        error["details"] = dict(details)
+    return {"type": "error", "error": error, "request_id": request_id}
 
 
 def unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:

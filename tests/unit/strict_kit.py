@@ -48,14 +48,18 @@ class Api:
 
     def rejection(self, **params: Any) -> tuple[int, str, str]:
         """(status, error type, message) of a request the server must refuse, checking no script entry was used."""
+        status, error = self.refused(**params)
+        return status, error["type"], error["message"]
+
+    def refused(self, **params: Any) -> tuple[int, dict[str, Any]]:
+        """(status, the body's `error` object) of a request the server must refuse, as the SDK raised it."""
         used = len(self.server.requests)
         with pytest.raises(anthropic.APIStatusError) as caught:
             self.create(**params)
         assert len(self.server.requests) == used, "a refused request must not consume a script entry"
         body = caught.value.body
         assert isinstance(body, dict)
-        error = body["error"]
-        return caught.value.status_code, error["type"], error["message"]
+        return caught.value.status_code, body["error"]
 
 
 def raw_post(server: ScriptedServer, body: dict[str, Any], path: str = "/v1/messages") -> tuple[int, Any]:

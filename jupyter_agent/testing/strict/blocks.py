@@ -11,6 +11,7 @@ from typing import Any
 
 from ...base.json_values import is_array, is_object
 from .canonical import text_blocks
+from .joined import JoinedTurn, Placed, joined_turns
 from .rejection import Rejection, invalid
 
 _EMPTY = "text content blocks must be non-empty"
@@ -64,61 +65,56 @@ def check_text(body: dict[str, Any]) -> Rejection | None:
     return None
 
 
-def _blocks(message: Any) -> list[Any]:
-    return [b for b in text_blocks(message.get("content")) if is_object(b)] if is_object(message) else []
-
-
-def _leading_results(message: Any) -> set[str]:
-    """Ids of the `tool_result` blocks a user message starts with (text before them ends the run)."""
+def _leading_results(turn: JoinedTurn | None) -> set[str]:
+    """Ids of the `tool_result` blocks a user turn starts with (text before them ends the run)."""
     ids: set[str] = set()
-    if not is_object(message) or message.get("role") != "user":
+    if turn is None or turn.role != "user":
         return ids
-    for block in _blocks(message):
-        if block.get("type") != "tool_result":
+    for placed in turn.blocks:
+        if placed.type != "tool_result":
             break
-        ids.add(str(block.get("tool_use_id")))
+        ids.add(str(placed.block.get("tool_use_id")))
     return ids
 
 
 def check_tool_pairing(messages: Sequence[Any]) -> Rejection | None:
-    """Each assistant `tool_use` answered first thing in the very next user message; no result without its call."""
+    """Each assistant `tool_use` answered first thing in the very next user turn; no result without its call.
+    Consecutive messages of one role are one turn (`joined`)."""
     seen: set[str] = set()
-    for number, message in enumerate(messages):
-        blocks = _blocks(message)
-        role = message.get("role") if is_object(message) else None
-        if role == "assistant":
-            calls: list[str] = []
-            for position, block in enumerate(blocks):
-                if block.get("type") != "tool_use":
+    turns = joined_turns(messages)
+    for number, turn in enumerate(turns):
+        following = turns[number + 1] if number + 1 < len(turns) else None
+        if turn.role == "assistant":
+            calls: list[Placed] = []
+            for placed in turn.blocks:
+                if placed.type != "tool_use":
                     continue
-                call = str(block.get("id"))
+                call = str(placed.block.get("id"))
                 if call in seen:
-                    return invalid(
-                        f"messages.{number}.content.{position}: `tool_use` ids must be unique"
-                    )  # [OBS]
+                    return invalid(f"{placed.path}: `tool_use` ids must be unique")  # [OBS]
                 seen.add(call)
-                calls.append(call)
-            following = messages[number + 1] if number + 1 < len(messages) else None
+                calls.append(placed)
             answered = _leading_results(following)
-            missing = [c for c in calls if c not in answered]
+            missing = [c for c in calls if str(c.block.get("id")) not in answered]
             if missing:
+                ids = ", ".join(str(c.block.get("id")) for c in missing)
                 return invalid(  # [OBS]
-                    f"messages.{number}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                    f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in "
-                    "the next message."
+                    f"messages.{missing[0].message}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {ids}. Each `tool_use` block must have a corresponding `tool_result` "
+                    "block in the next message."
                 )
-        elif role == "user":
-            before = messages[number - 1] if number else None
+        elif turn.role == "user":
+            before = turns[number - 1] if number else None
             asked = (
-                {str(b.get("id")) for b in _blocks(before) if b.get("type") == "tool_use"}
-                if is_object(before) and before.get("role") == "assistant"
+                {str(p.block.get("id")) for p in before.blocks if p.type == "tool_use"}
+                if before is not None and before.role == "assistant"
                 else set[str]()
             )
-            for position, block in enumerate(blocks):
-                if block.get("type") == "tool_result" and str(block.get("tool_use_id")) not in asked:
+            for placed in turn.blocks:
+                if placed.type == "tool_result" and str(placed.block.get("tool_use_id")) not in asked:
                     return invalid(  # [OBS]
-                        f"messages.{number}.content.{position}: unexpected `tool_use_id` found in `tool_result` "
-                        f"blocks: {block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
+                        f"{placed.path}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                        f"{placed.block.get('tool_use_id')}. Each `tool_result` block must have a corresponding "
                         "`tool_use` block in the previous message."
                     )
     return None

@@ -53,16 +53,25 @@ def _message_settings(body: dict[str, Any]) -> str:
 
 def breakpoints(body: dict[str, Any], items: list[Item]) -> list[tuple[int, str]]:
     """(item index, TTL) of every cache breakpoint, in prompt order; the top-level one marks the last item."""
-    marks = [(n, _ttl(it.block["cache_control"])) for n, it in enumerate(items) if _marked(it)]
+    marks = [(n, _ttl(_marker(it.block))) for n, it in enumerate(items) if _marked(it)]
     if "cache_control" in body and items:
         marks.append((len(items) - 1, _ttl(body["cache_control"])))
     return marks
 
 
 def _marked(item: Item) -> bool:
-    """A block carrying `cache_control` (a message's own fields are not a block)."""
-    is_block = not (item.section == "messages" and item.index is None)
-    return is_block and is_object(item.block) and "cache_control" in item.block
+    """A block carrying `cache_control`, on itself or, for a `tool_addition`, inside its definition (a message's
+    own fields are not a block)."""
+    if (item.section == "messages" and item.index is None) or not is_object(item.block):
+        return False
+    return _marker(item.block) is not None
+
+
+def _marker(block: dict[str, Any]) -> Any:
+    tool = block.get("tool")
+    definition = tool.get("definition") if is_object(tool) else None
+    inner = definition.get("cache_control") if is_object(definition) else None
+    return block.get("cache_control") if block.get("cache_control") is not None else inner
 
 
 class PromptCache:

@@ -46,6 +46,11 @@ def text_blocks(content: Any) -> list[Any]:
     return list(content) if is_array(content) else [content]
 
 
+def array(value: Any) -> list[Any]:
+    """`value` when it is a JSON array, else an empty list (a missing or malformed field)."""
+    return value if is_array(value) else []
+
+
 def estimate_tokens(value: object) -> int:
     """About one token per 4 characters of compact JSON; what `count_tokens` and default usage report."""
     text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))

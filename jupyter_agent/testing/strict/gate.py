@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ...base.json_values import is_array, is_object
+from ..server_tools import undeclared_server_tool
 from .binding import Binding, bind_request, sign_response
 from .blocks import check_text, check_tool_pairing
 from .cache import CacheUsage, PromptCache
@@ -31,6 +32,7 @@ from .params import (
 )
 from .rejection import Rejection, invalid
 from .signing import Signer, account_of
+from .tool_changes import available_tools
 from .tool_defs import check_breakpoints, check_tools
 from .turns import check_manual_thinking, check_prefill, check_roles
 
@@ -49,6 +51,9 @@ class Admission:
     omitted: bool
     tokens: int
     usage: CacheUsage | None = None
+    #: The tools available at the end of the conversation (`tools` not deferred, then the system messages'
+    #: tool changes): informational, since the API takes a removal as a hint and accepts a call to a removed tool.
+    available_tools: tuple[str, ...] = ()
 
 
 def betas_of(headers: Mapping[str, str]) -> frozenset[str]:
@@ -61,6 +66,10 @@ def api_key_of(headers: Mapping[str, str]) -> str:
     if key:
         return key
     return headers.get("authorization", "").removeprefix("Bearer ").strip()
+
+
+def _invalid(message: str | None) -> Rejection | None:
+    return None if message is None else invalid(message)
 
 
 def _omitted(body: dict[str, Any], row: ServedModel) -> bool:
@@ -102,13 +111,18 @@ class StrictGate:
         problem = self._check(body, row, betas, endpoint)
         if problem is not None:
             return problem
+        available = available_tools(body, betas, self._was_paused)
+        if isinstance(available, Rejection):
+            return available
         account = account_of(api_key_of(headers))
         binding = bind_request(body, row, account=account, betas=betas, signer=self.signer)
         if isinstance(binding, Rejection):
             return binding
         dropped = frozenset(t["path"] for t in binding.transformations)
         tokens = sum(block_tokens(it.block) for it in prompt_items(body) if it.path not in dropped)
-        admission = Admission(row, binding, account, betas, _omitted(body, row), tokens)
+        admission = Admission(
+            row, binding, account, betas, _omitted(body, row), tokens, available_tools=available
+        )
         if endpoint == "count_tokens":
             return admission
         if tokens > row.context_window:
@@ -134,9 +148,10 @@ class StrictGate:
             lambda: check_tool_choice(body, row),
             lambda: check_tools(body),
             lambda: check_breakpoints(body),
-            lambda: check_roles(messages, row, betas),
+            lambda: check_roles(messages, row, betas, self._was_paused),
             lambda: check_text(body),
             lambda: check_tool_pairing(messages),
+            lambda: _invalid(undeclared_server_tool(body)),
             lambda: check_prefill(messages, row, self._was_paused),
             lambda: check_manual_thinking(messages, thinking),
             lambda: check_images(body, row, max_bytes=self.max_image_bytes),

@@ -3,8 +3,9 @@
 A signature is `<base64url JSON of a Seal>.<base64url HMAC-SHA256>`. The seal records what the real API binds a
 block to (docs "Preserved thinking"): the model that produced it, the account (a hash of the API key, for the models
 whose blocks are account-bound), the digests of `system`, `tools` and the messages before the block (its prefix;
-earlier thinking blocks are not part of it), the thinking block that came before it (the gap rule), and its own text
-unless that was sent empty (`display: "omitted"`, where text put in a sent-back block is ignored).
+earlier thinking blocks are not part of it), the chain of thinking blocks that came before it (the gap rule), its own
+text unless that was sent empty (`display: "omitted"`, where text put in a sent-back block is ignored), and where it
+stood in its response's run of consecutive thinking blocks (the latest assistant turn keeps those runs whole).
 
 The key lives for the process by default, shared by every `ScriptedServer` in it, so a test that resumes a saved
 conversation against a new server (a kernel restarted, a second server started) still has valid blocks. A server in
@@ -35,12 +36,16 @@ class Seal:
     system: str
     tools: str
     prefix: str
-    #: The id (`block_id`) of the thinking block before it in the conversation, or "" for the first.
-    previous: str
+    #: Digest of the thinking blocks sent before it, in order (`binding.chain_after`), when it was produced.
+    chain: str
     #: Digest of the block's thinking text, or "" when it went out empty (not checked then).
     content: str
     #: Unique per block: "<request index>.<block index>".
     nonce: str
+    #: A token of the response that produced it (unique per response).
+    response: str = ""
+    #: "<position>/<length>" in the response's run of consecutive thinking blocks.
+    run: str = ""
 
 
 def _b64(data: bytes) -> str:

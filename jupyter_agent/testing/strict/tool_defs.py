@@ -1,8 +1,10 @@
 """Rules on `tools` and on `cache_control` breakpoints.
 
 Tool names match `^[a-zA-Z0-9_-]{1,64}$` and are unique; a custom tool's `input_schema` is an object schema; a server
-tool carries the name its type fixes (`web_search_20250305` is `web_search`). At most 4 blocks carry
-`cache_control`, counting a top-level one (automatic caching). Wording: [OBS] real responses where marked.
+tool carries the name its type fixes (`web_search_20250305` is `web_search`); at least one tool is not deferred
+(`defer_loading: true`), and a deferred one carries no `cache_control`. The same rules hold for a definition added
+in a message (`tool_changes`). At most 4 blocks carry `cache_control`, counting a top-level one (automatic caching).
+Wording: [OBS] real responses where marked.
 """
 
 from __future__ import annotations
@@ -40,20 +42,37 @@ def check_tools(body: dict[str, Any]) -> Rejection | None:
         return invalid("tools: Input should be a valid list")  # (our wording)
     names: list[str] = []
     for number, tool in enumerate(tools):
-        if not is_object(tool):
-            return invalid(f"tools.{number}: Input should be a valid dictionary")  # (our wording)
-        kind = str(tool.get("type") or "custom")
-        name = tool.get("name")
-        fixed = _fixed_name(kind) if kind != "custom" else None
-        if fixed is not None and name != fixed:
-            return invalid(f"tools.{number}.{kind}.name: Input should be '{fixed}'")  # (our wording)
-        if kind == "custom":
-            problem = _custom_problem(tool)
-            if problem is not None:
-                return invalid(f"tools.{number}.custom.{problem}")
-        names.append(str(name))
+        problem = definition_problem(tool)
+        if problem is not None:
+            return invalid(f"tools.{number}{problem}")
+        names.append(str(tool.get("name")))
     if len(set(names)) != len(names):
         return invalid("tools: Tool names must be unique.")  # [OBS]
+    if tools and all(is_object(t) and t.get("defer_loading") is True for t in tools):
+        return invalid(  # [DOC] "Troubleshooting tool use" names the error; the rest is our wording
+            "tools: All tools have defer_loading: true. At least one tool must be loaded up front: leave "
+            "`defer_loading` unset on one of them."
+        )
+    return None
+
+
+def definition_problem(tool: Any) -> str | None:
+    """What is wrong with one tool definition (a `tools` entry, or an inline `tool_definition`), as the tail of
+    the error's path and message (".custom.name: String should match …"), or None."""
+    if not is_object(tool):
+        return ": Input should be a valid dictionary"  # (our wording)
+    kind = str(tool.get("type") or "custom")
+    name = tool.get("name")
+    fixed = _fixed_name(kind) if kind != "custom" else None
+    if fixed is not None and name != fixed:
+        return f".{kind}.name: Input should be '{fixed}'"  # (our wording)
+    if kind == "custom":
+        problem = _custom_problem(tool)
+        if problem is not None:
+            return f".custom.{problem}"
+    if tool.get("defer_loading") is True and tool.get("cache_control") is not None:
+        # [DOC] "A deferred definition can't carry cache_control"; our wording
+        return f".{kind}: a tool with defer_loading: true cannot carry cache_control"
     return None
 
 

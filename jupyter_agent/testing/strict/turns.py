@@ -13,6 +13,7 @@ from typing import Any
 
 from ...base.json_values import is_object
 from .canonical import THINKING_TYPES, text_blocks
+from .joined import JoinedTurn, joined_turns
 from .models import ServedModel
 from .rejection import Rejection, invalid
 
@@ -40,7 +41,9 @@ def ends_with_server_result(message: Any) -> bool:
     return last == "server_tool_use" or (last.endswith("_tool_result") and last != "tool_result")
 
 
-def check_roles(messages: Sequence[Any], row: ServedModel, betas: frozenset[str]) -> Rejection | None:
+def check_roles(
+    messages: Sequence[Any], row: ServedModel, betas: frozenset[str], paused: Callable[[Any], bool]
+) -> Rejection | None:
     if not messages:
         return invalid("messages: at least one message is required")  # (our wording)
     for number, message in enumerate(messages):
@@ -51,7 +54,7 @@ def check_roles(messages: Sequence[Any], row: ServedModel, betas: frozenset[str]
         problem = _message_fields(number, message, row, betas)
         if problem is not None:
             return problem
-    return _check_placement(messages)
+    return _check_placement(messages, paused)
 
 
 def _message_fields(
@@ -78,75 +81,101 @@ def _message_fields(
             )
     if system and not _effort_only(message) and not row.system_messages:
         return invalid("role 'system' is not supported on this model")  # [OBS]
+    if system and message.get("clear_at") == "next_user_message":
+        return _turn_scoped(number, message)
     return None
 
 
-def _check_placement(messages: Sequence[Any]) -> Rejection | None:
-    """A system message with content follows a user turn (or an assistant turn ending in a server tool result) and
-    precedes an assistant turn or ends the conversation; consecutive ones are judged together (docs, rules 1-4)."""
-    number = 0
-    while number < len(messages):
-        if messages[number].get("role") != "system":
-            number += 1
-            continue
-        end = number
-        while end + 1 < len(messages) and messages[end + 1].get("role") == "system":
-            end += 1
-        group = messages[number : end + 1]
-        if all(_effort_only(m) for m in group):
-            number = end + 1
-            continue
-        before = messages[number - 1] if number else None
-        after = messages[end + 1] if end + 1 < len(messages) else None
-        follows_user = is_object(before) and (
-            before.get("role") == "user"
-            or (before.get("role") == "assistant" and ends_with_server_result(before))
+def _turn_scoped(number: int, message: dict[str, Any]) -> Rejection | None:
+    """A turn-scoped system message (`clear_at: "next_user_message"`): text only, no `output_config`, no
+    `cache_control` on its blocks ([DOC] "Mid-conversation system messages", verbatim)."""
+    scope = "(clear_at: 'next_user_message')"
+    blocks = text_blocks(message.get("content"))
+    if any(not is_object(b) or b.get("type") != "text" for b in blocks):
+        return invalid(f"messages.{number}: a turn-scoped system message supports text blocks only {scope}")
+    if "output_config" in message:
+        return invalid(
+            f"messages.{number}: output_config is not permitted on a turn-scoped system message {scope}"
         )
-        if not follows_user or (after is not None and after.get("role") != "assistant"):
+    for index, block in enumerate(blocks):
+        if block.get("cache_control") is not None:
+            return invalid(
+                f"messages.{number}.content.{index}: cache_control is not permitted on a turn-scoped system "
+                f"message {scope}"
+            )
+    return None
+
+
+def _check_placement(messages: Sequence[Any], paused: Callable[[Any], bool]) -> Rejection | None:
+    """A system message with content follows a user turn (or a paused assistant turn: one ending in a server tool's
+    call or result, or one the server answered with `pause_turn`) and precedes an assistant turn or ends the
+    conversation; consecutive ones are judged together (docs, rules 1-4)."""
+    turns = joined_turns(messages)
+    for number, turn in enumerate(turns):
+        if turn.role != "system" or all(_effort_only(messages[m]) for m in turn.messages):
+            continue
+        before = turns[number - 1] if number else None
+        after = turns[number + 1] if number + 1 < len(turns) else None
+        follows_user = before is not None and (
+            before.role == "user" or (before.role == "assistant" and was_paused(before, paused))
+        )
+        if not follows_user or (after is not None and after.role != "assistant"):
             where = (
                 "the first message"
                 if before is None
-                else f"after a{'n' if before.get('role') == 'assistant' else ''} {before.get('role')} turn"
+                else f"after a{'n' if before.role == 'assistant' else ''} {before.role} turn"
             )
             return invalid(  # (our wording; the docs give the rule, not the message)
-                f"messages.{number}: a system message must directly follow a user turn and directly precede an "
+                f"messages.{turn.first}: a system message must directly follow a user turn and directly precede an "
                 f"assistant turn or end the conversation; this one is {where}"
-                + ("" if after is None else f" and before a {after.get('role')} turn")
+                + ("" if after is None else f" and before a {after.role} turn")
             )
-        number = end + 1
     return None
 
 
 def check_prefill(
     messages: Sequence[Any], row: ServedModel, paused: Callable[[Any], bool]
 ) -> Rejection | None:
-    """A request ending with an assistant turn, on a model without prefill, unless it continues a paused turn."""
-    last = messages[-1] if messages else None
-    if row.prefill or not is_object(last) or last.get("role") != "assistant":
+    """A request ending with an assistant turn, on a model without prefill, unless it continues a paused turn.
+    The turn is joined: a continuation appended to the paused message, or sent as its own message, is the same."""
+    turns = joined_turns(messages)
+    last = turns[-1] if turns else None
+    if row.prefill or last is None or last.role != "assistant":
         return None
-    if ends_with_server_result(last) or paused(last.get("content")):
+    if was_paused(last, paused):
         return None
     return invalid(_PREFILL)  # [DOC]
 
 
+def was_paused(turn: JoinedTurn, paused: Callable[[Any], bool]) -> bool:
+    """An assistant turn that ends where the server paused it: in a server tool's call or result, or with a
+    response the server answered with `pause_turn` (`paused`)."""
+    content = turn.content()
+    return ends_with_server_result({"content": content}) or paused(content)
+
+
 def check_manual_thinking(messages: Sequence[Any], thinking: str | None) -> Rejection | None:
-    """With `thinking.type: "enabled"`, the assistant turn a request continues (its tool loop) starts with thinking."""
-    if thinking != "enabled" or not messages:
+    """With `thinking.type: "enabled"`, the assistant turn a request continues (its tool loop) starts with thinking.
+    Only a request continuing a tool loop (ending with the assistant turn, or with a user turn that starts with
+    tool results) is checked (the lead's decision 2, /work/notes-team/api-docs.md §22)."""
+    turns = joined_turns(messages)
+    if thinking != "enabled" or not turns:
         return None
-    last = messages[-1]
-    if last.get("role") == "assistant":
-        number = len(messages) - 1
-    elif last.get("role") == "user" and (_blocks(last)[:1] or [{}])[0].get("type") == "tool_result":
-        number = len(messages) - 2
+    last = turns[-1]
+    if last.role == "assistant":
+        turn: JoinedTurn | None = last
+    elif last.role == "user" and last.blocks[:1] and last.blocks[0].type == "tool_result":
+        turn = turns[-2] if len(turns) >= 2 and turns[-2].role == "assistant" else None
     else:
         return None
-    blocks = _blocks(messages[number]) if number >= 0 else []
-    first = str(blocks[0].get("type")) if blocks else "nothing"
+    if turn is None:
+        return None
+    first = turn.blocks[0].type if turn.blocks else "nothing"
     if first in THINKING_TYPES:
         return None
     return invalid(  # [OBS] (sic: "preceeding", "lastmost")
-        f"messages.{number}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. When "
-        "`thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the "
+        f"messages.{turn.first}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. "
+        "When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the "
         "lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous "
         f"turns. To avoid this requirement, disable `thinking`. Please consult our documentation at {_EXTENDED_DOCS}"
     )

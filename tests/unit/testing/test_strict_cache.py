@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_agent.testing import ScriptedUsage, Text, Turn
+from jupyter_agent.testing import ScriptedUsage, Text, Thinking, ToolUse, Turn
 from jupyter_agent.testing.strict.cache import PromptCache
 from jupyter_agent.testing.strict.models import SERVED_MODELS
 
@@ -138,3 +138,132 @@ def test_an_entry_expires_after_its_ttl() -> None:
     assert cache.account(body, row, frozenset()).cache_read_input_tokens > 0  # and the read refreshes it
     now[0] = 299.0 + 301.0
     assert cache.account(body, row, frozenset()).cache_read_input_tokens == 0
+
+
+# A conversation as the package's client sends it: `system` and `tools` fixed, breakpoints on the system prompt, the
+# last tool and the tail (the last block of the latest user or system message), thinking on (Sonnet 5.5's default).
+BINDING = "thinking-binding-controls-2026-08-01"
+INLINE = "inline-tools-2026-09-15"
+AGENT_SYSTEM = [
+    {"type": "text", "text": "You are a notebook agent. " * 600, "cache_control": MARK}
+]  # ~3900 tokens
+AGENT_TOOLS = [
+    {"name": f"Tool{n}", "description": f"Tool number {n}. " * 40, "input_schema": {"type": "object"}}
+    for n in range(5)
+]
+AGENT_TOOLS[-1] = {**AGENT_TOOLS[-1], "cache_control": MARK}
+
+
+def with_tail_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request's copy of the stored messages: a breakpoint on the last block of the latest user or system
+    message (the stored ones carry none, so the breakpoint moves along)."""
+    copy = [dict(m) for m in messages]
+    for message in reversed(copy):
+        if message["role"] != "assistant":
+            blocks = message["content"]
+            blocks = [{"type": "text", "text": blocks}] if isinstance(blocks, str) else list(blocks)
+            message["content"] = [*blocks[:-1], {**blocks[-1], "cache_control": MARK}]
+            break
+    return copy
+
+
+def agent_script() -> list[Turn]:
+    turns: list[Turn] = []
+    for n in range(5):
+        turns.append(
+            Turn(blocks=[Thinking(f"plan {n}"), Text(f"Reading {n}."), ToolUse(name="Tool0", input={"n": n})])
+        )
+        turns.append(Turn(blocks=[Thinking(f"done {n}"), Text(f"Answer {n}.")]))
+    return turns
+
+
+class AgentConversation:
+    """Drives `api` the way the client does; `usages` holds (fresh, written, read, total by count_tokens)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.system: list[dict[str, Any]] = AGENT_SYSTEM
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": "Load data.csv and plot it."}]
+        self.usages: list[tuple[int, int, int, int]] = []
+
+    def send(self) -> Any:
+        request = {
+            "system": self.system,
+            "tools": AGENT_TOOLS,
+            "messages": with_tail_breakpoint(self.messages),
+            "betas": [BINDING, INLINE],
+        }
+        answer = self.server.create(**request)
+        assert answer.input_transformations == []
+        counted = self.server.client.beta.messages.count_tokens(
+            model=answer.model, **{k: v for k, v in request.items()}
+        ).input_tokens
+        u = answer.usage
+        self.usages.append(
+            (u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens, counted)
+        )
+        self.messages.append({"role": "assistant", "content": [b.model_dump() for b in answer.content]})
+        return answer
+
+    def turn(self, n: int, *, tool_change: bool = False) -> None:
+        call = self.send().content[-1]
+        self.messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call.id, "content": f"rows: {n}"}],
+            }
+        )
+        if tool_change:  # a tool defined between runs, told as a system message after the user turn
+            definition = {"name": "Plot", "description": "Plot a frame.", "input_schema": {"type": "object"}}
+            self.messages.append(
+                {
+                    "role": "system",
+                    "content": [
+                        {
+                            "type": "tool_addition",
+                            "tool": {"type": "tool_definition", "definition": definition},
+                        }
+                    ],
+                }
+            )
+        self.send()
+        self.messages.append({"role": "user", "content": f"Now question {n + 1}."})
+
+
+def test_an_append_only_conversation_reads_90_percent_from_cache_from_its_third_request(api: Any) -> None:
+    chat = AgentConversation(api(agent_script()))
+    for n in range(5):
+        chat.turn(n, tool_change=n == 2)
+    for number, (fresh, written, read, counted) in enumerate(chat.usages):
+        assert fresh + written + read == counted, (
+            f"request {number + 1}: the three figures add up to the total"
+        )
+        if number >= 2:
+            assert read / counted >= 0.9, f"request {number + 1} read {read} of {counted} tokens from cache"
+    assert chat.usages[0][2] == 0 and len(chat.usages) == 10
+
+
+def test_a_changed_system_prompt_reads_only_the_tools_from_cache(api: Any) -> None:
+    chat = AgentConversation(api(agent_script()))
+    chat.turn(0)
+    chat.system = [{**AGENT_SYSTEM[0], "text": AGENT_SYSTEM[0]["text"] + "The kernel pid is 4242."}]
+    chat.messages = [chat.messages[0]]  # a new conversation: the old thinking would not pass the prefix check
+    chat.send()
+    fresh, written, read, counted = chat.usages[-1]
+    question = [{"role": "user", "content": "x"}]
+    tools_tokens = total(chat.server, tools=AGENT_TOOLS, messages=question) - total(
+        chat.server, messages=question
+    )
+    assert read == tools_tokens  # tools come before system in the cache: only they are read
+    assert fresh + written + read == counted and read / counted < 0.25
+
+
+def test_a_breakpoint_inside_an_added_definition_writes_the_prompt_up_to_it(api: Any) -> None:
+    definition = {"name": "Plot", "input_schema": {"type": "object"}, "cache_control": MARK}
+    change = {"type": "tool_addition", "tool": {"type": "tool_definition", "definition": definition}}
+    messages = [user("plot it"), {"role": "system", "content": [change]}]
+    fresh, written, read = usage(api().create(system=SYSTEM, messages=messages, betas=[INLINE]))
+    assert (fresh, read) == (
+        0,
+        0,
+    ) and written > 1000  # everything up to the definition's breakpoint is written

@@ -319,3 +319,64 @@ def test_a_tool_loop_that_follows_the_rules_is_answered(api: Any) -> None:
         {"role": "user", "content": [result(first.content[1].id)]},
     ]
     assert server.create(tools=TOOLS, messages=messages).content[0].text == "done"
+
+
+CLEAR_AT = "mid-conversation-system-clear-at-2026-08-21"
+SCOPE = "(clear_at: 'next_user_message')"
+
+
+@pytest.mark.parametrize(
+    ("system", "message"),
+    [
+        (
+            {"content": [{"type": "tool_removal", "tool": {"type": "tool_reference", "name": "Read"}}]},
+            f"messages.1: a turn-scoped system message supports text blocks only {SCOPE}",
+        ),
+        (
+            {"content": "Be brief.", "output_config": {"effort": "low"}},
+            f"messages.1: output_config is not permitted on a turn-scoped system message {SCOPE}",
+        ),
+        (
+            {"content": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]},
+            f"messages.1.content.0: cache_control is not permitted on a turn-scoped system message {SCOPE}",
+        ),
+    ],
+)
+def test_a_turn_scoped_system_message_holds_text_only(api: Any, system: dict[str, Any], message: str) -> None:
+    betas = [CLEAR_AT, "mid-conversation-output-config-2026-07-01", "inline-tools-2026-09-15"]
+    scoped = {"role": "system", "clear_at": "next_user_message", **system}
+    messages = [{"role": "user", "content": "hi"}, scoped]
+    assert api().rejection(messages=messages, tools=TOOLS, betas=betas) == (400, INVALID, message)
+    plain = {"role": "system", "clear_at": "next_user_message", "content": "Be brief."}
+    assert api().create(messages=[messages[0], plain], betas=betas).content[0].text == "ok"
+
+
+def test_a_finished_web_search_needs_the_tool_declared(api: Any) -> None:
+    web_search = [{"type": "web_search_20250305", "name": "web_search"}]
+    server = api(
+        [
+            Turn(
+                blocks=[
+                    ServerToolUse(input={"query": "q"}),
+                    WebSearchResult(results=[SearchHit("t", "https://e.org")]),
+                    Text("Found it."),
+                ]
+            ),
+            Turn(blocks=[Text("ok")]),
+        ]
+    )
+    answer = server.create(tools=web_search)
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [b.model_dump() for b in answer.content]},
+        {"role": "user", "content": "thanks"},
+    ]
+    call_id = answer.content[0].id
+    assert server.rejection(messages=messages, tools=TOOLS) == (
+        400,
+        INVALID,
+        f"messages.1.content: `web_search` tool use with id `{call_id}` is in the conversation, but no "
+        "`web_search` tool was provided; keep `web_search` declared in `tools` for the whole conversation (to stop "
+        "offering it, append a `tool_removal` block)",
+    )
+    assert server.create(messages=messages, tools=[*TOOLS, *web_search]).content[0].text == "ok"
