@@ -6,6 +6,8 @@ user's words by how they open. Each is pinned by a snapshot test.
 
 from __future__ import annotations
 
+from typing import cast
+
 #: How the session's facts open at the first request, and how an update of them opens later.
 CONTEXT_HEADING = "[Session context: where you are working. Later messages may update it; the latest wins.]"
 UPDATE_HEADING = "[Update to the session context since earlier in this conversation:]"
@@ -27,3 +29,20 @@ HARNESS_HEADINGS = (CONTEXT_HEADING, UPDATE_HEADING, OPENING_NOTE, SUBAGENT_OPEN
 def is_harness_text(text: str) -> bool:
     """Whether a text block is the harness's own (context, update, opening note), not the user's."""
     return text.startswith(HARNESS_HEADINGS)
+
+
+def request_text(content: object) -> str:
+    """The user's own request in a user message's content: its first text block the harness did not write (the
+    context, an update and the opening note come before it; attachments after it). Empty when there is none."""
+    if isinstance(content, str):
+        return "" if is_harness_text(content) else content
+    if not isinstance(content, list):
+        return ""
+    for block in cast("list[object]", content):
+        if not isinstance(block, dict):
+            continue
+        fields = cast("dict[str, object]", block)
+        text = fields.get("text")
+        if fields.get("type") == "text" and isinstance(text, str) and not is_harness_text(text):
+            return text
+    return ""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.pricing import OFFLINE_DEMO_ENV
+from ..base.harness_texts import request_text
 from ..base.json_values import is_array, is_object
 from .script import Text, ToolUse, Turn
 from .server import TEST_API_KEY, ScriptedServer
@@ -153,19 +154,11 @@ def demo_turn(body: dict[str, Any], index: int) -> Turn:
 
 
 def _current_request(body: dict[str, Any]) -> str:
-    """The text of the request this run answers: the newest user message that is not tool results."""
+    """The text of the request this run answers: the newest user message that carries one (not only tool
+    results or the harness's own context)."""
     for message in reversed(body["messages"]):
-        content = message.get("content")
-        if message.get("role") != "user":
-            continue
-        if isinstance(content, str):
-            return content
-        if not is_array(content):
-            continue
-        blocks = [b for b in content if is_object(b)]
-        if any(b.get("type") == "tool_result" for b in blocks):
-            continue
-        return next((str(b.get("text", "")) for b in blocks if b.get("type") == "text"), "")
+        if message.get("role") == "user" and (text := request_text(message.get("content"))):
+            return text
     return ""
 
 

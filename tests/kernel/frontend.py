@@ -20,6 +20,8 @@ from typing import Any
 
 from jupyter_client.manager import KernelManager
 
+from jupyter_agent.base.harness_texts import is_harness_text
+
 
 @dataclass
 class Widget:
@@ -256,6 +258,18 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
 
 def result_text(block: dict[str, Any]) -> str:
     return "".join(part["text"] for part in block["content"] if part["type"] == "text")
+
+
+def context_text(request: dict[str, Any]) -> str:
+    """Every session context and update the harness put in a recorded request's messages, joined: the facts
+    (notebook, kernel, mode, tools) are told there, not in the system prompt."""
+    return "\n".join(
+        b["text"]
+        for m in request["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "text" and is_harness_text(b["text"])
+    )
 
 
 def outcome_of(text: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from frontend import AgentKernel, result_text, tool_results
+from frontend import AgentKernel, context_text, result_text, tool_results
 
 from jupyter_agent.testing import TEST_API_KEY, Text, ToolUse, Turn
 
@@ -41,12 +41,12 @@ def test_allow_once_runs_the_write_while_the_cell_is_busy(agent_kernel: AgentKer
     assert TEST_API_KEY not in text + cell.html()
 
 
-def test_the_system_prompt_names_ipykernels_own_version(agent_kernel: AgentKernel) -> None:
+def test_the_session_context_names_ipykernels_own_version(agent_kernel: AgentKernel) -> None:
     frontend, server = agent_kernel([Turn(blocks=[Text("hi")])])
     cell = frontend.execute("%%agent\nsay hi")
     frontend.wait(lambda: cell.done, 60, "the agent cell")
-    system = str(server.requests[0]["system"])
-    assert f"ipykernel {version('ipykernel')} · Python" in system
+    assert f"ipykernel {version('ipykernel')} · Python" in context_text(server.requests[0])
+    assert "ipykernel" not in str(server.requests[0]["system"])  # a fact that changes stays out of the prefix
     assert version("ipykernel") != version("ipython")
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from frontend import AgentKernel, KernelFrontend, result_text, tool_results
 
+from jupyter_agent.base.harness_texts import request_text
 from jupyter_agent.testing import (
     Citation,
     ScriptedServer,
@@ -174,10 +175,16 @@ def test_a_skill_loads_on_demand_and_its_allowed_tools_narrow_the_run(
     frontend, server = project_kernel(script)
     frontend.run("%%agent --mode bypassPermissions\nSummarise data.csv", timeout=120)
     skill_tool = next(t for t in server.requests[0]["tools"] if t["name"] == "Skill")
-    assert skill_tool["description"].endswith(
+    assert (
+        "summarize" not in skill_tool["description"]
+    )  # the listing is not in the prefix: the opening has it
+    opening = [
+        result_text(b) for m in server.requests[0]["messages"] for b in tool_results({"messages": [m]})
+    ]
+    assert (
         "Available skills:\n- plot-column: Plot one column of a DataFrame with matplotlib (project)\n"
         "- summarize: Summarise a CSV file's columns, types and missing values (project)"
-    )
+    ) in opening
     loaded = result_text(tool_results(server.requests[1])[0])
     assert "Read data.csv, then report each column" in loaded
     assert "- reference.md" in loaded
@@ -193,9 +200,12 @@ def test_a_skill_loads_on_demand_and_its_allowed_tools_narrow_the_run(
 def test_the_projects_agent_is_a_task_type_with_its_tools_prompt_and_model(
     project_kernel: ProjectKernel,
 ) -> None:
+    reviewer_turns: list[int] = []
+
     def script(body: dict[str, Any], index: int) -> Turn:
-        if body["system"][0]["text"].startswith("You are a careful code reviewer."):
-            if len(body["messages"]) == 1:
+        if "You are a careful code reviewer." in json.dumps(body["messages"]):  # the project agent's prompt
+            reviewer_turns.append(index)
+            if len(reviewer_turns) == 1:
                 return Turn(blocks=[ToolUse(name="Read", input={"file_path": "loader.py"})])
             return Turn(blocks=[Text("loader.py:1: MONTHS lacks March.")])
         if index == 0:
@@ -237,7 +247,7 @@ def test_a_command_runs_with_its_arguments_model_and_tools(
     frontend, server = project_kernel(script)
     frontend.run('%agent /review loader.py "missing months"', timeout=120)
     first = server.requests[0]
-    assert first["messages"][0]["content"][0]["text"] == (
+    assert request_text(first["messages"][-1]["content"]) == (
         "Review loader.py for bugs, with a focus on missing months. Report each bug with its line."
     )
     assert first["model"] == "claude-sonnet-5-5"
@@ -283,7 +293,8 @@ def test_web_search_allowed_by_the_settings_streams_a_card_and_cited_links(
     assert f'href="{hit.url}"' in html
     assert "1 web search" in done.text()
     frontend.run("%%agent\nthanks", timeout=120)
-    kept = [b["type"] for b in server.requests[1]["messages"][1]["content"]]
+    answered = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"][-1]
+    kept = [b["type"] for b in answered["content"]]
     assert kept == ["server_tool_use", "web_search_tool_result", "text"]
     denied = frontend.run("%agent deny WebSearch").text()
     assert "deny: WebSearch" in denied
@@ -302,7 +313,7 @@ def test_an_mcp_prompt_is_a_command(project_kernel: ProjectKernel) -> None:
         listed = frontend.run("%agent skills").text()
     assert "/mcp__echo__summarize_note MCP prompt: Summarise one note in a sentence" in listed
     frontend.run("%agent /mcp__echo__summarize_note shopping", timeout=120)
-    request = server.requests[0]["messages"][0]["content"][0]["text"]
+    request = request_text(server.requests[0]["messages"][-1]["content"])
     assert request == "Summarise the note 'shopping' in one sentence: milk, eggs"
 
 

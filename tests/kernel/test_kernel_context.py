@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from frontend import AgentKernel
 
+from jupyter_agent.base.harness_texts import request_text
 from jupyter_agent.testing import Text, ToolUse, Turn
 
 pytestmark = pytest.mark.kernel
@@ -151,7 +152,7 @@ def test_a_one_line_agent_request_is_sent_as_the_request(agent_kernel: AgentKern
     frontend, server = agent_kernel([answer("It is empty because of the filter.")])
     cell = frontend.run("%agent why is df empty?")
     assert cell.reply is not None and cell.reply["status"] == "ok", cell.text()
-    assert user_texts(server.requests[0]).startswith("why is df empty?")
+    assert request_text(server.requests[0]["messages"][-1]["content"]) == "why is df empty?"
     assert "It is empty because of the filter." in cell.text()
 
 

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from frontend import AgentKernel
 
+from jupyter_agent.base.harness_texts import is_harness_text
 from jupyter_agent.testing import Text, Turn
 
 pytestmark = pytest.mark.kernel
@@ -17,7 +18,8 @@ pytestmark = pytest.mark.kernel
 
 def last_user_text(request: dict[str, Any]) -> str:
     content = request["messages"][-1]["content"]
-    return "\n".join(block.get("text", "") for block in content if block.get("type") == "text")
+    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+    return "\n".join(text for text in texts if not is_harness_text(text))  # the user's, not the context
 
 
 def test_at_name_attaches_the_variable_and_an_unknown_name_is_one_line(agent_kernel: AgentKernel) -> None:

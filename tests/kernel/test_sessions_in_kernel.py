@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from frontend import AgentKernel
 
+from jupyter_agent.base.harness_texts import request_text
 from jupyter_agent.sessions import list_sessions, load_session
 from jupyter_agent.testing import Text, Thinking, Turn
 
@@ -35,7 +36,7 @@ def test_a_second_kernel_resumes_the_saved_session_and_its_next_request_carries_
     second.run("%%agent\nand April?", timeout=120)
     [request] = server.requests
     earlier, answer, *_, latest = request["messages"]
-    assert earlier["role"] == "user" and earlier["content"][0]["text"] == "why is March missing?"
+    assert earlier["role"] == "user" and request_text(earlier["content"]) == "why is March missing?"
     assert answer == {"role": "assistant", "content": [{"type": "text", "text": "The parser drops March."}]}
     assert latest["role"] == "user" and "and April?" in [b.get("text") for b in latest["content"]]
 
@@ -48,7 +49,9 @@ def test_think_sends_the_thinking_parameter_and_the_thinking_renders_collapsed(
         env={"JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data")},
     )
     cell = frontend.run("%%agent --think 2048\nwhy?", timeout=120)
-    assert server.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    # The default model takes no budget: it thinks adaptively at the effort the budget stands for, summarized.
+    assert server.requests[0]["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert server.requests[0]["output_config"] == {"effort": "low"}
     html = cell.html()
     assert '<details class="jp-agent-thinking" style="opacity:0.6' in html
     assert '<details class="jp-agent-thinking" open' not in html

@@ -17,7 +17,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from frontend import AgentKernel, KernelFrontend, result_text, tool_results
+from frontend import AgentKernel, KernelFrontend, context_text, result_text, tool_results
 from nbformat.v4 import new_code_cell, new_notebook
 
 from jupyter_agent.notebook.bridge import COMM_TARGET
@@ -97,9 +97,9 @@ def test_in_vscode_the_open_notebook_is_never_written_and_edits_become_proposals
 
     assert cell.reply is not None and cell.reply["status"] == "ok", cell.text()
     assert notebook.read_bytes() == on_disk  # the file VS Code would save over is untouched
-    # The system prompt names the notebook and what can be done with it in VS Code.
-    system = "".join(block["text"] for block in server.requests[0]["system"])
-    assert f"- Notebook: {notebook} — open in VS Code: NotebookRead reads its saved file" in system
+    # The session context names the notebook and what can be done with it in VS Code.
+    context = context_text(server.requests[0])
+    assert f"- Notebook: {notebook} — open in VS Code: NotebookRead reads its saved file" in context
     read, replace, insert, second, run, write = (
         result_text(tool_results(r)[0]) for r in server.requests[1:7]
     )

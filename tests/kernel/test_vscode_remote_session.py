@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from frontend import AgentKernel, result_text, tool_results
+from frontend import AgentKernel, context_text, result_text, tool_results
 
 from jupyter_agent.testing import Text, ToolUse, Turn
 
@@ -33,8 +33,9 @@ def test_every_notebook_tool_says_the_notebook_is_on_the_machine_vscode_runs_on(
     cell = frontend.run("%%agent --mode bypassPermissions\nfix the loader", timeout=90)
 
     assert cell.reply is not None and cell.reply["status"] == "ok", cell.text()
-    system = "".join(block["text"] for block in server.requests[0]["system"])
-    assert "- Notebook: analysis.ipynb — open in VS Code on another machine" in system
+    assert "- Notebook: analysis.ipynb — open in VS Code on another machine" in context_text(
+        server.requests[0]
+    )
     for request in server.requests[1:4]:
         said = result_text(tool_results(request)[0])
         assert said.startswith(
