@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
-CellOp = Literal["insert", "replace", "delete"]
+CellOp = Literal["insert", "replace", "delete", "move", "clear_outputs"]
 #: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
 ReviewState = Literal["pending", "kept", "undone"]
 

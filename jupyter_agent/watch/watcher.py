@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from ..base.agent_cells import is_agent_cell
 from ..base.json_values import is_object
 
 if TYPE_CHECKING:
@@ -84,10 +85,6 @@ class SinceLastLook:
         return None
 
 
-def _is_agent_cell(source: str) -> bool:
-    return source.lstrip().startswith(("%%agent", "%agent"))
-
-
 Fingerprint = tuple[int, str, str]
 
 
@@ -137,7 +134,7 @@ class KernelWatcher:
             return
         info = getattr(result, "info", None)
         source = str(getattr(info, "raw_cell", "") or "")
-        if _is_agent_cell(source):
+        if is_agent_cell(source):
             return
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         cell = CellRun(
