@@ -161,6 +161,7 @@ class KernelAgent:
             quiet=options.quiet or self.settings.quiet,
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
+            at_cells=self.review_pages.at_cells,
         )
         attachments = self.kernel_note_blocks() if self.settings.context else []
         future = self.worker.submit(

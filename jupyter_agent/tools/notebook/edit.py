@@ -213,7 +213,9 @@ class NotebookEdit(NotebookPathTool[NotebookEditInput]):
 
     async def preview(self, params: NotebookEditInput, ctx: ToolContext) -> Preview:
         edit = await plan_edit(params, ctx)
-        return Preview(kind="diff", text=edit.diff.text or "(no changes)\n", language="diff")
+        return Preview(
+            kind="diff", text=edit.diff.text or "(no changes)\n", language="diff", cells=edit.at_cells()
+        )
 
     async def run(self, params: NotebookEditInput, ctx: ToolContext) -> ToolResult:
         return await apply_edit(await plan_edit(params, ctx), ctx, tool=self.name)

@@ -16,7 +16,7 @@ from ...notebook.cells import Cell, CellType
 from ...notebook.ops import ClearOutputs, Delete, Move, Op, Replace, SetType
 from ...notebook.provider import WriteAccess
 from ..context import ToolContext
-from ..core import ToolInput
+from ..core import CellChangeKind, PendingCell, ToolInput
 from ..files.diff import Diff, unified_diff
 from .common import find, open_for_write, require_fresh, shown
 from .hygiene import clear_diff, has_outputs, joined_diff, move_diff, moved, neighbour_before
@@ -72,6 +72,40 @@ class CellEdit:
             new_source=self.new_source,
             old_source=self.cell.source if self.cell is not None else "",
             clear_outputs=self.clear,
+        )
+
+    def at_cells(self) -> tuple[PendingCell, ...]:
+        """The change as the page draws it at the cell while it waits for approval (live notebooks only)."""
+        if self.access.decision.kind != "live":
+            return ()
+        notebook = str(self.book.path)
+        after_id = self.after.id if self.after is not None else None
+        cell = self.cell
+        if cell is None:
+            return (
+                PendingCell(
+                    notebook=notebook,
+                    change="insert",
+                    cell_id="",
+                    after=self.new_source,
+                    cell_type=self.new_type or "code",
+                    after_id=after_id,
+                ),
+            )
+        change: CellChangeKind = self.mode
+        if self.mode == "replace" and self.new_source == cell.source and self.new_type is None:
+            change = "clear_outputs"
+        return (
+            PendingCell(
+                notebook=notebook,
+                change=change,
+                cell_id=cell.id,
+                before=cell.source,
+                after=self.new_source,
+                cell_type=self.new_type or cell.cell_type,
+                after_id=after_id,
+                clears_outputs=self.clear,
+            ),
         )
 
     @property

@@ -20,7 +20,7 @@ from ...base.result import ToolResult
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
-from ..core import Preview, Tool, ToolAnnotations, ToolInput
+from ..core import PendingCell, Preview, Tool, ToolAnnotations, ToolInput
 from .cell_run import CELL_OUTPUTS_KEY, run_one
 from .common import find, open_notebook
 from .run_batch import run_batch
@@ -68,12 +68,17 @@ class RunCell(Tool[RunCellInput]):
     async def preview(self, params: RunCellInput, ctx: ToolContext) -> Preview:
         book = await open_notebook(ctx, None)
         cells = await cells_to_run(ctx, book, params)
+        at_cells = tuple(
+            PendingCell(notebook=str(book.path), change="run", cell_id=cell.id, before=cell.source)
+            for cell in (cells if book.live else [])
+        )
         if not is_batch(params):
-            return Preview(kind="code", text=cells[0].source, language="python")
+            return Preview(kind="code", text=cells[0].source, language="python", cells=at_cells)
         return Preview(
             kind="code",
             text="\n\n".join(f"# cell {cell.id}\n{cell.source}" for cell in cells),
             language="python",
+            cells=at_cells,
         )
 
     async def run(self, params: RunCellInput, ctx: ToolContext) -> ToolResult:
