@@ -176,10 +176,9 @@ def test_the_widget_offers_show_in_notebook_and_all_edits_and_closes_the_cell_wh
 ) -> None:
     page = Page()
     at_cells = PendingAtCells({page: "analysis.ipynb"})
-    card = WidgetApproval(
-        ask=PendingQuestion(request=request(replace_c1()), reply=concurrent.futures.Future())
-    )
-    question = at_cells.offer(card.ask.request, card.answer)  # as RunPresenter wires them
+    asked = request(replace_c1())
+    card = WidgetApproval(ask=PendingQuestion(request=asked, reply=concurrent.futures.Future()))
+    question = at_cells.offer(asked, card.answer)  # as RunPresenter wires them
     assert question is not None
     card.at_cell = question
     with capture_output():
