@@ -1,0 +1,184 @@
+"""Review where the change is, in JupyterLab and Notebook 7 + Chromium.
+
+A `default`-mode run asks to replace a cell that is scrolled out of view: the question is drawn at that cell too
+(the diff with the old line struck and the new one marked, Allow / Deny / Allow all edits in this run), and the
+widget's "Show in notebook" scrolls there. Allow at the cell changes the cell once and the widget records the
+answer; Deny at the cell leaves it byte for byte as it was; typing into the cell while the question waits
+refuses it with STALE_READ and keeps what was typed. Nothing of it is saved into the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any
+
+import pytest
+from lab import (
+    ARTIFACTS,
+    ROOT,
+    Lab,
+    ScriptBox,
+    agent_output,
+    live_sources,
+    notebook_with_ids,
+    open_notebook,
+    open_notebook_7,
+    panel_js,
+    run_cell,
+    wait_cell_done,
+    wait_for,
+)
+
+from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
+
+README_SHOT = ROOT / "docs" / "images" / "pending-at-cell.png"
+TARGET = "total = sum(values)"
+FILLERS = [(f"f{i}", "\n".join(f"step_{i}_{j} = {j}" for j in range(8))) for i in range(12)]
+
+
+def edit_script(new_source: str, answer: str) -> list[Turn]:
+    return [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={"cell_id": "target"})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "target", "new_source": new_source})]),
+        Turn(blocks=[Text(answer)]),
+    ]
+
+
+def pending_box(page: Any) -> Any:
+    return page.locator(".jp-agent-pending[data-cell-id='target']")
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element is inside the notebook's scrolled viewport."""
+    return page.evaluate(
+        "(sel) => { const el = document.querySelector(sel); if (!el) return false;"
+        " const box = el.getBoundingClientRect();"
+        " const view = el.closest('.jp-WindowedPanel-outer, .jp-Notebook').getBoundingClientRect();"
+        " return box.bottom > view.top && box.top < view.bottom; }",
+        selector,
+    )
+
+
+def saved_cells(page: Any, lab: Lab, name: str) -> list[dict[str, Any]]:
+    page.evaluate(panel_js(name, "return panel.context.save().then(() => true);"))
+    return json.loads((lab.root / name).read_text())["cells"]
+
+
+def count_source_changes(page: Any, name: str) -> None:
+    """From now on, count the transactions that change the target cell's source (window.__targetChanges)."""
+    page.evaluate(
+        panel_js(
+            name,
+            "const cell = panel.content.model.sharedModel.cells.find(c => c.getId() === 'target');"
+            " window.__targetChanges = 0;"
+            " cell.changed.connect((_, change) => { if (change.sourceChange) window.__targetChanges++; });"
+            " return true;",
+        )
+    )
+
+
+@pytest.mark.parametrize("frontend", ["lab", "notebook7"])
+def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
+    page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox], frontend: str
+) -> None:
+    server, box = model_server
+    name = f"at-cell-{frontend}.ipynb"
+    notebook_with_ids(
+        lab,
+        name,
+        [
+            ("load", "%load_ext jupyter_agent"),
+            ("target", TARGET),
+            *FILLERS,
+            ("ask", "%%agent\ndouble the total"),
+        ],
+    )
+    opener = open_notebook if frontend == "lab" else open_notebook_7
+    opener(page, lab, name)
+    run_cell(page, 0)
+    wait_cell_done(page, 0)
+    agent_index = len(FILLERS) + 2
+
+    # 1. Allow at the cell.
+    box.set(edit_script("total = sum(values) * 2", "Doubled the total."), server)
+    run_cell(page, agent_index)
+    output = agent_output(page)
+    output.locator(".jp-agent-approval").wait_for(timeout=60_000)
+    pending_box(page).wait_for(state="attached", timeout=30_000)
+    assert not in_view(page, ".jp-agent-pending[data-cell-id='target']")  # the cell is screens away
+    assert pending_box(page).locator(".jp-agent-pending-del").all_text_contents() == [TARGET]
+    assert pending_box(page).locator(".jp-agent-pending-add").all_text_contents() == [
+        "total = sum(values) * 2"
+    ]
+    assert "The agent wants to change this cell" in (pending_box(page).text_content() or "")
+    assert live_sources(page, name)[1] == TARGET  # asked, not changed
+    output.locator("button.jupyter-button:has-text('Show in notebook')").click()
+    wait_for(
+        lambda: in_view(page, ".jp-agent-pending[data-cell-id='target']"), 15, "the page to scroll there"
+    )
+    if frontend == "lab":
+        shot = ARTIFACTS / "pending-at-cell.png"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator(".jp-Notebook").first.screenshot(path=str(shot))
+        if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the README's image on purpose only
+            shutil.copy(shot, README_SHOT)
+    count_source_changes(page, name)
+    pending_box(page).locator("button.jp-agent-pending-allow").click()
+    output.locator("text=Doubled the total.").wait_for(timeout=60_000)
+    wait_cell_done(page, agent_index)
+    assert live_sources(page, name)[1] == "total = sum(values) * 2"
+    assert page.evaluate("() => window.__targetChanges") == 1  # changed once
+    assert "NotebookEdit" in (output.text_content() or "") and "allowed once" in (output.text_content() or "")
+    assert output.locator(".jp-agent-approval").count() == 0  # the widget closed with the answer
+    assert pending_box(page).count() == 0 and page.locator(".jp-agent-pending").count() == 0
+    saved_cells(page, lab, name)
+    saved = (lab.root / name).read_text()
+    assert "jp-agent-pending" not in saved and "The agent wants" not in saved
+    on_disk = json.loads(saved)
+    assert not [key for c in on_disk["cells"] for key in c["metadata"] if "agent" in key or "pending" in key]
+    assert ["".join(c["source"]) for c in on_disk["cells"]] == live_sources(page, name)
+
+    # 2. Deny at the cell: the cell stays byte for byte as it was.
+    before = json.dumps(next(c for c in saved_cells(page, lab, name) if c["id"] == "target"))
+    box.set(edit_script("total = 0", "Left it as it is."), server)
+    run_cell(page, agent_index)
+    pending_box(page).wait_for(state="attached", timeout=60_000)
+    pending_box(page).scroll_into_view_if_needed()
+    pending_box(page).locator("button.jp-agent-pending-deny").click()
+    output.locator("text=Left it as it is.").wait_for(timeout=60_000)
+    wait_cell_done(page, agent_index)
+    assert "denied" in (output.text_content() or "")
+    assert pending_box(page).count() == 0
+    after = json.dumps(next(c for c in saved_cells(page, lab, name) if c["id"] == "target"))
+    assert after == before
+
+    # 3. The user types into the cell while the edit waits: refused with STALE_READ, the typing stays.
+    box.set(edit_script("total = 1", "You changed it; I left it alone."), server)
+    sent_before = len(server.requests)
+    run_cell(page, agent_index)
+    pending_box(page).wait_for(state="attached", timeout=60_000)
+    page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # mine")
+    output.locator("text=You changed it; I left it alone.").wait_for(timeout=60_000)
+    wait_cell_done(page, agent_index)
+    typed = "total = sum(values) * 2  # mine"
+    assert live_sources(page, name)[1] == typed
+    assert "refused (STALE_READ)" in (output.text_content() or "")
+    note = page.locator(".jp-agent-pending-note[data-cell-id='target']")
+    assert "STALE_READ" in (note.text_content() or "") and "your text is kept" in (note.text_content() or "")
+    results = [
+        block
+        for request in server.requests[sent_before:]
+        for message in request["messages"][-1:]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    refused = [r for r in results if r.get("is_error")]
+    assert refused and "STALE_READ" in json.dumps(refused[-1]["content"])
+    note.locator("button.jp-agent-pending-dismiss").click()
+    assert note.count() == 0
+    assert typed in json.dumps(saved_cells(page, lab, name))
