@@ -88,8 +88,9 @@ function fix(target: ITarget): void {
 /** The two commands, the cell context menu items, the shortcut (the toolbar button is in schema/). */
 export function addCellActions(app: JupyterFrontEnd, tracker: INotebookTracker): void {
   app.commands.addCommand(ASK_ABOUT_CELL, {
-    label: ASK_CELL_LABEL,
-    caption: 'Insert a %%agent cell below that refers to this cell (all selected cells)',
+    // In the cell toolbar the icon alone (JupyterLab passes `toolbar: true`); the caption is its tooltip.
+    label: args => ((args as { toolbar?: unknown }).toolbar === true ? '' : ASK_CELL_LABEL),
+    caption: `${ASK_CELL_LABEL}: insert a %%agent cell below that refers to it (to all selected cells)`,
     iconClass: 'jp-agent-ask-icon',
     isEnabled: args => targetOf(app, tracker, args) !== null,
     execute: args => {
