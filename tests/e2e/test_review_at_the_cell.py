@@ -121,7 +121,13 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
     if frontend == "lab":
         shot = ARTIFACTS / "pending-at-cell.png"
         ARTIFACTS.mkdir(exist_ok=True)
-        page.locator(".jp-Notebook").first.screenshot(path=str(shot))
+        top = page.locator(".jp-Notebook .jp-Cell").nth(0).bounding_box()
+        target = page.locator(".jp-Notebook .jp-Cell").nth(1).bounding_box()
+        assert top is not None and target is not None
+        clip = {"x": top["x"] - 8, "y": top["y"] - 8, "width": top["width"] + 16}
+        page.screenshot(
+            path=str(shot), clip={**clip, "height": target["y"] + target["height"] - top["y"] + 16}
+        )
         if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the README's image on purpose only
             shutil.copy(shot, README_SHOT)
     count_source_changes(page, name)
