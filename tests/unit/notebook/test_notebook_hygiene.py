@@ -12,12 +12,14 @@ from typing import Any
 
 import nbformat
 import pytest
-from dispatch_harness import ToolHarness
+from dispatch_harness import Approvals, ToolHarness
 from notebook_testkit import World, assert_valid
 
 from jupyter_agent.base.journal import CellChange
-from jupyter_agent.tools import Approval, ApprovalRequest, Approve
+from jupyter_agent.tools import Approval, ApprovalRequest, Approve, Reject
+from jupyter_agent.tools.core import PendingCell
 from jupyter_agent.tools.dispatch import Dispatched
+from jupyter_agent.tools.kernel import InlineMainThread
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.undo.cells import undo_cell_change
 from jupyter_agent.undo.run import undo_run
@@ -87,17 +89,11 @@ def test_move_without_a_cell_to_follow_goes_to_the_top(world: World, after: dict
 
 
 def test_the_move_preview_is_the_outline_before_and_after(world: World) -> None:
-    harness = ToolHarness(world.ctx, notebook_tools())
-    asked: list[ApprovalRequest] = []
-
-    async def deny(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        from jupyter_agent.tools import Reject
-
-        return Reject()
-
-    harness = ToolHarness(world.ctx, notebook_tools(), approver=deny)
-    harness.dispatch("NotebookEdit", {"cell_id": "c0", "edit_mode": "move", "after_cell_id": "c2"})
+    person = Approvals(then=Reject())
+    ToolHarness(world.ctx, notebook_tools(), approver=person).dispatch(
+        "NotebookEdit", {"cell_id": "c0", "edit_mode": "move", "after_cell_id": "c2"}
+    )
+    asked = person.requests
     assert asked[0].title == "NotebookEdit analysis.ipynb move c0"
     assert asked[0].preview.text == (
         "--- a/analysis.ipynb#c0\n+++ b/analysis.ipynb#c0\n@@ -1,4 +1,4 @@\n"
@@ -233,3 +229,53 @@ def test_agent_undo_restores_the_order_and_the_outputs(world: World) -> None:
     assert "put back the outputs of cell c2 in analysis.ipynb" in text
     if world.page is None:
         assert_valid(world.path)
+
+
+def test_the_approval_names_the_cells_of_a_live_page_and_none_of_a_file(world: World) -> None:
+    """What the page draws at the cells while the call waits (`Preview.cells`); a file has no page to draw it."""
+    read(world)
+    person = Approvals(then=Reject())
+    world.ctx.services.main_thread = InlineMainThread()
+    harness = ToolHarness(world.ctx, notebook_tools(), approver=person)
+    harness.dispatch(
+        "NotebookEdit", {"cell_id": "c1", "new_source": "x = 10\nprint(x)", "clear_outputs": True}
+    )
+    harness.dispatch("NotebookEdit", {"cell_id": "md", "edit_mode": "move", "after_cell_id": "c0"})
+    harness.dispatch(
+        "NotebookEdit", {"edit_mode": "insert", "cell_type": "code", "new_source": "y = 1", "cell_id": "c2"}
+    )
+    harness.dispatch("RunCell", {"cell_id": "c1", "range": "below"})
+    asked = person.requests
+    assert [r.tool for r in asked] == ["NotebookEdit", "NotebookEdit", "NotebookEdit", "RunCell"]
+    if world.page is None:
+        assert all(r.preview.cells == () for r in asked)
+        return
+    path = str(world.path)
+    assert [r.preview.cells for r in asked] == [
+        (
+            PendingCell(
+                notebook=path,
+                change="replace",
+                cell_id="c1",
+                before="x = 1\nprint(x)",
+                after="x = 10\nprint(x)",
+                clears_outputs=True,
+            ),
+        ),
+        (
+            PendingCell(
+                notebook=path,
+                change="move",
+                cell_id="md",
+                before="# Notes\nsome text",
+                after="# Notes\nsome text",
+                cell_type="markdown",
+                after_id="c0",
+            ),
+        ),
+        (PendingCell(notebook=path, change="insert", cell_id="", after="y = 1", after_id="c2"),),
+        (
+            PendingCell(notebook=path, change="run", cell_id="c1", before="x = 1\nprint(x)"),
+            PendingCell(notebook=path, change="run", cell_id="c2", before="x = 2\nprint(x)"),
+        ),
+    ]

@@ -102,7 +102,9 @@ def test_a_move_and_a_clear_of_outputs_are_proposed_and_the_file_is_untouched(vs
         == f"{HELD} The user is shown that cell 'c2' should move after cell 'c0'; it stays until they move it."
     )
     assert move.data[PROPOSAL_KEY]["mode"] == "move" and move.data[PROPOSAL_KEY]["after_id"] == "c0"
-    assert move.diff is not None and "\n+[code] c2: x = 2\n [code] c1: x = 1\n-[code] c2: x = 2\n" in move.diff
+    assert (
+        move.diff is not None and "\n+[code] c2: x = 2\n [code] c1: x = 1\n-[code] c2: x = 2\n" in move.diff
+    )
     assert proposal_bundle(move.data[PROPOSAL_KEY], move.diff)["text/plain"].startswith(
         "Proposed: move cell 'c2' of analysis.ipynb after cell 'c0' — not applied"
     )

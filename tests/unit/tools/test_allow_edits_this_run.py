@@ -1,4 +1,4 @@
-""""Allow all edits in this run" (asked at a pending cell or in the approval widget): the call runs, and the rest
+""" "Allow all edits in this run" (asked at a pending cell or in the approval widget): the call runs, and the rest
 of the run's edits run as acceptEdits would run them — execution still asks, ask rules and protected paths still
 ask, and the next run (a new Dispatcher) asks again. A refusal because the user changed the cell meanwhile comes
 back to the model as STALE_READ, not DENIED."""
