@@ -12,6 +12,7 @@
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
+import { coalesced } from './coalesce';
 import { isRecord } from './nbjson';
 import { diffLines } from './review';
 
@@ -165,14 +166,15 @@ export class PendingMarks {
   /** Notes left at cells once a question ended there (a STALE_READ refusal), until dismissed. */
   private readonly notes = new Map<string, string>();
   private applying = 0;
-  private renderQueued = false;
+  /** A redraw once the current burst of model changes is over. */
+  private readonly queueRender = coalesced(() => this.render());
   private disposed = false;
 
   constructor(
     private readonly panel: NotebookPanel,
     private readonly send: (data: Record<string, unknown>) => void
   ) {
-    panel.model?.cells.changed.connect(this.queueRender, this);
+    panel.model?.cells.changed.connect(this.queueRender);
     panel.model?.contentChanged.connect(this.checkStale, this);
   }
 
@@ -211,7 +213,7 @@ export class PendingMarks {
 
   dispose(): void {
     this.disposed = true;
-    this.panel.model?.cells.changed.disconnect(this.queueRender, this);
+    this.panel.model?.cells.changed.disconnect(this.queueRender);
     this.panel.model?.contentChanged.disconnect(this.checkStale, this);
     this.clearDom();
   }
@@ -293,17 +295,6 @@ export class PendingMarks {
     if (changed) {
       this.render();
     }
-  }
-
-  private queueRender(): void {
-    if (this.renderQueued) {
-      return;
-    }
-    this.renderQueued = true;
-    void Promise.resolve().then(() => {
-      this.renderQueued = false;
-      this.render();
-    });
   }
 
   private clearDom(): void {

@@ -16,6 +16,7 @@
 import type { Kernel } from '@jupyterlab/services';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
+import { coalesced } from './coalesce';
 import { isRecord } from './nbjson';
 import { PendingMarks } from './pending';
 
@@ -124,7 +125,8 @@ export class ReviewMarks {
   private readonly reasons = new Map<string, string>();
   private comm: Kernel.IComm | null = null;
   private requests = 0;
-  private renderQueued = false;
+  /** A redraw once the current burst of model changes is over. */
+  private readonly queueRender = coalesced(() => this.render());
   private disposed = false;
   /** Approvals waiting at their cells (pending.ts); they come over the same comm. */
   readonly pending: PendingMarks;
@@ -133,7 +135,7 @@ export class ReviewMarks {
     private readonly panel: NotebookPanel,
     private readonly localPath: () => string
   ) {
-    panel.model?.cells.changed.connect(this.queueRender, this);
+    panel.model?.cells.changed.connect(this.queueRender);
     this.pending = new PendingMarks(panel, data => this.send(data));
   }
 
@@ -161,7 +163,7 @@ export class ReviewMarks {
 
   dispose(): void {
     this.disposed = true;
-    this.panel.model?.cells.changed.disconnect(this.queueRender, this);
+    this.panel.model?.cells.changed.disconnect(this.queueRender);
     this.pending.dispose();
     this.clearDom();
     if (this.comm !== null && !this.comm.isDisposed) {
@@ -220,17 +222,6 @@ export class ReviewMarks {
       cells.forEach(cell => all.push({ ...cell, run_id }));
     }
     return all;
-  }
-
-  private queueRender(): void {
-    if (this.renderQueued) {
-      return;
-    }
-    this.renderQueued = true;
-    void Promise.resolve().then(() => {
-      this.renderQueued = false;
-      this.render();
-    });
   }
 
   private clearDom(): void {

@@ -8,14 +8,11 @@ through the widget's own `answer`, and the widget's settle closes the question a
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from traitlets.config import Config
 
 from jupyter_agent.host.pending_page import PendingAtCells
 from jupyter_agent.host.review_page import PageComm
@@ -47,15 +44,6 @@ class Page:
 
     def kinds(self) -> list[str]:
         return [message["type"] for message in self.sent]
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    yield InteractiveShell.instance(config=config)
-    InteractiveShell.clear_instance()
 
 
 def request(*cells: PendingCell, tool: str = "NotebookEdit", kind: ToolKind = "edit") -> ApprovalRequest:
