@@ -188,3 +188,81 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
     note.locator("button.jp-agent-pending-dismiss").click()
     assert note.count() == 0
     assert typed in json.dumps(saved_cells(page, lab, name))
+
+    # 4. "Allow all edits in this run" at the cell: this edit, and the next one without asking.
+    box.set(
+        [
+            Turn(blocks=[ToolUse(name="NotebookRead", input={"cell_id": "target"})]),
+            Turn(
+                blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "target", "new_source": "total = 3"})]
+            ),
+            Turn(
+                blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "target", "new_source": "total = 4"})]
+            ),
+            Turn(blocks=[Text("Two edits, one question.")]),
+        ],
+        server,
+    )
+    run_cell(page, agent_index)
+    pending_box(page).wait_for(state="attached", timeout=60_000)
+    pending_box(page).scroll_into_view_if_needed()
+    pending_box(page).locator("button.jp-agent-pending-allow-edits").click()
+    output.locator("text=Two edits, one question.").wait_for(timeout=60_000)
+    wait_cell_done(page, agent_index)
+    assert live_sources(page, name)[1] == "total = 4"
+    shown = output.text_content() or ""
+    assert shown.count("allowed, with every edit for the rest of this run") == 1
+    assert output.locator(".jp-agent-approval").count() == 0
+
+
+def test_a_new_cell_a_deleted_cell_and_cells_to_run_are_drawn_where_they_are(
+    page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox]
+) -> None:
+    """Each waits for an answer at its place: the ghost right below the cell it would follow, the cell to
+    delete dimmed, each cell of a run marked with its place in the batch; Deny leaves the notebook as it was."""
+    server, box = model_server
+    name = "drawn.ipynb"
+    cells = [("load", "%load_ext jupyter_agent"), ("a", "x = 1"), ("b", "y = 2"), ("ask", "%%agent\ntidy")]
+    notebook_with_ids(lab, name, cells)
+    box.set(
+        [
+            Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+            Turn(blocks=[ToolUse(name="NotebookEdit", input={"edit_mode": "insert", "cell_type": "markdown", "new_source": "## Totals", "cell_id": "a"})]),
+            Turn(blocks=[ToolUse(name="NotebookEdit", input={"edit_mode": "delete", "cell_id": "b"})]),
+            Turn(blocks=[ToolUse(name="RunCell", input={"cell_id": "a", "range": "below"})]),
+            Turn(blocks=[Text("Nothing done.")]),
+        ],
+        server,
+    )  # fmt: skip
+    open_notebook(page, lab, name)
+    run_cell(page, 0)
+    wait_cell_done(page, 0)
+    run_cell(page, 3)
+    output = agent_output(page)
+
+    ghost = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-agent-ghost-cell")
+    ghost.wait_for(timeout=60_000)  # inside cell a, below its input: where the new cell would go
+    assert ghost.locator(".jp-agent-pending-add").all_text_contents() == ["## Totals"]
+    assert "insert a new markdown cell here" in (ghost.text_content() or "")
+    ghost.locator("button.jp-agent-pending-deny").click()
+
+    doomed = page.locator(".jp-Notebook .jp-Cell.jp-agent-pending-deleted")
+    doomed.wait_for(timeout=60_000)
+    assert doomed.locator(".jp-InputArea-editor").inner_text().strip() == "y = 2"
+    assert "delete this cell" in (doomed.locator(".jp-agent-pending").text_content() or "")
+    assert doomed.locator(".jp-agent-pending-diff").count() == 0
+    doomed.locator("button.jp-agent-pending-deny").click()
+
+    runs = page.locator(".jp-agent-pending-run")
+    wait_for(
+        lambda: runs.count() == 2, 60, "the two cells to run marked (not the empty one Shift+Enter added)"
+    )
+    assert [box.get_attribute("data-cell-id") for box in runs.all()] == ["a", "b"]
+    assert "(2 of 2)" in (runs.nth(1).text_content() or "")
+    assert runs.nth(0).locator("button.jp-agent-pending-allow-edits").count() == 0  # a run is no edit
+    runs.nth(1).locator("button.jp-agent-pending-deny").click()  # any of them answers for the batch
+    output.locator("text=Nothing done.").wait_for(timeout=60_000)
+    wait_cell_done(page, 3)
+    assert page.locator(".jp-agent-pending, .jp-agent-pending-deleted").count() == 0
+    assert live_sources(page, name) == [*(source for _, source in cells), ""]  # + the cell Shift+Enter added
+    assert (output.text_content() or "").count(": denied") == 3  # each question's record

@@ -36,7 +36,7 @@ cell, and you get them back (printed text, displayed values and images, the trac
 at a time, and the first that raises (or an interrupt) stops the rest; the result says which ran, which \
 failed and which did not run.
 - range with cell_id runs a part of the notebook the same way: "above" the code cells above that cell (not \
-the cell itself), "below" that cell and the code cells below it; %%agent cells are skipped.
+the cell itself), "below" that cell and the code cells below it; empty and %%agent cells are skipped.
 - Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs the \
 cell's saved source and shows the outputs in the %%agent cell instead; the result says which.
 - The user is asked before it runs unless a rule allows it. To run code that is not in a cell, use RunCode."""
@@ -105,11 +105,12 @@ async def cells_to_run(ctx: ToolContext, book: Notebook, params: RunCellInput) -
     cells = await book.cells()
     index, _ = find(cells, params.cell_id, book)
     part = cells[:index] if params.range == "above" else cells[index:]
-    running = ctx.services.running_cell_id
+    # Never an agent cell: running one would start an agent inside this run (the running cell is one too). An
+    # empty cell has nothing to run, as JupyterLab's Run All does not send it to the kernel.
     chosen = [
         cell
         for cell in part
-        if cell.cell_type == "code" and not is_agent_cell(cell.source) and cell.id != running
+        if cell.cell_type == "code" and cell.source.strip() and not is_agent_cell(cell.source)
     ]
     if not chosen:
         where = "above" if params.range == "above" else "at or below"

@@ -121,7 +121,8 @@ EXPECTED = [
         "run one at a time, and the first that raises (or an interrupt) stops the rest; the result says which "
         "ran, which failed and which did not run.\n"
         '- range with cell_id runs a part of the notebook the same way: "above" the code cells above that '
-        'cell (not the cell itself), "below" that cell and the code cells below it; %%agent cells are skipped.\n'
+        'cell (not the cell itself), "below" that cell and the code cells below it; empty and %%agent cells are '
+        "skipped.\n"
         "- Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs "
         "the cell's saved source and shows the outputs in the %%agent cell instead; the result says which.\n"
         "- The user is asked before it runs unless a rule allows it. To run code that is "

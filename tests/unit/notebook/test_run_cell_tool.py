@@ -201,7 +201,7 @@ def test_range_below_runs_the_cell_and_the_code_cells_below_it_in_order(world: W
     assert "".join(cell_json(world, "c0")["outputs"][0]["text"]) == "0\n"  # untouched
 
 
-def test_range_above_runs_the_code_cells_above_the_cell_but_no_agent_cell(world: World) -> None:
+def test_range_above_runs_the_code_cells_above_the_cell_but_no_agent_or_empty_cell(world: World) -> None:
     world.type_into("c0", "order = ['c0']")
     world.type_into("c1", "%%agent\nlook at this")
     world.type_into("c2", "order.append('c2')")
@@ -210,6 +210,8 @@ def test_range_above_runs_the_code_cells_above_the_cell_but_no_agent_cell(world:
     assert world.ctx.namespace is not None and world.ctx.namespace["order"] == ["c0", "c2"]
     assert result.data["cell_ids"] == ["c0", "c2"]
     assert "".join(cell_json(world, "c1")["outputs"][0]["text"]) == "1\n"  # the %%agent cell did not run
+    world.type_into("c2", "  \n")
+    assert run_cells(world, cell_id="md", range="above").data["cell_ids"] == ["c0"]  # nor an empty one
 
 
 def test_range_stops_at_the_first_error_as_a_batch_does(world: World) -> None:

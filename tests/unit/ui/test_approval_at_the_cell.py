@@ -203,3 +203,18 @@ def test_a_run_approval_has_no_all_edits_button(shell: InteractiveShell) -> None
         card.show()
     labels = [w.description for w in card.widgets if type(w).__name__ == "Button"]
     assert "Allow all edits in this run" not in labels and "Show in notebook" not in labels
+
+
+def test_the_widgets_all_edits_button_answers_for_the_rest_of_the_run(shell: InteractiveShell) -> None:
+    card = WidgetApproval(
+        ask=PendingQuestion(request=request(replace_c1()), reply=concurrent.futures.Future())
+    )
+    with capture_output():
+        card.show()
+    next(w for w in card.widgets if getattr(w, "description", "") == "Allow all edits in this run").click()
+    assert card.ask.reply.result() == Approve(edits_this_run=True)
+    with capture_output() as captured:
+        assert card.settle()
+    assert captured.outputs[0].data["text/plain"] == (
+        "✅ NotebookEdit analysis.ipynb replace c1: allowed, with every edit for the rest of this run"
+    )
