@@ -42,7 +42,7 @@ def same_notebook(kernel_path: str, page_path: str) -> bool:
 
 def stale_message(request: ApprovalRequest, cell_id: str) -> str:
     """Why the call did not happen, for the model: the user edited the cell it was about while it waited."""
-    what = "run" if request.tool == "RunCell" else "changed"
+    what = "run" if request.kind == "execute" else "changed"
     return (
         f"cell '{cell_id}' changed while this call waited for approval (the user edited it), so nothing was "
         f"{what}; call NotebookRead with cell_id='{cell_id}' and redo the call on its current source if it "
