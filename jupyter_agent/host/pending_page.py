@@ -13,6 +13,7 @@ markup with textContent only. Nothing of it is saved in the notebook: the page k
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,12 +27,22 @@ from ..ui.at_cell import Outcome
 if TYPE_CHECKING:
     from .review_page import PageComm
 
+log = logging.getLogger(__name__)
+
 #: What a click at the cell answers.
 _ANSWERS: dict[str, Callable[[], Approval]] = {
     "allow": Approve,
     "allow_edits": lambda: Approve(edits_this_run=True),
     "deny": Reject,
 }
+
+
+def _send(page: PageComm, message: dict[str, Any]) -> None:
+    """A page that went away meanwhile (its comm closed) must not cost the question its widget."""
+    try:
+        page.send(message)
+    except Exception:
+        log.debug("jupyter_agent: a page did not take %s", message.get("type"), exc_info=True)
 
 
 def same_notebook(kernel_path: str, page_path: str) -> bool:
@@ -122,13 +133,13 @@ class PendingAtCells:
     def send(self, message: dict[str, Any], notebooks: set[str]) -> None:
         for page, path in list(self.pages.items()):
             if any(same_notebook(notebook, path) for notebook in notebooks):
-                page.send(message)
+                _send(page, message)
 
     def opened(self, page: PageComm, path: str) -> None:
         """A page (re)loaded while questions wait: it draws them too."""
         for question in list(self.questions.values()):
             if any(same_notebook(notebook, path) for notebook in question.notebooks):
-                page.send(question.message())
+                _send(page, question.message())
 
     def on_msg(self, data: Mapping[str, Any]) -> bool:
         """Handle a page's click or a stale cell; False when the message is not about pending questions."""

@@ -218,3 +218,16 @@ def test_the_widgets_all_edits_button_answers_for_the_rest_of_the_run(shell: Int
     assert captured.outputs[0].data["text/plain"] == (
         "✅ NotebookEdit analysis.ipynb replace c1: allowed, with every edit for the rest of this run"
     )
+
+
+def test_a_page_whose_comm_closed_meanwhile_does_not_stop_the_others() -> None:
+    class Gone(Page):
+        def send(self, data: dict[str, Any] | None = None) -> None:
+            raise RuntimeError("Comms cannot be used after they are closed")
+
+    gone, alive = Gone(), Page()
+    at_cells = PendingAtCells({gone: "analysis.ipynb", alive: "analysis.ipynb"})
+    question = at_cells.offer(request(replace_c1()), Asked())
+    assert question is not None and alive.kinds() == ["pending"]
+    question.close("denied", "")
+    assert alive.kinds() == ["pending", "pending_done"]
