@@ -199,8 +199,9 @@ export class PendingMarks {
   }
 
   /**
-   * Run the agent's own changes (the bridge applying ops): a source change meanwhile is the
-   * agent's answer to an approved question, not the user typing.
+   * Run the agent's own changes (the bridge applying ops): a source change then is the agent's
+   * answer to an approved question, not the user typing — also for the checks that later
+   * changes (its outputs, a card) start, which compare with the sources as the agent left them.
    */
   whileApplying<T>(fn: () => T): T {
     this.applying++;
@@ -208,6 +209,21 @@ export class PendingMarks {
       return fn();
     } finally {
       this.applying--;
+      if (this.applying === 0) {
+        this.rebase();
+      }
+    }
+  }
+
+  /** What the agent just applied is the new baseline: only the user's later changes are typing. */
+  private rebase(): void {
+    for (const question of this.open.values()) {
+      for (const id of question.snapshot.keys()) {
+        const source = this.sourceOf(id);
+        if (source !== null) {
+          question.snapshot.set(id, source);
+        }
+      }
     }
   }
 

@@ -79,6 +79,15 @@ def count_source_changes(page: Any, name: str) -> None:
     )
 
 
+def watch_for_stale_marks(page: Any) -> None:
+    """From now on, note whether a STALE_READ mark is ever drawn, even for a moment (window.__staleSeen)."""
+    page.evaluate(
+        "() => { window.__staleSeen = false; new MutationObserver(() => {"
+        " if (document.querySelector('.jp-agent-pending-stale, .jp-agent-pending-note')) window.__staleSeen = true;"
+        " }).observe(document.body, {subtree: true, childList: true}); }"
+    )
+
+
 @pytest.mark.parametrize("frontend", ["lab", "notebook7"])
 def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
     page: Any, lab: Lab, model_server: tuple[ScriptedServer, ScriptBox], frontend: str
@@ -131,11 +140,13 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
         if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the README's image on purpose only
             shutil.copy(shot, README_SHOT)
     count_source_changes(page, name)
+    watch_for_stale_marks(page)
     pending_box(page).locator("button.jp-agent-pending-allow").click()
     output.locator("text=Doubled the total.").wait_for(timeout=60_000)
     wait_cell_done(page, agent_index)
     assert live_sources(page, name)[1] == "total = sum(values) * 2"
     assert page.evaluate("() => window.__targetChanges") == 1  # changed once
+    assert page.evaluate("() => window.__staleSeen") is False  # the agent's own edit is not the user typing
     assert "NotebookEdit" in (output.text_content() or "") and "allowed once" in (output.text_content() or "")
     assert output.locator(".jp-agent-approval").count() == 0  # the widget closed with the answer
     assert pending_box(page).count() == 0 and page.locator(".jp-agent-pending").count() == 0
