@@ -79,6 +79,16 @@ def count_source_changes(page: Any, name: str) -> None:
     )
 
 
+def answer_at_the_cell(page: Any, agent_index: int, button: str, reply: str) -> None:
+    """Run the `%%agent` cell, click `button` at the target cell once the question is there, wait for `reply`."""
+    run_cell(page, agent_index)
+    pending_box(page).wait_for(state="attached", timeout=60_000)
+    pending_box(page).scroll_into_view_if_needed()
+    pending_box(page).locator(f"button.{button}").click()
+    agent_output(page).locator(f"text={reply}").wait_for(timeout=60_000)
+    wait_cell_done(page, agent_index)
+
+
 def watch_for_stale_marks(page: Any) -> None:
     """From now on, note whether a STALE_READ mark is ever drawn, even for a moment (window.__staleSeen)."""
     page.evaluate(
@@ -160,12 +170,7 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
     # 2. Deny at the cell: the cell stays byte for byte as it was.
     before = json.dumps(next(c for c in saved_cells(page, lab, name) if c["id"] == "target"))
     box.set(edit_script("total = 0", "Left it as it is."), server)
-    run_cell(page, agent_index)
-    pending_box(page).wait_for(state="attached", timeout=60_000)
-    pending_box(page).scroll_into_view_if_needed()
-    pending_box(page).locator("button.jp-agent-pending-deny").click()
-    output.locator("text=Left it as it is.").wait_for(timeout=60_000)
-    wait_cell_done(page, agent_index)
+    answer_at_the_cell(page, agent_index, "jp-agent-pending-deny", "Left it as it is.")
     assert "denied" in (output.text_content() or "")
     assert pending_box(page).count() == 0
     after = json.dumps(next(c for c in saved_cells(page, lab, name) if c["id"] == "target"))
@@ -214,12 +219,7 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
         ],
         server,
     )
-    run_cell(page, agent_index)
-    pending_box(page).wait_for(state="attached", timeout=60_000)
-    pending_box(page).scroll_into_view_if_needed()
-    pending_box(page).locator("button.jp-agent-pending-allow-edits").click()
-    output.locator("text=Two edits, one question.").wait_for(timeout=60_000)
-    wait_cell_done(page, agent_index)
+    answer_at_the_cell(page, agent_index, "jp-agent-pending-allow-edits", "Two edits, one question.")
     assert live_sources(page, name)[1] == "total = 4"
     shown = output.text_content() or ""
     assert shown.count("allowed, with every edit for the rest of this run") == 1
