@@ -1,4 +1,10 @@
-import { changedCells, headline, parsePending, parsePendingDone, parseReveal } from '../pending';
+import {
+  changedCells,
+  headline,
+  parsePending,
+  parsePendingDone,
+  parseReveal
+} from '../pendingMessages';
 import { askCellSource, fixCellCommand } from '../cellLines';
 
 describe('parsePending', () => {
