@@ -21,6 +21,7 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..core import PendingCell, Preview, Tool, ToolAnnotations, ToolInput
+from ..kernel.journal.calls import call_note
 from .cell_run import CELL_OUTPUTS_KEY, run_one
 from .common import find, open_notebook
 from .run_batch import run_batch
@@ -72,13 +73,15 @@ class RunCell(Tool[RunCellInput]):
             PendingCell(notebook=str(book.path), change="run", cell_id=cell.id, before=cell.source)
             for cell in (cells if book.live else [])
         )
+        note = call_note(ctx, [cell.source for cell in cells])
         if not is_batch(params):
-            return Preview(kind="code", text=cells[0].source, language="python", cells=at_cells)
+            return Preview(kind="code", text=cells[0].source, language="python", cells=at_cells, note=note)
         return Preview(
             kind="code",
             text="\n\n".join(f"# cell {cell.id}\n{cell.source}" for cell in cells),
             language="python",
             cells=at_cells,
+            note=note,
         )
 
     async def run(self, params: RunCellInput, ctx: ToolContext) -> ToolResult:
