@@ -245,3 +245,17 @@ def test_a_range_is_one_approval_that_shows_every_cell_it_will_run(world: World)
     assert preview.text == "# cell c1\nx = 1\nprint(x)\n\n# cell c2\nx = 2\nprint(x)"
     assert tool.title(params, world.ctx) == "RunCell c1 and below"
     assert tool.title(tool.Input(cell_id="c1", range="above"), world.ctx) == "RunCell above c1"
+
+
+def test_the_approval_of_a_run_names_its_cells_and_what_it_may_change_in_the_kernel(world: World) -> None:
+    """The page draws the cells (live only); the kernel journal's note says which variables the run may change."""
+    assert world.ctx.namespace is not None
+    world.ctx.namespace["x"] = [1]
+    tool = RunCell()
+    one = asyncio.run(tool.preview(tool.Input(cell_id="c1"), world.ctx))
+    several = asyncio.run(tool.preview(tool.Input(cell_id="c1", range="below"), world.ctx))
+    note = "Kernel variables: %agent undo can restore x."
+    assert (one.note, several.note) == (note, note)
+    live = world.page is not None
+    assert [c.cell_id for c in one.cells] == (["c1"] if live else [])
+    assert [c.cell_id for c in several.cells] == (["c1", "c2"] if live else [])
