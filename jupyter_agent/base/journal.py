@@ -18,7 +18,7 @@ from typing import Any, Literal
 from .kernel_journal import KernelStep
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
-CellOp = Literal["insert", "replace", "delete"]
+CellOp = Literal["insert", "replace", "delete", "move", "clear_outputs"]
 #: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
 ReviewState = Literal["pending", "kept", "undone"]
 

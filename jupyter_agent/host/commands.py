@@ -82,10 +82,23 @@ def _context(agent: KernelAgent, _args: list[str]) -> str:
     return mask(note.text) + figures + state + mask(told)
 
 
-def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
+def _fix(agent: KernelAgent, args: list[str]) -> str | None:
     from ..watch.fix import fix_request
 
-    request = fix_request(agent.watcher.last_error if agent.watcher is not None else None)
+    watcher = agent.watcher
+    if args:  # `%agent fix CELL_ID` ("Fix this cell with the agent"): that cell's last run, if it raised
+        cell_id = args[0]
+        run = watcher.last_run_of(cell_id) if watcher is not None else None
+        if run is None or run.error is None:
+            how = (
+                "did not raise"
+                if run is not None
+                else "is not known (not run since the extension was loaded)"
+            )
+            return f"no error to fix in cell {cell_id}: its last run {how}; `%agent fix` fixes the last error"
+        request = fix_request(run)
+    else:
+        request = fix_request(watcher.last_error if watcher is not None else None)
     if request is None:
         return (
             "no error to fix: no cell has raised an exception in this kernel since the extension was loaded"
@@ -201,7 +214,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="fix",
-        help="ask the agent to explain and fix the last error (also the Fix with agent button under a traceback)",
+        optional="CELL_ID",
+        help="ask the agent to explain and fix the last error, or that cell's (also the Fix with agent button "
+        "under a traceback, and Fix this cell with the agent in a cell's menu)",
         run=_fix,
     ),
     Subcommand(

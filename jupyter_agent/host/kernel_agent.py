@@ -1,8 +1,7 @@
 """The agent of one kernel: it owns the worker thread and the session, starts a run and waits for it.
 
 How the session is built and configured lives in `host/`; how a run is shown and its questions answered
-lives in `ui/presenter.py`. This module only ties them together on the kernel's main thread.
-"""
+lives in `ui/presenter.py`. This module only ties them together on the kernel's main thread."""
 
 from __future__ import annotations
 
@@ -161,6 +160,7 @@ class KernelAgent:
             quiet=options.quiet or self.settings.quiet,
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
+            at_cells=self.review_pages.at_cells,
         )
         attachments = self.kernel_note_blocks() if self.settings.context else []
         future = self.worker.submit(

@@ -1,5 +1,7 @@
 """The review marks in JupyterLab / Notebook 7: the kernel end of the `jupyter_agent.review` comm.
 
+The same comm carries the approvals shown at their cells while a run waits for them (`pending_page.py`).
+
 The page opens this comm (it is the only one that knows when it was loaded or reloaded) and the kernel
 answers with the pending marks of every run (`review`), then sends them again whenever they change (a run
 ended, a click was handled). The kernel is the source of truth; the page only shows the marks and forwards
@@ -16,13 +18,13 @@ import contextvars
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..base.journal import RunJournal
 from ..tools.context import ToolContext
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
+from .pending_page import PendingAtCells, same_notebook
 from .review import RunReview, Submit
 
 if TYPE_CHECKING:
@@ -50,15 +52,9 @@ def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
         if isinstance(change, NetCellChange)
         and change.live
         and change.review == "pending"
-        and _same_notebook(change.notebook, page_path)
+        and same_notebook(change.notebook, page_path)
     ]
     return {"type": "review", "run_id": journal.run_id, "cells": cells}
-
-
-def _same_notebook(kernel_path: str, page_path: str) -> bool:
-    """The kernel knows the notebook's real path, the page its server-relative one."""
-    whole, tail = PurePosixPath(kernel_path).as_posix(), PurePosixPath(page_path).as_posix().lstrip("/")
-    return bool(tail) and (whole == tail or whole.endswith("/" + tail))
 
 
 class PageComm(Protocol):
@@ -84,6 +80,8 @@ class ReviewPages:
         self.ctx = ctx
         self.submit = submit
         self.pages: dict[PageComm, str] = {}
+        #: Approvals shown at their cells in these pages while the run waits for them.
+        self.at_cells = PendingAtCells(self.pages)
         #: The footers and `%agent review` widgets shown, newest last: redrawn with the marks.
         self.views: list[Callable[[], None]] = []
         self._manager: Any = None
@@ -147,6 +145,7 @@ class ReviewPages:
         page.on_msg(lambda message: self._on_msg(page, message))
         page.on_close(lambda _message: self._closed(page))
         self._send_marks(page, path)
+        self.at_cells.opened(page, path)
 
     def _closed(self, page: PageComm) -> None:
         self.pages.pop(page, None)
@@ -159,7 +158,7 @@ class ReviewPages:
 
     def _on_msg(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)
-        if data.get("type") != "review_action":
+        if self.at_cells.on_msg(data) or data.get("type") != "review_action":
             return
         request_id, run_id = str(data.get("request_id", "")), data.get("run_id")
         action, cell_id = data.get("action"), str(data.get("cell_id") or "")

@@ -14,9 +14,11 @@ from typing import Any
 
 from .cells import VALID_ID, Cell, joined, new_cell_id, new_cell_json
 from .ops import (
+    ClearOutputs,
     Delete,
     GetCells,
     Insert,
+    Move,
     NotebookError,
     Op,
     OpResult,
@@ -114,6 +116,10 @@ class _Applier:
             return OpResult(ok=True, id=op.id, index=index, cell=snapshot)
         if isinstance(op, Restore):
             return self.restore(op)
+        if isinstance(op, Move):
+            return self.move(op)
+        if isinstance(op, ClearOutputs):
+            return self.clear_outputs(op)
         return self.set_outputs(op)
 
     def set_type(self, op: SetType) -> OpResult:
@@ -141,14 +147,46 @@ class _Applier:
         self.cells.insert(index, copy.deepcopy(dict(op.cell)))
         return self.done(cell_id, index)
 
-    def set_outputs(self, op: SetOutputs) -> OpResult:
-        index = self.locate(op.id)
+    def code_cell(self, cell_id: str) -> tuple[int, CellJson]:
+        index = self.locate(cell_id)
         cell = self.cells[index]
         if cell.get("cell_type") != "code":
             raise NotebookError(
                 "INVALID_OP",
-                f"cell '{op.id}' is a {cell.get('cell_type')} cell; only code cells have outputs",
+                f"cell '{cell_id}' is a {cell.get('cell_type')} cell; only code cells have outputs",
             )
+        return index, cell
+
+    def move(self, op: Move) -> OpResult:
+        if op.after_id == op.id:
+            raise NotebookError(
+                "INVALID_OP", f"cell '{op.id}' cannot go after itself; name another cell or null"
+            )
+        index = self.locate(op.id)
+        self.check_expected(index, op.expect)
+        insert_at = 0 if op.after_id is None else self.locate(op.after_id) + 1
+        if insert_at in (index, index + 1):
+            return OpResult(ok=True, id=op.id, index=index)  # already there
+        cell = self.cells.pop(index)
+        to = insert_at if insert_at < index else insert_at - 1
+        self.cells.insert(to, cell)
+        return self.done(op.id, to)
+
+    def clear_outputs(self, op: ClearOutputs) -> OpResult:
+        index, cell = self.code_cell(op.id)
+        self.check_expected(index, op.expect)
+        before = copy.deepcopy(cell)
+        before["source"] = joined(before.get("source", ""))
+        if cell.get("outputs") or cell.get("execution_count") is not None:
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            self.changed.add(op.id)
+            self.modified = True
+        return OpResult(ok=True, id=op.id, index=index, cell=before)
+
+    def set_outputs(self, op: SetOutputs) -> OpResult:
+        index, cell = self.code_cell(op.id)
+        self.check_expected(index, op.expect)
         cell["outputs"] = [copy.deepcopy(dict(out)) for out in op.outputs]
         cell["execution_count"] = op.execution_count
         return self.done(op.id, index)

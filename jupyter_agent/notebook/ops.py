@@ -88,10 +88,31 @@ class SetOutputs:
     id: str
     outputs: tuple[Mapping[str, Any], ...]
     execution_count: int | None
+    #: The source the outputs belong to (the undo of a clear); None: no check.
+    expect: str | None = None
     op: Literal["set_outputs"] = "set_outputs"
 
 
-Op = GetCells | Insert | Replace | SetType | Delete | Restore | SetOutputs
+@dataclass(frozen=True, kw_only=True)
+class Move:
+    """The same cell (id, source, outputs, metadata) right after `after_id` (None: at the top)."""
+
+    id: str
+    after_id: str | None
+    expect: str | None = None
+    op: Literal["move"] = "move"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClearOutputs:
+    """Clears a code cell's outputs and execution count; the result's `cell` is the cell as it was."""
+
+    id: str
+    expect: str | None = None
+    op: Literal["clear_outputs"] = "clear_outputs"
+
+
+Op = GetCells | Insert | Replace | SetType | Delete | Restore | SetOutputs | Move | ClearOutputs
 
 
 def op_to_wire(op: Op) -> dict[str, Any]:
@@ -109,12 +130,17 @@ def op_to_wire(op: Op) -> dict[str, Any]:
         return {"op": op.op, "id": op.id, "expect": op.expect}
     if isinstance(op, Restore):
         return {"op": op.op, "index": op.index, "cell": dict(op.cell)}
-    return {
+    if isinstance(op, Move):
+        return {"op": op.op, "id": op.id, "after_id": op.after_id, "expect": op.expect}
+    if isinstance(op, ClearOutputs):
+        return {"op": op.op, "id": op.id, "expect": op.expect}
+    data = {
         "op": op.op,
         "id": op.id,
         "outputs": [dict(out) for out in op.outputs],
         "execution_count": op.execution_count,
     }
+    return data if op.expect is None else {**data, "expect": op.expect}
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
@@ -174,8 +200,17 @@ def op_from_wire(data: Mapping[str, Any]) -> Op:
         if not isinstance(outputs, list) or not (count is None or isinstance(count, int)):
             raise ValueError("'set_outputs' needs an 'outputs' list and an integer or null 'execution_count'")
         return SetOutputs(
-            id=_text(data, "id"), outputs=tuple(cast(list[Any], outputs)), execution_count=count
+            id=_text(data, "id"),
+            outputs=tuple(cast(list[Any], outputs)),
+            execution_count=count,
+            expect=_optional_text(data, "expect"),
         )
+    if name == "move":
+        return Move(
+            id=_text(data, "id"), after_id=_position(data, "after_id"), expect=_optional_text(data, "expect")
+        )
+    if name == "clear_outputs":
+        return ClearOutputs(id=_text(data, "id"), expect=_optional_text(data, "expect"))
     raise ValueError(f"unknown op {name!r}")
 
 
@@ -186,7 +221,7 @@ class OpResult:
     ok: bool
     id: str | None = None
     index: int | None = None
-    #: delete: the removed cell's JSON, for `Restore`.
+    #: delete: the removed cell's JSON, for `Restore`; clear_outputs: the cell as it was, for `SetOutputs`.
     cell: Mapping[str, Any] | None = None
     cells: tuple[Cell, ...] = ()
     #: get_cells of a live notebook: whether it has unsaved changes.

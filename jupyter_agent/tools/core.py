@@ -43,6 +43,32 @@ class ToolInput(BaseModel):
 InputT = TypeVar("InputT", bound=BaseModel)
 
 
+#: What a pending call would do to one cell of the live page.
+CellChangeKind = Literal["replace", "insert", "delete", "move", "clear_outputs", "run"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingCell:
+    """A cell of the page's notebook that a call waiting for approval would change or run.
+
+    The question is then also shown at that cell (the labextension draws it; nothing goes into the notebook).
+    """
+
+    #: The notebook's real path (the page showing it is the one that draws the question).
+    notebook: str
+    change: CellChangeKind
+    #: The cell changed, moved or run ("" for insert: the new cell has no id yet).
+    cell_id: str
+    #: Its source now, and what it would become (replace, insert).
+    before: str = ""
+    after: str = ""
+    cell_type: str = "code"
+    #: insert and move: the cell it would follow (None: the top).
+    after_id: str | None = None
+    #: replace: its outputs would be cleared too.
+    clears_outputs: bool = False
+
+
 @dataclass(frozen=True, kw_only=True)
 class Preview:
     """What an approval shows before the call runs: a diff, a command, or the arguments."""
@@ -50,6 +76,8 @@ class Preview:
     kind: Literal["diff", "code", "args"]
     text: str
     language: str = ""
+    #: The cells of the live page it is about (shown there too); empty when not live or not about cells.
+    cells: tuple[PendingCell, ...] = ()
     #: What the call may do beyond the preview, said under it (the kernel variables a RunCode may change).
     note: str = ""
 

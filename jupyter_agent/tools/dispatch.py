@@ -6,7 +6,7 @@ import dataclasses
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -51,6 +51,8 @@ class ApprovalRequest(Question["Approval"]):
     #: it would not be enough) and the least permissive mode that would (None when no mode would).
     allowing_rule: Rule | None = None
     allowing_mode: Mode | None = None
+    #: The tool's kind: an edit may be answered with "allow all edits in this run".
+    kind: ToolKind = "other"
 
     def how_to_allow(self) -> str:
         """The settings that would really allow this call, as the user would type them."""
@@ -68,12 +70,17 @@ class ApprovalRequest(Question["Approval"]):
 @dataclass(frozen=True, kw_only=True)
 class Approve:
     always: bool = False
+    #: "Allow all edits in this run": this call, and every edit after it in this run, as acceptEdits would
+    #: (ask rules, protected paths and deny rules still apply).
+    edits_this_run: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
 class Reject:
     #: Sent to the model; empty means a plain "the user denied this".
     message: str = ""
+    #: DENIED: the person said no; STALE_READ: they changed the cell the call was about while it waited.
+    code: Literal["DENIED", "STALE_READ"] = "DENIED"
 
 
 Approval = Approve | Reject
@@ -119,6 +126,8 @@ class Dispatcher:
         self.policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.approver = approver
+        #: Set by "allow all edits in this run": the rest of this run's edits run as in acceptEdits mode.
+        self.edits_allowed = False
         #: Every result is masked with this before it becomes model input (or a card): one net under every tool.
         self.secrets = secrets
 
@@ -206,13 +215,16 @@ class Dispatcher:
                     suggested_rule=rule,
                     allowing_rule=allowing_rule,
                     allowing_mode=allowing_mode,
+                    kind=tool.kind,
                 )
             )
             if isinstance(answer, Reject):
                 text = answer.message or "the user denied this call"
-                return ToolResult.error("DENIED", f"{tool.name}: {text}"), title, Deny(message=text)
+                return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
             if answer.always:
                 self.policy.add_allow(rule)
+            if answer.edits_this_run:
+                self.edits_allowed = True
             decision = Allow(reason="approved by the user")
         if current_stop().requested:  # stopped while it was asked about: it does not start now
             return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision
@@ -252,11 +264,18 @@ class Dispatcher:
         self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult
     ) -> tuple[Decision, bool]:
         """The policy's decision (with the hook's verdict), and whether the tool made it ask (`sensitive`)."""
-        decision = _with_hook(verdict, self.policy.decide(facts))
+        decision = _with_hook(verdict, self._policy_now().decide(facts))
         if not isinstance(decision, Allow) or self.policy.mode == "bypassPermissions":
             return decision, False
         reason = tool.sensitive(params, ctx)
         return (decision, False) if reason is None else (Ask(reason=reason), True)
+
+    def _policy_now(self) -> PermissionPolicy:
+        """The session's policy, or after "allow all edits in this run" the same with edits allowed as
+        acceptEdits allows them (only over the default mode: plan refuses edits, the others allow them)."""
+        if self.edits_allowed and self.policy.mode == "default":
+            return dataclasses.replace(self.policy, mode="acceptEdits")
+        return self.policy
 
     def _what_would_allow(
         self, facts: CallFacts, verdict: PreResult, rule: Rule

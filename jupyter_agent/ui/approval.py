@@ -13,6 +13,7 @@ from ..masking import mask
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
+from .at_cell import CellQuestion
 from .cards import Status
 from .channel import PendingQuestion
 from .diff_view import diff_to_html
@@ -40,10 +41,15 @@ def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
     if answer is None:
         return f"⏹ {request.title}: interrupted before an answer"
     if isinstance(answer, Approve):
-        how = (
-            f"always allowed ({request.suggested_rule} for this session)" if answer.always else "allowed once"
-        )
+        if answer.edits_this_run:
+            how = "allowed, with every edit for the rest of this run"
+        elif answer.always:
+            how = f"always allowed ({request.suggested_rule} for this session)"
+        else:
+            how = "allowed once"
         return f"✅ {request.title}: {how}"
+    if answer.code == "STALE_READ":
+        return f"🚫 {request.title}: refused (STALE_READ) — {answer.message}"
     extra = f" — “{answer.message}”" if answer.message else ""
     return f"🚫 {request.title}: denied{extra}"
 
@@ -61,7 +67,11 @@ def headless_refusal(request: ApprovalRequest, why: str = NO_WIDGET_FRONTEND) ->
 
 
 class WidgetApproval(WidgetQuestion[Approval]):
-    """Allow once / Always allow / Deny / Deny with a message, above the effect's preview."""
+    """Allow once / Always allow / Deny / Deny with a message, above the effect's preview; for an edit also
+    "Allow all edits in this run", and "Show in notebook" when the question is shown at its cells too."""
+
+    #: The same question at its cells in the page (set by the presenter before `show`).
+    at_cell: CellQuestion | None = None
 
     def build(self) -> Any:
         import ipywidgets as w
@@ -94,13 +104,35 @@ class WidgetApproval(WidgetQuestion[Approval]):
         on_click(deny, answer_with(Reject))
         on_click(send, answer_with(lambda: Reject(message=message.value.strip())))
         on_submit(message, answer_with(lambda: Reject(message=message.value.strip())))
-        buttons = w.HBox([allow, always, deny])
+        row = [allow, always]
+        if request.kind == "edit":
+            all_edits = w.Button(
+                description="Allow all edits in this run",
+                tooltip="this edit, and every later edit of this run, without asking (execution still asks)",
+                layout=w.Layout(width="auto"),
+            )
+            on_click(all_edits, answer_with(lambda: Approve(edits_this_run=True)))
+            add_class(all_edits, "jp-agent-allow-edits")
+            row.append(all_edits)
+        row.append(deny)
+        at_cell = self.at_cell
+        if at_cell is not None:
+            show = w.Button(
+                description="Show in notebook",
+                tooltip="scroll to the cell this is about; you can answer there too",
+                icon="arrow-right",
+                layout=w.Layout(width="auto"),
+            )
+            on_click(show, lambda _widget: at_cell.reveal())
+            add_class(show, "jp-agent-show-in-notebook")
+            row.append(show)
+        buttons = w.HBox(row)
         box = w.VBox(
             [head, body, buttons, w.HBox([message, send])],
             layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
         )
         add_class(box, "jp-agent-approval")
-        self.widgets = [head, body, allow, always, deny, message, send, buttons, box]
+        self.widgets = [head, body, *row, message, send, buttons, box]
         return box
 
     def record_text(self, answer: Approval | None) -> str:

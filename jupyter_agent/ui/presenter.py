@@ -14,7 +14,8 @@ from ..agent.events import AgentEvent
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
 from ..tools.workflow.asking import PlanApproval, UserQuestions
-from .approval import NO_WIDGET_FRONTEND, ApprovalUI
+from .approval import NO_WIDGET_FRONTEND, ApprovalUI, WidgetApproval
+from .at_cell import CellPages, CellQuestion, outcome_of
 from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
 from .jupyter_api import add_class, display_with_handle, on_click
@@ -79,6 +80,7 @@ class RunPresenter:
         quiet: bool,
         probe_timeout: float,
         signals: KernelSignals | None = None,
+        at_cells: CellPages | None = None,
     ) -> None:
         self.terminal = kernel is None
         self.channel = channel
@@ -91,7 +93,9 @@ class RunPresenter:
         #: Why no one can answer a question in this run, once known (before the run, or by the one probe).
         self._no_answer: str | None = no_one_can_answer(kernel, signals)
         self._probed = self._no_answer is not None
-        self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any]]] = []
+        #: Where an approval about cells of the live page is shown besides the cell output (None: nowhere).
+        self.at_cells = at_cells
+        self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any], CellQuestion | None]] = []
 
     def wait(self, future: Future[Any]) -> bool:
         """Serve the run until `future` resolves; True when the user interrupted."""
@@ -112,12 +116,14 @@ class RunPresenter:
 
     def on_tick(self) -> None:
         self.view.tick()
-        still: list[tuple[WidgetQuestion[Any], QuestionUI[Any]]] = []
-        for pending, ui in self._pending:
+        still: list[tuple[WidgetQuestion[Any], QuestionUI[Any], CellQuestion | None]] = []
+        for pending, ui, at_cell in self._pending:
             if pending.settle():
                 self._answered(pending.ask, ui, pending.outcome)
+                if at_cell is not None:  # answered here or at the cell: both places close
+                    at_cell.close(outcome_of(pending.outcome), pending.record or "")
             else:
-                still.append((pending, ui))
+                still.append((pending, ui, at_cell))
         self._pending = still
 
     def on_question(self, ask: PendingQuestion[Any]) -> None:
@@ -138,8 +144,18 @@ class RunPresenter:
             ask.answer(ui.unanswered(request, why))
             return
         widget = ui.widget(ask)
+        at_cell = self._offer_at_cells(request, widget)
         widget.show()
-        self._pending.append((widget, ui))
+        self._pending.append((widget, ui, at_cell))
+
+    def _offer_at_cells(self, request: Question[Any], widget: WidgetQuestion[Any]) -> CellQuestion | None:
+        """The approval at its cells too, answered through the widget's own `answer` (so either closes both)."""
+        if self.at_cells is None or not isinstance(request, ApprovalRequest) or not request.preview.cells:
+            return None
+        at_cell = self.at_cells.offer(request, widget.answer)
+        if isinstance(widget, WidgetApproval):
+            widget.at_cell = at_cell
+        return at_cell
 
     def _answered(self, ask: PendingQuestion[Any], ui: QuestionUI[Any], answer: Any) -> None:
         if ask.request.tool_use_id:

@@ -35,13 +35,28 @@ def _headline(proposal: Mapping[str, Any]) -> str:
         return f"Proposed: delete cell '{cell}' of {notebook} — not applied"
     if mode == "insert":
         return f"Proposed: a new {proposal.get('cell_type', 'code')} cell in {notebook} — not applied"
-    return f"Proposed: a new source for cell '{cell}' of {notebook} — not applied"
+    if mode == "move":
+        after = proposal.get("after_id")
+        where = f"after cell '{after}'" if after else "to the top"
+        return f"Proposed: move cell '{cell}' of {notebook} {where} — not applied"
+    if _clear_only(proposal):
+        return f"Proposed: clear the outputs of cell '{cell}' of {notebook} — not applied"
+    also = " and clear its outputs" if proposal.get("clear_outputs") else ""
+    return f"Proposed: a new source for cell '{cell}' of {notebook}{also} — not applied"
+
+
+def _clear_only(proposal: Mapping[str, Any]) -> bool:
+    return bool(proposal.get("clear_outputs")) and proposal.get("new_source") == proposal.get("old_source")
 
 
 def _how(proposal: Mapping[str, Any]) -> str:
     mode = proposal.get("mode")
     if mode == "delete":
         return "Delete the cell yourself if you agree."
+    if mode == "move":
+        return "Move the cell yourself if you agree (drag it, or select it and use Move Up / Move Down)."
+    if _clear_only(proposal):
+        return "Clear its outputs yourself if you agree (right-click the cell: Clear Cell Output)."
     if mode == "insert" and proposal.get("next_input"):
         return "It appears as a new cell below this one when this cell finishes (delete it if you do not want it)."
     if mode == "insert":
@@ -54,7 +69,7 @@ def proposal_bundle(proposal: Mapping[str, Any], diff: str | None) -> Bundle:
     """The proposal as text and safe HTML."""
     head, how, reason = _headline(proposal), _how(proposal), str(proposal.get("reason", ""))
     source = str(proposal.get("new_source", ""))
-    show_source = proposal.get("mode") != "delete"
+    show_source = proposal.get("mode") not in ("delete", "move") and not _clear_only(proposal)
     text = [head, f"Why: {reason}" if reason else "", how]
     if diff:
         text.append(diff.rstrip("\n"))

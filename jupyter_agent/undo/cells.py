@@ -1,8 +1,9 @@
 """Undoing a NotebookEdit (`%agent undo`): apply the journaled inverse ops, guarded like any edit.
 
 `CellChange.inverse` is `{"ops": [wire ops], "live": bool}`: inserting is undone by deleting the new cell
-(expecting the source the agent wrote), replacing by putting the old source (and type) back (expecting the
-agent's source), deleting by restoring the cell's JSON at its index. A cell the user changed since is
+(expecting the source the agent wrote), replacing by putting the old source (and type, and cleared outputs)
+back (expecting the agent's source), deleting by restoring the cell's JSON at its index, moving by moving
+the cell back after its old neighbour. A cell the user changed since is
 skipped, never overwritten. The notebook is opened fresh through the same rule as the edit
 (`notebook.access`): an undo reaches the live page when it is open, and never writes the file of a notebook
 a frontend holds.
@@ -23,6 +24,8 @@ DONE: dict[CellOp, str] = {
     "insert": "removed cell {id} from {name} (the agent had inserted it)",
     "replace": "restored cell {id} in {name}",
     "delete": "restored cell {id} in {name} (the agent had deleted it)",
+    "move": "moved cell {id} back in {name}",
+    "clear_outputs": "put back the outputs of cell {id} in {name}",
 }
 #: The usual reasons a cell is kept, in the user's terms; any other refusal is told in the engine's words.
 _SKIPPED: dict[WireError | None, str] = {

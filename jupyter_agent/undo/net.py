@@ -130,6 +130,8 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
     ops = [op for _, step in steps for op in _ops(step)]
     restore = next((op for op in _ops(last) if op.get("op") == "restore"), None)
     earliest_source = next((str(op["source"]) for op in _ops(first) if op.get("op") == "replace"), None)
+    if earliest_source is None and first.op in ("move", "clear_outputs"):
+        earliest_source = first.after_source  # it changed no text: the source before it is the one it left
     earliest_type = next((str(op["cell_type"]) for op in ops if op.get("op") == "set_type"), None)
     kind: NetKind
     undo: list[Mapping[str, Any]]
@@ -149,6 +151,10 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
         kind, before = "changed", earliest_source or ""
         cell_type = earliest_type or _current_type(steps)
         undo = []
+        # Each guarded by the source the run left, so a cell the user changed since is kept whole.
+        back = _first_of(steps, "move")
+        if back is not None:  # back after the neighbour it had before the run's first move
+            undo.append({**back, "expect": last.after_source})
         if earliest_type is not None:
             undo.append(
                 {
@@ -158,6 +164,9 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
                     "expect": last.after_source,
                 }
             )
+        outputs = _first_of(steps, "set_outputs")
+        if outputs is not None:  # the outputs the run's first clear took away (after any type change back)
+            undo.append({**outputs, "expect": last.after_source})
         undo.append({"op": "replace", "id": last.cell_id, "source": before, "expect": last.after_source})
     live = bool(last.inverse.get("live"))
     return NetCellChange(
@@ -173,6 +182,11 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
         review=review_state(journal, f"{last.notebook}#{last.cell_id}"),
         last=last_at,
     )
+
+
+def _first_of(steps: Sequence[tuple[int, CellChange]], name: str) -> Mapping[str, Any] | None:
+    """The earliest step's undo op of that kind: it leads back to the state before the run."""
+    return next((op for _, step in steps for op in _ops(step) if op.get("op") == name), None)
 
 
 def _ops(change: CellChange) -> list[Mapping[str, Any]]:

@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from ..base.agent_cells import is_agent_cell
 from ..base.json_values import is_object
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 _FIGURES_KEPT = 4
 #: Cells kept between looks (the newest); older ones are counted.
 _CELLS_KEPT = 50
+#: Cells whose last run is kept for `%agent fix CELL_ID` (the most recently run).
+_RUNS_BY_CELL = 500
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,10 +87,6 @@ class SinceLastLook:
         return None
 
 
-def _is_agent_cell(source: str) -> bool:
-    return source.lstrip().startswith(("%%agent", "%agent"))
-
-
 Fingerprint = tuple[int, str, str]
 
 
@@ -103,6 +102,8 @@ class KernelWatcher:
     cells_seen: int = 0
     #: The last cell the user ran that raised, kept across looks for `%agent fix`.
     last_error: CellRun | None = None
+    #: Each cell's last run by cell id (the newest `_RUNS_BY_CELL`), for `%agent fix CELL_ID`.
+    last_runs: dict[str, CellRun] = field(default_factory=dict[str, CellRun])
     _fingerprints: dict[str, Fingerprint] | None = None
     _paused: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -127,6 +128,11 @@ class KernelWatcher:
                 undo()
         self._unsubscribe.clear()
 
+    def last_run_of(self, cell_id: str) -> CellRun | None:
+        """The cell's last run since the extension was loaded (None: not run since, or forgotten)."""
+        with self._lock:
+            return self.last_runs.get(cell_id)
+
     def paused(self) -> AbstractContextManager[None]:
         """`with watcher.paused():` — what runs inside (the agent's own run) is not recorded."""
         return _Pause(self)
@@ -137,7 +143,7 @@ class KernelWatcher:
             return
         info = getattr(result, "info", None)
         source = str(getattr(info, "raw_cell", "") or "")
-        if _is_agent_cell(source):
+        if is_agent_cell(source):
             return
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         cell = CellRun(
@@ -151,6 +157,11 @@ class KernelWatcher:
             self.cells_seen += 1
             if cell.error is not None:
                 self.last_error = cell
+            if cell.cell_id is not None:
+                self.last_runs.pop(cell.cell_id, None)  # newest last: the oldest go first
+                self.last_runs[cell.cell_id] = cell
+                while len(self.last_runs) > _RUNS_BY_CELL:
+                    del self.last_runs[next(iter(self.last_runs))]
         if cell.error is not None and self.on_error is not None:
             self.on_error(cell)
 

@@ -63,16 +63,16 @@ function targetOf(tracker: INotebookTracker, node: HTMLElement): ITarget | null 
   return index < 0 ? null : { panel, cellIndex, reference: outputReference(cell.model.id, index) };
 }
 
-function insertAsk(target: ITarget): void {
-  const notebook = target.panel.content;
+/** A `%%agent` cell at `index` with `source`, in edit mode, the cursor at its end for the question. */
+export function insertAskCell(panel: NotebookPanel, index: number, source: string): void {
+  const notebook = panel.content;
   const model = notebook.model;
   if (!model) {
     return;
   }
-  const source = askSource(target.reference);
-  model.sharedModel.insertCell(target.cellIndex + 1, { cell_type: 'code', source });
+  model.sharedModel.insertCell(index, { cell_type: 'code', source });
   notebook.deselectAll();
-  notebook.activeCellIndex = target.cellIndex + 1;
+  notebook.activeCellIndex = index;
   notebook.mode = 'edit';
   const cell = notebook.activeCell;
   void cell?.ready.then(() => {
@@ -100,7 +100,7 @@ export function addAskAboutOutput(app: JupyterFrontEnd, tracker: INotebookTracke
       const node = hit();
       const target = node ? targetOf(tracker, node) : null;
       if (target) {
-        insertAsk(target);
+        insertAskCell(target.panel, target.cellIndex + 1, askSource(target.reference));
       }
     }
   });

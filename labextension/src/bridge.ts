@@ -125,7 +125,9 @@ class CommSession {
       onOutputs: id => withOutputs.add(id)
     });
     const touched = this.bridge.touchedFor(this.panel);
-    const applied = touched.whileApplying(() => applyOps(doc, ops));
+    const pending = this.bridge.reviewFor(this.panel).pending;
+    // The agent's own changes: neither a user edit that clears a mark nor one that refuses a question.
+    const applied = touched.whileApplying(() => pending.whileApplying(() => applyOps(doc, ops)));
     guarded('trusting outputs', () => this.trust(withOutputs));
     guarded('marking cells', () => touched.mark(applied.touched));
     return applied.results;

@@ -11,11 +11,11 @@ import { Widget } from '@lumino/widgets';
 
 export const FIX_MIME = 'application/vnd.jupyter-agent.fix+json';
 
-/**
- * The only line the button ever runs. It is a constant, not taken from the output: a notebook from
- * elsewhere could carry an output of this type, and a click must not run code it chose.
- */
-export const FIX_COMMAND = '%agent fix';
+// The only line the button ever runs (cellLines.ts): a constant, not taken from the output, since a
+// notebook from elsewhere could carry an output of this type, and a click must not run code it chose.
+import { FIX_COMMAND } from './cellLines';
+
+export { FIX_COMMAND };
 
 /** What the kernel sends: the error the button is about (shown as the tooltip, as plain text). */
 interface IFixData {
@@ -53,12 +53,17 @@ class FixButton extends Widget implements IRenderMime.IRenderer {
     if (index < 0) {
       return;
     }
-    const notebook = panel.content;
-    notebook.model?.sharedModel.insertCell(index + 1, { cell_type: 'code', source: FIX_COMMAND });
-    notebook.deselectAll();
-    notebook.activeCellIndex = index + 1;
-    void NotebookActions.run(notebook, panel.sessionContext);
+    insertAndRun(panel, index + 1, FIX_COMMAND);
   }
+}
+
+/** A code cell at `index` with `source` (a fix command, see cellLines.ts), run at once. */
+export function insertAndRun(panel: NotebookPanel, index: number, source: string): void {
+  const notebook = panel.content;
+  notebook.model?.sharedModel.insertCell(index, { cell_type: 'code', source });
+  notebook.deselectAll();
+  notebook.activeCellIndex = index;
+  void NotebookActions.run(notebook, panel.sessionContext);
 }
 
 /** Registers the renderer; it is safe to render anywhere: it can only insert and run FIX_COMMAND. */

@@ -8,6 +8,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { NotebookBridge } from './bridge';
 import { addAskAboutOutput } from './askOutput';
+import { addCellActions } from './cellActions';
 import { addFixButton } from './fixButton';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -27,6 +28,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     addUndoKeys(app);
     addFixButton(rendermime, tracker);
     addAskAboutOutput(app, tracker);
+    addCellActions(app, tracker);
   }
 };
 

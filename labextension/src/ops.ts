@@ -13,10 +13,13 @@ import type {
   ErrorCode,
   ICellInfo,
   ICellResult,
+  IClearOutputsOp,
+  IClearOutputsResult,
   IDeleteOp,
   IDeleteResult,
   IGetCellsResult,
   IInsertOp,
+  IMoveOp,
   IOpError,
   IReplaceOp,
   IRestoreOp,
@@ -136,6 +139,10 @@ class Applier {
         return this.restore(op);
       case 'set_outputs':
         return this.setOutputs(op);
+      case 'move':
+        return this.move(op);
+      case 'clear_outputs':
+        return this.clearOutputs(op);
     }
   }
 
@@ -231,14 +238,8 @@ class Applier {
 
   private setOutputs(op: ISetOutputsOp): ICellResult {
     const found = locate(this.doc, op.id);
-    if (found.cell.cellType !== 'code') {
-      throw new OpFailed(
-        error(
-          'INVALID_OP',
-          `cell '${op.id}' is a ${found.cell.cellType} cell; only code cells have outputs`
-        )
-      );
-    }
+    checkCode(found);
+    checkExpected(found, op.expect);
     // Outputs are not undoable, as with a normal run in JupyterLab. Two transactions: JupyterLab's
     // output model applies a replace of the shared outputs as "insert the new, then delete the old",
     // and merges an inserted stream into the old last stream before deleting it: the text would show
@@ -246,6 +247,61 @@ class Applier {
     this.doc.change(false, () => found.cell.setOutputs([], op.execution_count));
     this.doc.change(false, () => found.cell.setOutputs(op.outputs, op.execution_count));
     return this.done(op.id, found.index);
+  }
+
+  /**
+   * The same cell (id, source, outputs, metadata) at its new place, as JupyterLab's own move does:
+   * inserted from its JSON, then the old one deleted, in one undoable change. Moving recreates the
+   * cell's widget, so a running cell is refused like a delete.
+   */
+  private move(op: IMoveOp): ICellResult {
+    if (op.after_id === op.id) {
+      throw new OpFailed(
+        error('INVALID_OP', `cell '${op.id}' cannot go after itself; name another cell or null`)
+      );
+    }
+    const found = locate(this.doc, op.id);
+    checkExpected(found, op.expect);
+    // Where it goes, counted in the list as it is now (with the cell still at its old place).
+    const insertAt = op.after_id === null ? 0 : locate(this.doc, op.after_id).index + 1;
+    if (insertAt === found.index || insertAt === found.index + 1) {
+      return { ok: true, id: op.id, index: found.index }; // already there: no undo step, no mark
+    }
+    checkIdle(found, 'move');
+    const cell = found.cell.toJSON();
+    const deleteAt = insertAt < found.index ? found.index + 1 : found.index;
+    // Insert first, then delete: if the insert throws, nothing has changed.
+    this.doc.change(true, () => {
+      this.doc.insertCell(insertAt, cell);
+      this.doc.deleteCell(deleteAt);
+    });
+    return this.done(op.id, insertAt < found.index ? insertAt : insertAt - 1);
+  }
+
+  /** Outputs and count cleared in one undoable change (Ctrl+Z brings them back, unlike a run). */
+  private clearOutputs(op: IClearOutputsOp): IClearOutputsResult {
+    const found = locate(this.doc, op.id);
+    checkCode(found);
+    checkExpected(found, op.expect);
+    const cell = found.cell.toJSON();
+    const code = cell as nbformat.ICodeCell;
+    if ((code.outputs ?? []).length === 0 && (code.execution_count ?? null) === null) {
+      return { ok: true, id: op.id, index: found.index, cell }; // nothing to clear: no undo step
+    }
+    this.doc.change(true, () => found.cell.setOutputs([], null));
+    return { ...this.done(op.id, found.index), cell };
+  }
+}
+
+/** Only code cells have outputs. */
+function checkCode(found: ILocated): void {
+  if (found.cell.cellType !== 'code') {
+    throw new OpFailed(
+      error(
+        'INVALID_OP',
+        `cell '${found.cell.id}' is a ${found.cell.cellType} cell; only code cells have outputs`
+      )
+    );
   }
 }
 

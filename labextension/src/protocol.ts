@@ -64,15 +64,41 @@ export interface IRestoreOp {
   cell: nbformat.ICell;
 }
 
+/** Moves a cell (same id, source, outputs and metadata) to right after `after_id` (null: the top). */
+export interface IMoveOp {
+  op: 'move';
+  id: string;
+  /** null moves the cell to the top; the key is required, as for insert. */
+  after_id: string | null;
+  expect: string | null;
+}
+
+/** Clears a code cell's outputs and execution count, as one undoable change. */
+export interface IClearOutputsOp {
+  op: 'clear_outputs';
+  id: string;
+  expect: string | null;
+}
+
 export interface ISetOutputsOp {
   op: 'set_outputs';
   id: string;
   outputs: nbformat.IOutput[];
   execution_count: number | null;
+  /** The source the outputs belong to (undo of a clear); null skips the check. */
+  expect: string | null;
 }
 
 export type Op =
-  IGetCellsOp | IInsertOp | IReplaceOp | ISetTypeOp | IDeleteOp | IRestoreOp | ISetOutputsOp;
+  | IGetCellsOp
+  | IInsertOp
+  | IReplaceOp
+  | ISetTypeOp
+  | IDeleteOp
+  | IRestoreOp
+  | ISetOutputsOp
+  | IMoveOp
+  | IClearOutputsOp;
 
 export type OpName = Op['op'];
 
@@ -83,7 +109,9 @@ export const OP_NAMES: readonly OpName[] = [
   'set_type',
   'delete',
   'restore',
-  'set_outputs'
+  'set_outputs',
+  'move',
+  'clear_outputs'
 ];
 
 // ---------------------------------------------------------------------------
@@ -113,7 +141,7 @@ export interface IGetCellsResult {
   dirty: boolean;
 }
 
-/** Result of insert, replace, set_type, restore and set_outputs. */
+/** Result of insert, replace, set_type, restore, set_outputs and move. */
 export interface ICellResult {
   ok: true;
   id: string;
@@ -126,7 +154,13 @@ export interface IDeleteResult extends ICellResult {
   cell: nbformat.ICell;
 }
 
-export type OpResult = IGetCellsResult | ICellResult | IDeleteResult | IOpError;
+export interface IClearOutputsResult extends ICellResult {
+  /** The cell as it was before (its outputs and execution count), for `set_outputs` to undo the clear. */
+  cell: nbformat.ICell;
+}
+
+export type OpResult =
+  IGetCellsResult | ICellResult | IDeleteResult | IClearOutputsResult | IOpError;
 
 // ---------------------------------------------------------------------------
 // Messages on the comm

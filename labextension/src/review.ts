@@ -10,11 +10,15 @@
  * Marks are page state only, keyed by cell id: a class on the cell's node and a bar
  * prepended to it, built with textContent. Nothing goes into the notebook model, so
  * nothing of it is ever saved into the file.
+ *
+ * The same comm carries the approvals shown at their cells while a run waits (pending.ts).
  */
 import type { Kernel } from '@jupyterlab/services';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
+import { coalesced } from './coalesce';
 import { isRecord } from './nbjson';
+import { PendingMarks } from './pending';
 
 export const REVIEW_TARGET = 'jupyter_agent.review';
 export const REVIEW_CLASS = { added: 'jp-agent-review-added', changed: 'jp-agent-review-changed' };
@@ -121,14 +125,18 @@ export class ReviewMarks {
   private readonly reasons = new Map<string, string>();
   private comm: Kernel.IComm | null = null;
   private requests = 0;
-  private renderQueued = false;
+  /** A redraw once the current burst of model changes is over. */
+  private readonly queueRender = coalesced(() => this.render());
   private disposed = false;
+  /** Approvals waiting at their cells (pending.ts); they come over the same comm. */
+  readonly pending: PendingMarks;
 
   constructor(
     private readonly panel: NotebookPanel,
     private readonly localPath: () => string
   ) {
-    panel.model?.cells.changed.connect(this.queueRender, this);
+    panel.model?.cells.changed.connect(this.queueRender);
+    this.pending = new PendingMarks(panel, data => this.send(data));
   }
 
   /** Ask the kernel for the marks (on load, and on every hello: the agent may have loaded since). */
@@ -155,7 +163,8 @@ export class ReviewMarks {
 
   dispose(): void {
     this.disposed = true;
-    this.panel.model?.cells.changed.disconnect(this.queueRender, this);
+    this.panel.model?.cells.changed.disconnect(this.queueRender);
+    this.pending.dispose();
     this.clearDom();
     if (this.comm !== null && !this.comm.isDisposed) {
       this.comm.close();
@@ -163,6 +172,9 @@ export class ReviewMarks {
   }
 
   private onMessage(data: unknown): void {
+    if (this.pending.onMessage(data)) {
+      return;
+    }
     const review = parseReview(data);
     if (review !== null) {
       this.runs.set(review.run_id, review.cells);
@@ -188,17 +200,20 @@ export class ReviewMarks {
   }
 
   private act(mark: IMark, action: 'keep' | 'undo'): void {
-    if (this.comm === null || this.comm.isDisposed) {
-      return;
-    }
     this.requests++;
-    this.comm.send({
+    this.send({
       type: 'review_action',
       request_id: `r${this.requests}`,
       run_id: mark.run_id,
       action,
       cell_id: mark.id
-    } as unknown as CommData);
+    });
+  }
+
+  private send(data: Record<string, unknown>): void {
+    if (this.comm !== null && !this.comm.isDisposed) {
+      this.comm.send(data as unknown as CommData);
+    }
   }
 
   private marks(): IMark[] {
@@ -207,17 +222,6 @@ export class ReviewMarks {
       cells.forEach(cell => all.push({ ...cell, run_id }));
     }
     return all;
-  }
-
-  private queueRender(): void {
-    if (this.renderQueued) {
-      return;
-    }
-    this.renderQueued = true;
-    void Promise.resolve().then(() => {
-      this.renderQueued = false;
-      this.render();
-    });
   }
 
   private clearDom(): void {

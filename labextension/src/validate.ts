@@ -93,7 +93,21 @@ function build(raw: JSONRecord, where: string): Op {
         op: 'set_outputs',
         id: str(raw, 'id', where),
         outputs: check.outputs(raw.outputs, `${where}.outputs`),
-        execution_count: check.executionCount(raw.execution_count, `${where}.execution_count`)
+        execution_count: check.executionCount(raw.execution_count, `${where}.execution_count`),
+        expect: nullableStr(raw, 'expect', where)
+      };
+    case 'move':
+      return {
+        op: 'move',
+        id: str(raw, 'id', where),
+        after_id: position(raw, 'after_id', where),
+        expect: nullableStr(raw, 'expect', where)
+      };
+    case 'clear_outputs':
+      return {
+        op: 'clear_outputs',
+        id: str(raw, 'id', where),
+        expect: nullableStr(raw, 'expect', where)
       };
     default:
       throw new InvalidPayload(

@@ -129,6 +129,23 @@ def test_agent_fix_sends_the_traceback_and_a_debug_call_sees_the_frames_locals(
     assert "rows (dict 1)" in text
 
 
+def test_agent_fix_with_a_cell_id_sends_that_cells_error_not_the_last_one(agent_kernel: AgentKernel) -> None:
+    frontend, server = agent_kernel([answer("The key 'March' is missing.")])
+    frontend.run(FAILING, cell_id="loader")
+    frontend.run("1 / 0", cell_id="later")  # the last error is another one
+    frontend.run("ok = 1", cell_id="fine")
+    refused = frontend.run("%agent fix fine")
+    assert "no error to fix in cell fine: its last run did not raise" in refused.text()
+    unknown = frontend.run("%agent fix nosuch")
+    assert "no error to fix in cell nosuch" in unknown.text()
+    assert server.requests == []
+    cell = frontend.run("%agent fix loader")
+    assert cell.reply is not None and cell.reply["status"] == "ok", cell.text()
+    request = user_texts(server.requests[0])
+    assert "KeyError: 'March'" in request and "Failing cell [2] (cell id loader):" in request
+    assert "(cell id later):" not in request  # the kernel note lists that run; the request is not about it
+
+
 def test_agent_fix_without_an_error_says_so_and_calls_no_model(agent_kernel: AgentKernel) -> None:
     frontend, server = agent_kernel([answer()])
     cell = frontend.run("%agent fix")

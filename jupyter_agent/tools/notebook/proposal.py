@@ -21,7 +21,7 @@ from .common import provider_of
 #: The key of `ToolResult.data` that carries a proposal to the UI.
 PROPOSAL_KEY = "proposal"
 
-ProposalMode = Literal["replace", "insert", "delete"]
+ProposalMode = Literal["replace", "insert", "delete", "move"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +39,8 @@ class Proposal:
     next_input: bool = False
     #: Why it is not applied, in the user's terms.
     reason: str = ""
+    #: replace: the cell's outputs are to be cleared too.
+    clear_outputs: bool = False
 
     def to_data(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,14 +72,24 @@ def propose(proposal: Proposal, ctx: ToolContext, *, reason: str, diff: str | No
 
 
 def _described(proposal: Proposal, *, offered: bool, slot_taken: bool, editor: str) -> str:
+    clearing = proposal.mode == "replace" and proposal.clear_outputs
+    if clearing and proposal.old_source == proposal.new_source:
+        return (
+            f"The user is shown that the outputs of cell '{proposal.cell_id}' should be cleared; they stay until "
+            "the user clears them."
+        )
     if proposal.mode == "replace":
+        also = " (and that its outputs should be cleared)" if clearing else ""
         return (
             f"The new source of cell '{proposal.cell_id}' and its diff are shown to the user in this cell's "
-            "output, ready to copy into the cell; the notebook is unchanged until they apply it (NotebookRead "
-            "shows whether they did once the notebook is saved)."
+            f"output{also}, ready to copy into the cell; the notebook is unchanged until they apply it "
+            "(NotebookRead shows whether they did once the notebook is saved)."
         )
     if proposal.mode == "delete":
         return f"The user is shown that cell '{proposal.cell_id}' should be deleted; it stays until they delete it."
+    if proposal.mode == "move":
+        where = f"after cell '{proposal.after_id}'" if proposal.after_id else "to the top"
+        return f"The user is shown that cell '{proposal.cell_id}' should move {where}; it stays until they move it."
     if offered:
         return (
             f"The new code cell is offered to the user: {editor} inserts it below the %%agent cell when this cell "

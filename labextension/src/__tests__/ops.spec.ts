@@ -1,7 +1,14 @@
 import type * as nbformat from '@jupyterlab/nbformat';
 
 import { applyOps } from '../ops';
-import type { ICellResult, IDeleteResult, IGetCellsResult, IOpError, OpResult } from '../protocol';
+import type {
+  ICellResult,
+  IClearOutputsResult,
+  IDeleteResult,
+  IGetCellsResult,
+  IOpError,
+  OpResult
+} from '../protocol';
 import { FakeDoc } from './fakeDoc';
 
 function only(doc: FakeDoc, op: Record<string, unknown>): OpResult {
@@ -327,6 +334,64 @@ describe('set_outputs', () => {
     );
     expect(error.error).toBe('INVALID_OP');
     expect(error.message).toContain('ops[0].outputs[0].output_type');
+    expect(doc.changes).toEqual([]);
+  });
+});
+
+describe('move', () => {
+  it('is one undoable change that keeps the cell and marks it as touched', () => {
+    const doc = FakeDoc.abc();
+    doc.cell('a').outputs = [{ output_type: 'stream', name: 'stdout', text: 'kept\n' }];
+    const { results, touched } = applyOps(doc, [{ op: 'move', id: 'a', after_id: 'c' }]);
+    expect(ok<ICellResult>(results[0]).index).toBe(2);
+    expect(doc.ids()).toEqual(['b', 'c', 'a']);
+    expect(doc.cell('a').outputs).toEqual([
+      { output_type: 'stream', name: 'stdout', text: 'kept\n' }
+    ]);
+    expect(doc.changes).toEqual([{ undoable: true }]);
+    expect(touched).toEqual(['a']);
+  });
+
+  it('to where the cell already is makes no undo step and no mark', () => {
+    const doc = FakeDoc.abc();
+    const { touched } = applyOps(doc, [{ op: 'move', id: 'b', after_id: 'a' }]);
+    expect(doc.changes).toEqual([]);
+    expect(touched).toEqual([]);
+  });
+
+  it('refuses a running cell: its widget would be recreated under the run', () => {
+    const doc = FakeDoc.abc();
+    doc.cell('b').running = true;
+    expect(err(only(doc, { op: 'move', id: 'b', after_id: null })).error).toBe('CELL_BUSY');
+    expect(doc.ids()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves the cells as they were when the insert fails', () => {
+    const doc = FakeDoc.abc();
+    doc.failNextInsert = new Error('boom');
+    expect(err(only(doc, { op: 'move', id: 'c', after_id: null })).error).toBe('EXECUTION_ERROR');
+    expect(doc.ids()).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('clear_outputs', () => {
+  it('is undoable, unlike set_outputs, and returns the cell as it was', () => {
+    const doc = FakeDoc.abc();
+    const stream: nbformat.IStream = { output_type: 'stream', name: 'stdout', text: 'x\n' };
+    doc.cell('b').outputs = [stream];
+    doc.cell('b').executionCount = 5;
+    const { results, touched } = applyOps(doc, [{ op: 'clear_outputs', id: 'b' }]);
+    const result = ok<IClearOutputsResult>(results[0]);
+    expect(result.cell).toMatchObject({ id: 'b', outputs: [stream], execution_count: 5 });
+    expect(doc.cell('b').outputs).toEqual([]);
+    expect(doc.cell('b').executionCount).toBeNull();
+    expect(doc.changes).toEqual([{ undoable: true }]);
+    expect(touched).toEqual(['b']);
+  });
+
+  it('of a cell with nothing to clear makes no undo step', () => {
+    const doc = FakeDoc.abc();
+    ok(only(doc, { op: 'clear_outputs', id: 'a' }));
     expect(doc.changes).toEqual([]);
   });
 });

@@ -42,17 +42,20 @@ EXPECTED = [
         "name": "NotebookEdit",
         "description": "Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).\n"
         '- edit_mode "replace" (default): new_source replaces the cell\'s source; '
-        "cell_type, if given, also changes its type.\n"
+        "cell_type, if given, also changes its type; clear_outputs true also clears the cell's outputs and "
+        "execution count (omit new_source to only clear them).\n"
         '- edit_mode "insert": a new cell with new_source goes after cell_id; without cell_id it '
         "goes right below the running %%agent cell of this kernel's notebook (at the top of another "
         "notebook); cell_type is required. The result gives the new cell's id.\n"
-        '- edit_mode "delete": removes the cell (new_source is ignored; pass "").\n'
+        '- edit_mode "delete": removes the cell (new_source is ignored).\n'
+        '- edit_mode "move": the cell goes right after after_cell_id, or to the top when after_cell_id is '
+        "omitted or empty; it keeps its id, source and outputs (new_source is ignored).\n"
         "- Without notebook_path it edits this kernel's notebook; when that is open in "
         "JupyterLab the change shows there at once and the user can undo it (the file is "
         "saved by the user). Where the notebook is held by a frontend that cannot be changed from here "
         "(VS Code, a page without the extension, a headless run), the change is shown to the user as a "
         "proposal to apply instead, and the result says so.\n"
-        "- Read a cell with NotebookRead before replacing or deleting it; a cell the user "
+        "- Read a cell with NotebookRead before replacing, deleting or clearing it; a cell the user "
         "changed since is refused (STALE_READ): read it again and redo the change.\n"
         "- Editing a cell does not run it; use RunCell for that.",
         "input_schema": {
@@ -69,13 +72,15 @@ EXPECTED = [
                 "cell_id": {
                     "anyOf": [{"type": "string"}, {"type": "null"}],
                     "default": None,
-                    "description": "The cell to replace or delete; for "
+                    "description": "The cell to replace, delete or move; for "
                     "insert, the cell to insert after "
                     "(omit: below the running %%agent cell).",
                 },
                 "new_source": {
-                    "description": "The cell's new source (ignored for delete).",
-                    "type": "string",
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "The cell's new source: required for insert and for replace (unless "
+                    "clear_outputs); ignored for delete and move.",
                 },
                 "cell_type": {
                     "anyOf": [{"enum": ["code", "markdown"], "type": "string"}, {"type": "null"}],
@@ -86,12 +91,22 @@ EXPECTED = [
                 },
                 "edit_mode": {
                     "default": "replace",
-                    "description": "replace (default), insert, or delete.",
-                    "enum": ["replace", "insert", "delete"],
+                    "description": "replace (default), insert, delete, or move.",
+                    "enum": ["replace", "insert", "delete", "move"],
                     "type": "string",
                 },
+                "after_cell_id": {
+                    "anyOf": [{"type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": "move: the cell to put it right after (omit or empty: the top).",
+                },
+                "clear_outputs": {
+                    "default": False,
+                    "description": "replace: also clear the cell's outputs and execution count (omit "
+                    "new_source to only clear them).",
+                    "type": "boolean",
+                },
             },
-            "required": ["new_source"],
             "type": "object",
         },
     },
@@ -105,6 +120,9 @@ EXPECTED = [
         "- To run several cells in one call (one approval), give cell_ids instead, in notebook order: they "
         "run one at a time, and the first that raises (or an interrupt) stops the rest; the result says which "
         "ran, which failed and which did not run.\n"
+        '- range with cell_id runs a part of the notebook the same way: "above" the code cells above that '
+        'cell (not the cell itself), "below" that cell and the code cells below it; empty and %%agent cells are '
+        "skipped.\n"
         "- Where the notebook cannot be changed from here (VS Code, a page without the extension), it runs "
         "the cell's saved source and shows the outputs in the %%agent cell instead; the result says which.\n"
         "- The user is asked before it runs unless a rule allows it. To run code that is "
@@ -122,6 +140,12 @@ EXPECTED = [
                     "default": None,
                     "description": "Several code cells to run one after the other, in notebook order "
                     "(instead of cell_id).",
+                },
+                "range": {
+                    "anyOf": [{"enum": ["above", "below"], "type": "string"}, {"type": "null"}],
+                    "default": None,
+                    "description": 'With cell_id: "above" runs the code cells above it, "below" runs it and '
+                    "the code cells below it.",
                 },
             },
             "type": "object",

@@ -86,5 +86,14 @@ def test_the_vectors_cover_every_changing_op_and_every_error_code_both_engines_s
         for c in json.loads(path.read_text())
         for r in c["results"]
     }
-    assert {"insert", "replace", "delete", "move", "restore", "set_type", "set_outputs"} <= ops
+    assert {
+        "insert",
+        "replace",
+        "delete",
+        "move",
+        "clear_outputs",
+        "restore",
+        "set_type",
+        "set_outputs",
+    } <= ops
     assert {"STALE_READ", "CELL_NOT_FOUND", "CELL_EXISTS", "INVALID_OP"} <= errors

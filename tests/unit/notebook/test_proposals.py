@@ -92,6 +92,35 @@ def test_a_markdown_cell_is_shown_to_copy_and_a_delete_is_shown_to_do(vscode: Wo
     assert vscode.sources()["c2"] == "x = 2\nprint(x)"
 
 
+def test_a_move_and_a_clear_of_outputs_are_proposed_and_the_file_is_untouched(vscode: World) -> None:
+    from jupyter_agent.ui.proposal_view import proposal_bundle
+
+    before = vscode.path.read_bytes()
+    move = call(vscode, "NotebookEdit", {"edit_mode": "move", "cell_id": "c2", "after_cell_id": "c0"})
+    assert (
+        move.content
+        == f"{HELD} The user is shown that cell 'c2' should move after cell 'c0'; it stays until they move it."
+    )
+    assert move.data[PROPOSAL_KEY]["mode"] == "move" and move.data[PROPOSAL_KEY]["after_id"] == "c0"
+    assert (
+        move.diff is not None and "\n+[code] c2: x = 2\n [code] c1: x = 1\n-[code] c2: x = 2\n" in move.diff
+    )
+    assert proposal_bundle(move.data[PROPOSAL_KEY], move.diff)["text/plain"].startswith(
+        "Proposed: move cell 'c2' of analysis.ipynb after cell 'c0' — not applied"
+    )
+    call(vscode, "NotebookRead", {})
+    clear = call(vscode, "NotebookEdit", {"cell_id": "c1", "clear_outputs": True})
+    assert clear.content == (
+        f"{HELD} The user is shown that the outputs of cell 'c1' should be cleared; they stay until the user "
+        "clears them."
+    )
+    shown = proposal_bundle(clear.data[PROPOSAL_KEY], clear.diff)["text/plain"]
+    assert shown.startswith("Proposed: clear the outputs of cell 'c1' of analysis.ipynb — not applied")
+    assert "New source" not in shown
+    assert vscode.path.read_bytes() == before
+    assert vscode.ctx.journal.changes == []
+
+
 def test_run_cell_runs_the_saved_source_and_hands_its_outputs_to_the_view(vscode: World) -> None:
     before = vscode.path.read_bytes()
     result = call(vscode, "RunCell", {"cell_id": "c1"})

@@ -225,3 +225,39 @@ def test_agent_undo_after_a_reviewed_undo_skips_what_is_back_already(world: Worl
     )
     assert world.ctx.journal.undone
     assert {c.review for c in net_changes(world.ctx.journal)} == {"undone"}
+
+
+def test_a_moved_cell_whose_outputs_were_cleared_nets_to_one_change_and_undo_puts_both_back(
+    world: World,
+) -> None:
+    call(world, "NotebookRead")
+    call(world, "NotebookEdit", cell_id="c0", edit_mode="move", after_cell_id="c2")
+    call(world, "NotebookEdit", cell_id="c0", clear_outputs=True)
+    call(world, "NotebookEdit", cell_id="c0", edit_mode="move", after_cell_id="md")
+    assert list(world.sources()) == ["c1", "c2", "md", "c0"]
+    net = cells(world)["c0"]
+    assert (net.kind, net.before_source, net.after_source) == (
+        "changed",
+        "x = 0\nprint(x)",
+        "x = 0\nprint(x)",
+    )
+    (result,) = undo(world, "c0")
+    assert result.outcome == "undone", result.text
+    assert list(world.sources()) == ["c0", "c1", "c2", "md"]
+    if world.page is not None:
+        cell = next(c for c in world.page.cells if c["id"] == "c0")
+    else:
+        import nbformat
+
+        cell = next(c for c in nbformat.read(world.path, as_version=4).cells if c["id"] == "c0")
+    assert ["".join(o["text"]) for o in cell["outputs"]] == ["0\n"] and cell["execution_count"] == 1
+
+
+def test_undo_of_a_move_of_a_cell_the_user_changed_since_moves_nothing(world: World) -> None:
+    call(world, "NotebookRead")
+    call(world, "NotebookEdit", cell_id="c2", edit_mode="move")
+    world.type_into("c2", "x = 'user'")
+    (result,) = undo(world, "c2")
+    assert result.outcome == "refused"
+    assert list(world.sources()) == ["c2", "c0", "c1", "md"]
+    assert world.sources()["c2"] == "x = 'user'"

@@ -189,3 +189,73 @@ def test_a_batchs_output_is_capped_over_the_batch_not_per_cell(world: World) -> 
     assert 19_000 < len(one.content) <= 21_000  # one cell: the whole limit, as before
     assert len(both.content) <= 22_000  # two cells: 10,000 each (plus the status lines)
     assert both.content.count("c1c1c1c1") > 0 and both.content.count("c0c0c0c0") > 0
+
+
+def test_range_below_runs_the_cell_and_the_code_cells_below_it_in_order(world: World) -> None:
+    world.type_into("c0", "order = ['c0']")
+    world.type_into("c1", "order = ['c1']")
+    world.type_into("c2", "order.append('c2')")
+    result = run_cells(world, cell_id="c1", range="below")
+    assert not result.is_error, result.content
+    assert world.ctx.namespace is not None and world.ctx.namespace["order"] == ["c1", "c2"]
+    assert result.data["cell_ids"] == ["c1", "c2"]  # c0 is above; md is not code
+    assert "".join(cell_json(world, "c0")["outputs"][0]["text"]) == "0\n"  # untouched
+
+
+def test_range_above_runs_the_code_cells_above_the_cell_but_no_agent_or_empty_cell(world: World) -> None:
+    world.type_into("c0", "order = ['c0']")
+    world.type_into("c1", "%%agent\nlook at this")
+    world.type_into("c2", "order.append('c2')")
+    result = run_cells(world, cell_id="md", range="above")
+    assert not result.is_error, result.content
+    assert world.ctx.namespace is not None and world.ctx.namespace["order"] == ["c0", "c2"]
+    assert result.data["cell_ids"] == ["c0", "c2"]
+    assert "".join(cell_json(world, "c1")["outputs"][0]["text"]) == "1\n"  # the %%agent cell did not run
+    world.type_into("c2", "  \n")
+    assert run_cells(world, cell_id="md", range="above").data["cell_ids"] == ["c0"]  # nor an empty one
+
+
+def test_range_stops_at_the_first_error_as_a_batch_does(world: World) -> None:
+    world.type_into("c0", "seen = ['c0']")
+    world.type_into("c1", "seen.append('c1')\n1 / 0")
+    world.type_into("c2", "seen.append('c2')")
+    result = run_cells(world, cell_id="c0", range="below")
+    assert result.error_code == "EXECUTION_ERROR"
+    assert world.ctx.namespace is not None and world.ctx.namespace["seen"] == ["c0", "c1"]
+    assert result.data["failed"] == ["c1"] and result.data["not_run"] == ["c2"]
+
+
+def test_range_needs_cell_id_alone_and_a_code_cell_to_run(world: World) -> None:
+    assert refusal(world, cell_ids=["c0"], range="below") == (
+        "range 'below' goes with cell_id (the cell it is counted from), not with cell_ids"
+    )
+    assert refusal(world, range="above") == (
+        "range 'above' goes with cell_id (the cell it is counted from), not with cell_ids"
+    )
+    assert refusal(world, cell_id="c0", range="above") == (
+        "there is no code cell to run above cell 'c0' in analysis.ipynb (%%agent cells are not run); nothing ran"
+    )
+    assert world.ctx.namespace == {}
+
+
+def test_a_range_is_one_approval_that_shows_every_cell_it_will_run(world: World) -> None:
+    tool = RunCell()
+    params = tool.Input(cell_id="c1", range="below")
+    preview = asyncio.run(tool.preview(params, world.ctx))
+    assert preview.text == "# cell c1\nx = 1\nprint(x)\n\n# cell c2\nx = 2\nprint(x)"
+    assert tool.title(params, world.ctx) == "RunCell c1 and below"
+    assert tool.title(tool.Input(cell_id="c1", range="above"), world.ctx) == "RunCell above c1"
+
+
+def test_the_approval_of_a_run_names_its_cells_and_what_it_may_change_in_the_kernel(world: World) -> None:
+    """The page draws the cells (live only); the kernel journal's note says which variables the run may change."""
+    assert world.ctx.namespace is not None
+    world.ctx.namespace["x"] = [1]
+    tool = RunCell()
+    one = asyncio.run(tool.preview(tool.Input(cell_id="c1"), world.ctx))
+    several = asyncio.run(tool.preview(tool.Input(cell_id="c1", range="below"), world.ctx))
+    note = "Kernel variables: %agent undo can restore x."
+    assert (one.note, several.note) == (note, note)
+    live = world.page is not None
+    assert [c.cell_id for c in one.cells] == (["c1"] if live else [])
+    assert [c.cell_id for c in several.cells] == (["c1", "c2"] if live else [])

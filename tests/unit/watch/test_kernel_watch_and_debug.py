@@ -135,6 +135,20 @@ def test_fix_request_carries_the_failing_cell_and_its_traceback(
     assert ">    4      return rows[10]" in request
 
 
+def test_each_cells_last_run_is_kept_for_fixing_that_cell(
+    shell: InteractiveShell, watcher: KernelWatcher
+) -> None:
+    shell.run_cell(FAILING, cell_id="loader")
+    shell.run_cell("1 / 0", cell_id="other")
+    run = watcher.last_run_of("loader")
+    assert run is not None and isinstance(run.error, IndexError)
+    assert watcher.last_error is not None and watcher.last_error.cell_id == "other"
+    shell.run_cell("rows = [1]", cell_id="loader")  # fixed by hand: its last run no longer raised
+    again = watcher.last_run_of("loader")
+    assert again is not None and again.error is None
+    assert watcher.last_run_of("never-run") is None
+
+
 def test_fix_request_is_none_without_an_error(shell: InteractiveShell, watcher: KernelWatcher) -> None:
     shell.run_cell("ok = 1")
     assert fix_request(watcher.last_error) is None

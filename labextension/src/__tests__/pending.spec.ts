@@ -1,0 +1,133 @@
+import {
+  changedCells,
+  headline,
+  parsePending,
+  parsePendingDone,
+  parseReveal
+} from '../pendingMessages';
+import { askCellSource, fixCellCommand } from '../cellLines';
+
+describe('parsePending', () => {
+  it('takes the cells of a question and skips malformed ones', () => {
+    expect(
+      parsePending({
+        type: 'pending',
+        pending_id: 'p1',
+        title: 'NotebookEdit analysis.ipynb replace c1',
+        allow_edits: true,
+        cells: [
+          {
+            cell_id: 'c1',
+            change: 'replace',
+            before: 'x = 1',
+            after: 'x = 2',
+            cell_type: 'code',
+            after_id: null,
+            clears_outputs: true
+          },
+          { cell_id: '', change: 'insert', after: '# new', cell_type: 'markdown', after_id: 'c1' },
+          { cell_id: '', change: 'replace' },
+          { cell_id: 'c2', change: 'explode' },
+          'not a cell'
+        ]
+      })
+    ).toEqual({
+      pending_id: 'p1',
+      title: 'NotebookEdit analysis.ipynb replace c1',
+      allow_edits: true,
+      cells: [
+        {
+          cell_id: 'c1',
+          change: 'replace',
+          before: 'x = 1',
+          after: 'x = 2',
+          cell_type: 'code',
+          after_id: null,
+          clears_outputs: true
+        },
+        {
+          cell_id: '',
+          change: 'insert',
+          before: '',
+          after: '# new',
+          cell_type: 'markdown',
+          after_id: 'c1',
+          clears_outputs: false
+        }
+      ]
+    });
+  });
+
+  it.each([null, 'pending', { type: 'review' }, { type: 'pending', pending_id: 3 }])(
+    'ignores %j',
+    data => {
+      expect(parsePending(data)).toBeNull();
+    }
+  );
+
+  it('reads the end of a question; an unknown outcome counts as denied', () => {
+    expect(parsePendingDone({ type: 'pending_done', pending_id: 'p1', outcome: 'stale' })).toEqual({
+      pending_id: 'p1',
+      outcome: 'stale',
+      text: ''
+    });
+    expect(
+      parsePendingDone({ type: 'pending_done', pending_id: 'p1', outcome: '?' })?.outcome
+    ).toBe('denied');
+    expect(parseReveal({ type: 'reveal', pending_id: 'p1' })).toBe('p1');
+    expect(parseReveal({ type: 'reveal' })).toBeNull();
+  });
+});
+
+describe('headline', () => {
+  const cell = {
+    cell_id: 'c1',
+    before: '',
+    after: '',
+    cell_type: 'code',
+    after_id: null,
+    clears_outputs: false
+  };
+
+  it('says what would happen to the cell', () => {
+    expect(headline({ ...cell, change: 'replace', clears_outputs: true }, 0, 1)).toBe(
+      'The agent wants to change this cell and clear its outputs'
+    );
+    expect(headline({ ...cell, change: 'move', after_id: 'c9' }, 0, 1)).toBe(
+      'The agent wants to move this cell after cell c9'
+    );
+    expect(headline({ ...cell, change: 'move' }, 0, 1)).toBe(
+      'The agent wants to move this cell to the top'
+    );
+    expect(headline({ ...cell, change: 'run' }, 1, 3)).toBe(
+      'The agent wants to run this cell (2 of 3)'
+    );
+    expect(headline({ ...cell, change: 'insert', cell_type: 'markdown' }, 0, 1)).toBe(
+      'The agent wants to insert a new markdown cell here'
+    );
+  });
+});
+
+describe('changedCells', () => {
+  it('names the cells whose source changed or that are gone', () => {
+    const snapshot = new Map([
+      ['a', 'x = 1'],
+      ['b', 'y = 2'],
+      ['c', 'z = 3']
+    ]);
+    const now: Record<string, string> = { a: 'x = 1', b: 'y = 2  # typed' };
+    expect(changedCells(snapshot, id => now[id] ?? null)).toEqual(['b', 'c']);
+  });
+});
+
+describe('cell actions', () => {
+  it('refers to every selected cell and leaves room for the question', () => {
+    expect(askCellSource(['ab12', 'cd34'])).toBe('%%agent\n@cell:ab12 @cell:cd34 ');
+  });
+
+  it('fixes a cell by its id, and never puts anything else into the command', () => {
+    expect(fixCellCommand('ab-12_x')).toBe('%agent fix ab-12_x');
+    expect(fixCellCommand('x; import os')).toBe('%agent fix');
+    expect(fixCellCommand('')).toBe('%agent fix');
+  });
+});
