@@ -164,7 +164,7 @@ def atomic_write(path: Path, data: bytes, *, make_below: Path | None = None) -> 
     root, or anything above it, is an error — a tool never creates a root (None: any missing directory).
     """
     note_directory(path.parent)  # a kill -9 before the rename leaves a temp file the next run sweeps
-    directory = _open_directory(path.parent, make_below=make_below)
+    directory = open_directory(path.parent, make_below=make_below)
     try:
         _replace_in(directory, path, data)
         os.fsync(directory)
@@ -176,11 +176,11 @@ def atomic_write(path: Path, data: bytes, *, make_below: Path | None = None) -> 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
+def open_directory(path: Path, *, make_below: Path | None = None, create: bool = True) -> int:
     """A handle on `path`, reached component by component with no symlink followed (missing ones made, below
-    `make_below` only when it is given)."""
+    `make_below` only when it is given; with `create` False a missing one is FileNotFoundError)."""
     if not path.is_absolute():
-        raise ValueError(f"atomic_write needs an absolute real path, got '{path}'")
+        raise ValueError(f"a walk without links needs an absolute real path, got '{path}'")
     fd = os.open("/", _DIRECTORY_FLAGS)
     walked = Path("/")
     try:
@@ -189,6 +189,8 @@ def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
             try:
                 child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
             except FileNotFoundError:
+                if not create:
+                    raise
                 if make_below is not None and (walked == make_below or not walked.is_relative_to(make_below)):
                     raise _missing_root(make_below, path) from None
                 with contextlib.suppress(FileExistsError):
@@ -199,7 +201,7 @@ def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
                     raise ToolError(
                         "OUTSIDE_ROOTS",
                         f"'{walked}' was replaced by a symlink after the path '{path}' was checked; nothing was "
-                        "written — check what changed the directory, then retry",
+                        "read or written through it — check what changed the directory, then retry",
                     ) from None
                 raise exc
             os.close(fd)

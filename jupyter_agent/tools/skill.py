@@ -17,11 +17,13 @@ from pathlib import Path
 
 from pydantic import Field
 
+from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.result import ToolResult, error_code
 from ..base.sandbox import cap_text, looks_binary
 from .context import ToolContext
 from .core import READ_ONLY, InstanceTool, ToolInput
+from .listing import Listing, capped
 from .permissions import Rule, ToolScope
 
 SKILL_FILE = "SKILL.md"
@@ -42,6 +44,9 @@ class Skill:
     allowed_tools: tuple[str, ...] | None = None
     #: "project" (`.claude/skills`) or "user" (`~/.claude/skills`).
     where: str = "project"
+    #: The folders its SKILL.md may lead to (`base.confined`; the project's roots, or `~/.claude`); empty: its
+    #: own directory only. Its other files never leave its directory.
+    areas: tuple[Path, ...] = ()
 
     @property
     def file(self) -> Path:
@@ -76,15 +81,19 @@ def with_arguments(body: str, args: str) -> str:
     return text
 
 
-def _description(skills: Sequence[Skill]) -> str:
-    listing = "\n".join(f"- {s.name}: {s.description} ({s.where})" for s in skills) or "(none)"
+def skill_listing(skills: Sequence[Skill]) -> Listing[Skill]:
+    """The skills the tool offers (capped: `tools.listing`) and their lines."""
+    return capped(skills, lambda s: f"- {s.name}: {s.description} ({s.where})")
+
+
+def _description(listing: Listing[Skill]) -> str:
     return (
         "Load a skill: the user's written instructions for a kind of task, with files that support them. When a "
         "request matches a skill's description, call Skill first and follow what it says.\n"
         "- skill: the skill's name; `<name>/<file>` reads one of the files the skill lists.\n"
         "- args: optional arguments for the skill.\n"
         "- A skill may limit the tools you can use while it is active.\n\n"
-        f"Available skills:\n{listing}"
+        f"Available skills:\n{listing.text('skills') or '(none)'}"
     )
 
 
@@ -99,14 +108,16 @@ class SkillTool(InstanceTool[SkillInput]):
     """The `Skill` tool for one session's skills (its description lists them)."""
 
     def __init__(self, skills: Sequence[Skill]) -> None:
+        listing = skill_listing(skills)
         super().__init__(
             name="Skill",
-            description=_description(skills),
+            description=_description(listing),
             input_model=SkillInput,
             kind="read",
             annotations=READ_ONLY,
         )
-        self.skills = {skill.name: skill for skill in skills}
+        #: Only the skills listed: one left out by the cap is not offered (the user runs it with %agent /name).
+        self.skills = {skill.name: skill for skill in listing.kept}
 
     def title(self, params: SkillInput, ctx: ToolContext) -> str:
         return f"Skill {params.skill}"
@@ -145,7 +156,7 @@ def skill_scope(skill: Skill) -> ToolScope | None:
 
 def instructions(skill: Skill, args: str) -> str:
     """What the model reads when the skill is loaded: where it is, its body (arguments filled in), its files."""
-    _, body = front_matter_split(_read_text(skill.file, skill))
+    _, body = front_matter_split(_read_text(skill.file, skill, skill.areas or (skill.directory,)))
     parts = [f"Base directory for this skill: {skill.directory}", "", with_arguments(body.strip(), args)]
     files = other_files(skill)
     if files:
@@ -174,7 +185,7 @@ def other_files(skill: Skill) -> list[str]:
 
 
 def read_skill_file(skill: Skill, relative: str) -> str:
-    """One file of the skill: its real path must stay inside the skill's directory."""
+    """One file of the skill: its real path must stay inside the skill's directory (checked as it is read)."""
     base = Path(os.path.realpath(skill.directory))
     path = Path(os.path.realpath(base / relative))
     if path != base and not path.is_relative_to(base):
@@ -184,12 +195,15 @@ def read_skill_file(skill: Skill, relative: str) -> str:
         raise ToolError(
             "FILE_NOT_FOUND", f"the skill '{skill.name}' has no file '{relative}'; its files: {files}"
         )
-    return _read_text(path, skill)
+    return _read_text(path, skill, (base,))
 
 
-def _read_text(path: Path, skill: Skill) -> str:
+def _read_text(path: Path, skill: Skill, areas: Sequence[Path]) -> str:
+    """The file as text, read under the package's confinement rule: its real path, now, inside `areas`."""
     try:
-        raw = path.read_bytes()
+        raw = read_confined(path, areas)
+    except ToolError as exc:
+        raise ToolError(exc.code, f"the skill '{skill.name}': {exc.message}") from None
     except OSError as exc:
         raise ToolError("FILE_NOT_FOUND", f"cannot read {path} of the skill '{skill.name}': {exc}") from exc
     if looks_binary(raw[:8192]):
