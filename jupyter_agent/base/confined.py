@@ -31,19 +31,25 @@ def inside(real: Path, areas: Sequence[Path]) -> bool:
     return any(real == area or real.is_relative_to(area) for area in map(_real, areas))
 
 
-def confined(path: Path, areas: Sequence[Path], *, exact: bool = False, what: str = "") -> Path:
+def confined(path: Path, areas: Sequence[Path], *, exact: bool = False) -> Path:
     """`path`'s real path now, if it lies in one of `areas`; else `OUTSIDE_ROOTS` naming where it leads.
 
     `exact`: `path` is a real path recorded earlier (undo), and must still be one — a link anywhere on it now
     means it names another file than the one recorded, even inside the areas."""
     real = _real(path)
-    if inside(real, areas) and not (exact and real != path):
+    if exact and real != path:
+        raise ToolError(
+            "OUTSIDE_ROOTS",
+            f"'{path}' now leads to '{real}' through a symlink, so it is not the file that was recorded; "
+            "nothing was read or changed — check what replaced it (a link, a checkout), then retry",
+        )
+    if inside(real, areas):
         return real
     named = ", ".join(f"'{area}'" for area in areas) or "none"
     via = f" (it leads to '{real}' through a symlink)" if real != Path(os.path.abspath(path)) else ""
     raise ToolError(
         "OUTSIDE_ROOTS",
-        f"{what or 'the file'} '{path}' is outside the folders it may be in{via}; the package reads and writes "
+        f"the file '{path}' is outside the folders it may be in{via}; the package reads and writes "
         f"its own files only under {named} — replace the link with the file itself, or move it there",
     )
 
@@ -90,10 +96,11 @@ def write_confined(
     return real
 
 
-def unlink_confined(path: Path, areas: Sequence[Path]) -> None:
-    """Remove the file `path` names: its folder must be a real path in `areas` (no link on the way), and the name
-    is unlinked through that folder's handle (a link there is removed itself, never what it points at)."""
-    parent = confined(path.parent, areas, exact=True)
+def unlink_confined(path: Path, areas: Sequence[Path], *, exact: bool = True) -> None:
+    """Remove the file `path` names: its folder's real path must be in `areas` (and with `exact`, be its folder as
+    written: no link on the way), and the name is unlinked through that folder's handle, reached with no link
+    followed (a link named so is removed itself, never what it points at)."""
+    parent = confined(path.parent, areas, exact=exact)
     directory = open_directory(parent, create=False)
     try:
         os.unlink(path.name, dir_fd=directory)

@@ -306,7 +306,7 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
-        from ..base.sandbox import atomic_write
+        from ..base.confined import write_confined
         from ..sessions import SavedSession, load_session, session_markdown
         from ..sessions.export import export_target
 
@@ -318,9 +318,13 @@ class KernelAgent:
             saved = SavedSession(
                 id="unsaved", path=session.ctx.sandbox.cwd, messages=session.conversation.messages
             )
-        target = export_target(path, session.ctx.sandbox.cwd, saved.id)
-        atomic_write(target, session_markdown(saved).encode("utf-8"))
-        return f"exported {len(saved.messages)} messages to {target}"
+        sandbox = session.ctx.sandbox
+        target = export_target(path, sandbox.cwd, saved.id)
+        # Under the package's confinement rule: the kernel's directory or a root, no link followed on the way.
+        written = write_confined(
+            target, session_markdown(saved).encode("utf-8"), (sandbox.cwd, *sandbox.roots)
+        )
+        return f"exported {len(saved.messages)} messages to {written}"
 
     def compact(self) -> str:
         """`%agent compact`: summarise the conversation now; one line says what it did."""
