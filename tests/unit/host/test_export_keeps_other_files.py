@@ -58,7 +58,9 @@ def test_an_export_through_a_link_out_of_the_working_directory_is_refused(
 ) -> None:
     outside = tmp_path_factory.mktemp("outside")
     (Path.cwd() / "shared").symlink_to(outside)  # e.g. a link a repository carries
-    with pytest.raises(UsageError, match=r"%agent export: OUTSIDE_ROOTS: the file '.*shared/talk.md' is outside"):
+    with pytest.raises(
+        UsageError, match=r"%agent export: OUTSIDE_ROOTS: the file '.*shared/talk.md' is outside"
+    ):
         answered.run_line_magic("agent", "export shared/talk.md")
     with pytest.raises(UsageError, match=r"%agent export: OUTSIDE_ROOTS: "):
         answered.run_line_magic("agent", f"export {outside / 'talk.md'}")

@@ -37,4 +37,6 @@ def test_the_recorder_reports_the_refusal_as_a_session_not_saved(tmp_path: Path)
     recorder.path.symlink_to(base / "elsewhere.txt")
     recorder.request(run_id=1, text="hi")
     assert (base / "elsewhere.txt").read_text() == "x\n"
-    assert recorder.error is not None and recorder.error.startswith(f"SESSION_NOT_SAVED: writing {recorder.path}")
+    assert recorder.error is not None and recorder.error.startswith(
+        f"SESSION_NOT_SAVED: writing {recorder.path}"
+    )

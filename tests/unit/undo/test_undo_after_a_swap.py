@@ -22,8 +22,8 @@ from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.notebook.file_backend import parse_notebook
 from jupyter_agent.notebook.provider import NotebookProvider, WriteAccess
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools import Sandbox
+from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.undo.net import net_changes
 from jupyter_agent.undo.review import undo as review_undo
 from jupyter_agent.undo.rewind import choose, rewind
@@ -145,7 +145,14 @@ def edit_cell(harness: HarnessFactory, notebook: Path) -> tuple[Harness, str]:
 
 
 def notebook(path: Path, source: str) -> Path:
-    cell = {"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
+    cell = {
+        "cell_type": "code",
+        "id": "c1",
+        "metadata": {},
+        "execution_count": None,
+        "outputs": [],
+        "source": source,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     return path
@@ -217,5 +224,7 @@ def test_rewind_refuses_the_swapped_step_and_rewinds_the_rest(
     journal = choose(h.session, None)
     said = h.worker.submit(rewind(h.session, journal, keep_changes=False)).result(timeout=30)
     assert "  removed y.md (the agent had created it)" in said.splitlines()
-    assert any(line.startswith("  skipped sub/x.md: ") and "now leads to" in line for line in said.splitlines())
+    assert any(
+        line.startswith("  skipped sub/x.md: ") and "now leads to" in line for line in said.splitlines()
+    )
     assert (outside / "x.md").read_text() == "x\n" and not (root / "y.md").exists()
