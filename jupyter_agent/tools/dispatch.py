@@ -244,7 +244,7 @@ class Dispatcher:
         if not isinstance(decision, Allow) or self.policy.mode == "bypassPermissions":
             return decision, False
         reason = tool.sensitive(params, ctx)
-        return (decision, False) if reason is None else (Ask(reason=reason), True)
+        return (decision, False) if reason is None else (Ask(reason=reason, by="tool"), True)
 
     def _what_would_allow(
         self, facts: CallFacts, verdict: PreResult, rule: Rule
@@ -265,12 +265,15 @@ class Dispatcher:
 
 
 def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
-    """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
-    A Rewrite is applied before the policy is asked; what it says `then` is judged here like a verdict."""
+    """Hooks can deny, never lift a protection. A hook's Deny beats everything; a hook's Ask turns an allow into a
+    question; a hook's Allow skips only the question the mode asks (as an allow rule does) — never a deny rule,
+    an ask rule, a protected path, plan mode, or a tool's own question (a credential, Bash without its sandbox),
+    which is asked after this. A Rewrite is applied before the policy is asked; what it says `then` is judged
+    here like a verdict."""
     if (
         isinstance(verdict, Deny)
         or (isinstance(verdict, Ask) and isinstance(decision, Allow))
-        or (isinstance(verdict, Allow) and isinstance(decision, Ask))
+        or (isinstance(verdict, Allow) and isinstance(decision, Ask) and decision.by == "mode")
     ):
         return verdict
     return decision
