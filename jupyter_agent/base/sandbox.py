@@ -9,6 +9,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..masking import clip, mask
 from .errors import ToolError
@@ -32,6 +33,11 @@ class Limits:
 
 #: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).
 DEFAULT_FALLBACK_ENCODING = "cp1252"
+
+#: `AgentMagics.bash_sandbox`: "required" — Bash outside its OS sandbox always asks, even under an allow rule;
+#: "off" — allow rules run it unsandboxed too.
+BashSandbox = Literal["required", "off"]
+BASH_SANDBOX_VALUES: tuple[BashSandbox, ...] = ("required", "off")
 
 
 def _refuse_nul(text: str) -> None:
@@ -92,6 +98,8 @@ class Sandbox:
     fallback_encoding: str = DEFAULT_FALLBACK_ENCODING
     #: Directories Read may read outside the roots, never write: the loaded skills' own folders.
     read_roots: tuple[Path, ...] = ()
+    #: Whether Bash needs its OS sandbox to run under an allow rule (`AgentMagics.bash_sandbox`).
+    bash_sandbox: BashSandbox = "required"
 
     @classmethod
     def at(
@@ -103,6 +111,7 @@ class Sandbox:
         network: bool = False,
         fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
         read_roots: tuple[Path, ...] = (),
+        bash_sandbox: BashSandbox = "required",
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
@@ -113,6 +122,7 @@ class Sandbox:
             network=network,
             fallback_encoding=fallback_encoding,
             read_roots=tuple(Path(os.path.realpath(r)) for r in read_roots),
+            bash_sandbox=bash_sandbox,
         )
 
     def resolve_path(self, path: str) -> Path:

@@ -189,7 +189,7 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="status",
-        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend",
+        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend; the Bash sandbox",
         run=_status,
     ),
     Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),

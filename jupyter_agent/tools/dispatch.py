@@ -51,6 +51,9 @@ class ApprovalRequest(Question["Approval"]):
     #: it would not be enough) and the least permissive mode that would (None when no mode would).
     allowing_rule: Rule | None = None
     allowing_mode: Mode | None = None
+    #: The tool's own reason to ask (a look at a credential, Bash without its sandbox), which no rule lifts;
+    #: a refusal where nobody can answer repeats it, with its own way out.
+    own_reason: str = ""
 
     def how_to_allow(self) -> str:
         """The settings that would really allow this call, as the user would type them."""
@@ -174,14 +177,14 @@ class Dispatcher:
         params, subject, hook_call, verdict = checked
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
-        decision, sensitive = self._decide(tool, params, ctx, facts, verdict)
+        decision, own_reason = self._decide(tool, params, ctx, facts, verdict)
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
             allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
-            if sensitive:  # only bypassPermissions skips a look at a credential
+            if own_reason is not None:  # only bypassPermissions skips the tool's own question
                 allowing_rule, allowing_mode = None, "bypassPermissions"
             answer = await self.approver(
                 ApprovalRequest(
@@ -194,6 +197,7 @@ class Dispatcher:
                     suggested_rule=rule,
                     allowing_rule=allowing_rule,
                     allowing_mode=allowing_mode,
+                    own_reason=own_reason or "",
                 )
             )
             if isinstance(answer, Reject):
@@ -238,13 +242,19 @@ class Dispatcher:
 
     def _decide(
         self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult
-    ) -> tuple[Decision, bool]:
-        """The policy's decision (with the hook's verdict), and whether the tool made it ask (`sensitive`)."""
+    ) -> tuple[Decision, str | None]:
+        """The policy's decision (with the hook's verdict), and the tool's own reason to ask when it applies
+        (`sensitive`: a look at a credential, Bash without its sandbox — only bypassPermissions skips it). A call
+        that asks anyway says that reason too, so no rule is suggested that would still ask."""
         decision = _with_hook(verdict, self.policy.decide(facts))
-        if not isinstance(decision, Allow) or self.policy.mode == "bypassPermissions":
-            return decision, False
+        if isinstance(decision, Deny) or self.policy.mode == "bypassPermissions":
+            return decision, None
         reason = tool.sensitive(params, ctx)
-        return (decision, False) if reason is None else (Ask(reason=reason, by="tool"), True)
+        if reason is None:
+            return decision, None
+        if isinstance(decision, Ask):
+            return Ask(reason=f"{decision.reason}; {reason}", by=decision.by), reason
+        return Ask(reason=reason, by="tool"), reason
 
     def _what_would_allow(
         self, facts: CallFacts, verdict: PreResult, rule: Rule
