@@ -109,7 +109,7 @@ class BashTool(Tool[BashInput]):
         text = f"# {params.description}\n{params.command}" if params.description else params.command
         check = await asyncio.to_thread(check_sandbox)
         if check.bubblewrap is None:  # the person approving should know nothing fences this command in
-            text = f"# {check.describe()}\n{text}"
+            text = f"# {check.describe(required=ctx.sandbox.bash_sandbox == 'required')}\n{text}"
         return Preview(kind="code", text=text, language="bash")
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:
