@@ -144,8 +144,10 @@ def _named(doc: Markdown, default: str, problems: Problems) -> str | None:
     return name
 
 
-def read_skill(folder: Path, source: DefinitionDir, problems: Problems) -> Skill | None:
-    doc = read_markdown(folder / SKILL_FILE, source.areas, problems)
+def read_skill(path: Path, source: DefinitionDir, problems: Problems) -> Skill | None:
+    """The skill whose `SKILL.md` is `path` (its folder is the skill's)."""
+    folder = path.parent
+    doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
     name = _named(doc, folder.name, problems)
@@ -256,9 +258,9 @@ def _load(
     dirs: Sequence[DefinitionDir],
     folder: str,
     pattern: str,
-    read: Callable[[Path, DefinitionDir], T | None],
-    name: Callable[[T], str],
-    file: Callable[[T], Path],
+    read: Callable[[Path, DefinitionDir, Problems], T | None],
+    problems: Problems,
+    identify: Callable[[T], tuple[str, Path]],
 ) -> Loaded[T]:
     """Every `folder/pattern` file of every `.claude/` directory, read, one per name: a later definition (a more
     specific directory comes later) replaces an earlier one, and each replacement of another scope's is kept."""
@@ -267,54 +269,33 @@ def _load(
     for source in dirs:
         root = source.path / folder
         for path in sorted(root.glob(pattern)) if root.is_dir() else []:
-            made = read(path, source.within(root))
+            made = read(path, source.within(root), problems)
             if made is None:
                 continue
-            key = name(made)
+            key, path_made = identify(made)
             before = by_name.pop(key, None)
             if before is not None and before[1].where != source.where:
                 shadowed[key] = Shadowed(
                     kind=folder.rstrip("s"),
                     name=key,
-                    by=file(made),
-                    hidden=file(before[0]),
+                    by=path_made,
+                    hidden=identify(before[0])[1],
                     hidden_where=before[1].where,
                 )
             elif before is None:
                 shadowed.pop(key, None)
             by_name[key] = (made, source)
-    items = sorted((item for item, _ in by_name.values()), key=name)
+    items = [by_name[key][0] for key in sorted(by_name)]
     return Loaded(items=items, shadowed=[shadowed[k] for k in sorted(shadowed) if k in by_name])
 
 
 def load_skills(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Skill]:
-    return _load(
-        dirs,
-        "skills",
-        f"*/{SKILL_FILE}",
-        lambda p, d: read_skill(p.parent, d, problems),
-        lambda s: s.name,
-        lambda s: s.file,
-    )
+    return _load(dirs, "skills", f"*/{SKILL_FILE}", read_skill, problems, lambda s: (s.name, s.file))
 
 
 def load_agents(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[AgentType]:
-    return _load(
-        dirs,
-        "agents",
-        "*.md",
-        lambda p, d: read_agent(p, d, problems),
-        lambda a: a.name,
-        lambda a: Path(a.source),
-    )
+    return _load(dirs, "agents", "*.md", read_agent, problems, lambda a: (a.name, Path(a.source)))
 
 
 def load_commands(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Command]:
-    return _load(
-        dirs,
-        "commands",
-        "**/*.md",
-        lambda p, d: read_command(p, d, problems),
-        lambda c: c.name,
-        lambda c: c.path,
-    )
+    return _load(dirs, "commands", "**/*.md", read_command, problems, lambda c: (c.name, c.path))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from agent_testkit import Harness, HarnessFactory
-from dispatch_harness import file_harness
+from dispatch_harness import ToolHarness, file_harness
 
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.notebook.file_backend import parse_notebook
@@ -48,13 +48,20 @@ def swap_for_link(path: Path, target: Path) -> None:
     path.symlink_to(target)
 
 
-def test_undo_of_a_created_file_does_not_delete_through_a_swapped_folder(world: tuple[Path, Path]) -> None:
+def written_then_swapped(world: tuple[Path, Path], name: str, content: str) -> tuple[ToolHarness, RunJournal]:
+    """A run that created `sub/<name>`; then `sub` became a link to the outside folder, which holds the same file."""
     root, outside = world
     files = file_harness(root)
     files.ctx.journal = journal = RunJournal(run_id=1)
-    files.ok("Write", file_path="sub/keys.txt", content="id_rsa contents\n")
-    (outside / "keys.txt").write_text("id_rsa contents\n")
+    files.ok("Write", file_path=f"sub/{name}", content=content)
+    (outside / name).write_text(content)
     swap_for_link(root / "sub", outside)
+    return files, journal
+
+
+def test_undo_of_a_created_file_does_not_delete_through_a_swapped_folder(world: tuple[Path, Path]) -> None:
+    root, outside = world
+    files, journal = written_then_swapped(world, "keys.txt", "id_rsa contents\n")
     report = asyncio.run(undo_run(journal, files.ctx))
     assert (outside / "keys.txt").read_text() == "id_rsa contents\n"  # not deleted
     assert report.splitlines()[1].startswith(
@@ -111,12 +118,8 @@ def test_one_refused_step_leaves_the_other_steps_of_the_undo_running(world: tupl
 
 
 def test_review_undo_refuses_the_swapped_file_with_the_reason(world: tuple[Path, Path]) -> None:
-    root, outside = world
-    files = file_harness(root)
-    files.ctx.journal = journal = RunJournal(run_id=1)
-    files.ok("Write", file_path="sub/notes.md", content="notes\n")
-    (outside / "notes.md").write_text("notes\n")
-    swap_for_link(root / "sub", outside)
+    _, outside = world
+    files, journal = written_then_swapped(world, "notes.md", "notes\n")
     (result,) = asyncio.run(review_undo(journal, net_changes(journal), files.ctx))
     assert result.outcome == "refused" and "now leads to" in result.text
     assert (outside / "notes.md").read_text() == "notes\n"
