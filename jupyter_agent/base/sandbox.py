@@ -190,7 +190,7 @@ def open_directory(path: Path, *, make_below: Path | None = None, create: bool =
     """A handle on `path`, reached component by component with no symlink followed (missing ones made, below
     `make_below` only when it is given; with `create` False a missing one is FileNotFoundError)."""
     if not path.is_absolute():
-        raise ValueError(f"a walk without links needs an absolute real path, got '{path}'")
+        raise ValueError(f"atomic_write needs an absolute real path, got '{path}'")
     fd = os.open("/", _DIRECTORY_FLAGS)
     walked = Path("/")
     try:
