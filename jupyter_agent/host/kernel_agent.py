@@ -306,9 +306,8 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
-        from ..base.confined import write_confined
-        from ..sessions import SavedSession, load_session, session_markdown
-        from ..sessions.export import export_target
+        from ..sessions import SavedSession, load_session
+        from ..sessions.export import write_export
 
         session = self.session
         recorder = session.recorder
@@ -318,12 +317,7 @@ class KernelAgent:
             saved = SavedSession(
                 id="unsaved", path=session.ctx.sandbox.cwd, messages=session.conversation.messages
             )
-        sandbox = session.ctx.sandbox
-        target = export_target(path, sandbox.cwd, saved.id)
-        # Under the package's confinement rule: the kernel's directory or a root, no link followed on the way.
-        written = write_confined(
-            target, session_markdown(saved).encode("utf-8"), (sandbox.cwd, *sandbox.roots)
-        )
+        written = write_export(path, saved, session.ctx.sandbox)
         return f"exported {len(saved.messages)} messages to {written}"
 
     def compact(self) -> str:
