@@ -19,7 +19,7 @@ from pathlib import Path
 from .errors import ToolError
 from .sandbox import atomic_write, open_directory
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW
+_READ_FLAGS = os.O_RDONLY
 
 
 def _real(path: Path) -> Path:
@@ -46,11 +46,15 @@ def confined(path: Path, areas: Sequence[Path], *, exact: bool = False) -> Path:
     if inside(real, areas):
         return real
     named = ", ".join(f"'{area}'" for area in areas) or "none"
-    via = f" (it leads to '{real}' through a symlink)" if real != Path(os.path.abspath(path)) else ""
+    linked = real != Path(os.path.abspath(path))
+    via = f" (it leads to '{real}' through a symlink)" if linked else ""
+    fix = (
+        "replace the link with the file itself, or move it there" if linked else "add its folder to the roots"
+    )
     raise ToolError(
         "OUTSIDE_ROOTS",
         f"the file '{path}' is outside the folders it may be in{via}; the package reads and writes "
-        f"its own files only under {named} — replace the link with the file itself, or move it there",
+        f"its own files only under {named} — {fix}",
     )
 
 

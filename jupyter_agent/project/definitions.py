@@ -263,30 +263,30 @@ def _load(
     identify: Callable[[T], tuple[str, Path]],
 ) -> Loaded[T]:
     """Every `folder/pattern` file of every `.claude/` directory, read, one per name: a later definition (a more
-    specific directory comes later) replaces an earlier one, and each replacement of another scope's is kept."""
-    by_name: dict[str, tuple[T, DefinitionDir]] = {}
-    shadowed: dict[str, Shadowed] = {}
+    specific directory comes later) replaces an earlier one; where the winner is another scope's than the most
+    general one of its name (a project's over yours), that is kept as `Shadowed`."""
+    won: dict[str, tuple[T, DefinitionDir]] = {}
+    first: dict[str, tuple[T, DefinitionDir]] = {}
     for source in dirs:
         root = source.path / folder
         for path in sorted(root.glob(pattern)) if root.is_dir() else []:
             made = read(path, source.within(root), problems)
-            if made is None:
-                continue
-            key, path_made = identify(made)
-            before = by_name.pop(key, None)
-            if before is not None and before[1].where != source.where:
-                shadowed[key] = Shadowed(
-                    kind=folder.rstrip("s"),
-                    name=key,
-                    by=path_made,
-                    hidden=identify(before[0])[1],
-                    hidden_where=before[1].where,
-                )
-            elif before is None:
-                shadowed.pop(key, None)
-            by_name[key] = (made, source)
-    items = [by_name[key][0] for key in sorted(by_name)]
-    return Loaded(items=items, shadowed=[shadowed[k] for k in sorted(shadowed) if k in by_name])
+            if made is not None:
+                name = identify(made)[0]
+                first.setdefault(name, (made, source))
+                won[name] = (made, source)
+    shadowed = [
+        Shadowed(
+            kind=folder.rstrip("s"),
+            name=name,
+            by=identify(made)[1],
+            hidden=identify(first[name][0])[1],
+            hidden_where=first[name][1].where,
+        )
+        for name, (made, source) in sorted(won.items())
+        if first[name][1].where != source.where
+    ]
+    return Loaded(items=[won[name][0] for name in sorted(won)], shadowed=shadowed)
 
 
 def load_skills(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Skill]:

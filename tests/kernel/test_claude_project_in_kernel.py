@@ -49,6 +49,9 @@ def project_kernel(agent_kernel: AgentKernel, tmp_path: Path) -> ProjectKernel:
         if trust:
             said = frontend.run("%agent trust").text()
             assert said.startswith(f"trusted {tmp_path}"), said
+            frontend.run(
+                "%agent reset"
+            )  # the definitions read again, now with the trusted project's `model:`
         return frontend, server
 
     return start

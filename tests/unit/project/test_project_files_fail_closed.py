@@ -19,7 +19,7 @@ from jupyter_agent.host.project_texts import skills_report
 from jupyter_agent.project.setup import project_setup
 from jupyter_agent.project.slash import slash_run
 from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext
-from jupyter_agent.tools.listing import MAX_LISTED, MAX_LISTING_CHARS
+from jupyter_agent.tools.listing import MAX_ENTRY_CHARS, MAX_LISTED, MAX_LISTING_CHARS
 from jupyter_agent.tools.skill import SkillInput, SkillTool
 from jupyter_agent.tools.workflow import TaskTool
 
@@ -206,3 +206,33 @@ def test_a_project_command_that_replaces_yours_says_so_in_agent_skills(tree: Tre
     text = skills_report(claude, []).text
     assert f"/tidy                    command (project) · replaces the user's ({mine}): Their tidy." in text
     assert "/only-mine               command (user): Only mine." in text
+
+
+def test_a_listing_holds_at_most_a_hundred_entries_each_cut_to_its_own_cap(tree: Tree) -> None:
+    for n in range(300):
+        tree.write(f".claude/skills/s{n:03}/SKILL.md", f"---\ndescription: skill {n}\n---\nbody\n")
+    tree.write(".claude/skills/a-long/SKILL.md", f"---\ndescription: {'y' * 5000}\n---\nbody\n")
+    (tool,) = tree.claude().library.tools
+    assert isinstance(tool, SkillTool) and len(tool.skills) == MAX_LISTED
+    assert tool.description.endswith(
+        f"- (201 more skills not listed: over {MAX_LISTED} entries or 16,000 characters)"
+    )
+    (long_line,) = [line for line in tool.description.splitlines() if line.startswith("- a-long: ")]
+    assert len(long_line) <= MAX_ENTRY_CHARS + 1
+
+
+def test_the_deepest_projects_command_is_named_as_the_one_that_replaces_yours(tree: Tree) -> None:
+    mine = tree.write(".claude/commands/tidy.md", "My tidy.\n", base=tree.home)
+    tree.write(".claude/commands/tidy.md", "The project's tidy.\n")
+    deeper = tree.write("analysis/.claude/commands/tidy.md", "The analysis folder's tidy.\n")
+    library = tree.claude(tree.project / "analysis").library
+    hidden = library.shadowing("command", "tidy")
+    assert hidden is not None and (hidden.by, hidden.hidden) == (deeper, mine)
+    assert [c.body for c in library.commands] == ["The analysis folder's tidy."]
+
+
+def test_a_claude_json_that_leads_out_of_your_home_does_not_trust_a_project(tree: Tree) -> None:
+    elsewhere = tree.home.parent / "elsewhere.json"
+    elsewhere.write_text(f'{{"projects": {{"{tree.project}": {{"hasTrustDialogAccepted": true}}}}}}')
+    (tree.home / ".claude.json").symlink_to(elsewhere)
+    assert tree.claude().settings.trusted is None

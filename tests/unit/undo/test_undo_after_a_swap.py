@@ -231,3 +231,18 @@ def test_rewind_refuses_the_swapped_step_and_rewinds_the_rest(
         line.startswith("  skipped sub/x.md: ") and "now leads to" in line for line in said.splitlines()
     )
     assert (outside / "x.md").read_text() == "x\n" and not (root / "y.md").exists()
+
+
+def test_undo_refuses_a_file_the_roots_no_longer_hold(world: tuple[Path, Path]) -> None:
+    root, _ = world
+    (root / "data").mkdir()
+    files = file_harness(root)
+    files.ctx.journal = journal = RunJournal(run_id=1)
+    files.ok("Write", file_path="report.md", content="report\n")
+    files.ctx.sandbox = Sandbox.at(root, roots=(root / "data",))  # %config AgentMagics.roots changed since
+    report = asyncio.run(undo_run(journal, files.ctx))
+    assert report.splitlines()[1] == (
+        f"  skipped report.md: the file '{root / 'report.md'}' is outside the folders it may be in; the package "
+        f"reads and writes its own files only under '{root / 'data'}' — add its folder to the roots"
+    )
+    assert (root / "report.md").read_text() == "report\n"
