@@ -1,4 +1,4 @@
-"""Project memory: the user's standing instructions in `AGENTS.md` / `CLAUDE.md` files, for the system prompt.
+"""Memory files: standing instructions in `AGENTS.md` / `CLAUDE.md` files.
 
 Read, in this order (most general first, so a more specific file comes later and wins):
 1. the user's own `~/.jupyter_agent/AGENTS.md`;
@@ -6,9 +6,12 @@ Read, in this order (most general first, so a more specific file comes later and
    is the outermost allowed root that holds the notebook's directory, or the git work tree holding it when
    that reaches higher (a repository's AGENTS.md sits at its top, notebooks often in a subfolder).
 A project file whose real path leaves the allowed roots and the top directory (a symlink out) is not read; your
-own file may lead only within its folder (`base.confined`, the rule for every file the package reads). Each file is cut at
-`MAX_MEMORY_CHARS`. The files are read once per session (the system prompt must not change under the
-prompt cache); `%agent reset` reads them again.
+own file may lead only within its folder (`base.confined`, the rule for every file the package reads). Each file
+is cut at `MAX_MEMORY_CHARS`. The files are read once per conversation; `%agent reset` reads them again.
+
+The user's own file is the user's instruction and goes in the system prompt (`memory_section`); a project's files
+come from a repository other people can edit, so they reach the model as tool results (`opening.py`), as
+Anthropic's advice on indirect prompt injection says.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ class MemoryFile:
     text: str
     #: Characters cut from the end (0: the whole file is in the prompt).
     cut: int = 0
+    #: The user's own file (~/.jupyter_agent/AGENTS.md), not a project's.
+    own: bool = False
 
 
 def user_memory_path() -> Path:
@@ -74,7 +79,7 @@ def memory_dirs(start: Path, roots: Sequence[Path]) -> list[Path]:
     return list(reversed(chain))
 
 
-def _read(path: Path, areas: Sequence[Path]) -> MemoryFile | None:
+def _read(path: Path, areas: Sequence[Path], *, own: bool = False) -> MemoryFile | None:
     try:
         raw = read_confined(path, areas)
     except (OSError, ToolError):
@@ -87,7 +92,7 @@ def _read(path: Path, areas: Sequence[Path]) -> MemoryFile | None:
     # Masked: a memory file goes into the system prompt, and `%agent memory` prints it.
     masked = mask(text)
     cut = max(len(masked) - MAX_MEMORY_CHARS, 0)
-    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut)
+    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut, own=own)
 
 
 def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = None) -> list[MemoryFile]:
@@ -95,7 +100,7 @@ def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = 
     found: list[MemoryFile] = []
     user = user_file if user_file is not None else user_memory_path()
     if user.is_file():
-        loaded = _read(user, (user.parent,))
+        loaded = _read(user, (user.parent,), own=True)
         if loaded is not None:
             found.append(loaded)
     dirs = memory_dirs(start, roots)
@@ -110,16 +115,16 @@ def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = 
 
 
 def memory_section(files: Sequence[MemoryFile]) -> list[str]:
-    """The system prompt's lines for the memory files (none when there are none)."""
-    if not files:
+    """The system prompt's lines for the user's own memory file (none when there is none)."""
+    own = [memory for memory in files if memory.own]
+    if not own:
         return []
     lines = [
         "",
         "# Memory",
-        "The user's standing instructions from memory files, most general first (a later file wins where "
-        "they disagree). Follow them.",
+        "The user's standing instructions from their memory file. Follow them.",
     ]
-    for memory in files:
+    for memory in own:
         lines += ["", f"## {memory.path}", memory.text]
         if memory.cut:
             lines.append(f"[… {memory.cut} more characters of this file were not loaded]")

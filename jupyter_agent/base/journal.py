@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .kernel_journal import KernelStep
+
 #: What a NotebookEdit did to a cell, and so what undoing it means.
 CellOp = Literal["insert", "replace", "delete"]
 #: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
@@ -95,6 +97,8 @@ class RunJournal:
     saved_as: tuple[str, int] | None = None
     #: The review of each net change (`undo.net`), by its key (a file's path, `notebook#cell id`); absent: pending.
     review: dict[str, ReviewState] = field(default_factory=dict[str, ReviewState])
+    #: What the run's RunCode and RunCell calls changed in the kernel's namespace (`base.kernel_journal`).
+    kernel: list[KernelStep] = field(default_factory=list[KernelStep])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def notebook_written(self, path: Path, before: bytes, after: bytes) -> None:
@@ -111,6 +115,10 @@ class RunJournal:
     def record(self, change: Change) -> None:
         with self._lock:
             self.changes.append(change)
+
+    def record_kernel(self, step: KernelStep) -> None:
+        with self._lock:
+            self.kernel.append(step)
 
     def made_by(self, call_id: str) -> list[Change]:
         """The changes the call `call_id` made (none for an empty id)."""

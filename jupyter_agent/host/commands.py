@@ -215,7 +215,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="model",
         arg="MODEL",
-        example="claude-sonnet-4-5",
+        example="claude-opus-5-5",
         help="set the model for the session",
         run=_model,
     ),
@@ -231,7 +231,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="undo",
-        help="revert the last run's file and cell changes (again for the one before)",
+        help="revert the last run's changes to files, cells and the kernel's variables (again for the one before)",
         run=_undo,
     ),
     Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),

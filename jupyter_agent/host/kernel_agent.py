@@ -342,7 +342,7 @@ class KernelAgent:
 
         session = self.session
         for journal in reversed(session.history):
-            if journal.changes and not journal.undone:
+            if (journal.changes or journal.kernel) and not journal.undone:
                 return self.run_blocking(undo_run(journal, session.ctx))
         return "nothing to undo"
 

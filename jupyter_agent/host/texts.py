@@ -185,6 +185,7 @@ def _first_line(text: str) -> str:
 
 def history_report(session: AgentSession) -> Report:
     from ..undo.run import describe_change
+    from ..undo.variables import describe_step
 
     journals = session.history
     if not journals:
@@ -194,9 +195,10 @@ def history_report(session: AgentSession) -> Report:
     for journal in journals:
         request = shorten(_first_line(journal.request), 80)
         undone = " (rewound)" if journal.rewound else " (undone)" if journal.undone else ""
-        changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or [
-            "no changes" if journal.changes_known else "changes not known (resumed from a saved session)"
-        ]
+        changes = [
+            *(describe_change(c, session.ctx.sandbox) for c in journal.changes),
+            *(describe_step(step) for step in journal.kernel),
+        ] or ["no changes" if journal.changes_known else "changes not known (resumed from a saved session)"]
         lines.append(f"run {journal.run_id}: {request}{undone}")
         lines += [f"    {change}" for change in changes]
         rows.append((f"{journal.run_id}{undone}", request, "\n".join(changes)))

@@ -19,7 +19,7 @@ from ..tools.command_hooks import CommandHook
 from ..tools.core import AnyTool
 from ..tools.listing import left_out_warning
 from ..tools.modes import Mode
-from ..tools.skill import Skill, SkillTool, skill_listing
+from ..tools.skill import Skill, SkillTool, skill_list
 from ..tools.workflow.agent_types import AgentType
 from ..tools.workflow.task import TaskTool, agent_listing
 from .definitions import Command, Shadowed, load_agents, load_commands, load_skills
@@ -122,7 +122,7 @@ class ProjectLibrary:
 
 def _left_out(skills: Sequence[Skill], agents: Sequence[AgentType]) -> list[str]:
     lines = [
-        left_out_warning(skill_listing(skills), "skills"),
+        left_out_warning(skill_list(skills), "skills"),
         left_out_warning(agent_listing(agents), "sub-agents"),
     ]
     return [line for line in lines if line is not None]

@@ -144,18 +144,47 @@ def web_search_requests(blocks: Sequence[object]) -> int:
     return sum(1 for b in blocks if isinstance(b, ServerToolUse) and b.name == "web_search")
 
 
+def _only_tool_results(message: Any) -> bool:
+    content = message.get("content") if is_object(message) else None
+    return (
+        is_object(message)
+        and message.get("role") == "user"
+        and is_array(content)
+        and all(is_object(b) and b.get("type") == "tool_result" for b in content)
+    )
+
+
 def unanswered_server_call(body: Mapping[str, Any]) -> str | None:
-    """The API's 400 for a conversation with a web search call and no result for it, else None."""
-    for number, message in enumerate(body.get("messages") or []):
+    """The API's 400 for a server tool call left without its result once the turn has ended, else None.
+
+    A call may stay open in the last assistant turn while that turn goes on (docs "Handling stop reasons"): when
+    the request ends with it (a `pause_turn` continuation) or with a user message of only `tool_result` blocks
+    (a client tool called beside it). Continuing it needs the server tool in `tools`.
+    """
+    messages = list(body.get("messages") or [])
+    tools: list[Any] = body.get("tools") or []
+    offered = {t.get("name") for t in tools if is_object(t)}
+    for number, message in enumerate(messages):
         content = message.get("content") if is_object(message) else None
-        if not is_array(content):
+        if not is_array(content) or message.get("role") != "assistant":
             continue
         blocks = [b for b in content if is_object(b)]
-        calls = {b.get("id") for b in blocks if b.get("type") == "server_tool_use"}
-        answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "web_search_tool_result"}
-        for missing in sorted(str(c) for c in calls - answered):
+        calls = {str(b.get("id")): str(b.get("name")) for b in blocks if b.get("type") == "server_tool_use"}
+        answered = {b.get("tool_use_id") for b in blocks if str(b.get("type")).endswith("_tool_result")}
+        for missing in sorted(set(calls) - answered):
+            name = calls[missing]
+            rest = messages[number + 1 :]
+            if not rest or (len(rest) == 1 and _only_tool_results(rest[0])):
+                if name in offered:
+                    continue
+                # [DOC] the message "ends with" this; its beginning is our wording.
+                return (
+                    f"messages.{number}.content: `{name}` tool use with id `{missing}` cannot be continued, "
+                    f"but no `{name}` tool was provided"
+                )
+            # [DOC] "Handling stop reasons"
             return (
-                f"messages.{number}.content: web_search tool use with id {missing} was found without a "
-                "corresponding web_search_tool_result block"
+                f"messages.{number}.content: `{name}` tool use with id `{missing}` was found without a "
+                f"corresponding `{name}_tool_result` block"
             )
     return None

@@ -1,7 +1,8 @@
 """Skill: load one of the user's skills (`.claude/skills/<name>/SKILL.md`) on demand.
 
-The skills' names and descriptions are in this tool's description — read once per session, so the tool list
-stays byte-identical and the prompt cache holds — and the body is read when the model asks for it. A skill's
+The tool's description is fixed; the skills' names and descriptions (text from the repository) are listed by
+`Skill` without a name — a tool result the conversation's opening holds — and a body is read when the model asks
+for it. A skill's
 other files are listed; `Skill(skill="<name>/<file>")` reads one (confined to the skill's directory), and those
 inside the allowed roots can be read with Read too. A skill's `allowed-tools` narrows what runs while it is
 active (until the end of the run, or until another skill with `allowed-tools` replaces it); it never allows
@@ -23,7 +24,7 @@ from ..base.result import ToolResult, error_code
 from ..base.sandbox import cap_text, looks_binary
 from .context import ToolContext
 from .core import READ_ONLY, InstanceTool, ToolInput
-from .listing import Listing, capped
+from .listing import MAX_LISTED, Listing, capped
 from .permissions import Rule, ToolScope
 
 SKILL_FILE = "SKILL.md"
@@ -81,55 +82,78 @@ def with_arguments(body: str, args: str) -> str:
     return text
 
 
-def skill_listing(skills: Sequence[Skill]) -> Listing[Skill]:
-    """The skills the tool offers (capped: `tools.listing`) and their lines."""
+#: The Skill tool's description: fixed, so the tool list stays byte-identical for a conversation. The skills
+#: themselves (names and descriptions are text from the repository) are listed by `Skill` without a name, in a
+#: tool result, which the conversation's opening holds.
+DESCRIPTION = (
+    "Load a skill: the user's written instructions for a kind of task, with files that support them. When a "
+    "request matches a skill's description, call Skill first and follow what it says.\n"
+    "- skill: the skill's name; `<name>/<file>` reads one of the files the skill lists. Without it, Skill "
+    "lists the skills.\n"
+    "- args: optional arguments for the skill.\n"
+    "- A skill may limit the tools you can use while it is active."
+)
+
+
+def skill_list(skills: Sequence[Skill]) -> Listing[Skill]:
+    """The skills listed (capped: `tools.listing`, so hundreds of them cannot fill every request) and their lines."""
     return capped(skills, lambda s: f"- {s.name}: {s.description} ({s.where})")
 
 
-def _description(listing: Listing[Skill]) -> str:
-    return (
-        "Load a skill: the user's written instructions for a kind of task, with files that support them. When a "
-        "request matches a skill's description, call Skill first and follow what it says.\n"
-        "- skill: the skill's name; `<name>/<file>` reads one of the files the skill lists.\n"
-        "- args: optional arguments for the skill.\n"
-        "- A skill may limit the tools you can use while it is active.\n\n"
-        f"Available skills:\n{listing.text('skills') or '(none)'}"
-    )
+def skill_listing(skills: Sequence[Skill]) -> str:
+    """What `Skill` without a name answers: each skill's name and description (from its SKILL.md), capped, with a
+    line saying how many were left out."""
+    return f"Available skills:\n{skill_list(skills).text('skills') or '(none)'}"
 
 
 class SkillInput(ToolInput):
-    skill: str = Field(min_length=1)
-    """The skill's name (as listed), or `<name>/<file>` for one of its files."""
+    skill: str | None = Field(default=None, min_length=1)
+    """The skill's name (as listed), or `<name>/<file>` for one of its files; none lists the skills."""
     args: str | None = None
     """Arguments for the skill, as the user would type them after its name."""
 
 
+#: The Skill tool's name (an `InstanceTool`: its name is given per instance).
+SKILL_TOOL_NAME = "Skill"
+
+
 class SkillTool(InstanceTool[SkillInput]):
-    """The `Skill` tool for one session's skills (its description lists them)."""
+    """The `Skill` tool for one session's skills (`Skill` without a name lists them)."""
 
     def __init__(self, skills: Sequence[Skill]) -> None:
-        listing = skill_listing(skills)
         super().__init__(
-            name="Skill",
-            description=_description(listing),
+            name=SKILL_TOOL_NAME,
+            description=DESCRIPTION,
             input_model=SkillInput,
             kind="read",
             annotations=READ_ONLY,
         )
-        #: Only the skills listed: one left out by the cap is not offered (the user runs it with %agent /name).
-        self.skills = {skill.name: skill for skill in listing.kept}
+        #: Every skill, by name; the listing shows the first ones only (`skill_list`).
+        self.skills = {skill.name: skill for skill in skills}
 
     def title(self, params: SkillInput, ctx: ToolContext) -> str:
-        return f"Skill {params.skill}"
+        return f"Skill {params.skill}" if params.skill else "Skill (list)"
 
     def find(self, name: str) -> Skill:
         skill = self.skills.get(name)
         if skill is None:
-            known = ", ".join(sorted(self.skills)) or "none"
-            raise ToolError(SKILL_NOT_FOUND, f"there is no skill named '{name}'; the skills are: {known}")
+            names = sorted(self.skills)
+            known = ", ".join(names[:MAX_LISTED]) or "none"
+            more = (
+                f" and {len(names) - MAX_LISTED} more (Skill without a name lists them)"
+                if len(names) > MAX_LISTED
+                else ""
+            )
+            raise ToolError(
+                SKILL_NOT_FOUND, f"there is no skill named '{name}'; the skills are: {known}{more}"
+            )
         return skill
 
     async def run(self, params: SkillInput, ctx: ToolContext) -> ToolResult:
+        if params.skill is None:
+            return ToolResult.ok(
+                skill_listing(list(self.skills.values())), summary=f"{len(self.skills)} skill(s)"
+            )
         name, _, inner = params.skill.partition("/")
         skill = self.find(name)
         if inner:

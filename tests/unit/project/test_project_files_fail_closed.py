@@ -42,10 +42,17 @@ def link(at: Path, target: str) -> Path:
     return at
 
 
+def listed(tool: SkillTool) -> str:
+    """What the model reads of the skills: `Skill` without a name (the conversation's opening holds the same)."""
+    ctx = ToolContext(sandbox=Sandbox.at("/tmp"), policy=PermissionPolicy())
+    return asyncio.run(tool.run(SkillInput(), ctx)).content
+
+
 def everything_loaded(tree: Tree) -> str:
     """Every text the project's definitions put in front of the model or run as a request."""
     library = tree.claude().library
     texts = [tool.description for tool in library.tools]
+    texts += [listed(tool) for tool in library.tools if isinstance(tool, SkillTool)]
     texts += [c.body for c in library.commands] + [a.prompt for a in library.agents]
     return "\n".join(texts)
 
@@ -179,15 +186,15 @@ def test_hundreds_of_skills_and_agents_are_capped_in_every_request_with_a_line_s
     claude = tree.claude()
     skill_tool, task_tool = claude.library.tools
     assert isinstance(skill_tool, SkillTool) and isinstance(task_tool, TaskTool)
-    for tool, noun in ((skill_tool, "skills"), (task_tool, "sub-agents")):
-        assert len(tool.description) < MAX_LISTING_CHARS + 2_000, len(tool.description)
-        kept = len(re.findall(r'^- "?[sa]\d{3}"?: ', tool.description, flags=re.MULTILINE))
+    for text, noun in ((listed(skill_tool), "skills"), (task_tool.description, "sub-agents")):
+        assert len(text) < MAX_LISTING_CHARS + 2_000, len(text)
+        kept = len(re.findall(r'^- "?[sa]\d{3}"?: ', text, flags=re.MULTILINE))
         assert 0 < kept < MAX_LISTED
-        assert tool.description.endswith(
+        assert text.endswith(
             f"- ({300 - kept} more {noun} not listed: over {MAX_LISTED} entries or {MAX_LISTING_CHARS:,} "
             "characters)"
         )
-    assert len(skill_tool.skills) < 300 and "s299" not in skill_tool.skills
+    assert "s299" not in listed(skill_tool)
     assert len(task_tool.custom) < 300 and "a299" not in task_tool.types
     assert len(claude.library.skills) == 300  # `%agent /s299` still runs it
     said = claude.take_warnings()
@@ -213,11 +220,11 @@ def test_a_listing_holds_at_most_a_hundred_entries_each_cut_to_its_own_cap(tree:
         tree.write(f".claude/skills/s{n:03}/SKILL.md", f"---\ndescription: skill {n}\n---\nbody\n")
     tree.write(".claude/skills/a-long/SKILL.md", f"---\ndescription: {'y' * 5000}\n---\nbody\n")
     (tool,) = tree.claude().library.tools
-    assert isinstance(tool, SkillTool) and len(tool.skills) == MAX_LISTED
-    assert tool.description.endswith(
-        f"- (201 more skills not listed: over {MAX_LISTED} entries or 16,000 characters)"
-    )
-    (long_line,) = [line for line in tool.description.splitlines() if line.startswith("- a-long: ")]
+    assert isinstance(tool, SkillTool)
+    text = listed(tool)
+    assert len(re.findall(r"^- (?:s\d{3}|a-long): ", text, flags=re.MULTILINE)) == MAX_LISTED
+    assert text.endswith(f"- (201 more skills not listed: over {MAX_LISTED} entries or 16,000 characters)")
+    (long_line,) = [line for line in text.splitlines() if line.startswith("- a-long: ")]
     assert len(long_line) <= MAX_ENTRY_CHARS + 1
 
 
