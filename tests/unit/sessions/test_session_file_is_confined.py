@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.base.errors import ToolError
+from jupyter_agent.sessions.log import SessionLog
 from jupyter_agent.sessions.recorder import SessionRecorder
-from jupyter_agent.sessions.store import SessionLog, read_records
+from jupyter_agent.sessions.store import read_records
 
 
 def test_a_session_file_swapped_for_a_link_is_not_appended_to_nor_read(tmp_path: Path) -> None:
