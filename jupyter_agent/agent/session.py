@@ -30,7 +30,7 @@ from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Block, Conversation
 from .events import Emit, ErrorEvent, Notice, RunFinished, RunReason, Usage
-from .facts import SessionFacts
+from .facts import SessionFacts, facts_text
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
@@ -219,6 +219,10 @@ class AgentSession:
         return finished
 
     # what the model is told
+
+    def pending_update(self) -> str | None:
+        """What the next request will tell about the session's facts (all of them for a new conversation)."""
+        return facts_text(self.conversation.told.facts, self._facts().lines())
 
     def _facts(self) -> SessionFacts:
         shown, note = self.notebook_line.facts

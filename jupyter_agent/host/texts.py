@@ -61,6 +61,7 @@ def status_report(
             ),
         ),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
+        ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
         *_todo_rows(session),
     ]
@@ -101,6 +102,21 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
     return rows
 
 
+def thinking_text(binding: str | None, transformations: tuple[dict[str, object], ...]) -> str:
+    """Whether earlier reasoning goes back as it came, and what the API last said it changed in a request."""
+    kept = (
+        "earlier reasoning sent back as it came"
+        if binding is None
+        else f"prefix_mismatch_behavior {binding} (the API refused earlier reasoning once; kept for this conversation)"
+    )
+    if not transformations:
+        return kept
+    changed = "; ".join(
+        f"{t.get('type')} {t.get('path')} ({t.get('reason')})" for t in transformations[:5]
+    ) + (f"; … {len(transformations) - 5} more" if len(transformations) > 5 else "")
+    return f"{kept}\nthe API's input_transformations in the last request: {changed}"
+
+
 def _mode_text(mode: str, setting: str) -> str:
     """The mode in force, and where it came from when that is not the `mode` setting (a project's defaultMode)."""
     return (
@@ -118,7 +134,10 @@ def memory_text(session: AgentSession) -> str:
             f"no memory files: put {' or '.join(MEMORY_NAMES)} in the notebook's directory (or above it, up to "
             f"the top root), or your own in {user_memory_path()}; %agent reset reads them again"
         )
-    lines = ["memory in the system prompt (most general first; %agent reset reads them again):"]
+    lines = [
+        "memory (most general first; yours is in the system prompt, a project's reaches the model as tool results; "
+        "%agent reset reads them again):"
+    ]
     for memory in files:
         cut = f", cut: {memory.cut:,} more not loaded" if memory.cut else ""
         lines.append(f"  {memory.path}  ({len(memory.text):,} characters{cut})")

@@ -242,3 +242,13 @@ def test_a_small_image_goes_as_an_image_block() -> None:
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": big}}
     )
     assert refused["type"] == "text" and "over the 5 MB the model accepts per image" in refused["text"]
+
+
+def test_status_says_when_earlier_reasoning_was_refused_and_what_the_api_changed() -> None:
+    from jupyter_agent.host.texts import thinking_text
+
+    assert thinking_text(None, ()) == "earlier reasoning sent back as it came"
+    dropped = ({"type": "thinking_dropped", "path": "messages.1.content.0", "reason": "model_binding_mismatch"},)
+    text = thinking_text("drop_block", dropped)
+    assert text.startswith("prefix_mismatch_behavior drop_block (the API refused earlier reasoning once")
+    assert text.endswith("thinking_dropped messages.1.content.0 (model_binding_mismatch)")

@@ -5,7 +5,7 @@ exactly as they came."""
 from __future__ import annotations
 
 import pytest
-from agent_testkit import HarnessFactory, assert_valid_request, texts
+from agent_testkit import Harness, HarnessFactory, assert_valid_request, texts
 
 from jupyter_agent.agent import ErrorEvent, Notice, TextDelta
 from jupyter_agent.agent.events import ThinkingDelta, ThinkingDone
@@ -31,8 +31,8 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def _betas(h: object, index: int) -> set[str]:
-    recorded = [r for r in h.server.recorded if r.index is not None][index]  # type: ignore[attr-defined]
+def _betas(h: Harness, index: int) -> set[str]:
+    recorded = [r for r in h.server.recorded if r.index is not None][index]
     header = recorded.headers.get("anthropic-beta", "")
     return {b.strip() for b in header.split(",") if b.strip()}
 

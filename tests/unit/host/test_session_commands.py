@@ -297,3 +297,25 @@ def test_status_says_which_frontend_holds_the_notebook_and_how_it_is_changed(
     assert "notebook: — (not known)" in status
     assert "frontend: none (not in a Jupyter kernel)" in status
     assert "backend:  — (notebook tools need notebook_path)" in status
+
+
+def test_context_shows_the_update_the_next_request_will_append(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = serve(served, monkeypatch, [Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")])])
+    shell.run_cell_magic("agent", "", "first")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "context")
+    assert "The next request also says" not in capsys.readouterr().out  # nothing changed since the run
+    shell.run_line_magic("agent", "mode plan")
+    shell.run_line_magic("agent", "context")
+    shown = capsys.readouterr().out
+    assert "The next request also says:\n[Update to the session context" in shown
+    assert "- Permission mode: plan: only read-only tools run." in shown
+    shell.run_cell_magic("agent", "", "second")
+    assert "- Permission mode: plan: only read-only tools run." in json.dumps(
+        server.requests[1]["messages"][-1]
+    )

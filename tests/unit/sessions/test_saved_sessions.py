@@ -257,3 +257,45 @@ def test_the_export_neutralises_html_remote_images_and_script_links(
     assert "&lt;script>alert(1)&lt;/script>" in markdown
     assert "![" not in markdown and "[image: chart](https://evil.example/leak.png?d=secret)" in markdown
     assert "javascript:" not in markdown and "[docs](#)" in markdown
+
+
+def test_a_resume_continues_in_a_file_that_holds_only_what_is_new_and_reads_back_whole(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    long_answer = "March is dropped by the date parser. " * 400  # ~15 KB the resumed file must not copy
+    first = harness([Turn(blocks=[Text(long_answer)])], session_options=_saving(tmp_path))
+    first.run("why is March missing?")
+    assert first.session.recorder is not None
+    original = first.session.recorder.path
+    second = harness(
+        [Turn(blocks=[Text("April is fine.")]), Turn(blocks=[Text("Still fine.")])],
+        session_options=_saving(tmp_path),
+    )
+    second.session.resume(second.session.load_saved())
+    second.run("and April?")
+    second.run("and May?")
+    assert second.session.recorder is not None
+    resumed = second.session.recorder.path
+    assert resumed != original
+    assert long_answer not in resumed.read_text()  # the earlier messages are referenced, not copied
+    assert resumed.stat().st_size < original.stat().st_size
+    saved = load_session(resumed)
+    assert saved.messages == second.session.conversation.messages  # read back whole, through the first file
+    assert saved.prefix == load_session(original).prefix  # with the prefix it was saved with
+    assert [r.text for r in saved.requests] == ["why is March missing?", "and April?", "and May?"]
+    assert second.server.requests[0]["system"] == first.server.requests[0]["system"]
+
+
+def test_a_resumed_file_whose_original_is_gone_says_so_and_resumes_what_it_holds(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    first = harness([Turn(blocks=[Text("one")])], session_options=_saving(tmp_path))
+    first.run("first")
+    assert first.session.recorder is not None
+    second = harness([Turn(blocks=[Text("two")])], session_options=_saving(tmp_path))
+    second.session.resume(second.session.load_saved())
+    second.run("second")
+    assert second.session.recorder is not None
+    first.session.recorder.path.unlink()
+    saved = load_session(second.session.recorder.path)
+    assert "whose file is missing" in saved.damage
