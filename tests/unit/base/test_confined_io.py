@@ -80,8 +80,8 @@ def test_a_folder_swapped_while_the_delete_holds_it_open_does_not_redirect_the_u
     (root / "sub" / "secret.txt").write_text("the agent's file\n")
     real_open = confined.open_directory
 
-    def open_then_swap(path: Path, **kwargs: bool) -> int:
-        fd = real_open(path, **kwargs)
+    def open_then_swap(path: Path, *, create: bool = True) -> int:
+        fd = real_open(path, create=create)
         (root / "sub").rename(root / "moved")  # swapped after the walk reached it
         (root / "sub").symlink_to(outside)
         return fd
