@@ -246,3 +246,20 @@ def test_undo_refuses_a_file_the_roots_no_longer_hold(world: tuple[Path, Path]) 
         f"reads and writes its own files only under '{root / 'data'}' — add its folder to the roots"
     )
     assert (root / "report.md").read_text() == "report\n"
+
+
+def test_undo_of_a_cell_edit_refuses_a_notebook_the_roots_no_longer_hold(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    inside = notebook(base / "nbs" / "analysis.ipynb", "x = 1")
+    h, _ = edit_cell(harness, inside)
+    after = inside.read_bytes()
+    (base / "data").mkdir()
+    ctx = h.session.ctx
+    ctx.sandbox = Sandbox.at(base, roots=(base / "data",))  # %config AgentMagics.roots changed since
+    [journal] = h.session.history
+    report = asyncio.run(undo_run(journal, ctx))
+    assert "  skipped cell c1 in analysis.ipynb: the file " in report, report
+    assert f"only under '{base / 'data'}' — add its folder to the roots" in report
+    assert inside.read_bytes() == after
