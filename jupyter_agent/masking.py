@@ -14,7 +14,9 @@ What counts as a secret:
   `*_TOKEN`, `*PASSWORD*`, `AWS_*`, …; `AgentMagics.secret_env_patterns` replaces the list), except names
   known to hold no secret (`*_MODEL`, `*_BASE_URL`, `*_REGION`, …);
 - the value of any environment variable that is a URL with a password (`postgres://user:pw@host/db`), and
-  that password on its own.
+  that password on its own;
+- for the process's registry, the same of the environment the process *started* with (`startup_env`): a token
+  popped from `os.environ` is still what a restarted kernel, or VerifyNotebook's fresh one, gets.
 
 Values shorter than `MIN_SECRET_CHARS` (8) are ignored: masking `1` or `true` everywhere would garble every
 output and protect nothing. The environment is read at each call, so `%env X_TOKEN=…` in a cell counts at
@@ -39,6 +41,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from .secret_scan import SecretScanner
+from .startup_env import startup_environ
 
 #: Environment variable names whose values are treated as secrets (shell-style patterns, case-insensitive).
 DEFAULT_SECRET_ENV_PATTERNS: tuple[str, ...] = (
@@ -108,6 +111,7 @@ class SecretRegistry:
         self._registered: dict[str, str] = {}
         self._cache_key: tuple[tuple[str, str], ...] | None = None
         self._scanner = SecretScanner({})
+        self._startup_cache: tuple[tuple[str, ...], dict[str, str]] | None = None
         self.patterns = tuple(patterns)
 
     @property
@@ -152,13 +156,33 @@ class SecretRegistry:
         return found
 
     def secrets(self) -> dict[str, str]:
-        """Every secret value known now, mapped to the name it is masked with."""
-        environ = os.environ if self._environ is None else self._environ
-        found = self._secret_env(environ)  # an environment name says more than a registered label
+        """Every secret value known now, mapped to the name it is masked with: the registered ones, those of the
+        environment now, and (for the process's registry) those of the environment it started with — a token the
+        user popped from `os.environ` is still in what a restarted or fresh kernel (VerifyNotebook) gets."""
+        if self._environ is None:
+            found = self._startup_secrets()
+            found.update(
+                self._secret_env(os.environ)
+            )  # an environment name says more than a registered label
+        else:
+            found = self._secret_env(self._environ)
         with self._lock:
             for value, name in self._registered.items():
                 found.setdefault(value, name)
         return found
+
+    def _startup_secrets(self) -> dict[str, str]:
+        """The start-up environment's secrets, found once per list of patterns."""
+        started = startup_environ()
+        if started is None:
+            return {}
+        with self._lock:
+            cached = self._startup_cache
+        if cached is None or cached[0] != self._patterns:
+            cached = (self._patterns, self._secret_env(started))
+            with self._lock:
+                self._startup_cache = cached
+        return dict(cached[1])
 
     def scanner(self) -> SecretScanner:
         """The automaton for the secrets known now (rebuilt only when they change)."""

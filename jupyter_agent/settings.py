@@ -22,7 +22,7 @@ from .agent.config import (
     ThinkingSetting,
 )
 from .agent.models import EFFORTS
-from .base.sandbox import DEFAULT_FALLBACK_ENCODING
+from .base.sandbox import BASH_SANDBOX_VALUES, DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
 from .tools.modes import MODES, modes_help
@@ -170,6 +170,13 @@ class AgentSettings(Configurable):
     ).tag(config=True)
     bash_network = Bool(
         False, help="Let Bash commands reach the network (the OS sandbox cuts it off by default)."
+    ).tag(config=True)
+    bash_sandbox = Enum(
+        list(BASH_SANDBOX_VALUES),
+        "required",
+        help="'required': where Bash cannot run in its OS sandbox (no bubblewrap, it cannot start, not Linux) "
+        "every command asks and says 'unsandboxed', even under an allow rule (headless: refused); 'off': allow "
+        "rules run it unsandboxed too. %agent status shows the sandbox.",
     ).tag(config=True)
     context = Bool(
         True,

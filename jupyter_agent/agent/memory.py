@@ -5,8 +5,9 @@ Read, in this order (most general first, so a more specific file comes later and
 2. `AGENTS.md` then `CLAUDE.md` of every directory from the top down to the notebook's directory. The top
    is the outermost allowed root that holds the notebook's directory, or the git work tree holding it when
    that reaches higher (a repository's AGENTS.md sits at its top, notebooks often in a subfolder).
-A project file whose real path leaves those directories (a symlink out) is not read. Each file is cut at
-`MAX_MEMORY_CHARS`. The files are read once per conversation; `%agent reset` reads them again.
+A project file whose real path leaves the allowed roots and the top directory (a symlink out) is not read; your
+own file may lead only within its folder (`base.confined`, the rule for every file the package reads). Each file
+is cut at `MAX_MEMORY_CHARS`. The files are read once per conversation; `%agent reset` reads them again.
 
 The user's own file is the user's instruction and goes in the system prompt (`memory_section`); a project's files
 come from a repository other people can edit, so they reach the model as tool results (`opening.py`), as
@@ -20,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.confined import read_confined
+from ..base.errors import ToolError
 from ..masking import clip, mask
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
@@ -76,10 +79,10 @@ def memory_dirs(start: Path, roots: Sequence[Path]) -> list[Path]:
     return list(reversed(chain))
 
 
-def _read(path: Path, *, own: bool = False) -> MemoryFile | None:
+def _read(path: Path, areas: Sequence[Path], *, own: bool = False) -> MemoryFile | None:
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_confined(path, areas)
+    except (OSError, ToolError):
         return None
     if b"\0" in raw[:8192]:
         return None
@@ -97,17 +100,15 @@ def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = 
     found: list[MemoryFile] = []
     user = user_file if user_file is not None else user_memory_path()
     if user.is_file():
-        loaded = _read(user, own=True)
+        loaded = _read(user, (user.parent,), own=True)
         if loaded is not None:
             found.append(loaded)
     dirs = memory_dirs(start, roots)
-    allowed = [_real(r) for r in roots] + [dirs[0]]
+    areas = (*roots, dirs[0])
     for directory in dirs:
         for name in MEMORY_NAMES:
             path = directory / name
-            if not path.is_file() or not any(_inside(_real(path), r) for r in allowed):
-                continue
-            loaded = _read(path)
+            loaded = _read(path, areas) if path.is_file() else None
             if loaded is not None:
                 found.append(loaded)
     return found

@@ -9,6 +9,7 @@ import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..masking import clip, mask
 from .errors import ToolError
@@ -35,6 +36,11 @@ class Limits:
 
 #: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).
 DEFAULT_FALLBACK_ENCODING = "cp1252"
+
+#: `AgentMagics.bash_sandbox`: "required" — Bash outside its OS sandbox always asks, even under an allow rule;
+#: "off" — allow rules run it unsandboxed too.
+BashSandbox = Literal["required", "off"]
+BASH_SANDBOX_VALUES: tuple[BashSandbox, ...] = ("required", "off")
 
 
 def _refuse_nul(text: str) -> None:
@@ -95,6 +101,8 @@ class Sandbox:
     fallback_encoding: str = DEFAULT_FALLBACK_ENCODING
     #: Directories Read may read outside the roots, never write: the loaded skills' own folders.
     read_roots: tuple[Path, ...] = ()
+    #: Whether Bash needs its OS sandbox to run under an allow rule (`AgentMagics.bash_sandbox`).
+    bash_sandbox: BashSandbox = "required"
 
     @classmethod
     def at(
@@ -106,6 +114,7 @@ class Sandbox:
         network: bool = False,
         fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
         read_roots: tuple[Path, ...] = (),
+        bash_sandbox: BashSandbox = "required",
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
@@ -116,6 +125,7 @@ class Sandbox:
             network=network,
             fallback_encoding=fallback_encoding,
             read_roots=tuple(Path(os.path.realpath(r)) for r in read_roots),
+            bash_sandbox=bash_sandbox,
         )
 
     def resolve_path(self, path: str) -> Path:
@@ -167,7 +177,7 @@ def atomic_write(path: Path, data: bytes, *, make_below: Path | None = None) -> 
     root, or anything above it, is an error — a tool never creates a root (None: any missing directory).
     """
     note_directory(path.parent)  # a kill -9 before the rename leaves a temp file the next run sweeps
-    directory = _open_directory(path.parent, make_below=make_below)
+    directory = open_directory(path.parent, make_below=make_below)
     try:
         _replace_in(directory, path, data)
         os.fsync(directory)
@@ -179,9 +189,9 @@ def atomic_write(path: Path, data: bytes, *, make_below: Path | None = None) -> 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
+def open_directory(path: Path, *, make_below: Path | None = None, create: bool = True) -> int:
     """A handle on `path`, reached component by component with no symlink followed (missing ones made, below
-    `make_below` only when it is given)."""
+    `make_below` only when it is given; with `create` False a missing one is FileNotFoundError)."""
     if not path.is_absolute():
         raise ValueError(f"atomic_write needs an absolute real path, got '{path}'")
     fd = os.open("/", _DIRECTORY_FLAGS)
@@ -192,6 +202,8 @@ def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
             try:
                 child = os.open(part, _DIRECTORY_FLAGS, dir_fd=fd)
             except FileNotFoundError:
+                if not create:
+                    raise
                 if make_below is not None and (walked == make_below or not walked.is_relative_to(make_below)):
                     raise _missing_root(make_below, path) from None
                 with contextlib.suppress(FileExistsError):
@@ -202,7 +214,7 @@ def _open_directory(path: Path, *, make_below: Path | None = None) -> int:
                     raise ToolError(
                         "OUTSIDE_ROOTS",
                         f"'{walked}' was replaced by a symlink after the path '{path}' was checked; nothing was "
-                        "written — check what changed the directory, then retry",
+                        "read or written through it — check what changed the directory, then retry",
                     ) from None
                 raise exc
             os.close(fd)

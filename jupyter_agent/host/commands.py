@@ -180,12 +180,15 @@ def _resume(agent: KernelAgent, args: list[str]) -> str:
 
 
 def _export(agent: KernelAgent, args: list[str]) -> str:
+    from ..base.errors import ToolError
     from ..sessions.export import ExportRefused
 
     try:
         return agent.export(args[0] if args else None)
     except ExportRefused as exc:
         raise CommandError(str(exc)) from None
+    except ToolError as exc:  # outside the kernel's directory and the roots, or through a link
+        raise CommandError(f"%agent export: {exc.code}: {exc.message}") from None
 
 
 def _compact(agent: KernelAgent, _args: list[str]) -> str:
@@ -201,7 +204,7 @@ def _jobs(agent: KernelAgent, _args: list[str]) -> str:
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="status",
-        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend",
+        help="model, mode, tokens, costs, cache-read share, tools; the notebook's frontend and backend; the Bash sandbox",
         run=_status,
     ),
     Subcommand(name="reset", help="forget the conversation and start a new one", run=_reset),
@@ -286,8 +289,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         optional="PATH",
         help=(
             "write this conversation as Markdown (default `agent-session-<id>.md` in the working directory, or "
-            "in PATH when it is a directory); a file that is not an earlier export is never written over "
-            "(`EXPORT_TARGET_EXISTS`)"
+            "in PATH when it is a directory) under the working directory or a root, no link followed out "
+            "(`OUTSIDE_ROOTS`); a file that is not an earlier export is never written over (`EXPORT_TARGET_EXISTS`)"
         ),
         run=_export,
     ),

@@ -15,7 +15,7 @@ from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
 from ..agent.models import Effort
 from ..agent.setup import RunSetup
 from ..agent.thinking import ThinkingSetting
-from ..base.sandbox import Sandbox
+from ..base.sandbox import BashSandbox, Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.core import AnyTool
 from ..tools.hooks import PostHook, PreHook
@@ -148,6 +148,7 @@ def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> S
         network=settings.bash_network,
         fallback_encoding=settings.fallback_encoding,
         read_roots=claude.skill_dirs,
+        bash_sandbox=cast("BashSandbox", settings.bash_sandbox),
     )
     missing = roots.missing_roots()
     if missing:

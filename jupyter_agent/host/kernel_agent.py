@@ -306,9 +306,8 @@ class KernelAgent:
 
     def export(self, path: str | None) -> str:
         """`%agent export [PATH]`: this conversation as Markdown, written next to the notebook by default."""
-        from ..base.sandbox import atomic_write
-        from ..sessions import SavedSession, load_session, session_markdown
-        from ..sessions.export import export_target
+        from ..sessions import SavedSession, load_session
+        from ..sessions.export import write_export
 
         session = self.session
         recorder = session.recorder
@@ -318,9 +317,8 @@ class KernelAgent:
             saved = SavedSession(
                 id="unsaved", path=session.ctx.sandbox.cwd, messages=session.conversation.messages
             )
-        target = export_target(path, session.ctx.sandbox.cwd, saved.id)
-        atomic_write(target, session_markdown(saved).encode("utf-8"))
-        return f"exported {len(saved.messages)} messages to {target}"
+        written = write_export(path, saved, session.ctx.sandbox)
+        return f"exported {len(saved.messages)} messages to {written}"
 
     def compact(self) -> str:
         """`%agent compact`: summarise the conversation now; one line says what it did."""

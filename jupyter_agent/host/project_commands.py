@@ -72,6 +72,11 @@ def run_slash(agent: KernelAgent, name: str, args: str) -> None:
         run = slash_run(name, args, project.library)
     except UnknownCommand as exc:
         raise ProjectCommandError(str(exc)) from None
+    hidden = project.library.shadowing(run.kind, name)
+    if hidden is not None:  # a repository's command of your command's name: say whose runs
+        print(
+            f"jupyter_agent: /{name} runs {hidden.by}, which replaces the {hidden.hidden_where}'s {hidden.hidden}"
+        )
     agent.run_cell(
         run.request, RunOptions(model=run.model, allowed_tools=run.allowed_tools, scope_owner=run.owner)
     )

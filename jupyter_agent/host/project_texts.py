@@ -63,21 +63,27 @@ def skills_report(project: ClaudeProject | None, prompts: list[tuple[str, str]])
     rows: list[tuple[str, str, str]] = []
     if project is not None:
         library = project.library
+
+        def replaces(kind: str, name: str) -> str:
+            hidden = library.shadowing(kind, name)
+            return f" · replaces the {hidden.hidden_where}'s ({hidden.hidden})" if hidden is not None else ""
+
         for skill in library.skills:
             limited = (
                 f" · allowed-tools: {', '.join(skill.allowed_tools)}"
                 if skill.allowed_tools is not None
                 else ""
             )
-            rows.append((f"/{skill.name}", f"skill ({skill.where}){limited}", skill.description))
+            kind = f"skill ({skill.where}){limited}{replaces('skill', skill.name)}"
+            rows.append((f"/{skill.name}", kind, skill.description))
         for command in library.commands:
             hint = f" {command.argument_hint}" if command.argument_hint else ""
-            rows.append((f"/{command.name}{hint}", f"command ({command.where})", command.description))
+            kind = f"command ({command.where}){replaces('command', command.name)}"
+            rows.append((f"/{command.name}{hint}", kind, command.description))
         for agent in library.agents:
             tools = ", ".join(agent.tools) if agent.tools is not None else "all tools"
-            rows.append(
-                (agent.name, f"sub-agent · {tools} · {agent.model or 'same model'}", agent.description)
-            )
+            kind = f"sub-agent · {tools} · {agent.model or 'same model'}{replaces('agent', agent.name)}"
+            rows.append((agent.name, kind, agent.description))
     rows += [(f"/{command}", "MCP prompt", description) for command, description in prompts]
     if not rows:
         note = "no skills, commands or sub-agents: put them in .claude/skills/, .claude/commands/, .claude/agents/"

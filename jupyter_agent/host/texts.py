@@ -54,7 +54,12 @@ def status_report(
         ),
         ("tools", ", ".join(status.tools)),
         *_notebook_rows(session),
-        ("bash", check_sandbox().describe(network=settings.bash_network)),
+        (
+            "bash",
+            check_sandbox().describe(
+                network=settings.bash_network, required=settings.bash_sandbox == "required"
+            ),
+        ),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
         ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),

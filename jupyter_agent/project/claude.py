@@ -17,12 +17,14 @@ from pathlib import Path
 
 from ..tools.command_hooks import CommandHook
 from ..tools.core import AnyTool
+from ..tools.listing import left_out_warning
 from ..tools.modes import Mode
-from ..tools.skill import Skill, SkillTool
+from ..tools.skill import Skill, SkillTool, skill_list
 from ..tools.workflow.agent_types import AgentType
-from ..tools.workflow.task import TaskTool
-from .definitions import Command, Problems, load_agents, load_commands, load_skills
+from ..tools.workflow.task import TaskTool, agent_listing
+from .definitions import Command, Shadowed, load_agents, load_commands, load_skills
 from .locate import ClaudeDirs, locate
+from .markdown_file import Problems
 from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file
 from .trust import trust, trusted_by
 
@@ -103,13 +105,27 @@ class ProjectLibrary:
     agents: tuple[AgentType, ...] = ()
     commands: tuple[Command, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: Definitions a more specific one of the same name replaces (a project's command over yours).
+    shadowed: tuple[Shadowed, ...] = ()
 
     @cached_property
     def tools(self) -> list[AnyTool]:
         """`Skill` when there are skills, and `Task` with the project's agent types when there are any (it
-        replaces the built-in Task in the pool)."""
+        replaces the built-in Task in the pool); each lists at most what `tools.listing` lets it."""
         made: list[AnyTool] = [SkillTool(self.skills)] if self.skills else []
         return [*made, TaskTool(self.agents)] if self.agents else made
+
+    def shadowing(self, kind: str, name: str) -> Shadowed | None:
+        """What the definition `name` of `kind` ("skill", "agent", "command") replaces, if anything."""
+        return next((s for s in self.shadowed if s.kind == kind and s.name == name), None)
+
+
+def _left_out(skills: Sequence[Skill], agents: Sequence[AgentType]) -> list[str]:
+    lines = [
+        left_out_warning(skill_list(skills), "skills"),
+        left_out_warning(agent_listing(agents), "sub-agents"),
+    ]
+    return [line for line in lines if line is not None]
 
 
 def _signature(paths: Sequence[Path]) -> tuple[tuple[int, int] | None, ...]:
@@ -172,12 +188,15 @@ class ClaudeProject:
     def library(self) -> ProjectLibrary:
         if self._library is None:
             problems = Problems()
-            where = self.dirs.definition_dirs()
+            where = self.dirs.definition_dirs(trusted=self.settings.trusted is not None)
+            skills, agents = load_skills(where, problems), load_agents(where, problems)
+            commands = load_commands(where, problems)
             self._library = ProjectLibrary(
-                skills=tuple(load_skills(where, problems)),
-                agents=tuple(load_agents(where, problems)),
-                commands=tuple(load_commands(where, problems)),
-                warnings=tuple(problems.lines),
+                skills=tuple(skills.items),
+                agents=tuple(agents.items),
+                commands=tuple(commands.items),
+                warnings=(*problems.lines, *_left_out(skills.items, agents.items)),
+                shadowed=(*skills.shadowed, *agents.shadowed, *commands.shadowed),
             )
         return self._library
 
@@ -193,7 +212,8 @@ class ClaudeProject:
         self._settings = None
         return (
             f"trusted {self.dirs.project_dir} (recorded in {written}): its hooks, allow rules, defaultMode and "
-            "additionalDirectories apply from the next run"
+            "additionalDirectories apply from the next run, the `model` of its sub-agents and commands after "
+            "%agent reset"
         )
 
     def take_warnings(self) -> list[str]:

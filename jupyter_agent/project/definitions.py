@@ -7,32 +7,53 @@
 
 Directories are read from the most general (`~/.claude`) to the most specific (the notebook's directory), and a
 later definition of the same name wins. A file that cannot be used is one warning naming it and the key. Front
-matter YAML refuses is read one `key: value` a line, as Claude Code reads it (`loose_front_matter`).
+matter YAML refuses is read one `key: value` a line, as Claude Code reads it (`markdown_file.py`). A
+definition that leads out of its allowed folders through a symlink is not read (`DefinitionDir.areas`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Generic, TypeVar
 
-import yaml
-
-from ..base.json_values import is_array, is_object
+from ..base.json_values import is_array
 from ..tools.permissions import Rule
-from ..tools.skill import SKILL_FILE, Skill, front_matter_split
+from ..tools.skill import SKILL_FILE, Skill
 from ..tools.workflow.agent_types import AgentType
+from .markdown_file import Markdown, Problems, read_markdown
 
 #: Names a skill, agent or command may have (what follows `/` in `%agent /name`).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}\Z")
-#: Markdown files larger than this are not read.
-MAX_DEFINITION_BYTES = 256 * 1024
 #: `model:` shorthands, as in Claude Code, to the models this package knows.
 MODEL_ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DefinitionDir:
+    """A `.claude/` directory definitions are read from, whose it is, and where the files in it may lead."""
+
+    path: Path
+    #: "user" (`~/.claude`) or "project".
+    where: str
+    #: The folders a definition's real path must be in (`base.confined`): a project's are the allowed roots and
+    #: the project directory (the memory files' rule); yours are `~/.claude` itself and, once a kind's folder is
+    #: read, that folder's real path (a `~/.claude/commands` linked to your dotfiles works).
+    areas: tuple[Path, ...]
+    #: Whether a definition's `model:` is used (yours, or a trusted project's).
+    models: bool = True
+
+    def within(self, folder: Path) -> DefinitionDir:
+        """The directory as seen from one of its kind folders (`skills/`, `agents/`, `commands/`)."""
+        if self.where != "user":
+            return self
+        return dataclasses.replace(self, areas=(*self.areas, Path(os.path.realpath(folder))))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,84 +68,6 @@ class Command:
     argument_hint: str = ""
     path: Path
     where: str = "project"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Markdown:
-    """A definition file read: its front matter (a mapping) and its body."""
-
-    path: Path
-    meta: dict[str, Any]
-    body: str
-
-
-class Problems:
-    """Collects the one-line warnings of the files read."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def warn(self, path: Path, key: str, message: str) -> None:
-        self.lines.append(f"jupyter_agent: {path}: {key}: {message}")
-
-
-def read_markdown(path: Path, problems: Problems) -> Markdown | None:
-    try:
-        raw = path.read_bytes()[: MAX_DEFINITION_BYTES + 1]
-    except OSError as exc:
-        problems.warn(path, "(file)", f"cannot be read ({exc}); skipped")
-        return None
-    if len(raw) > MAX_DEFINITION_BYTES:
-        problems.warn(path, "(file)", f"larger than {MAX_DEFINITION_BYTES:,} bytes; skipped")
-        return None
-    text = raw.decode("utf-8-sig", "replace")  # a BOM from a Windows editor is not part of the `---` line
-    header, body = front_matter_split(text)
-    try:
-        meta: object = yaml.safe_load(header) if header.strip() else {}
-    except yaml.YAMLError as exc:
-        meta = loose_front_matter(header)
-        if meta is None:
-            where = getattr(exc, "problem_mark", None)
-            line = f" (line {where.line + 2})" if where is not None else ""
-            problems.warn(path, "front matter", f"not valid YAML{line}; skipped")
-            return None
-    if not is_object(meta):
-        problems.warn(path, "front matter", "expected `key: value` lines; skipped")
-        return None
-    return Markdown(path=path, meta={str(k): v for k, v in meta.items()}, body=body)
-
-
-_LOOSE_KEY = re.compile(r"([A-Za-z][\w-]*):(?:\s+(.*))?\Z")
-
-
-def loose_front_matter(header: str) -> dict[str, Any] | None:
-    """Front matter as Claude Code reads what YAML refuses: one `key: value` a line, the value as written
-    (`argument-hint: [pr-number] [priority]`, `description: Use when: the data is late`), `- item` lines under
-    a key with no value as its list; None when a line is neither."""
-    meta: dict[str, Any] = {}
-    lists: dict[str, list[str]] = {}
-    last: str | None = None
-    for line in header.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        if line[0].isspace() and last is not None and meta[last] is None and stripped.startswith("- "):
-            lists.setdefault(last, []).append(_unquoted(stripped[2:]))
-            continue
-        found = _LOOSE_KEY.match(stripped) if not line[0].isspace() else None
-        if found is None:
-            return None
-        key, value = str(found.group(1)), found.group(2)
-        meta[key] = _unquoted(value) if value else None
-        last = key
-    return {**meta, **lists}
-
-
-def _unquoted(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
 
 
 def _text(doc: Markdown, key: str, problems: Problems) -> str:
@@ -175,9 +118,20 @@ def _split_outside_parens(text: str) -> list[str]:
     return [item.strip() for item in [*items, current]]
 
 
-def _model(doc: Markdown, problems: Problems) -> str | None:
+def _model(doc: Markdown, source: DefinitionDir, problems: Problems) -> str | None:
+    """The `model:` to run on — only from your own files or a trusted project's: a repository you have not
+    trusted does not choose what its sub-agents and commands cost (the session's model runs them, and a warning
+    says so)."""
     value = _text(doc, "model", problems)
     if not value or value == "inherit":
+        return None
+    if not source.models:
+        problems.warn(
+            doc.path,
+            "model",
+            f"{value!r} is not used: an untrusted project does not choose the model (it runs on the session's); "
+            "%agent trust, then %agent reset, lets it",
+        )
         return None
     return MODEL_ALIASES.get(value.lower(), value)
 
@@ -190,8 +144,10 @@ def _named(doc: Markdown, default: str, problems: Problems) -> str | None:
     return name
 
 
-def read_skill(folder: Path, where: str, problems: Problems) -> Skill | None:
-    doc = read_markdown(folder / SKILL_FILE, problems)
+def read_skill(path: Path, source: DefinitionDir, problems: Problems) -> Skill | None:
+    """The skill whose `SKILL.md` is `path` (its folder is the skill's)."""
+    folder = path.parent
+    doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
     name = _named(doc, folder.name, problems)
@@ -207,7 +163,14 @@ def read_skill(folder: Path, where: str, problems: Problems) -> Skill | None:
         )
         return None
     allowed = _tool_list(doc, "allowed-tools", problems)
-    return Skill(name=name, description=description, directory=folder, allowed_tools=allowed, where=where)
+    return Skill(
+        name=name,
+        description=description,
+        directory=folder,
+        allowed_tools=allowed,
+        where=source.where,
+        areas=source.areas,
+    )
 
 
 def first_paragraph(body: str, limit: int = 1024) -> str:
@@ -221,8 +184,8 @@ def first_paragraph(body: str, limit: int = 1024) -> str:
     return ""
 
 
-def read_agent(path: Path, problems: Problems) -> AgentType | None:
-    doc = read_markdown(path, problems)
+def read_agent(path: Path, source: DefinitionDir, problems: Problems) -> AgentType | None:
+    doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
     name = _named(doc, path.stem, problems)
@@ -238,7 +201,7 @@ def read_agent(path: Path, problems: Problems) -> AgentType | None:
         description=description,
         tools=tools,
         prompt=doc.body.strip(),
-        model=_model(doc, problems),
+        model=_model(doc, source, problems),
         source=str(path),
     )
 
@@ -251,8 +214,8 @@ def _hint(doc: Markdown, problems: Problems) -> str:
     return _text(doc, "argument-hint", problems)
 
 
-def read_command(path: Path, where: str, problems: Problems) -> Command | None:
-    doc = read_markdown(path, problems)
+def read_command(path: Path, source: DefinitionDir, problems: Problems) -> Command | None:
+    doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
     name = _named(doc, path.stem, problems)
@@ -266,42 +229,73 @@ def read_command(path: Path, where: str, problems: Problems) -> Command | None:
         description=_text(doc, "description", problems) or doc.body.strip().splitlines()[0][:80],
         body=doc.body.strip(),
         allowed_tools=_tool_list(doc, "allowed-tools", problems),
-        model=_model(doc, problems),
+        model=_model(doc, source, problems),
         argument_hint=_hint(doc, problems),
         path=path,
-        where=where,
+        where=source.where,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shadowed:
+    """A definition of one name replaced by a more specific one (a project's command over your own)."""
+
+    kind: str
+    name: str
+    #: The file that won, and the one it hides.
+    by: Path
+    hidden: Path
+    hidden_where: str
+
+
+@dataclass
+class Loaded(Generic[T]):
+    items: list[T]
+    shadowed: list[Shadowed]
 
 
 def _load(
-    dirs: Sequence[tuple[Path, str]],
+    dirs: Sequence[DefinitionDir],
     folder: str,
     pattern: str,
-    read: Callable[[Path, str], T | None],
-    name: Callable[[T], str],
-) -> list[T]:
+    read: Callable[[Path, DefinitionDir, Problems], T | None],
+    problems: Problems,
+    identify: Callable[[T], tuple[str, Path]],
+) -> Loaded[T]:
     """Every `folder/pattern` file of every `.claude/` directory, read, one per name: a later definition (a more
-    specific directory comes later) replaces an earlier one."""
-    by_name: dict[str, T] = {}
-    for claude_dir, where in dirs:
-        root = claude_dir / folder
+    specific directory comes later) replaces an earlier one; where the winner is another scope's than the most
+    general one of its name (a project's over yours), that is kept as `Shadowed`."""
+    won: dict[str, tuple[T, DefinitionDir]] = {}
+    first: dict[str, tuple[T, DefinitionDir]] = {}
+    for source in dirs:
+        root = source.path / folder
         for path in sorted(root.glob(pattern)) if root.is_dir() else []:
-            made = read(path, where)
+            made = read(path, source.within(root), problems)
             if made is not None:
-                by_name.pop(name(made), None)
-                by_name[name(made)] = made
-    return sorted(by_name.values(), key=name)
+                name = identify(made)[0]
+                first.setdefault(name, (made, source))
+                won[name] = (made, source)
+    shadowed = [
+        Shadowed(
+            kind=folder.rstrip("s"),
+            name=name,
+            by=identify(made)[1],
+            hidden=identify(first[name][0])[1],
+            hidden_where=first[name][1].where,
+        )
+        for name, (made, source) in sorted(won.items())
+        if first[name][1].where != source.where
+    ]
+    return Loaded(items=[won[name][0] for name in sorted(won)], shadowed=shadowed)
 
 
-def load_skills(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[Skill]:
-    return _load(
-        dirs, "skills", f"*/{SKILL_FILE}", lambda p, w: read_skill(p.parent, w, problems), lambda s: s.name
-    )
+def load_skills(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Skill]:
+    return _load(dirs, "skills", f"*/{SKILL_FILE}", read_skill, problems, lambda s: (s.name, s.file))
 
 
-def load_agents(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[AgentType]:
-    return _load(dirs, "agents", "*.md", lambda p, _: read_agent(p, problems), lambda a: a.name)
+def load_agents(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[AgentType]:
+    return _load(dirs, "agents", "*.md", read_agent, problems, lambda a: (a.name, Path(a.source)))
 
 
-def load_commands(dirs: Sequence[tuple[Path, str]], problems: Problems) -> list[Command]:
-    return _load(dirs, "commands", "**/*.md", lambda p, w: read_command(p, w, problems), lambda c: c.name)
+def load_commands(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Command]:
+    return _load(dirs, "commands", "**/*.md", read_command, problems, lambda c: (c.name, c.path))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agent.memory import memory_dirs
+from .definitions import DefinitionDir
 from .settings_file import Anchors, Scope
 
 CLAUDE_DIR = ".claude"
@@ -18,6 +19,8 @@ class ClaudeDirs:
     home: Path
     #: The directories from the project directory (the first) down to the notebook's.
     chain: tuple[Path, ...]
+    #: The allowed roots: a project's files may lead (through a link) only into these or the project directory.
+    roots: tuple[Path, ...] = ()
 
     @property
     def project_dir(self) -> Path:
@@ -26,6 +29,16 @@ class ClaudeDirs:
     @property
     def user(self) -> Path:
         return self.home / CLAUDE_DIR
+
+    @property
+    def project_areas(self) -> tuple[Path, ...]:
+        """Where a project file's real path must be: the roots and the project directory (`base.confined`)."""
+        return (*self.roots, self.project_dir)
+
+    @property
+    def user_areas(self) -> tuple[Path, ...]:
+        """Where a file of yours under `~/.claude` may lead: `~/.claude` itself, at its real path."""
+        return (self.user,)
 
     def project_dirs(self) -> list[Path]:
         """The chain's `.claude/` directories that exist (the home's is the user's, not a project's)."""
@@ -36,7 +49,8 @@ class ClaudeDirs:
         project directory down, so a deeper one wins)."""
 
         def anchors(claude_dir: Path) -> Anchors:
-            return Anchors(base=claude_dir.parent, project_dir=self.project_dir, home=self.home)
+            areas = self.user_areas if claude_dir == self.user else self.project_areas
+            return Anchors(base=claude_dir.parent, project_dir=self.project_dir, home=self.home, areas=areas)
 
         projects = self.project_dirs()
         scoped: list[tuple[Path, Scope]] = [
@@ -46,10 +60,17 @@ class ClaudeDirs:
         ]
         return [(path, scope, anchors(path.parent)) for path, scope in scoped]
 
-    def definition_dirs(self) -> list[tuple[Path, str]]:
-        """Where skills, agents and commands are, most general first: ("~/.claude", "user"), then the project's."""
-        return [(self.user, "user"), *((d, "project") for d in self.project_dirs())]
+    def definition_dirs(self, *, trusted: bool) -> list[DefinitionDir]:
+        """Where skills, agents and commands are, most general first: `~/.claude` (yours), then the project's;
+        a project's `model:` is used only when it is `trusted`."""
+        return [
+            DefinitionDir(path=self.user, where="user", areas=self.user_areas),
+            *(
+                DefinitionDir(path=d, where="project", areas=self.project_areas, models=trusted)
+                for d in self.project_dirs()
+            ),
+        ]
 
 
 def locate(start: Path, roots: Sequence[Path], home: Path) -> ClaudeDirs:
-    return ClaudeDirs(home=home, chain=tuple(memory_dirs(start, roots)))
+    return ClaudeDirs(home=home, chain=tuple(memory_dirs(start, roots)), roots=tuple(roots))

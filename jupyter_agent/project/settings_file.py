@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..base.confined import read_confined
+from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
 from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
 from ..tools.modes import MODES, Mode
@@ -58,6 +60,9 @@ class Anchors:
     base: Path
     project_dir: Path
     home: Path
+    #: Where the file's real path must be (`base.confined`): a project's roots and directory, or `~/.claude`;
+    #: empty: the folder that holds it.
+    areas: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -85,16 +90,23 @@ class _Reader:
 
 
 def read_settings_file(path: Path, scope: Scope, anchors: Anchors) -> SettingsFile | None:
-    """The file's settings; None when it does not exist."""
+    """The file's settings; None when it does not exist. Read under the package's confinement rule (a link out of
+    the project is refused, with a warning), as UTF-8 with or without a byte-order mark, as the `.md` files are."""
     reader = _Reader(path=path, anchors=anchors)
     try:
-        size = path.stat().st_size
-        if size > MAX_SETTINGS_BYTES:
-            reader.warn("(file)", f"{size:,} bytes is too large for a settings file; it was not loaded")
+        raw = read_confined(path, anchors.areas or (path.parent,), limit=MAX_SETTINGS_BYTES + 1)
+        if len(raw) > MAX_SETTINGS_BYTES:
+            reader.warn(
+                "(file)",
+                f"over {MAX_SETTINGS_BYTES:,} bytes is too large for a settings file; it was not loaded",
+            )
             return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
-        data: object = json.loads(path.read_text(encoding="utf-8"))
+        data: object = json.loads(raw.decode("utf-8-sig"))
     except FileNotFoundError:
         return None
+    except ToolError as exc:
+        reader.warn("(file)", f"{exc.message}; it was not loaded")
+        return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))
     except (OSError, UnicodeDecodeError) as exc:
         reader.warn("(file)", f"cannot be read ({exc}); it was not loaded")
         return SettingsFile(path=path, scope=scope, warnings=tuple(reader.warnings))

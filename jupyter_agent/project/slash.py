@@ -24,6 +24,8 @@ class SlashRun:
     allowed_tools: tuple[str, ...] | None = None
     owner: str = ""
     model: str | None = None
+    #: What runs: "command" or "skill".
+    kind: str = "command"
 
 
 class UnknownCommand(ValueError):
@@ -47,7 +49,9 @@ def slash_run(name: str, args: str, library: ProjectLibrary) -> SlashRun:
         except ToolError as exc:
             raise UnknownCommand(f"%agent /{name}: {exc.message}") from None
         request = f"The user invoked the skill '{name}'{' with arguments' if args.strip() else ''}. {loaded}"
-        return SlashRun(request=request, allowed_tools=skill.allowed_tools, owner=f"the skill '{name}'")
+        return SlashRun(
+            request=request, allowed_tools=skill.allowed_tools, owner=f"the skill '{name}'", kind="skill"
+        )
     known = [f"/{c.name}" for c in library.commands] + [f"/{s.name}" for s in library.skills]
     listed = ", ".join(sorted(known)) or "none (put them in .claude/commands/ and .claude/skills/)"
     raise UnknownCommand(f"%agent /{name}: no command or skill by that name; there are: {listed}")

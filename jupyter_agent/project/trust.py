@@ -12,22 +12,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..base.confined import read_confined, write_confined
+from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
-from ..base.sandbox import atomic_write
 
 OURS = Path(".jupyter_agent") / "trusted_projects.json"
 CLAUDE_CODE = Path(".claude.json")
 
 
-def _load(path: Path) -> object:
+def _load(path: Path, home: Path) -> object:
+    """The JSON in a file of your home (read under `base.confined`: it may lead only within your home)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return json.loads(read_confined(path, (home,)).decode("utf-8-sig"))
+    except (OSError, ToolError, UnicodeDecodeError, json.JSONDecodeError):
         return None
 
 
 def _ours(home: Path) -> list[str]:
-    data = _load(home / OURS)
+    data = _load(home / OURS, home)
     listed = data.get("trusted") if is_object(data) else None
     return [str(p) for p in listed if isinstance(p, str)] if is_array(listed) else []
 
@@ -35,7 +37,7 @@ def _ours(home: Path) -> list[str]:
 def trusted_by(project_dir: Path, home: Path) -> str | None:
     """Who trusts the project: "Claude Code" or "%agent trust"; None when nobody does."""
     folders = {str(project_dir), *(str(p) for p in project_dir.parents)}
-    data = _load(home / CLAUDE_CODE)
+    data = _load(home / CLAUDE_CODE, home)
     projects = data.get("projects") if is_object(data) else None
     if is_object(projects):
         for folder, facts in projects.items():
@@ -55,7 +57,6 @@ def trust(project_dir: Path, home: Path) -> Path:
     path = home / OURS
     known = _ours(home)
     if str(project_dir) not in known:
-        path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"trusted": [*known, str(project_dir)]}, indent=2) + "\n"
-        atomic_write(path, text.encode("utf-8"))
+        write_confined(path, text.encode("utf-8"), (home,))
     return path

@@ -2,7 +2,9 @@
 
 - `@name`: the variable as ListVariables lists it (type, shape, dtype, size) and as Inspect describes it
   (columns and dtypes, keys, the first rows) — the same hiding rules (private names, modules and IPython's
-  own are not shown), the same time caps on code the object runs (`__repr__`, properties), masked.
+  own are not shown; a variable whose name says it holds a credential, `api_token`, `db_password`, gets its type
+  and size only, never its value, whoever wrote the mention: you, a repository's command or skill, an MCP
+  prompt), the same time caps on code the object runs (`__repr__`, properties), masked.
 - `@cell:ID`: the cell as NotebookRead shows one cell (source, outputs; images as image blocks), from the
   page when the notebook is open. It counts as read, so the agent may edit it without reading it again.
 - `@output:ID[:N]`: that cell's N-th output (from 1), or all of them: its text, or its image as an image block.
@@ -30,6 +32,7 @@ from ..notebook.cells import Cell
 from ..tools.context import ToolContext
 from ..tools.kernel.capped import Deadline
 from ..tools.kernel.describe import describe_variable, is_hidden
+from ..tools.kernel.guards import CREDENTIAL_HIDDEN, names_credential
 from ..tools.kernel.portraits import portray, type_path
 from ..tools.notebook.common import ledger_key, open_notebook, shown
 from ..tools.notebook.view import ImageBudget, render_full, render_outputs
@@ -76,6 +79,8 @@ def describe_named(name: str, namespace: dict[str, Any]) -> str:
     facts = describe_variable(name, value, deadline)
     parts = (("shape/len ", facts.shape), ("dtype ", facts.dtype), ("", facts.size), ("= ", facts.value))
     head = ", ".join([f"{name}: {type_path(value)}", *(label + fact for label, fact in parts if fact)])
+    if names_credential(name):  # ListVariables' rule: its type and size, never what it holds
+        return f"{head}\n{CREDENTIAL_HIDDEN}"
     return f"{head}\n{portray(value, deadline)}".rstrip()
 
 

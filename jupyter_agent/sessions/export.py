@@ -19,8 +19,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..base.confined import write_confined
 from ..base.harness_texts import is_harness_text
 from ..base.json_values import is_array, is_object
+from ..base.sandbox import Sandbox
 from ..masking import clip
 from .log import mask_secret_values
 from .store import SavedSession
@@ -49,6 +51,13 @@ def export_target(path: str | None, cwd: Path, session_id: str) -> Path:
             f"it is; give a new file name (e.g. `%agent export {default}`) or move that file first"
         )
     return target
+
+
+def write_export(path: str | None, saved: SavedSession, sandbox: Sandbox) -> Path:
+    """Write `saved` as Markdown where `%agent export [PATH]` says (`export_target`), under the package's
+    confinement rule: inside the kernel's directory or a root, no link followed on the way; the path written."""
+    target = export_target(path, sandbox.cwd, saved.id)
+    return write_confined(target, session_markdown(saved).encode("utf-8"), (sandbox.cwd, *sandbox.roots))
 
 
 def _is_export(path: Path) -> bool:

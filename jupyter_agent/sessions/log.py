@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from ..base.confined import open_confined
 from ..masking import mask
 
 Record = dict[str, Any]
@@ -49,7 +50,8 @@ class SessionLog:
             return
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            # The package's confinement rule: the file stays in its folder, reached with no link followed.
+            fd = open_confined(self.path, (self.path.parent,), os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 if not self._checked_tail:
                     data = self._after_torn_line(fd) + data
@@ -78,6 +80,4 @@ class SessionLog:
         size = os.fstat(fd).st_size
         if size == 0:
             return b""
-        with open(self.path, "rb") as f:
-            f.seek(size - 1)
-            return b"" if f.read(1) == b"\n" else b"\n"
+        return b"" if os.pread(fd, 1, size - 1) == b"\n" else b"\n"

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..base.errors import ToolError
 from .log import Record, SessionLog
 from .store import FORMAT_VERSION, new_session_id, now_iso, project_dir
 
@@ -67,7 +68,7 @@ class SessionRecorder:
             batch.insert(0, self._header())
         try:
             self._log.append(batch)
-        except OSError as exc:
+        except (OSError, ToolError) as exc:  # ToolError: the file became a link (`base.confined`)
             self.error = f"SESSION_NOT_SAVED: writing {self.path} failed: {exc}"
             self._pending = [r for r in batch if r["type"] not in ("session", "messages")]
             return False

@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import secrets
 import time
@@ -37,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..base.confined import open_confined
 from ..base.json_values import is_array, is_object
 from .log import Record
 
@@ -75,7 +77,7 @@ def read_records(path: Path) -> tuple[list[Record], int]:
     """(the records, how many lines were skipped because they do not parse — a torn write)."""
     records: list[Record] = []
     skipped = 0
-    with open(path, "rb") as f:
+    with os.fdopen(open_confined(path, (path.parent,)), "rb") as f:
         for raw in f:
             if not raw.strip():
                 continue

@@ -15,9 +15,11 @@ loopback included, and the sandbox's description says so.
 Reads elsewhere are not restricted (the command can read what your user can outside the hidden places).
 
 Whether bwrap works is found out once per executable (it fails at start where user namespaces are off, as in
-some containers); where it does not, Bash runs unsandboxed, and `%agent status` and the approval say so.
-`JUPYTER_AGENT_BWRAP` names the executable to use instead of the one on PATH (a path that does not exist
-turns the sandbox off; tests use it to exercise both paths).
+some containers); bubblewrap exists only on Linux. Where Bash cannot run sandboxed, it fails closed
+(`AgentMagics.bash_sandbox = "required"`, the default): every command asks and the approval says `unsandboxed`,
+even under an allow rule (headless, it is refused with the hint); `bash_sandbox = "off"` lets allow rules run it
+unsandboxed. `%agent status` says which. `JUPYTER_AGENT_BWRAP` names the executable to use instead of the one on
+PATH (a path that does not exist hides bwrap; tests use it to exercise both paths).
 """
 
 from __future__ import annotations
@@ -113,9 +115,14 @@ class SandboxCheck:
     bubblewrap: Bubblewrap | None
     problem: str = ""
 
-    def describe(self, *, network: bool = False) -> str:
+    def describe(self, *, network: bool = False, required: bool = True) -> str:
         if self.bubblewrap is None:
-            return f"unsandboxed: {self.problem}; commands run with your user's full access"
+            under_rules = (
+                'every command asks, even under an allow rule (AgentMagics.bash_sandbox = "required")'
+                if required
+                else 'allow rules run commands unsandboxed (AgentMagics.bash_sandbox = "off")'
+            )
+            return f"unsandboxed: {self.problem}; commands run with your user's full access; {under_rules}"
         if not network:
             net = "no network"
         elif slirp4netns():
@@ -129,10 +136,27 @@ class SandboxCheck:
             f"read-only), credentials and kernel connection files hidden, private /tmp, {net}"
         )
 
+    def unsandboxed_reason(self, *, required: bool) -> str | None:
+        """Why a command must ask even under an allow rule (None: it runs sandboxed, or the user chose "off")."""
+        if self.bubblewrap is not None or not required:
+            return None
+        return (
+            f"unsandboxed: {self.problem}, so the command would run with your user's full access; an allow rule "
+            "does not run Bash outside its OS sandbox — to let allow rules run it, install bubblewrap (README: The "
+            'Bash sandbox) or set %config AgentMagics.bash_sandbox = "off"'
+        )
+
 
 def check_sandbox() -> SandboxCheck:
-    """Which bwrap to use (`$JUPYTER_AGENT_BWRAP`, else the one on PATH), tried once per executable."""
+    """Which bwrap to use (`$JUPYTER_AGENT_BWRAP`, the one override of its path; else the one on PATH), tried once
+    per executable; none outside Linux."""
+    if not sys.platform.startswith("linux"):
+        return SandboxCheck(
+            None, f"the OS sandbox (bubblewrap) runs only on Linux, and this kernel runs on {sys.platform}"
+        )
     chosen = os.environ.get(BWRAP_ENV)
+    if chosen and not os.path.exists(chosen):
+        return SandboxCheck(None, f"{BWRAP_ENV} names {chosen}, which does not exist")
     executable = chosen or shutil.which("bwrap")
     if executable is None:
         return SandboxCheck(None, "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")

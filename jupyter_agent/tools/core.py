@@ -132,7 +132,8 @@ class Tool(Generic[InputT]):
     def sensitive(self, params: InputT, ctx: ToolContext) -> str | None:
         """Why this call must ask even where the mode or a rule would let it run, or None.
 
-        For a read-only look at a credential. Only bypassPermissions skips the question.
+        For a read-only look at a credential (Inspect), or a command that would run outside its OS sandbox
+        (Bash). Only bypassPermissions skips the question; neither an allow rule nor a hook's Allow does.
         """
         return None
 

@@ -53,6 +53,9 @@ class ApprovalRequest(Question["Approval"]):
     allowing_mode: Mode | None = None
     #: The tool's kind: an edit may be answered with "allow all edits in this run".
     kind: ToolKind = "other"
+    #: The tool's own reason to ask (a look at a credential, Bash without its sandbox), which no rule lifts;
+    #: a refusal where nobody can answer repeats it, with its own way out.
+    own_reason: str = ""
 
     def how_to_allow(self) -> str:
         """The settings that would really allow this call, as the user would type them."""
@@ -195,14 +198,14 @@ class Dispatcher:
         params, subject, hook_call, verdict = checked
         title = tool.title(params, ctx)
         facts = call_facts(tool, params, ctx, subject)
-        decision, sensitive = self._decide(tool, params, ctx, facts, verdict)
+        decision, own_reason = self._decide(tool, params, ctx, facts, verdict)
         if isinstance(decision, Deny):
             return ToolResult.error("DENIED", decision.message), title, decision
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
             allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
-            if sensitive:  # only bypassPermissions skips a look at a credential
+            if own_reason is not None:  # only bypassPermissions skips the tool's own question
                 allowing_rule, allowing_mode = None, "bypassPermissions"
             answer = await self.approver(
                 ApprovalRequest(
@@ -216,6 +219,7 @@ class Dispatcher:
                     allowing_rule=allowing_rule,
                     allowing_mode=allowing_mode,
                     kind=tool.kind,
+                    own_reason=own_reason or "",
                 )
             )
             if isinstance(answer, Reject):
@@ -262,13 +266,19 @@ class Dispatcher:
 
     def _decide(
         self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult
-    ) -> tuple[Decision, bool]:
-        """The policy's decision (with the hook's verdict), and whether the tool made it ask (`sensitive`)."""
+    ) -> tuple[Decision, str | None]:
+        """The policy's decision (with the hook's verdict), and the tool's own reason to ask when it applies
+        (`sensitive`: a look at a credential, Bash without its sandbox — only bypassPermissions skips it). A call
+        that asks anyway says that reason too, so no rule is suggested that would still ask."""
         decision = _with_hook(verdict, self._policy_now().decide(facts))
-        if not isinstance(decision, Allow) or self.policy.mode == "bypassPermissions":
-            return decision, False
+        if isinstance(decision, Deny) or self.policy.mode == "bypassPermissions":
+            return decision, None
         reason = tool.sensitive(params, ctx)
-        return (decision, False) if reason is None else (Ask(reason=reason), True)
+        if reason is None:
+            return decision, None
+        if isinstance(decision, Ask):
+            return Ask(reason=f"{decision.reason}; {reason}", by=decision.by), reason
+        return Ask(reason=reason, by="tool"), reason
 
     def _policy_now(self) -> PermissionPolicy:
         """The session's policy, or after "allow all edits in this run" the same with edits allowed as
@@ -296,12 +306,15 @@ class Dispatcher:
 
 
 def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
-    """A hook's Deny beats everything; a hook's Ask turns an allow into a question; a hook cannot lift a deny rule.
-    A Rewrite is applied before the policy is asked; what it says `then` is judged here like a verdict."""
+    """Hooks can deny, never lift a protection. A hook's Deny beats everything; a hook's Ask turns an allow into a
+    question; a hook's Allow skips only the question the mode asks (as an allow rule does) — never a deny rule,
+    an ask rule, a protected path, plan mode, or a tool's own question (a credential, Bash without its sandbox),
+    which is asked after this. A Rewrite is applied before the policy is asked; what it says `then` is judged
+    here like a verdict."""
     if (
         isinstance(verdict, Deny)
         or (isinstance(verdict, Ask) and isinstance(decision, Allow))
-        or (isinstance(verdict, Allow) and isinstance(decision, Ask))
+        or (isinstance(verdict, Allow) and isinstance(decision, Ask) and decision.by == "mode")
     ):
         return verdict
     return decision

@@ -16,7 +16,8 @@ Rules mean what Claude Code's rules mean:
 - A path pattern that starts with `/` is absolute: it matches the call's absolute path (as written or real),
   wherever the working directory is; the rules of a Claude Code settings file are made absolute this way.
 - Protected paths (`.git/**`, `.env*`, shell rc files, `.claude/**`, …) always ask before a write, whatever the
-  allow rules and the mode, except in bypassPermissions.
+  allow rules, the hooks and the mode, except in bypassPermissions. A hook's Allow, like an allow rule, lifts only
+  the mode's question (`Ask.by == "mode"`); ask rules, protected paths and a tool's own question keep asking.
 - A scope (a skill's or command's `allowed-tools`) narrows what runs while it is active: a call it does not
   cover is refused. It never allows anything the rules and the mode would not.
 """
@@ -51,9 +52,16 @@ class Allow:
     reason: str = ""
 
 
+#: What made a call ask: the mode (the one question an allow rule, "Always allow" or a hook's Allow skips), an
+#: ask rule, a protected path, a tool's own reason (a look at a credential, Bash without its sandbox) or a hook.
+AskSource = Literal["mode", "rule", "protected", "tool", "hook"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Ask:
     reason: str = ""
+    #: Who asks; only the mode's question can be lifted (`by == "mode"`): hooks can deny, never lift a protection.
+    by: AskSource = "hook"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,7 +255,7 @@ class PermissionPolicy:
             )
         for rule in self.ask:
             if rule.matches(call):
-                return Ask(reason=f"the rule {rule} asks for approval")
+                return Ask(reason=f"the rule {rule} asks for approval", by="rule")
         by_mode = self._by_mode(call)
         if isinstance(by_mode, Deny) or self.mode == "bypassPermissions":
             return by_mode
@@ -255,7 +263,8 @@ class PermissionPolicy:
         if guarded is not None:
             return Ask(
                 reason=f"{call.subject} is a protected path ({guarded}): writing it can run code or expose "
-                "credentials, so it always asks (only bypassPermissions skips this)"
+                "credentials, so it always asks (only bypassPermissions skips this)",
+                by="protected",
             )
         if isinstance(by_mode, Ask):
             allowing = self.allowing_rules(call)
@@ -304,7 +313,7 @@ class PermissionPolicy:
             )
         if self.mode == "acceptEdits" and call.kind == "edit":
             return Allow(reason="acceptEdits mode")
-        return Ask(reason=f"{self.mode} mode asks before {call.kind} tools")
+        return Ask(reason=f"{self.mode} mode asks before {call.kind} tools", by="mode")
 
     def add_allow(self, rule: Rule) -> None:
         if rule not in self.allow:

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.confined import unlink_confined
+from ..base.errors import ToolError
 from .protected import DEFAULT_PROTECTED_PATHS, protected_match
 from .startup_files import shadowed_module
 
@@ -196,9 +198,9 @@ def remove_new_startup_files(roots: Sequence[Path], before: set[Path]) -> list[s
     """Remove the kernel start-up files a command created (they did not exist before it); what was removed."""
     removed: list[str] = []
     for path in sorted(startup_files(roots) - before):
-        try:
-            path.unlink()
-        except OSError:
+        try:  # the package's own delete: only inside the roots, and a folder swapped for a link meanwhile is not followed
+            unlink_confined(path, roots, exact=False)
+        except (OSError, ToolError):
             continue
         removed.append(str(path))
     return removed

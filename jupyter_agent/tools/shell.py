@@ -5,8 +5,8 @@ group gets SIGTERM, then SIGKILL, so `make &` or a pipeline leaves nothing behin
 and tail kept. The environment is the kernel's minus credentials (see `scrubbed_environment`): a command
 the model wrote should not be able to read the API key the agent itself uses. Where bubblewrap works, the
 command also runs in an OS sandbox (bubblewrap.py): the kernel's process and start-up environment out of
-sight, only the roots writable, no network unless `bash_network`; elsewhere it runs unsandboxed, and the
-approval says so.
+sight, only the roots writable, no network unless `bash_network`; elsewhere every command asks and the approval
+says `unsandboxed` — an allow rule does not run it unless `AgentMagics.bash_sandbox = "off"`.
 """
 
 from __future__ import annotations
@@ -100,11 +100,16 @@ class BashTool(Tool[BashInput]):
         self.keep_env = frozenset(keep_env)
         self.shell = shell
 
+    def sensitive(self, params: BashInput, ctx: ToolContext) -> str | None:
+        """Fail closed without the OS sandbox: a command that would run unsandboxed asks, even under an allow rule,
+        unless the user set `bash_sandbox = "off"` (only bypassPermissions skips it too)."""
+        return check_sandbox().unsandboxed_reason(required=ctx.sandbox.bash_sandbox == "required")
+
     async def preview(self, params: BashInput, ctx: ToolContext) -> Preview:
         text = f"# {params.description}\n{params.command}" if params.description else params.command
         check = await asyncio.to_thread(check_sandbox)
         if check.bubblewrap is None:  # the person approving should know nothing fences this command in
-            text = f"# {check.describe()}\n{text}"
+            text = f"# {check.describe(required=ctx.sandbox.bash_sandbox == 'required')}\n{text}"
         return Preview(kind="code", text=text, language="bash")
 
     async def run(self, params: BashInput, ctx: ToolContext) -> ToolResult:

@@ -18,11 +18,13 @@ from pathlib import Path
 
 from pydantic import Field
 
+from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.result import ToolResult, error_code
 from ..base.sandbox import cap_text, looks_binary
 from .context import ToolContext
 from .core import READ_ONLY, InstanceTool, ToolInput
+from .listing import MAX_LISTED, Listing, capped
 from .permissions import Rule, ToolScope
 
 SKILL_FILE = "SKILL.md"
@@ -43,6 +45,9 @@ class Skill:
     allowed_tools: tuple[str, ...] | None = None
     #: "project" (`.claude/skills`) or "user" (`~/.claude/skills`).
     where: str = "project"
+    #: The folders its SKILL.md may lead to (`base.confined`; the project's roots, or `~/.claude`); empty: its
+    #: own directory only. Its other files never leave its directory.
+    areas: tuple[Path, ...] = ()
 
     @property
     def file(self) -> Path:
@@ -90,10 +95,15 @@ DESCRIPTION = (
 )
 
 
+def skill_list(skills: Sequence[Skill]) -> Listing[Skill]:
+    """The skills listed (capped: `tools.listing`, so hundreds of them cannot fill every request) and their lines."""
+    return capped(skills, lambda s: f"- {s.name}: {s.description} ({s.where})")
+
+
 def skill_listing(skills: Sequence[Skill]) -> str:
-    """What `Skill` without a name answers: each skill's name and description (from its SKILL.md)."""
-    listing = "\n".join(f"- {s.name}: {s.description} ({s.where})" for s in skills) or "(none)"
-    return f"Available skills:\n{listing}"
+    """What `Skill` without a name answers: each skill's name and description (from its SKILL.md), capped, with a
+    line saying how many were left out."""
+    return f"Available skills:\n{skill_list(skills).text('skills') or '(none)'}"
 
 
 class SkillInput(ToolInput):
@@ -118,6 +128,7 @@ class SkillTool(InstanceTool[SkillInput]):
             kind="read",
             annotations=READ_ONLY,
         )
+        #: Every skill, by name; the listing shows the first ones only (`skill_list`).
         self.skills = {skill.name: skill for skill in skills}
 
     def title(self, params: SkillInput, ctx: ToolContext) -> str:
@@ -126,8 +137,16 @@ class SkillTool(InstanceTool[SkillInput]):
     def find(self, name: str) -> Skill:
         skill = self.skills.get(name)
         if skill is None:
-            known = ", ".join(sorted(self.skills)) or "none"
-            raise ToolError(SKILL_NOT_FOUND, f"there is no skill named '{name}'; the skills are: {known}")
+            names = sorted(self.skills)
+            known = ", ".join(names[:MAX_LISTED]) or "none"
+            more = (
+                f" and {len(names) - MAX_LISTED} more (Skill without a name lists them)"
+                if len(names) > MAX_LISTED
+                else ""
+            )
+            raise ToolError(
+                SKILL_NOT_FOUND, f"there is no skill named '{name}'; the skills are: {known}{more}"
+            )
         return skill
 
     async def run(self, params: SkillInput, ctx: ToolContext) -> ToolResult:
@@ -161,7 +180,7 @@ def skill_scope(skill: Skill) -> ToolScope | None:
 
 def instructions(skill: Skill, args: str) -> str:
     """What the model reads when the skill is loaded: where it is, its body (arguments filled in), its files."""
-    _, body = front_matter_split(_read_text(skill.file, skill))
+    _, body = front_matter_split(_read_text(skill.file, skill, skill.areas or (skill.directory,)))
     parts = [f"Base directory for this skill: {skill.directory}", "", with_arguments(body.strip(), args)]
     files = other_files(skill)
     if files:
@@ -190,7 +209,7 @@ def other_files(skill: Skill) -> list[str]:
 
 
 def read_skill_file(skill: Skill, relative: str) -> str:
-    """One file of the skill: its real path must stay inside the skill's directory."""
+    """One file of the skill: its real path must stay inside the skill's directory (checked as it is read)."""
     base = Path(os.path.realpath(skill.directory))
     path = Path(os.path.realpath(base / relative))
     if path != base and not path.is_relative_to(base):
@@ -200,12 +219,15 @@ def read_skill_file(skill: Skill, relative: str) -> str:
         raise ToolError(
             "FILE_NOT_FOUND", f"the skill '{skill.name}' has no file '{relative}'; its files: {files}"
         )
-    return _read_text(path, skill)
+    return _read_text(path, skill, (base,))
 
 
-def _read_text(path: Path, skill: Skill) -> str:
+def _read_text(path: Path, skill: Skill, areas: Sequence[Path]) -> str:
+    """The file as text, read under the package's confinement rule: its real path, now, inside `areas`."""
     try:
-        raw = path.read_bytes()
+        raw = read_confined(path, areas)
+    except ToolError as exc:
+        raise ToolError(exc.code, f"the skill '{skill.name}': {exc.message}") from None
     except OSError as exc:
         raise ToolError("FILE_NOT_FOUND", f"cannot read {path} of the skill '{skill.name}': {exc}") from exc
     if looks_binary(raw[:8192]):

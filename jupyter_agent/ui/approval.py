@@ -61,8 +61,10 @@ NO_WIDGET_FRONTEND = "no widget frontend answered (a closed browser, or a fronte
 def headless_refusal(request: ApprovalRequest, why: str = NO_WIDGET_FRONTEND) -> Reject:
     """The refusal says why no one could answer, and names only settings the policy confirmed would let this
     very call run without asking."""
+    own = f". {request.own_reason[:1].upper()}{request.own_reason[1:]}" if request.own_reason else ""
     return Reject(
-        message=f"no one could approve {request.title}: {why}. To allow it without asking, {request.how_to_allow()}"
+        message=f"no one could approve {request.title}: {why}. To allow it without asking, "
+        f"{request.how_to_allow()}{own}"
     )
 
 

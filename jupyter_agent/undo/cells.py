@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
+from ..base.confined import confined
 from ..base.errors import ToolError
 from ..base.journal import CellChange, CellOp, UndoStep
 from ..notebook.ops import WireError, op_from_wire
@@ -43,12 +44,17 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
     provider = ctx.services.notebooks or NotebookProvider(default_path=None)
     try:
         ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
-        access = await provider.open_for_write(change.notebook)  # the one rule, as for the edit itself
+        # The path the edit recorded (a real path) must still be one: a notebook or folder swapped for a link
+        # since would send the restore elsewhere (`base.confined`).
+        recorded = confined(Path(change.notebook), (Path(change.notebook).parent,), exact=True)
+        access = await provider.open_for_write(recorded)  # the one rule, as for the edit itself
         if access.decision.kind == "proposal":
             return UndoStep.kept(
                 subject, f"{access.decision.reason}; undo it there (Ctrl+Z, or edit the cell)"
             )
         book = access.book
+        if not book.live:  # a file is written: it must be the recorded one, inside the roots, now
+            confined(book.path, ctx.sandbox.roots, exact=True)
         results = await book.apply(ops)
     except ToolError as exc:
         return UndoStep.kept(subject, exc.message)

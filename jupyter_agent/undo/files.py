@@ -1,12 +1,19 @@
-"""Undoing a file write: restore the bytes from before it, or remove a file the agent created."""
+"""Undoing a file write: restore the bytes from before it, or remove a file the agent created.
+
+Every read, write and delete here goes through `base.confined` with the path the write recorded (a real path):
+if that path now leads elsewhere through a symlink (the file or a folder on its way was swapped for a link), or
+left the roots, the step is refused with the reason and nothing is touched.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import difflib
 
+from ..base.confined import read_confined, unlink_confined, write_confined
+from ..base.errors import ToolError
 from ..base.journal import FileChange, UndoStep
-from ..base.sandbox import Sandbox, atomic_write
+from ..base.sandbox import Sandbox
 
 
 def _changed_lines(expected: str, current: str) -> int:
@@ -15,12 +22,15 @@ def _changed_lines(expected: str, current: str) -> int:
 
 
 async def undo_file_change(change: FileChange, sandbox: Sandbox) -> UndoStep:
-    """Revert one write unless the file changed since; `done` is False when it was kept."""
+    """Revert one write unless the file changed since or no longer is where it was; `done` is False when kept."""
     name = sandbox.display_path(change.path)
+    roots = sandbox.roots
     try:
-        current: bytes | None = await asyncio.to_thread(change.path.read_bytes)
+        current: bytes | None = await asyncio.to_thread(read_confined, change.path, roots, exact=True)
     except FileNotFoundError:
         current = None
+    except (ToolError, OSError) as exc:
+        return UndoStep.kept(name, _why(exc))
     if current != change.after:
         if current is None:
             return UndoStep.kept(name, "it was deleted after the agent wrote it; nothing to restore over")
@@ -30,8 +40,18 @@ async def undo_file_change(change: FileChange, sandbox: Sandbox) -> UndoStep:
             f"it changed after the agent wrote it ({lost} line(s) differ); undoing would lose "
             "those changes — edit it by hand or ask the agent",
         )
-    if change.before is None:
-        await asyncio.to_thread(change.path.unlink)
-        return UndoStep(done=True, text=f"removed {name} (the agent had created it)")
-    await asyncio.to_thread(atomic_write, change.path, change.before)
+    try:
+        if change.before is None:
+            await asyncio.to_thread(unlink_confined, change.path, roots)
+            return UndoStep(done=True, text=f"removed {name} (the agent had created it)")
+        await asyncio.to_thread(write_confined, change.path, change.before, roots, exact=True)
+    except (ToolError, OSError) as exc:
+        return UndoStep.kept(name, _why(exc))
     return UndoStep(done=True, text=f"restored {name}")
+
+
+def _why(exc: ToolError | OSError) -> str:
+    """A refusal in the user's terms: the confinement rule's own message, or the OS's."""
+    if isinstance(exc, ToolError):
+        return exc.message
+    return f"it cannot be reached ({exc.strerror or type(exc).__name__}); nothing was changed"

@@ -10,12 +10,14 @@ leftover differences are named (`what_stays`).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..base.confined import read_confined, write_confined
+from ..base.errors import ToolError
 from ..base.journal import NotebookFileWrite, RunJournal
 from ..base.json_values import is_array, is_object
-from ..base.sandbox import atomic_write
 from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
 
@@ -24,21 +26,25 @@ async def restore_notebook_files(journal: RunJournal, ctx: ToolContext) -> set[P
     """Put back, byte for byte, each notebook file the run wrote that is still exactly as it left it and
     is not open in a page (the page holds its own copy); the paths restored."""
     provider = ctx.services.notebooks or NotebookProvider(default_path=None)
+    roots = ctx.sandbox.roots
     restored: set[Path] = set()
     for path, write in journal.notebook_files.items():
-        if not write.continuous or _read(path) != write.after:
-            continue
-        book = await provider.open(path)
-        if book.live:
-            continue
-        atomic_write(path, write.before)
+        if not write.continuous or _read(path, roots) != write.after:
+            continue  # also when it now leads elsewhere: the cell-level undo says why
+        try:
+            if (await provider.open(path)).live:
+                continue
+            write_confined(path, write.before, roots, exact=True)
+        except (ToolError, OSError):
+            continue  # swapped since it was read: the cell-level undo refuses it with the reason
         restored.add(path)
     return restored
 
 
-def what_stays(path: Path, write: NotebookFileWrite) -> str | None:
-    """After a cell-level undo: what of the run's write is still in the file, in one line (None: nothing)."""
-    now = _read(path)
+def what_stays(path: Path, write: NotebookFileWrite, roots: Sequence[Path]) -> str | None:
+    """After a cell-level undo: what of the run's write is still in the file, in one line (None: nothing, or the
+    file no longer is where the run wrote it — its cells' steps said so)."""
+    now = _read(path, roots)
     if now is None or now == write.before:
         return None
     differences = _differences(write.before, now)
@@ -53,10 +59,11 @@ def what_stays(path: Path, write: NotebookFileWrite) -> str | None:
     )
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, roots: Sequence[Path]) -> bytes | None:
+    """The file's bytes, read under `base.confined` at the path the run wrote (None: gone, or it leads elsewhere)."""
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_confined(path, roots, exact=True)
+    except (OSError, ToolError):
         return None
 
 

@@ -34,19 +34,19 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
         if journal.review.get(key) == "undone":
             reviewed.add(key)  # undone on its own in the review already
             continue
-        if isinstance(change, FileChange):
-            step = await undo_file_change(change, ctx.sandbox)
-            ctx.reads.forget(str(change.path))
-        elif Path(change.notebook) in restored:
-            step = _restored(change, ctx)
-        else:
-            step = await undo_cell_change(change, ctx)
+        try:
+            step = await _undo_one(change, restored, ctx)
+        except Exception as exc:  # one step that fails never stops the older ones (nor shows a traceback)
+            what = describe_change(change, ctx.sandbox)
+            step = UndoStep.kept(
+                what, f"undoing it failed ({type(exc).__name__}: {exc}); nothing of it was changed"
+            )
         all_done = all_done and step.done
         lines.append(f"  {step.text}")
     if reviewed:
         lines.append(f"  {len(reviewed)} change(s) had been undone in the review already")
     for path, write in journal.notebook_files.items():
-        if path not in restored and (left := what_stays(path, write)) is not None:
+        if path not in restored and (left := what_stays(path, write, ctx.sandbox.roots)) is not None:
             lines.append(f"  {left}")
     variables, variables_done = undo_run_variables(journal, ctx)  # the kernel's, after the files and cells
     lines += [f"  {line}" for line in variables]
@@ -57,6 +57,16 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     if not all_done:
         lines.append("some changes were kept (see above); run %agent undo again after resolving them")
     return "\n".join(lines)
+
+
+async def _undo_one(change: Change, restored: set[Path], ctx: ToolContext) -> UndoStep:
+    if isinstance(change, FileChange):
+        step = await undo_file_change(change, ctx.sandbox)
+        ctx.reads.forget(str(change.path))
+        return step
+    if Path(change.notebook) in restored:
+        return _restored(change, ctx)
+    return await undo_cell_change(change, ctx)
 
 
 def _restored(change: CellChange, ctx: ToolContext) -> UndoStep:

@@ -1,6 +1,7 @@
 """Bash in a real kernel whose start-up environment holds the API key: in the OS sandbox the key is out of
 reach (/proc shows only the sandbox), writes outside the roots fail, the network is cut; without a working
-bwrap the command runs as before and `%agent status` says "unsandboxed"."""
+bwrap `%agent status` says "unsandboxed", only bypassPermissions runs a command without asking, and an allow rule
+does not (headless: refused with the hint) until `AgentMagics.bash_sandbox = "off"`."""
 
 from __future__ import annotations
 
@@ -72,6 +73,37 @@ def test_without_a_working_bwrap_bash_runs_unsandboxed_and_status_says_so(
     status, output = run_probe(
         agent_kernel, tmp_path, env={"JUPYTER_AGENT_BWRAP": str(tmp_path / "no-bwrap")}
     )
-    assert "bash:     unsandboxed: bwrap at" in status
-    assert "WROTE-OUTSIDE" in output and (tmp_path.parent / "outside.txt").exists()
+    assert (
+        f"bash:     unsandboxed: JUPYTER_AGENT_BWRAP names {tmp_path / 'no-bwrap'}, which does not exist"
+        in status
+    )
+    assert 'every command asks, even under an allow rule (AgentMagics.bash_sandbox = "required")' in status
+    assert (
+        "WROTE-OUTSIDE" in output and (tmp_path.parent / "outside.txt").exists()
+    )  # bypassPermissions: it ran
     assert "NETWORK-REACHED" in output
+
+
+def test_without_a_sandbox_an_allow_rule_no_longer_runs_bash_headless_until_bash_sandbox_is_off(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    touch = "touch ../outside-bash.txt && echo TOUCHED"
+    frontend, scripted = agent_kernel(
+        [*bash_turns(touch), *bash_turns(touch)], headless=True, env={"JUPYTER_AGENT_BWRAP": "/nonexistent"}
+    )
+    refused = frontend.run("%%agent --allow Bash\ntouch a file next to the project", timeout=120)
+    assert refused.reply is not None and refused.reply["status"] == "ok", refused.text()
+    told = tool_result_text(scripted.requests[1])
+    assert told.startswith(
+        "DENIED: Bash: no one could approve Bash touch ../outside-bash.txt && echo TOUCHED: "
+    )
+    assert "Unsandboxed: JUPYTER_AGENT_BWRAP names /nonexistent, which does not exist" in told
+    assert 'AgentMagics.bash_sandbox = "off"' in told
+    assert "unsandboxed" in refused.text().lower()  # the person sees why too
+    assert not (tmp_path.parent / "outside-bash.txt").exists()
+    frontend.run('%config AgentMagics.bash_sandbox = "off"')
+    status = frontend.run("%agent status", timeout=60).text()
+    assert 'allow rules run commands unsandboxed (AgentMagics.bash_sandbox = "off")' in status
+    frontend.run("%%agent --allow Bash\nnow do it", timeout=120)
+    assert "TOUCHED" in tool_result_text(scripted.requests[3])
+    assert (tmp_path.parent / "outside-bash.txt").exists()

@@ -50,6 +50,9 @@ def project_kernel(agent_kernel: AgentKernel, tmp_path: Path) -> ProjectKernel:
         if trust:
             said = frontend.run("%agent trust").text()
             assert said.startswith(f"trusted {tmp_path}"), said
+            frontend.run(
+                "%agent reset"
+            )  # the definitions read again, now with the trusted project's `model:`
         return frontend, server
 
     return start
@@ -332,3 +335,24 @@ def test_a_malformed_settings_file_is_one_line_at_load_and_never_a_failed_load(
         "Expecting property name enclosed in double quotes); it was not loaded",
     ]
     assert f"deny  Read(a)  → Read({tmp_path}/**/a)" in frontend.run("%agent rules").text()
+
+
+def test_a_repositorys_definitions_linked_to_a_credentials_file_reach_no_request(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    secret = "aws_secret_access_key = wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
+    aws = tmp_path.parent / f"{tmp_path.name}-home" / ".aws"
+    aws.mkdir(parents=True)
+    (aws / "credentials").write_text(f"[default]\n{secret}\n")
+    relative = f"../../../../{tmp_path.name}-home/.aws/credentials"  # as a cloned repository carries it
+    for link in (".claude/skills/leak/SKILL.md", ".claude/commands/leak.md", ".claude/agents/leak.md"):
+        (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / link).symlink_to(relative if link.startswith(".claude/skills") else relative[3:])
+    assert (tmp_path / ".claude/skills/leak/SKILL.md").read_text().startswith("[default]")  # the links work
+    frontend, server = project_kernel([Turn(blocks=[Text("Hello.")])], trust=False)
+    ran = frontend.run("%%agent\nhello", timeout=120)
+    assert "Hello." in ran.text()
+    assert secret not in requests_text(server) and "wJalrXUtnFEMI" not in requests_text(server)
+    listed = frontend.run("%agent skills").text()
+    assert "leak" not in listed and "summarize" in listed  # the fixture's own definitions still load
+    assert "%agent /leak: no command or skill by that name" in frontend.run("%agent /leak").text()

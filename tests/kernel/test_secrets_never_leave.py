@@ -54,7 +54,8 @@ def test_the_api_key_is_in_no_request_no_output_and_not_in_the_saved_notebook(tm
     ]
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
-        nbformat.v4.new_code_cell("%load_ext jupyter_agent"),
+        # Bash runs under the allow rule with or without bwrap here (masking is the point, not the sandbox)
+        nbformat.v4.new_code_cell('%load_ext jupyter_agent\n%config AgentMagics.bash_sandbox = "off"'),
         nbformat.v4.new_code_cell(
             "import os\ntoken = os.environ['ANTHROPIC_API_KEY']\nsettings = {'key': token}"
         ),

@@ -208,6 +208,28 @@ def test_the_fresh_kernel_gets_the_start_up_environment_not_variables_set_since(
     assert os.environ.get("SET_LATER") is None  # (the test process itself never had it)
 
 
+def test_a_token_the_user_popped_from_the_live_environment_is_masked_in_what_the_fresh_kernel_prints(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    token = "ghp_startedwith0123456789abcdefXYZ"
+    write_notebook(
+        tmp_path / "analysis.ipynb",
+        [
+            (
+                "env",
+                "import os\nprint('TOKEN', os.environ['GITHUB_TOKEN'])\nraise SystemError('show the output')",
+            )
+        ],
+    )
+    frontend, server = agent_kernel(verify_then_answer(), env={"GITHUB_TOKEN": token})
+    frontend.run("import os\ngh = os.environ.pop('GITHUB_TOKEN')")
+    cell = frontend.run("%%agent --allow VerifyNotebook\ndoes it run from scratch?", timeout=120)
+    _, text = verify_result(server.requests)
+    assert "TOKEN [redacted: GITHUB_TOKEN]" in text  # the fresh kernel got the start-up environment: masked
+    assert token not in json.dumps(server.requests) and token[:12] not in json.dumps(server.requests)
+    assert token not in cell.text() and token not in cell.html()
+
+
 def test_the_running_notebook_is_verified_as_the_page_shows_it_unsaved_changes_included(
     agent_kernel: AgentKernel, tmp_path: Path
 ) -> None:

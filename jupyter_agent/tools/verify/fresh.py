@@ -3,7 +3,7 @@
 - **Kernel spec**: the one the notebook names (`metadata.kernelspec.name`) when Jupyter finds it and it runs
   this kernel's own Python; otherwise a spec for this kernel's interpreter (`python -m ipykernel_launcher`),
   so the check runs on the packages the live kernel has. The report names which.
-- **Environment**: the one this kernel *started* with (Linux: `/proc/self/environ`) — what a restart would
+- **Environment**: the one this kernel *started* with (`startup_env`; Linux: `/proc/self/environ`) — what a restart would
   give — not variables set since in the live kernel (`%env`, `os.environ[...] = …`, a token typed into
   `getpass`); nothing the agent holds in memory (its API key given as a setting, MCP servers' variables) is
   passed. Elsewhere, the current environment stands in for the start-up one.
@@ -79,31 +79,6 @@ def choose_spec(notebook_spec_name: str | None) -> FreshKernelSpec:
         else (f"no kernel spec '{name}' was found")
     )
     return FreshKernelSpec(spec=own, description=f"this kernel's Python ({sys.executable}; {why})")
-
-
-def startup_environment() -> dict[str, str]:
-    """The environment this process started with (what a restart of the kernel would get); the current one
-    when that cannot be read or was overwritten."""
-    try:
-        raw = Path("/proc/self/environ").read_bytes()
-    except OSError:
-        return dict(os.environ)
-    started = parse_environ(raw)
-    return dict(os.environ) if started is None else started
-
-
-def parse_environ(raw: bytes) -> dict[str, str] | None:
-    """`NAME=value` items separated by NULs; None when an item is not one — the area was overwritten (a process
-    title set with setproctitle is written over the start-up environment), so it says nothing reliable."""
-    environment: dict[str, str] = {}
-    for item in raw.split(b"\0"):
-        if not item:
-            continue
-        key, equals, value = os.fsdecode(item).partition("=")
-        if not key or not equals:
-            return None
-        environment[key] = value
-    return environment
 
 
 def notebook_spec_name(metadata: Mapping[str, Any]) -> str | None:

@@ -18,10 +18,11 @@ from pydantic import Field
 
 from ...base.json_values import is_object
 from ...base.result import ToolResult, error_code
+from ...startup_env import startup_environment
 from ..context import ToolContext
 from ..core import ToolAnnotations, ToolInput
 from ..notebook.common import NotebookPathTool, open_notebook, provider_of, shown
-from .fresh import FreshKernel, choose_spec, notebook_spec_name, startup_environment
+from .fresh import FreshKernel, choose_spec, notebook_spec_name
 from .plan import plan_cells
 from .runner import CellRunner, Verification
 from .verdict import live_only_hint, report_text, verdict

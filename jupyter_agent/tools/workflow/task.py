@@ -20,6 +20,7 @@ from pydantic import Field, create_model
 from ...base.result import ToolResult
 from ..context import ToolContext
 from ..core import InstanceTool, ToolAnnotations, ToolInput
+from ..listing import Listing, capped
 from .agent_types import BUILTIN_AGENT_TYPES, AgentType, SubagentCall
 
 SubagentType = Literal["Explore", "general-purpose"]
@@ -56,12 +57,17 @@ def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
     return create_model("TaskInput", __base__=TaskInput, subagent_type=(choice, field))
 
 
-def _description(custom: Sequence[AgentType]) -> str:
-    if not custom:
+def agent_listing(custom: Sequence[AgentType]) -> Listing[AgentType]:
+    """The project's sub-agents Task offers (capped: `tools.listing`) and their lines."""
+    return capped(custom, lambda t: f'- "{t.name}": {t.description}')
+
+
+def _description(listing: Listing[AgentType]) -> str:
+    if not listing.kept:
         return DESCRIPTION
-    lines = "\n".join(f'- "{t.name}": {t.description}' for t in custom)
     return (
-        f"{DESCRIPTION}\nThe project's own sub-agents (use one when its description fits the task):\n{lines}"
+        f"{DESCRIPTION}\nThe project's own sub-agents (use one when its description fits the task):\n"
+        f"{listing.text('sub-agents')}"
     )
 
 
@@ -74,11 +80,13 @@ class TaskTool(InstanceTool[TaskInput]):
 
     def __init__(self, custom: Sequence[AgentType] = ()) -> None:
         builtin = {t.name for t in BUILTIN_AGENT_TYPES}
-        self.custom = tuple(t for t in custom if t.name not in builtin)
+        listing = agent_listing([t for t in custom if t.name not in builtin])
+        #: Only the sub-agents listed: one left out by the cap is not offered.
+        self.custom = listing.kept
         self.types = {t.name: t for t in (*BUILTIN_AGENT_TYPES, *self.custom)}
         super().__init__(
             name=TASK_TOOL_NAME,
-            description=_description(self.custom),
+            description=_description(listing),
             input_model=_input_with(list(self.types.values())) if self.custom else TaskInput,
             kind="other",
             #: The call itself changes nothing; each call its sub-agent makes is checked on its own.

@@ -13,7 +13,9 @@ from agent_testkit import texts
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
+from jupyter_agent.agent.config import DEFAULT_MODEL
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
+from jupyter_agent.tools.kernel.guards import CREDENTIAL_HIDDEN
 
 SECRET = "the launch code is swordfish-4471"
 Files = dict[str, str | dict[str, Any]]
@@ -181,6 +183,8 @@ def test_a_command_runs_its_body_with_its_model_and_only_its_tools(
             Turn(blocks=[Text("Reviewed.")]),
         ]
     )
+    shell.run_line_magic("agent", "trust")  # a trusted project's command chooses its model (from a reset on)
+    shell.run_line_magic("agent", "reset")
     shell.run_line_magic("agent", '/review app.py "error handling"')
     first, second = server.requests
     assert texts(first["messages"][-1])[0] == "Review app.py, focus on error handling."
@@ -188,6 +192,39 @@ def test_a_command_runs_its_body_with_its_model_and_only_its_tools(
     (refused,) = second["messages"][-1]["content"]
     assert "Write is outside the allowed-tools of the command /review (Read)" in refused["content"][0]["text"]
     assert Path("app.py").read_text() == "print('hi')\n"
+
+
+def test_an_untrusted_projects_command_runs_on_the_sessions_model_and_says_why(
+    project_shell: ProjectShell,
+    serve: Callable[[list[Turn]], ScriptedServer],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    shell = project_shell({".claude/commands/review.md": "---\nmodel: opus\n---\nReview $1.\n"})
+    server = serve([Turn(blocks=[Text("Reviewed.")])])
+    shell.run_line_magic("agent", "/review app.py")
+    (request,) = server.requests
+    assert request["model"] == DEFAULT_MODEL
+    assert (
+        "model: 'opus' is not used: an untrusted project does not choose the model" in capsys.readouterr().out
+    )
+
+
+def test_a_mention_in_a_repositorys_command_or_skill_never_attaches_a_credentials_value(
+    project_shell: ProjectShell, serve: Callable[[list[Turn]], ScriptedServer]
+) -> None:
+    shell = project_shell(
+        {
+            ".claude/commands/deploy.md": "Deploy, logging in with @api_token.\n",
+            ".claude/skills/ship/SKILL.md": "---\ndescription: Ship it\n---\nShip it; the key is @api_token.\n",
+        }
+    )
+    shell.user_ns["api_token"] = "plain-not-in-env-0123456789"
+    server = serve([Turn(blocks=[Text("Deployed.")]), Turn(blocks=[Text("Shipped.")])])
+    shell.run_line_magic("agent", "/deploy")
+    shell.run_line_magic("agent", "/ship")
+    sent = json.dumps(server.requests)
+    assert "plain-not-in-env-0123456789" not in sent
+    assert sent.count("api_token: str, shape/len 27") >= 2 and CREDENTIAL_HIDDEN in sent
 
 
 def test_an_unknown_command_lists_the_commands_there_are(project_shell: ProjectShell) -> None:

@@ -51,3 +51,17 @@ def test_a_directory_gets_the_export_inside_it(answered: InteractiveShell) -> No
     answered.run_line_magic("agent", "export exports")
     (written,) = (Path.cwd() / "exports").glob("agent-session-*.md")
     assert "the answer" in written.read_text()
+
+
+def test_an_export_through_a_link_out_of_the_working_directory_is_refused(
+    answered: InteractiveShell, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (Path.cwd() / "shared").symlink_to(outside)  # e.g. a link a repository carries
+    with pytest.raises(
+        UsageError, match=r"%agent export: OUTSIDE_ROOTS: the file '.*shared/talk.md' is outside"
+    ):
+        answered.run_line_magic("agent", "export shared/talk.md")
+    with pytest.raises(UsageError, match=r"%agent export: OUTSIDE_ROOTS: "):
+        answered.run_line_magic("agent", f"export {outside / 'talk.md'}")
+    assert list(outside.iterdir()) == []

@@ -45,6 +45,7 @@ def test_a_command_with_the_argument_hint_of_claude_codes_docs_loads_with_the_hi
 
 def test_an_agent_whose_description_has_unquoted_colons_loads(tree: Tree) -> None:
     tree.write(".claude/agents/data-checker.md", AGENT)
+    tree.claude().trust()  # so that its `model:` is used
     claude = tree.claude()
     assert claude.take_warnings() == []
     (agent,) = claude.library.agents

@@ -42,6 +42,7 @@ def library_tree(tree: Tree) -> Tree:
         "Review $1 with a focus on $2.\n",
     )
     tree.write(".claude/commands/tidy.md", "Tidy the notebook.\n")
+    tree.claude().trust()  # a trusted project's `model:` is used (an untrusted one's is not: test_project_confined)
     return tree
 
 

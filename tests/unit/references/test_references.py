@@ -15,6 +15,7 @@ from jupyter_agent.base.sandbox import Sandbox
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.references import MAX_REFERENCES, attach_references, find_references
 from jupyter_agent.tools.context import ToolContext, ToolServices
+from jupyter_agent.tools.kernel.guards import CREDENTIAL_HIDDEN
 
 PNG = base64.b64encode(
     bytes.fromhex(
@@ -101,6 +102,30 @@ def test_a_variable_is_described_like_list_variables_and_inspect_do_and_masked(
     assert "Jan" in text  # the head
     assert "keys: ['key', 'region']" in text
     assert "sk-verysecretvalue-123" not in text and "[redacted: SERVICE_API_KEY]" in text
+
+
+def test_a_credential_named_variable_is_attached_without_its_value(tmp_path: Path) -> None:
+    namespace = {
+        "api_token": "plain-not-in-env-0123456789",
+        "db_password": "hunter2hunter2",
+        "aws_credentials": {"aws_secret_access_key": "wJalrXUtnFEMIK7MDENG"},
+        "sales": 3,
+    }
+    request = "use @api_token, @db_password and @aws_credentials for @sales"
+    attached = asyncio.run(attach_references(request, context(tmp_path, namespace)))
+    text = user_text(attached.blocks)
+    for value in (
+        "plain-not-in-env-0123456789",
+        "hunter2hunter2",
+        "wJalrXUtnFEMIK7MDENG",
+        "aws_secret_access",
+    ):
+        assert value not in text
+    assert "api_token: str, shape/len 27, " in text and "db_password: str, shape/len 14, " in text
+    assert "aws_credentials: dict, shape/len 1, " in text
+    assert text.count(CREDENTIAL_HIDDEN) == 3
+    assert "sales: int, " in text and "= 3" in text  # the others as before
+    assert attached.note is None
 
 
 def test_unknown_and_hidden_names_are_one_line_for_the_person_and_told_to_the_model(tmp_path: Path) -> None:

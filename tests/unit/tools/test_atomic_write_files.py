@@ -162,6 +162,6 @@ def test_a_directory_swapped_for_a_symlink_is_refused_with_what_happened_and_wha
     assert refused.value.code == "OUTSIDE_ROOTS"
     assert refused.value.message == (
         f"'{base / 'project'}' was replaced by a symlink after the path '{base / 'project'}' was checked; "
-        "nothing was written — check what changed the directory, then retry"
+        "nothing was read or written through it — check what changed the directory, then retry"
     )
     assert list((base / "outside").iterdir()) == []

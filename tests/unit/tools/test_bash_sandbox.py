@@ -21,9 +21,11 @@ from process_probe import alive_with
 
 from jupyter_agent.tools import (
     Approve,
+    Sandbox,
     ToolResult,
 )
 from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox, slirp4netns
+from jupyter_agent.tools.dispatch import Reject
 from jupyter_agent.tools.shell import bash_tool
 
 CHECK = check_sandbox()
@@ -257,3 +259,85 @@ def test_the_approval_of_an_unsandboxed_command_says_unsandboxed(world: Path, no
 @needs_bwrap
 def test_the_approval_of_a_sandboxed_command_shows_just_the_command(world: Path) -> None:
     assert approval_preview(world, "ls") == "ls"
+
+
+# -- fail closed: an allow rule does not run Bash outside its sandbox ----------------------------------------------
+
+
+def test_an_allow_rule_does_not_run_an_unsandboxed_command_without_asking(
+    world: Path, no_sandbox: str
+) -> None:
+    person = Approvals(Reject(message="not unsandboxed"))
+    result = ToolHarness(world, [bash_tool()], allow=["Bash"], approver=person).call(
+        "Bash", command="touch ../outside-bash.txt"
+    )
+    (request,) = person.requests
+    assert request.reason.startswith("unsandboxed: ")
+    assert 'AgentMagics.bash_sandbox = "off"' in request.reason
+    assert request.preview.text.startswith("# unsandboxed: ")
+    assert (request.allowing_rule, request.allowing_mode) == (None, "bypassPermissions")
+    assert result.error_code == "DENIED"
+    assert not (world.parent / "outside-bash.txt").exists()
+
+
+def test_approved_once_the_unsandboxed_command_runs(world: Path, no_sandbox: str) -> None:
+    result = ToolHarness(world, [bash_tool()], allow=["Bash"], approver=Approvals(Approve())).call(
+        "Bash", command="touch ../outside-bash.txt"
+    )
+    assert not result.is_error, result.content
+    assert (world.parent / "outside-bash.txt").exists()
+
+
+@pytest.mark.parametrize("rule", ["Bash", "Bash(touch:*)"])
+def test_headless_an_unsandboxed_command_under_an_allow_rule_is_refused_with_the_hint(
+    world: Path, no_sandbox: str, rule: str
+) -> None:
+    result = ToolHarness(world, [bash_tool()], allow=[rule]).call("Bash", command="touch ../outside-bash.txt")
+    assert result.error_code == "DENIED"
+    assert "no one is there to approve Bash (unsandboxed: " in result.content
+    assert 'set %config AgentMagics.bash_sandbox = "off"' in result.content
+    assert not (world.parent / "outside-bash.txt").exists()
+
+
+def test_headless_in_default_mode_the_refusal_names_the_sandbox_not_a_rule_that_would_still_ask(
+    world: Path, no_sandbox: str
+) -> None:
+    result = ToolHarness(world, [bash_tool()]).call("Bash", command="ls")
+    assert result.error_code == "DENIED"
+    assert "default mode asks before execute tools; unsandboxed: " in result.content
+    assert "%agent allow Bash(ls)" not in result.content  # that rule alone would still ask
+
+
+def test_with_bash_sandbox_off_an_allow_rule_runs_it_unsandboxed(world: Path, no_sandbox: str) -> None:
+    sandbox = Sandbox.at(world, bash_sandbox="off")
+    result = ToolHarness(sandbox, [bash_tool()], allow=["Bash"]).call(
+        "Bash", command="touch ../outside-bash.txt"
+    )
+    assert not result.is_error, result.content
+    assert (world.parent / "outside-bash.txt").exists()
+    assert "allow rules run commands unsandboxed" in check_sandbox().describe(required=False)
+
+
+def test_bubblewrap_is_linux_only(monkeypatch: pytest.MonkeyPatch, world: Path) -> None:
+    monkeypatch.setattr(sys, "platform", "darwin")
+    check = check_sandbox()
+    assert check.bubblewrap is None
+    assert check.problem == "the OS sandbox (bubblewrap) runs only on Linux, and this kernel runs on darwin"
+    result = ToolHarness(world, [bash_tool()], allow=["Bash"]).call("Bash", command="ls")
+    assert result.error_code == "DENIED" and "runs only on Linux" in result.content
+
+
+def test_a_missing_bwrap_override_hides_bwrap_and_says_which(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(BWRAP_ENV, str(tmp_path / "gone"))
+    assert check_sandbox().problem == f"{BWRAP_ENV} names {tmp_path / 'gone'}, which does not exist"
+
+
+@needs_bwrap
+def test_with_a_working_sandbox_an_allow_rule_runs_the_command_without_asking(world: Path) -> None:
+    person = Approvals(Reject())
+    result = ToolHarness(world, [bash_tool()], allow=["Bash"], approver=person).call(
+        "Bash", command="echo hi"
+    )
+    assert (result.content, person.requests) == ("hi", [])

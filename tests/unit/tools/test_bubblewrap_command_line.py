@@ -75,7 +75,13 @@ def test_a_root_under_tmp_gets_its_host_parent_read_only_over_the_private_tmp() 
 
 def test_what_the_description_says(monkeypatch: pytest.MonkeyPatch) -> None:
     off = SandboxCheck(None, "bwrap is not installed")
-    assert off.describe() == "unsandboxed: bwrap is not installed; commands run with your user's full access"
+    assert off.describe() == (
+        "unsandboxed: bwrap is not installed; commands run with your user's full access; every command asks, even "
+        'under an allow rule (AgentMagics.bash_sandbox = "required")'
+    )
+    assert off.describe(required=False).endswith(
+        'allow rules run commands unsandboxed (AgentMagics.bash_sandbox = "off")'
+    )
     on = SandboxCheck(Bubblewrap("bwrap"))
     assert on.describe().endswith("private /tmp, no network")
     assert on.describe().startswith(
@@ -96,7 +102,8 @@ def test_a_bwrap_that_is_missing_or_cannot_start_turns_the_sandbox_off(
 ) -> None:
     monkeypatch.setenv(BWRAP_ENV, str(tmp_path / "no-such-bwrap"))
     missing = check_sandbox()
-    assert missing.bubblewrap is None and "cannot be run" in missing.problem
+    assert missing.bubblewrap is None
+    assert missing.problem == f"{BWRAP_ENV} names {tmp_path / 'no-such-bwrap'}, which does not exist"
     failing = tmp_path / "failing-bwrap"
     failing.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     failing.chmod(0o755)

@@ -255,7 +255,9 @@ def test_a_headless_refusal_names_only_settings_that_would_really_allow_the_call
     # Built here, not with the harness: the refusal comes from the Dispatcher's own default approver.
     dispatcher = Dispatcher(pool=pool, policy=policy)
     call = ToolCall(id="t", name=name, input=tool_input)
-    refusal = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=Sandbox.at("/tmp")))).result.content
+    # The rules and the mode alone, with or without bwrap here (Bash without it: test_bash_sandbox.py).
+    sandbox = Sandbox.at("/tmp", bash_sandbox="off")
+    refusal = asyncio.run(dispatcher.dispatch(call, ToolContext(sandbox=sandbox))).result.content
     assert refusal.startswith("DENIED: ") and written == []
     called = dispatcher.tools()[name]
     params = called.Input.model_validate(tool_input)

@@ -30,8 +30,8 @@ def command(text: str) -> CallFacts:
         pytest.param(PermissionPolicy(), facts("Read", "a.py", kind="read", read_only=True), Allow(reason="read-only"), id="read-only"),
         pytest.param(PermissionPolicy(mode="bypassPermissions"), command("make"), Allow(reason="bypassPermissions mode"), id="bypass"),
         pytest.param(PermissionPolicy(mode="acceptEdits"), facts("Edit", "a.py"), Allow(reason="acceptEdits mode"), id="acceptEdits"),
-        pytest.param(PermissionPolicy(), facts("Edit", "a.py"), Ask(reason="default mode asks before edit tools"), id="default edit"),
-        pytest.param(PermissionPolicy(mode="acceptEdits"), command("make"), Ask(reason="acceptEdits mode asks before execute tools"), id="acceptEdits execute"),
+        pytest.param(PermissionPolicy(), facts("Edit", "a.py"), Ask(reason="default mode asks before edit tools", by="mode"), id="default edit"),
+        pytest.param(PermissionPolicy(mode="acceptEdits"), command("make"), Ask(reason="acceptEdits mode asks before execute tools", by="mode"), id="acceptEdits execute"),
         pytest.param(PermissionPolicy(allow=[Rule("Bash", "git *")]), command("git status"), Allow(reason="allowed by the rule Bash(git *)"), id="one rule"),
         pytest.param(
             PermissionPolicy(allow=[Rule("Bash", "git *"), Rule("Bash", "ls*")]),
@@ -54,7 +54,7 @@ def test_the_approval_reason_names_the_mode_and_what_the_tool_does() -> None:
     params = drop.Input.model_validate({"table": "users"})
     ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
     decided = PermissionPolicy(mode="acceptEdits").decide(call_facts(drop, params, ctx, None))
-    assert decided == Ask(reason="acceptEdits mode asks before delete tools")
+    assert decided == Ask(reason="acceptEdits mode asks before delete tools", by="mode")
 
 
 # -- "Always allow" stores the command exactly: wildcard characters in it are literal -------------------

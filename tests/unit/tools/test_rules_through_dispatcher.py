@@ -18,6 +18,7 @@ from jupyter_agent.tools import (
     Approve,
     Reject,
     Rule,
+    Sandbox,
     tool,
 )
 from jupyter_agent.tools.files import file_tools
@@ -50,7 +51,10 @@ def project(root: Path, person: Approvals | None = None, **policy: Any) -> tuple
     """The project's tools behind a policy of `policy` (mode, allow, deny) and the person who is asked."""
     person = person or Approvals(then=Reject(message="no"))  # answers from a script, then refuses
     tools = [*file_tools(), *notebook_tools(), bash_tool(), drop_table]
-    return ToolHarness(root, tools, approver=person, **policy), person
+    sandbox = Sandbox.at(
+        root, bash_sandbox="off"
+    )  # the rules alone (Bash without bwrap: test_bash_sandbox.py)
+    return ToolHarness(sandbox, tools, approver=person, **policy), person
 
 
 # -- 2. deny rules on commands are not switched off by chaining ------------------------------------------

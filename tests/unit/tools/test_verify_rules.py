@@ -16,10 +16,11 @@ from jupyter_agent.base.errors import ToolError
 from jupyter_agent.host.command_error import CommandError
 from jupyter_agent.host.verify_command import verify_arguments
 from jupyter_agent.notebook.cells import Cell
+from jupyter_agent.startup_env import parse_environ
 from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.permissions import Ask, PermissionPolicy
 from jupyter_agent.tools.verify import VerifyNotebook, VerifyNotebookInput
-from jupyter_agent.tools.verify.fresh import choose_spec, parse_environ
+from jupyter_agent.tools.verify.fresh import choose_spec
 from jupyter_agent.tools.verify.plan import plan_cells, runnable_source
 from jupyter_agent.tools.verify.runner import Failure
 from jupyter_agent.tools.verify.verdict import live_only_hint
@@ -126,7 +127,7 @@ def test_the_kernel_spec_is_the_notebooks_when_it_runs_this_python_else_this_ker
 #: environment, which `startup_environment` then rightly distrusts — a fresh interpreter's is intact.
 STARTUP_ENVIRONMENT_CHILD = """
 import json, os
-from jupyter_agent.tools.verify.fresh import startup_environment
+from jupyter_agent.startup_env import startup_environment
 os.environ["JUPYTER_AGENT_SET_AFTER_START"] = "1"
 os.environ["JUPYTER_AGENT_CHANGED_AFTER_START"] = "after"
 del os.environ["JUPYTER_AGENT_REMOVED_AFTER_START"]

@@ -13,6 +13,7 @@ from jupyter_agent.tools import (
     ApprovalRequest,
     Approve,
     PermissionPolicy,
+    Sandbox,
 )
 from jupyter_agent.tools.shell import bash_tool
 from jupyter_agent.ui.approval import ask_on_stdin, headless_refusal
@@ -26,7 +27,9 @@ def asked(command: str, tmp_path: Path, policy: PermissionPolicy | None = None) 
         seen.append(request)
         return headless_refusal(request)
 
-    tools = ToolHarness(tmp_path, sources={"bash": [bash_tool()]}, policy=policy, approver=record)
+    # The rules' and the mode's question alone (Bash's own question without its sandbox: test_bash_sandbox.py).
+    sandbox = Sandbox.at(tmp_path, bash_sandbox="off")
+    tools = ToolHarness(sandbox, sources={"bash": [bash_tool()]}, policy=policy, approver=record)
     tools.call("Bash", command=command)
     return seen[0]
 
