@@ -237,3 +237,24 @@ AgentEvent = (
     | RunFinished
 )
 Emit = Callable[[AgentEvent], None]
+
+
+def ended_before_start(
+    emit: Emit, session_cost_usd: float, *, error: str | None = None, blocked: str | None = None
+) -> RunFinished:
+    """End a run that sent nothing: the request `blocked` by a UserPromptSubmit hook (not sent, nor kept in the
+    conversation), or an `error` that made it unsendable; said in the cell, then the run's `RunFinished`."""
+    if blocked is not None:
+        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {blocked}"))
+    if error is not None:
+        emit(ErrorEvent(message=error, retryable=False))
+    finished = RunFinished(
+        reason="blocked" if blocked is not None else "error",
+        turns=0,
+        usage=Usage(),
+        cost_usd=0.0,
+        duration=0.0,
+        session_cost_usd=session_cost_usd,
+    )
+    emit(finished)
+    return finished

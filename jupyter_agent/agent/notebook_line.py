@@ -7,8 +7,13 @@ driven from VS Code), as an update appended to the run's message (`facts.py`), n
 
 from __future__ import annotations
 
-from ..tools.context import ToolContext
+from typing import TYPE_CHECKING
+
 from .prompt import notebook_facts
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
+    from ..notebook.provider import NotebookProvider
 
 NotebookFacts = tuple[str | None, str]
 
@@ -25,11 +30,13 @@ class NotebookLine:
     def reset(self) -> None:
         """A new conversation: nothing to forget (the facts are told from scratch by the conversation)."""
 
-    async def update(self, ctx: ToolContext) -> None:
-        """Find the frontend for this run."""
-        notebooks, signals = ctx.services.notebooks, ctx.services.signals
-        if notebooks is None or signals is None:
-            return
+    async def update(
+        self, notebooks: NotebookProvider, signals: KernelSignals | None, cell_id: str | None
+    ) -> str | None:
+        """Find the frontend for this run; the running `%%agent` cell's id as the frontend tells it (VS Code's
+        is found in the saved notebook by its source), else `cell_id` as the host read it."""
+        if signals is None:
+            return cell_id
         frontend = await notebooks.refresh(signals)
-        ctx.services.running_cell_id = await notebooks.running_cell()
         self._facts = notebook_facts(frontend)
+        return await notebooks.running_cell()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base.journal import RunJournal, set_run_journal
 from ..base.tempfiles import sweep_stale
@@ -23,13 +24,14 @@ from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
+from ..tools.scope import RunChange, RunScope, own_policy
+from ..tools.todo_list import Todo
 from ..tools.workflow import todo_list
-from ..tools.workflow.checklist import Todo
 from .briefing import open_conversation, project_files, tools_now, unsendable
 from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Block, Conversation
-from .events import Emit, ErrorEvent, Notice, RunFinished, RunReason, Usage
+from .events import Emit, Notice, RunFinished, Usage, ended_before_start
 from .facts import SessionFacts, facts_text
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
@@ -38,10 +40,14 @@ from .prefix import Prefix, Told
 from .prompt import PromptFacts, system_prompt
 from .resumed_runs import resumed_history
 from .saving import saving
-from .session_values import RunChanges, SessionStatus
+from .session_status import session_status
+from .session_values import SessionStatus
 from .setup import RunSetup
 from .subagent import Subagents
 from .updates import Surroundings
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
 
 
 class AgentSession:
@@ -91,7 +97,8 @@ class AgentSession:
         self._memory: list[MemoryFile] | None = None
         #: The running run's event sink (None between runs), for `notify`.
         self._emit: Emit | None = None
-        self._changes = RunChanges()
+        #: The running (or last) run's scope, until the host takes its changes.
+        self._scope: RunScope | None = None
         #: The latest `input_transformations` the API reported (for `%agent status`).
         self.transformations: list[dict[str, object]] = []
 
@@ -126,97 +133,98 @@ class AgentSession:
         emit: Emit,
         approver: Approver,
         attachments: Sequence[Block] = (),
+        signals: KernelSignals | None = None,
+        cell_id: str | None = None,
     ) -> RunFinished:
-        """Run the agent on `request`, continuing the conversation. `emit` is called on this loop's thread.
-        What the run changed that outlives it is `take_changes()` afterwards (also after a stop).
-
-        `attachments` are content blocks sent after the request in the same user message (what happened in
-        the kernel since the last run), so the system prompt stays the same from run to run.
-        """
+        """Run the agent on `request`, continuing the conversation, in a `RunScope` of its own. `emit` is called
+        on this loop's thread; `attachments` follow the request in its user message (the kernel's news), so the
+        prefix stays the same; `signals` and `cell_id` are what the host knew of the frontend and the running
+        cell. What the run changed that outlives it is `take_changes()` afterwards (also after a stop)."""
         if self._running:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
-        self._running = True
-        allowed, mode = list(self.policy.allow), self.policy.mode
+        self._running, self._emit = True, emit
         try:
-            self._emit = emit
             blocked, added = await self.hooks.run_prompt(request)
             if blocked is not None:
-                return self._blocked(blocked.reason, emit)
-            attachments = [*attachments, *({"type": "text", "text": text} for text in added)]
-            self._run_id += 1
-            journal = RunJournal(
-                run_id=self._run_id,
-                request=request,
-                message_start=self.conversation.position(),
-                generation=self.conversation.generation,
-                saved_as=(self.recorder.id, self._run_id) if self.recorder is not None else None,
-            )
-            self.ctx.journal = journal
-            set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
-            self.journals.append(journal)
-            self.todos_before[self._run_id] = todo_list(self.ctx).items
-            config = self.config
-            if self.recorder is not None:
-                self.recorder.request(self._run_id, request, journal.message_start)
-            swept = sweep_stale()  # no await before the run: a stop must reach the run's own handler
-            if swept:
-                emit(
-                    Notice(
-                        level="info",
-                        message=f"removed {swept} temp file(s) a stopped kernel left behind (*.jupyter-agent.tmp)",
-                    )
-                )
-            await self.notebook_line.update(self.ctx)
-            refused = unsendable(self.conversation, config.model)
-            if refused is not None:
-                return self._refuse(refused, emit)
+                return ended_before_start(emit, self.cost_usd, blocked=blocked.reason)
+            scope = await self._open_run(request, signals, cell_id, emit)
+            if isinstance(scope, RunFinished):
+                return scope
             run = self._agent_run(
-                config, approver, saving(emit, self.recorder, run_id=self._run_id, model=config.model)
+                scope, approver, saving(emit, self.recorder, run_id=scope.run_id, model=self.config.model)
             )
-            open_conversation(
-                self.conversation,
-                system=self.system_prompt(),
-                tools=tools_now(self.pool, run.searches_used),
-                pool=self.pool,
-                memory=self.memory,
+            self._open_conversation(run.searches_used)
+            finished = await run.run(
+                request, attachments=[*attachments, *({"type": "text", "text": t} for t in added)]
             )
-            self.ctx.services.subagents = Subagents(
-                run, facts=self._facts, memory=self.memory, project_files=project_files(self.memory)
+            self.transformations, self._last_run_cost = (
+                run.transformations or self.transformations,
+                finished.cost_usd,
             )
-            finished = await run.run(request, attachments=attachments)
-            self.transformations = run.transformations or self.transformations
-            self._last_run_cost = finished.cost_usd
             return finished
         finally:
-            self._changes = RunChanges(
-                granted=tuple(rule for rule in self.policy.allow if rule not in allowed),
-                mode=self.policy.mode if self.policy.mode != mode else None,
-            )
-            self.ctx.services.subagents = None
-            self._emit = None
-            self._running = False
+            self._emit, self._running = None, False
 
-    def take_changes(self) -> RunChanges:
-        """What the last run changed that outlives it (once: a second call says nothing changed)."""
-        changes, self._changes = self._changes, RunChanges()
-        return changes
+    async def _open_run(
+        self, request: str, signals: KernelSignals | None, cell_id: str | None, emit: Emit
+    ) -> RunScope | RunFinished:
+        """The run's scope: its number and journal, the frontend found, the session's policy copied, a Task
+        runner; or the end of a run that cannot be sent."""
+        journal = self._new_journal(request)
+        if swept := sweep_stale():  # no await before the run's journal is set: a stop reaches its handler
+            emit(Notice(level="info", message=f"removed {swept} temp file(s) a stopped kernel left behind"))
+        running_cell = await self.notebook_line.update(self.ctx.services.notebooks, signals, cell_id)
+        refused = unsendable(self.conversation, self.config.model)
+        if refused is not None:
+            return ended_before_start(emit, self.cost_usd, error=refused)
+        self._scope = RunScope(
+            run_id=journal.run_id,
+            journal=journal,
+            policy=own_policy(self.policy),
+            signals=signals,
+            running_cell_id=running_cell,
+            subagents=Subagents(
+                facts=self._facts, memory=self.memory, project_files=project_files(self.memory)
+            ),
+        )
+        return self._scope
+
+    def _open_conversation(self, searches_used: int) -> None:
+        """Fix the prefix at a conversation's first request (later runs leave it as it is)."""
+        open_conversation(
+            self.conversation,
+            system=self.system_prompt(),
+            tools=tools_now(self.pool, searches_used),
+            pool=self.pool,
+            memory=self.memory,
+        )
+
+    def _new_journal(self, request: str) -> RunJournal:
+        """The next run's number and journal: kept for undo, and saved with the request."""
+        self._run_id += 1
+        journal = RunJournal(
+            run_id=self._run_id,
+            request=request,
+            message_start=self.conversation.position(),
+            generation=self.conversation.generation,
+            saved_as=(self.recorder.id, self._run_id) if self.recorder is not None else None,
+        )
+        set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
+        self.journals.append(journal)
+        self.todos_before[self._run_id] = todo_list(self.ctx).items
+        if self.recorder is not None:
+            self.recorder.request(self._run_id, request, journal.message_start)
+        return journal
+
+    def take_changes(self) -> tuple[RunChange, ...]:
+        """What the last run changed that outlives it, as it recorded them (once: a second call says nothing)."""
+        scope, self._scope = self._scope, None
+        return tuple(scope.changes) if scope is not None else ()
 
     def notify(self, message: str) -> None:
         """A warning for the person, shown in the running cell (e.g. a hook that failed); dropped between runs."""
         if self._emit is not None:
             self._emit(Notice(level="warning", message=message))
-
-    def _refuse(self, message: str, emit: Emit) -> RunFinished:
-        emit(ErrorEvent(message=message, retryable=False))
-        return self._ended_before_start("error", emit)
-
-    def _ended_before_start(self, reason: RunReason, emit: Emit) -> RunFinished:
-        """The `RunFinished` of a run that sent nothing."""
-        finished = RunFinished(
-            reason=reason, turns=0, usage=Usage(), cost_usd=0.0, duration=0.0, session_cost_usd=self.cost_usd
-        )
-        emit(finished)
-        return finished
 
     # what the model is told
 
@@ -229,35 +237,33 @@ class AgentSession:
         return SessionFacts(
             cwd=str(self.ctx.sandbox.cwd),
             kernel=self.kernel,
-            mode=self.policy.mode,
+            mode=(self._scope.policy if self._running and self._scope is not None else self.policy).mode,
             date=date.today().isoformat(),
             notebook=shown,
             notebook_note=note,
             tool_names=tuple(self.pool.active()),
         )
 
-    def _blocked(self, reason: str, emit: Emit) -> RunFinished:
-        """A UserPromptSubmit hook refused the request: it is not sent, nor kept in the conversation."""
-        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {reason}"))
-        return self._ended_before_start("blocked", emit)
-
-    def _agent_run(self, config: AgentConfig, approver: Approver, emit: Emit) -> AgentRun:
-        dispatcher = Dispatcher(pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver)
-        return AgentRun(
+    def _agent_run(self, scope: RunScope, approver: Approver, emit: Emit) -> AgentRun:
+        dispatcher = Dispatcher(pool=self.pool, scope=scope, hooks=self.hooks, approver=approver)
+        run = AgentRun(
             run_id=self._run_id,
             conversation=self.conversation,
             client=self.client,
             dispatcher=dispatcher,
-            ctx=self.ctx,
-            config=config,
+            ctx=self.ctx.for_run(scope),
+            config=self.config,
             surroundings=Surroundings(
                 facts=self._facts, tools=lambda searches: tools_now(self.pool, searches)
             ),
             emit=emit,
             session_tally=self._tally,
-            mode=self.policy.mode,
+            mode=scope.policy.mode,
             recorder=self.recorder,
         )
+        if isinstance(scope.subagents, Subagents):
+            scope.subagents.bind(run)
+        return run
 
     async def compact(self, *, emit: Emit) -> bool:
         """`%agent compact`: summarise the conversation now; False when there is nothing to compact or it failed."""
@@ -268,7 +274,9 @@ class AgentSession:
             return False
         self._running = True
         try:
-            run = self._agent_run(self.config, refuse_all, emit)
+            run = self._agent_run(
+                RunScope(run_id=self._run_id, policy=own_policy(self.policy)), refuse_all, emit
+            )
             return await run.compact(automatic=False)
         finally:
             self._running = False
@@ -373,30 +381,12 @@ class AgentSession:
         return self._run_id
 
     @property
+    def last_run_cost(self) -> float:
+        return self._last_run_cost
+
+    @property
     def status(self) -> SessionStatus:
-        tools = Dispatcher(pool=self.pool).tools()
-        prefix = self.conversation.prefix
-        declared = prefix.tools if prefix is not None else tuple(t.to_param() for t in tools.values())
-        system_chars = len(self.system_prompt()) + sum(len(str(t)) for t in declared)
-        return SessionStatus(
-            model=self.config.model,
-            provider=self.config.provider,
-            mode=self.policy.mode,
-            running=self._running,
-            runs=self._run_id,
-            messages=len(self.conversation),
-            estimated_tokens=self.conversation.estimated_prompt_tokens(system_chars),
-            context_window=self.config.window,
-            usage=self._tally.usage,
-            cost_usd=self._tally.cost_usd,
-            tools=tuple(tools),
-            last_run_cost_usd=self._last_run_cost,
-            session_budget_usd=self.config.session_budget_usd,
-            saved_to=self.recorder.path if self.recorder is not None and self.recorder.started else None,
-            memory=tuple(m.path for m in self.memory),
-            transformations=tuple(self.transformations),
-            binding=self.conversation.told.binding,
-        )
+        return session_status(self)
 
     @property
     def history(self) -> list[RunJournal]:

@@ -71,24 +71,34 @@ def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[Any
 
 
 class Subagents:
-    """Starts sub-agents for one parent run (the session installs it as the `subagents` service the Task
-    tool calls)."""
+    """Starts sub-agents for one parent run: the run's scope holds it as the runner the Task tool calls; the
+    session binds it to the run it made for that scope (`bind`)."""
 
     def __init__(
         self,
-        parent: AgentRun,
         *,
         facts: Callable[[], SessionFacts],
         memory: Sequence[MemoryFile] = (),
         project_files: Sequence[OpeningFile] = (),
     ) -> None:
-        self.parent = parent
+        self._parent: AgentRun | None = None
         #: The session's facts as they are when the sub-agent asks (its first message tells them).
         self.facts = facts
         #: The user's own memory file: a sub-agent follows the user's standing instructions too.
         self.memory = memory
         #: The repository's AGENTS.md / CLAUDE.md, handed over as tool results, as to the main agent.
         self.project_files = project_files
+
+    def bind(self, parent: AgentRun) -> None:
+        self._parent = parent
+
+    @property
+    def parent(self) -> AgentRun:
+        if self._parent is None:
+            raise RuntimeError(
+                "Subagents: no parent run is bound (the session binds it when it makes the run)"
+            )
+        return self._parent
 
     async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult:
         from .loop import AgentRun
@@ -99,17 +109,14 @@ class Subagents:
         dispatcher = parent.tools.dispatcher
         pool = ToolPool()
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))
+        # A child scope (what it shares with the parent run: `RunScope.child`): the rule lists as they are now,
+        # a grant passed up to the parent's; a skill it loads narrows the sub-agent, not the parent.
+        child = ctx.run.child()
         sub_dispatcher = Dispatcher(
-            pool=pool,
-            # The same rule lists (an "Always allow" counts for both), its own scope: a skill it loads narrows
-            # the sub-agent, not the parent; a skill active in the parent narrows it too.
-            policy=dataclasses.replace(dispatcher.policy),
-            hooks=dispatcher.hooks.for_subagent(),
-            approver=dispatcher.approver,
+            pool=pool, scope=child, hooks=dispatcher.hooks.for_subagent(), approver=dispatcher.approver
         )
-        services = dataclasses.replace(ctx.services, subagents=None)
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
-        sub_ctx = dataclasses.replace(ctx, reads=ReadLedger(), services=services, tool_use_id="")
+        sub_ctx = dataclasses.replace(ctx.for_run(child), reads=ReadLedger())
         config = (
             dataclasses.replace(parent.config, model=agent_type.model) if agent_type.model else parent.config
         )
@@ -125,7 +132,7 @@ class Subagents:
             emit=_Relay(parent, call_id, call.description).emit,
             session_tally=parent.session_tally,
             within=parent.run_total,
-            mode=dispatcher.policy.mode,
+            mode=child.policy.mode,
         )
         # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
         # not cancel-proof the parent's task; the parent's cancellation is passed on below.

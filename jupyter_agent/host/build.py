@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.sandbox import Sandbox
 from ..tools.builtin import builtin_tools
-from ..tools.context import ToolContext
+from ..tools.context import ToolContext, ToolServices
 from ..tools.registry import ToolPool
 from .configure import agent_config
 
@@ -67,12 +67,14 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     user_ns = host.shell.user_ns if host.shell is not None else None
     nb_path = kernel_notebook_path(user_ns)
     cwd = Path.cwd()
-    ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns)
-    ctx.services.shell = host.shell
-    ctx.services.main_thread = host.main_thread
-    ctx.services.questions = host.main_thread
     signals = KernelSignals.read(user_ns=user_ns, in_kernel=host.kernel is not None)
-    ctx.services.notebooks = NotebookProvider(default_path=nb_path, kernel=host.kernel, signals=signals)
+    services = ToolServices(
+        shell=host.shell,
+        main_thread=host.main_thread,
+        questions=host.main_thread,
+        notebooks=NotebookProvider(default_path=nb_path, kernel=host.kernel, signals=signals),
+    )
+    ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns, services=services)
     pool = ToolPool()
     pool.set_source("builtin", builtin_tools())
     pool.set_source("user", list(host.user_tools.values()))

@@ -18,6 +18,7 @@ from ..tools.modes import MODES
 from ..ui.tables import Report
 from .command_error import CommandError
 from .configure import check_rules
+from .fix_command import fix_command
 from .options import RUN_FLAGS, split_rules
 from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
 from .review_commands import REVIEW_HELP, review_command
@@ -80,34 +81,6 @@ def _context(agent: KernelAgent, _args: list[str]) -> str:
     figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
     state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
     return mask(note.text) + figures + state + mask(told)
-
-
-def _fix(agent: KernelAgent, args: list[str]) -> str | None:
-    from ..watch.fix import fix_request
-
-    watcher = agent.watcher
-    if args:  # `%agent fix CELL_ID` ("Fix this cell with the agent"): that cell's last run, if it raised
-        cell_id = args[0]
-        run = watcher.last_run_of(cell_id) if watcher is not None else None
-        if run is None or run.error is None:
-            how = (
-                "did not raise"
-                if run is not None
-                else "is not known (not run since the extension was loaded)"
-            )
-            return f"no error to fix in cell {cell_id}: its last run {how}; `%agent fix` fixes the last error"
-        request = fix_request(run)
-    else:
-        request = fix_request(watcher.last_error if watcher is not None else None)
-    if request is None:
-        return (
-            "no error to fix: no cell has raised an exception in this kernel since the extension was loaded"
-        )
-    from ..masking import mask
-
-    # A traceback can quote a secret the user's code handled; its `@` (a decorator) is no reference.
-    agent.run_cell(mask(request), references=False)
-    return None
 
 
 def _mode(agent: KernelAgent, args: list[str]) -> str:
@@ -220,7 +193,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         optional="CELL_ID",
         help="ask the agent to explain and fix the last error, or that cell's (also the Fix with agent button "
         "under a traceback, and Fix this cell with the agent in a cell's menu)",
-        run=_fix,
+        run=fix_command,
     ),
     Subcommand(
         name="mode",

@@ -5,7 +5,7 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -17,7 +17,6 @@ from .options import NO_OPTIONS, RunOptions
 if TYPE_CHECKING:
     from ..agent.events import RunFinished
     from ..agent.session import AgentSession
-    from ..agent.session_values import RunChanges
     from ..agent.worker import AgentWorker
     from ..notebook.frontend import KernelSignals
     from ..project import ClaudeProject
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     from ..tools.core import AnyTool
     from ..tools.mcp import McpServers
     from ..tools.modes import Mode
+    from ..tools.scope import RunChange
     from ..watch.note import KernelNote
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
@@ -98,9 +98,8 @@ class KernelAgent:
         session = self.session
         if not session.running:
             configure(session, self.settings, project=self.project)
-            notebooks = session.ctx.services.notebooks
-            if notebooks is not None:  # `%agent status` says who holds the notebook as of this request
-                notebooks.use(self.kernel_signals())
+            # `%agent status` says who holds the notebook as of this request
+            session.ctx.services.notebooks.use(self.kernel_signals())
         return session
 
     @property
@@ -149,10 +148,7 @@ class KernelAgent:
         configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
         signals = self.kernel_signals()
-        session.ctx.services.signals = signals
-        session.ctx.services.running_cell_id = signals.execute.cell_id
-        if session.ctx.services.notebooks is not None:  # references are read before the run starts
-            session.ctx.services.notebooks.use(signals)
+        session.ctx.services.notebooks.use(signals)  # references are read before the run starts
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,
@@ -164,7 +160,7 @@ class KernelAgent:
         )
         attachments = self.kernel_note_blocks() if self.settings.context else []
         future = self.worker.submit(
-            self._run_with_references(session, request, attachments, references=references)
+            self._run_with_references(session, request, attachments, signals, references=references)
         )
         try:
             with self._watch_paused():
@@ -196,6 +192,7 @@ class KernelAgent:
         session: AgentSession,
         request: str,
         attachments: list[dict[str, Any]],
+        signals: KernelSignals,
         *,
         references: bool,
     ) -> RunFinished:
@@ -214,6 +211,8 @@ class KernelAgent:
             emit=self.channel.emit,
             approver=self.channel.ask,
             attachments=attachments,
+            signals=signals,
+            cell_id=signals.execute.cell_id,
         )
 
     def kernel_note(self, *, peek: bool = False) -> KernelNote | None:
@@ -239,20 +238,24 @@ class KernelAgent:
 
     def set_mode(self, mode: Mode) -> None:
         """`%agent mode`: later runs start in `mode`, written where a run's switch is (`keep`)."""
-        from ..agent.session_values import RunChanges
+        from ..tools.scope import ModeSwitched
 
-        self.keep(RunChanges(mode=mode))
+        self.keep((ModeSwitched(mode),))
 
-    def keep(self, changes: RunChanges, options: RunOptions = NO_OPTIONS) -> None:
+    def keep(self, changes: Sequence[RunChange], options: RunOptions = NO_OPTIONS) -> None:
         """The one place a run's (or `%agent mode`'s) changes become settings, so later runs start from them:
-        "Always allow" answers as allow rules; a switched mode (an approved plan), unless this run's mode came
-        from its own `--mode` flag."""
+        "Always allow" answers (`RuleGranted`) as allow rules; a switched mode (`ModeSwitched`: an approved
+        plan), unless this run's mode came from its own `--mode` flag. A used next input ends with its run."""
+        from ..tools.scope import ModeSwitched, RuleGranted
+
         known = list(self.settings.allow)
-        new = [text for text in dict.fromkeys(str(rule) for rule in changes.granted) if text not in known]
+        granted = (str(change.rule) for change in changes if isinstance(change, RuleGranted))
+        new = [text for text in dict.fromkeys(granted) if text not in known]
         if new:
             self.settings.allow = [*known, *new]
-        if changes.mode is not None and options.mode is None:
-            self.settings.mode = changes.mode
+        for change in changes:
+            if isinstance(change, ModeSwitched) and options.mode is None:
+                self.settings.mode = change.mode
 
     def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the worker while this thread keeps comm replies flowing (live notebook undo)."""
@@ -356,9 +359,7 @@ class KernelAgent:
         """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
         self.review_pages.unregister()
         if self._session is not None:
-            jobs = self._session.ctx.services.jobs
-            if jobs is not None:
-                jobs.kill_all()
+            self._session.ctx.services.jobs.kill_all()
         if self._worker is None:
             return
         if self._mcp is not None:

@@ -74,8 +74,6 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
     from ..notebook.access import decide_write
 
     notebooks = session.ctx.services.notebooks
-    if notebooks is None:
-        return []
     frontend = notebooks.known()
     decision = decide_write(frontend, None)
     if decision.kind == "live":

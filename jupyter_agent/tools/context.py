@@ -1,13 +1,14 @@
-"""What a tool gets besides its input: the sandbox, what was read, the run's journal, and the services the
-session offers (one typed field each, `ToolServices`).
+"""What a tool gets besides its input: the sandbox, what was read, the services the session offers (one typed
+field each, `ToolServices`, made once) and the run it belongs to (`RunScope`: the journal, the policy, …).
 
-A service is None when the surroundings do not offer it (no kernel, a sub-agent, a test); the tool that needs
-it says so in its result. The services' types are protocols or classes of this layer or below, so `tools/`
+A kernel service is None when the surroundings do not offer it (no kernel, a test); the tool that needs it says
+so in its result. The services' types are protocols or classes of this layer or below, so `tools/`
 never imports the host or the UI that provide them, and nothing here imports a tool.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -16,16 +17,16 @@ from ..base.journal import RunJournal
 from ..base.kernel_journal import KernelUndoStore
 from ..base.result import ToolResult
 from ..base.sandbox import Sandbox
+from ..notebook.provider import NotebookProvider, kernel_notebook_path
+from .job_table import BackgroundJobs
 from .ledger import ReadLedger
+from .permissions import PermissionPolicy
 from .question import Question
+from .scope import RunScope
+from .todo_list import TodoList
 
 if TYPE_CHECKING:
-    from ..notebook.frontend import KernelSignals
-    from ..notebook.provider import NotebookProvider
-    from .job_table import BackgroundJobs
-    from .permissions import PermissionPolicy
     from .workflow.agent_types import SubagentCall
-    from .workflow.checklist import TodoList
 
 
 T = TypeVar("T")
@@ -57,9 +58,16 @@ class SubagentRunner(Protocol):
     async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult: ...
 
 
-@dataclass(kw_only=True)
+def _notebooks_of_this_process() -> NotebookProvider:
+    """Outside a kernel (a test, a script): a file-only provider for the environment's notebook."""
+    return NotebookProvider(default_path=kernel_notebook_path())
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolServices:
-    """Filled by the host when it builds the session; the session-scoped ones are created on first use."""
+    """What lives as long as the session, made once: by `host/build.py` in a kernel (the shell, the main
+    thread, the questions channel, the notebooks bound to this kernel), by this constructor otherwise. Frozen:
+    nothing replaces a service later (what one run owns is on its `RunScope`)."""
 
     #: IPython's `InteractiveShell` in a kernel (untyped library): RunCode and RunCell use its parts.
     shell: Any = None
@@ -68,42 +76,48 @@ class ToolServices:
     #: Puts questions to the person (AskUserQuestion, ExitPlanMode).
     questions: Asker | None = None
     #: Which backend a notebook path gets (the notebook tools, undo of a cell change).
-    notebooks: NotebookProvider | None = None
-    #: Runs a Task's sub-agent; only during a run of the top-level session.
-    subagents: SubagentRunner | None = None
-    #: The session's background shell jobs, created on first use.
-    jobs: BackgroundJobs | None = None
-    #: The session's todo list, created on first use.
-    todos: TodoList | None = None
-    #: The `%%agent` cell that is running, by its nbformat id (JupyterLab sends it with the execute request;
-    #: for VS Code it is found in the saved notebook by its source): a NotebookEdit insert without cell_id goes
-    #: below it.
-    running_cell_id: str | None = None
-    #: What the kernel knew of its frontend when the run started (the host sets it; the session hands it to
-    #: the `notebooks` service).
-    signals: KernelSignals | None = None
-    #: The run that used its one `set_next_input` payload (a proposed new cell), if any.
-    next_input_run: int | None = None
+    notebooks: NotebookProvider = field(default_factory=_notebooks_of_this_process)
+    #: The session's background shell jobs.
+    jobs: BackgroundJobs = field(default_factory=BackgroundJobs)
+    #: The session's todo list.
+    todos: TodoList = field(default_factory=TodoList)
     #: What the kernel journal holds for undo, session-wide, within the budget (shared by sub-agents).
     kernel_undo: KernelUndoStore = field(default_factory=KernelUndoStore)
 
 
 @dataclass(kw_only=True)
 class ToolContext:
-    """Shared by the calls of one conversation; `journal` is replaced at the start of each run."""
+    """What a call gets: the session's sandbox, read ledger, namespace and services, and its run's scope. The
+    Dispatcher derives each call's context from the run's scope (`for_call`)."""
 
     sandbox: Sandbox
     reads: ReadLedger = field(default_factory=ReadLedger)
-    journal: RunJournal = field(default_factory=lambda: RunJournal(run_id=0))
     #: The user's namespace when the agent runs in a kernel (ListVariables, Inspect, RunCode).
     namespace: dict[str, Any] | None = None
-    #: What the surroundings offer (kernel shell, main thread, notebooks, …); None where they do not.
+    #: What the session offers (kernel shell, main thread, notebooks, …).
     services: ToolServices = field(default_factory=ToolServices)
+    #: The run this call belongs to (a fresh scope outside a run).
+    run: RunScope = field(default_factory=RunScope)
     #: The id of the tool_use being run, for tools that report progress.
     tool_use_id: str = ""
-    #: The policy deciding this call (set by the Dispatcher; the session's own for a top-level call): searches
-    #: leave out what a deny rule hides, and an approved plan (ExitPlanMode) switches its mode at once.
-    policy: PermissionPolicy | None = None
     #: Tells the call's card how far the call got: `progress("40/100", "indexing")` (set by the agent's tool
     #: runner; None outside a run).
     progress: Callable[[str, str], None] | None = None
+
+    @property
+    def journal(self) -> RunJournal:
+        """The run's journal: every change a call makes is recorded there, for undo and review."""
+        return self.run.journal
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """The policy deciding this run's calls: searches leave out what a deny rule hides."""
+        return self.run.policy
+
+    def for_run(self, run: RunScope) -> ToolContext:
+        """The same session's context inside `run` (a new run's, or a sub-agent's child scope)."""
+        return dataclasses.replace(self, run=run, tool_use_id="")
+
+    def for_call(self, run: RunScope, tool_use_id: str) -> ToolContext:
+        """The context of one call of `run`."""
+        return dataclasses.replace(self, run=run, tool_use_id=tool_use_id)

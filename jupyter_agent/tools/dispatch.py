@@ -32,6 +32,7 @@ from .permissions import (
 from .question import Question
 from .registry import ToolPool
 from .rule_glob import escape_pattern
+from .scope import RuleGranted, RunScope
 from .validation import invalid_args, validate
 
 
@@ -124,15 +125,26 @@ class Dispatcher:
         hooks: Hooks | None = None,
         approver: Approver = refuse_all,
         secrets: SecretRegistry = REGISTRY,
+        scope: RunScope | None = None,
     ) -> None:
+        """`scope`: the run whose calls this dispatches (a session's run passes its own). Without one (a
+        test's or a script's dispatcher), each call runs in its context's run, judged by `policy`."""
+        if scope is not None and policy is not None:
+            raise TypeError("pass the run's scope (which holds its policy) or a policy, not both")
         self.pool = pool
-        self.policy = policy or PermissionPolicy()
+        self.scope = scope
+        self._policy = policy or PermissionPolicy()
         self.hooks = hooks or Hooks()
         self.approver = approver
         #: Set by "allow all edits in this run": the rest of this run's edits run as in acceptEdits mode.
         self.edits_allowed = False
         #: Every result is masked with this before it becomes model input (or a card): one net under every tool.
         self.secrets = secrets
+
+    @property
+    def policy(self) -> PermissionPolicy:
+        """The run's policy (its scope's), or the one this dispatcher was given."""
+        return self.scope.policy if self.scope is not None else self._policy
 
     def tools(self) -> dict[str, AnyTool]:
         return self.pool.active()
@@ -166,7 +178,8 @@ class Dispatcher:
                 decision=None,
                 duration=0.0,
             )
-        ctx = dataclasses.replace(ctx, tool_use_id=call.id, policy=self.policy)
+        run = self.scope or dataclasses.replace(ctx.run, policy=self._policy)
+        ctx = ctx.for_call(run, call.id)
         title = tool.name
         decision: Decision | None = None
         try:
@@ -226,7 +239,7 @@ class Dispatcher:
                 text = answer.message or "the user denied this call"
                 return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
             if answer.always:
-                self.policy.add_allow(rule)
+                ctx.run.record(RuleGranted(rule))
             if answer.edits_this_run:
                 self.edits_allowed = True
             decision = Allow(reason="approved by the user")

@@ -20,8 +20,6 @@ from .job_table import BackgroundJobs
 
 
 def background_jobs(ctx: ToolContext) -> BackgroundJobs:
-    if ctx.services.jobs is None:
-        ctx.services.jobs = BackgroundJobs()
     return ctx.services.jobs
 
 

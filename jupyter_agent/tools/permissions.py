@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+from ..base.hosts import canonical_host
 from .command_patterns import compile_pattern
 from .commands import CommandWords, ParsedCommand, split_command
 from .kinds import RuleKind, ToolKind
@@ -37,7 +38,6 @@ from .modes import Mode
 from .protected import DEFAULT_PROTECTED_PATHS, protected_match
 from .rule_glob import WILDCARDS, glob_regex, literal
 from .rule_glob import escape_pattern as escape_pattern
-from .web.hosts import canonical_host
 
 #: What a tool does to the path it names: rules written for `Read` / `Edit` follow this, not the tool's name.
 PathAccess = Literal["read", "write"]

@@ -24,7 +24,6 @@ from .bubblewrap import check_sandbox
 from .context import ToolContext
 from .core import Preview, Tool, ToolAnnotations, ToolInput
 from .process import ProcessResult, run_process
-from .protected import DEFAULT_PROTECTED_PATHS
 from .sandbox_guard import guarded, remove_new_startup_files, removed_note, startup_files
 
 
@@ -123,8 +122,7 @@ class BashTool(Tool[BashInput]):
         roots = tuple(dict.fromkeys((*sandbox.roots, sandbox.cwd)))
         before = await asyncio.to_thread(startup_files, roots)
         if bubblewrap is not None:
-            protected = ctx.policy.protected if ctx.policy is not None else DEFAULT_PROTECTED_PATHS
-            guard = await asyncio.to_thread(guarded, sandbox.roots, protected=protected)
+            guard = await asyncio.to_thread(guarded, sandbox.roots, protected=ctx.policy.protected)
             argv = bubblewrap.wrap(
                 argv, writable=sandbox.roots, cwd=sandbox.cwd, env=env, network=sandbox.network, guard=guard
             )

@@ -165,7 +165,7 @@ class SkillTool(InstanceTool[SkillInput]):
 def activate(skill: Skill, args: str, ctx: ToolContext) -> str:
     """The skill's instructions for the model; its `allowed-tools` become the policy's scope."""
     scope = skill_scope(skill)
-    if scope is not None and ctx.policy is not None:
+    if scope is not None:
         ctx.policy.scope = scope
     return instructions(skill, args)
 

@@ -18,7 +18,6 @@ from ..base.confined import confined
 from ..base.errors import ToolError
 from ..base.journal import CellChange, CellOp, UndoStep
 from ..notebook.ops import WireError, op_from_wire
-from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
 
 DONE: dict[CellOp, str] = {
@@ -41,7 +40,7 @@ async def undo_cell_change(change: CellChange, ctx: ToolContext) -> UndoStep:
     """What happened, in one line; `done` is False when the change was kept."""
     name = Path(change.notebook).name
     subject = f"cell {change.cell_id} in {name}"
-    provider = ctx.services.notebooks or NotebookProvider(default_path=None)
+    provider = ctx.services.notebooks
     try:
         ops = [op_from_wire(raw) for raw in cast(list[dict[str, Any]], change.inverse.get("ops", []))]
         # The path the edit recorded (a real path) must still be one: a notebook or folder swapped for a link

@@ -18,14 +18,13 @@ from ..base.confined import read_confined, write_confined
 from ..base.errors import ToolError
 from ..base.journal import NotebookFileWrite, RunJournal
 from ..base.json_values import is_array, is_object
-from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
 
 
 async def restore_notebook_files(journal: RunJournal, ctx: ToolContext) -> set[Path]:
     """Put back, byte for byte, each notebook file the run wrote that is still exactly as it left it and
     is not open in a page (the page holds its own copy); the paths restored."""
-    provider = ctx.services.notebooks or NotebookProvider(default_path=None)
+    provider = ctx.services.notebooks
     roots = ctx.sandbox.roots
     restored: set[Path] = set()
     for path, write in journal.notebook_files.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -194,7 +195,7 @@ def _context(
     )
     services = services or ToolServices()
     if asker is not None:
-        services.questions = asker
+        services = dataclasses.replace(services, questions=asker)
     return ToolContext(sandbox=sandbox, namespace=namespace, services=services, progress=progress)
 
 

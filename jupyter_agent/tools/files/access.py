@@ -57,7 +57,7 @@ def model_path(ctx: ToolContext, real: Path) -> str:
 
 def hidden_by_deny(ctx: ToolContext, tool: str, shown: str) -> bool:
     """Whether a deny rule hides this file (shown as `model_path` gives it) from a search run by `tool`."""
-    if ctx.policy is None or not ctx.policy.deny:
+    if not ctx.policy.deny:
         return False
     reached = Path(os.path.normpath(ctx.sandbox.cwd / shown))
     real = Path(os.path.realpath(reached))

@@ -9,15 +9,13 @@ from ...base.errors import ToolError
 from ...notebook.access import WriteDecision, decide_write
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
-from ...notebook.provider import NotebookProvider, WriteAccess, kernel_notebook_path
+from ...notebook.provider import NotebookProvider, WriteAccess
 from ..context import ToolContext
 from ..core import InputT, Tool
 
 
 def provider_of(ctx: ToolContext) -> NotebookProvider:
-    """The session's `notebooks` service; outside a kernel, a file-only provider for the env's notebook."""
-    if ctx.services.notebooks is None:
-        ctx.services.notebooks = NotebookProvider(default_path=kernel_notebook_path())
+    """The session's `notebooks` service (outside a kernel, a file-only provider for the env's notebook)."""
     return ctx.services.notebooks
 
 
@@ -137,7 +135,7 @@ async def guard_notebook_file(ctx: ToolContext, file_path: str) -> None:
     """The file tools on an `.ipynb` path go through the one rule (`notebook.access`) before anything else."""
     notebooks = ctx.services.notebooks
     real = Path(os.path.realpath(ctx.sandbox.resolve_path(file_path)))
-    if notebooks is None or real.suffix.lower() != ".ipynb":
+    if real.suffix.lower() != ".ipynb":
         return
     refusal = _whole_file_refusal(await notebooks.decide(real), ctx.sandbox.display_path(real))
     if refusal is not None:
@@ -148,7 +146,7 @@ def check_notebook_file(ctx: ToolContext, real: Path) -> None:
     """The same rule at the moment a file is written, from what is known of the frontend (no waiting): a
     tool that skipped `guard_notebook_file` still cannot write the kernel's own notebook."""
     notebooks = ctx.services.notebooks
-    if notebooks is None or real.suffix.lower() != ".ipynb":
+    if real.suffix.lower() != ".ipynb":
         return
     refusal = _whole_file_refusal(decide_write(notebooks.frontend, real), ctx.sandbox.display_path(real))
     if refusal is not None:

@@ -139,7 +139,7 @@ def _needs_cell(mode: EditMode, cell_id: str | None) -> str:
 def _running_cell(ctx: ToolContext, notebook_path: str | None, cells: Sequence[Cell]) -> Cell | None:
     """An insert without cell_id into this kernel's notebook goes right below the running `%%agent` cell,
     where the user is looking (None, the top, when that cell is unknown or in another notebook)."""
-    running = ctx.services.running_cell_id
+    running = ctx.run.running_cell_id
     if notebook_path is not None or running is None:
         return None
     return next((cell for cell in cells if cell.id == running), None)

@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...base.json_values import is_array, is_object
+from ...masking import clip
 from ...notebook.cells import Cell, joined
 from ..files.diff import Diff, unified_diff
 
 
 def outline_line(cell: Cell) -> str:
     first = next((line.strip() for line in cell.source.splitlines() if line.strip()), "")
-    return f"[{cell.cell_type}] {cell.id}: {first[:80]}"
+    return f"[{cell.cell_type}] {cell.id}: {clip(first, 80, marker='')}"
 
 
 def moved(cells: Sequence[Cell], cell: Cell, after: Cell | None) -> list[Cell]:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from ...base.result import ToolResult
 from ..context import ToolContext
+from ..scope import NextInputUsed
 from .common import provider_of
 
 #: The key of `ToolResult.data` that carries a proposal to the UI.
@@ -48,9 +49,9 @@ class Proposal:
 
 def _take_next_input(ctx: ToolContext) -> bool:
     """True for the run's first offer: IPython keeps one `set_next_input` payload per execution."""
-    if ctx.services.next_input_run == ctx.journal.run_id:
+    if ctx.run.next_input_used:
         return False
-    ctx.services.next_input_run = ctx.journal.run_id
+    ctx.run.record(NextInputUsed())
     return True
 
 

@@ -82,7 +82,7 @@ class NotebookRead(NotebookPathTool[NotebookReadInput]):
 
 def _running_line(ctx: ToolContext, notebook_path: str | None, cells: list[Cell]) -> str:
     """`; the running %%agent cell is 'ask' (position 3)` when this kernel's notebook shows it."""
-    running = ctx.services.running_cell_id
+    running = ctx.run.running_cell_id
     if notebook_path is not None or running is None:
         return ""
     position = next((i for i, cell in enumerate(cells) if cell.id == running), None)

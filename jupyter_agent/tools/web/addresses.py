@@ -20,7 +20,7 @@ import socket
 from typing import TYPE_CHECKING
 
 from ...base.errors import ToolError
-from .hosts import canonical_host
+from ...base.hosts import canonical_host
 
 if TYPE_CHECKING:
     from ..permissions import PermissionPolicy

@@ -19,8 +19,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 
 from ...base.errors import ToolError
+from ...base.hosts import canonical_host
 from .addresses import checked_address
-from .hosts import canonical_host
 
 if TYPE_CHECKING:
     from ..permissions import PermissionPolicy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core import AnyTool
+from ..todo_list import Todo, TodoList
 from .agent_types import BUILTIN_AGENT_TYPES, AgentType
 from .asking import (
     Answer,
@@ -14,7 +15,6 @@ from .asking import (
     PlanVerdict,
     UserQuestions,
 )
-from .checklist import Todo, TodoList
 from .plan import ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
 from .task import SubagentType, TaskInput, TaskTool

@@ -9,6 +9,7 @@ from ...masking import mask
 from ..context import ToolContext
 from ..core import READ_ONLY, Preview, Tool, ToolInput
 from ..permissions import Mode
+from ..scope import ModeSwitched
 from .asking import PlanApproval, PlanVerdict, ask_user
 
 DESCRIPTION = """\
@@ -39,12 +40,10 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
         return Preview(kind="code", text=params.plan, language="markdown")
 
     async def run(self, params: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:
-        policy = ctx.policy
-        if policy is None or policy.mode != "plan":
-            mode = policy.mode if policy is not None else "unknown"
+        if ctx.policy.mode != "plan":
             return ToolResult.error(
                 "NOT_AVAILABLE",
-                f"ExitPlanMode only applies in plan mode and the mode is {mode}; carry on without it",
+                f"ExitPlanMode only applies in plan mode and the mode is {ctx.policy.mode}; carry on without it",
             )
         request = PlanApproval(
             tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=mask(params.plan)
@@ -68,7 +67,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
                 data={"mode": "plan"},
             )
         mode = _SWITCH[review.verdict]
-        policy.mode = mode
+        ctx.run.record(ModeSwitched(mode))
         return ToolResult.ok(
             f"The user approved your plan. The mode is now {mode}: {_WHAT_RUNS[mode]}.{note} Carry out the plan now.",
             summary=f"plan approved · mode {mode}",

@@ -97,7 +97,7 @@ class TaskTool(InstanceTool[TaskInput]):
         return f"Task {params.description} ({params.subagent_type})"
 
     async def run(self, params: TaskInput, ctx: ToolContext) -> ToolResult:
-        subagents = ctx.services.subagents
+        subagents = ctx.run.subagents
         if subagents is None:
             return ToolResult.error(
                 "NOT_AVAILABLE", "sub-agents cannot be started here (a sub-agent cannot start Tasks)"

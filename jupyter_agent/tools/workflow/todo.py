@@ -12,7 +12,7 @@ from pydantic import Field
 from ...base.result import Issue, ToolResult
 from ..context import ToolContext
 from ..core import READ_ONLY, Tool, ToolInput
-from .checklist import Todo, TodoList, TodoStatus
+from ..todo_list import Todo, TodoList, TodoStatus
 
 #: It changes nothing outside the agent's own notes: it never asks and runs in every mode.
 
@@ -42,9 +42,7 @@ class TodoWriteInput(ToolInput):
 
 
 def todo_list(ctx: ToolContext) -> TodoList:
-    """The session's list, created on first use."""
-    if ctx.services.todos is None:
-        ctx.services.todos = TodoList()
+    """The session's list."""
     return ctx.services.todos
 
 

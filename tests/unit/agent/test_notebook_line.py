@@ -4,6 +4,7 @@ once, as an update appended to the request."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from agent_testkit import HarnessFactory, context_text
@@ -54,16 +55,15 @@ def test_the_context_names_the_notebook_and_a_later_frontend_is_told_once_as_an_
     notebook = tmp_path / "analysis.ipynb"
     notebook.write_text("{}")
     h = harness([Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")]), Turn(blocks=[Text("three")])])
-    services = h.session.ctx.services
     headless = KernelSignals(
         in_kernel=True, cwd=tmp_path, session_name=str(notebook), execute=ExecuteFacts(allow_stdin=False)
     )
-    services.notebooks = NotebookProvider(default_path=notebook, signals=headless)
-    services.signals = headless
-    h.run("first")
-    services.signals = KernelSignals(in_kernel=True, cwd=tmp_path, vscode_file=str(notebook))  # now VS Code
-    h.run("second")
-    h.run("third")
+    notebooks = NotebookProvider(default_path=notebook, signals=headless)
+    h.session.ctx.services = dataclasses.replace(h.session.ctx.services, notebooks=notebooks)
+    h.run("first", signals=headless)
+    vscode = KernelSignals(in_kernel=True, cwd=tmp_path, vscode_file=str(notebook))  # now VS Code
+    h.run("second", signals=vscode)
+    h.run("third", signals=vscode)
     first, second, third = h.server.requests
     assert system_text(first) == system_text(second) == system_text(third)
     assert "Notebook" not in system_text(first)

@@ -1,8 +1,10 @@
-"""What a run changed that outlives it (`take_changes`): the rules "Always allow" added, a mode a plan switched;
-the host keeps them as settings (tests/unit/host/test_host_layer.py shows that)."""
+"""What a run changed that outlives it (`take_changes`), as the values the run recorded: `RuleGranted` for an
+"Always allow" answer, `ModeSwitched` for an approved plan; the host keeps them as settings
+(tests/unit/host/test_host_layer.py shows that). The session's own policy is never changed by a run."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from agent_testkit import HarnessFactory
@@ -11,6 +13,7 @@ from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import ApprovalRequest, Approve, Rule, tool
 from jupyter_agent.tools.dispatch import Approval
 from jupyter_agent.tools.question import Question
+from jupyter_agent.tools.scope import ModeSwitched, RuleGranted
 from jupyter_agent.tools.workflow.asking import PlanApproval, PlanReview
 from jupyter_agent.tools.workflow.plan import ExitPlanMode
 
@@ -32,16 +35,15 @@ def test_a_run_reports_the_rules_always_allow_added_once(harness: HarnessFactory
     )
     h.session.policy.allow.append(Rule("Read"))  # there before the run: not the run's change
     h.run("touch a", approver=always)
-    changes = h.session.take_changes()
-    assert (changes.granted, changes.mode) == ((Rule("touch"),), None)
-    assert h.session.take_changes().granted == ()
+    assert h.session.take_changes() == (RuleGranted(Rule("touch")),)
+    assert h.session.take_changes() == ()
+    assert h.session.policy.allow == [Rule("Read")]  # the run's policy was its own copy
 
 
 def test_a_run_with_nothing_granted_reports_nothing(harness: HarnessFactory) -> None:
     h = harness([Turn(blocks=[Text("hello")])])
     h.run("hi")
-    changes = h.session.take_changes()
-    assert (changes.granted, changes.mode) == ((), None)
+    assert h.session.take_changes() == ()
 
 
 class Approves:
@@ -55,6 +57,7 @@ class Approves:
 def test_an_approved_plan_reports_the_mode_it_switched_to(harness: HarnessFactory) -> None:
     plan = ToolUse(name="ExitPlanMode", input={"plan": "1. do it"})
     h = harness([Turn(blocks=[plan]), Turn(blocks=[Text("doing it")])], tools=[ExitPlanMode()], mode="plan")
-    h.session.ctx.services.questions = Approves()
+    h.session.ctx.services = dataclasses.replace(h.session.ctx.services, questions=Approves())
     h.run("plan it")
-    assert h.session.take_changes().mode == "acceptEdits"
+    assert h.session.take_changes() == (ModeSwitched("acceptEdits"),)
+    assert h.session.policy.mode == "plan"  # the host switches later runs (keep), not the run itself

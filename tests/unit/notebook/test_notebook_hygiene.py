@@ -6,6 +6,7 @@ outputs when moved, loses only its outputs when cleared, and `%agent undo` puts 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -235,7 +236,7 @@ def test_the_approval_names_the_cells_of_a_live_page_and_none_of_a_file(world: W
     """What the page draws at the cells while the call waits (`Preview.cells`); a file has no page to draw it."""
     read(world)
     person = Approvals(then=Reject())
-    world.ctx.services.main_thread = InlineMainThread()
+    world.ctx.services = dataclasses.replace(world.ctx.services, main_thread=InlineMainThread())
     harness = ToolHarness(world.ctx, notebook_tools(), approver=person)
     harness.dispatch(
         "NotebookEdit", {"cell_id": "c1", "new_source": "x = 10\nprint(x)", "clear_outputs": True}

@@ -3,6 +3,7 @@ is never written, nothing is journaled or counted as read, and the model is told
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from jupyter_agent.tools.kernel import InlineMainThread
 from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.tools.notebook.proposal import PROPOSAL_KEY
 from jupyter_agent.tools.notebook.run import CELL_OUTPUTS_KEY
+from jupyter_agent.tools.scope import RunScope
 
 HELD = (
     "Proposed, not applied: VS Code holds 'analysis.ipynb' in its editor, with changes the file on disk does not "
@@ -29,7 +31,7 @@ HELD = (
 def vscode(tmp_path: Path) -> Iterator[World]:
     world = World(tmp_path, "vscode")
     world.ctx.namespace = {}
-    world.ctx.services.main_thread = InlineMainThread()
+    world.ctx.services = dataclasses.replace(world.ctx.services, main_thread=InlineMainThread())
     yield world
     world.close()
 
@@ -72,7 +74,7 @@ def test_one_new_code_cell_per_run_is_offered_as_the_next_input(vscode: World) -
     assert "VS Code inserts it below the %%agent cell when this cell finishes" in first.content
     assert second.data[PROPOSAL_KEY]["next_input"] is False
     assert second.content.endswith("Only the first new code cell of a run can be inserted for the user.")
-    vscode.ctx.journal = RunJournal(run_id=2)  # the next run has its own
+    vscode.ctx.run = RunScope(journal=RunJournal(run_id=2))  # the next run has its own scope
     assert call(vscode, "NotebookEdit", insert).data[PROPOSAL_KEY]["next_input"] is True
 
 

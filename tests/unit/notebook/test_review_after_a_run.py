@@ -15,6 +15,7 @@ from notebook_testkit import World
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.notebook import notebook_tools
+from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo import review
 from jupyter_agent.undo.net import NetCellChange, NetFileChange, net_changes
 from jupyter_agent.undo.run import undo_run
@@ -23,7 +24,7 @@ from jupyter_agent.undo.run import undo_run
 @pytest.fixture(params=["file", "live"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     world = World(tmp_path, request.param)
-    world.ctx.journal = RunJournal(run_id=7)
+    world.ctx.run = RunScope(journal=RunJournal(run_id=7))
     yield world
     world.close()
 

@@ -7,6 +7,7 @@ unit test does not have); tests/kernel runs it on a real kernel's main thread.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from jupyter_agent.tools.notebook import RunCell
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     world = World(tmp_path, request.param)
     world.ctx.namespace = {}
-    world.ctx.services.main_thread = InlineMainThread()
+    world.ctx.services = dataclasses.replace(world.ctx.services, main_thread=InlineMainThread())
     yield world
     world.close()
 
@@ -85,7 +86,7 @@ def test_only_code_cells_run(world: World) -> None:
 
 
 def test_without_the_kernels_main_thread_it_is_not_available(world: World) -> None:
-    world.ctx.services.main_thread = None
+    world.ctx.services = dataclasses.replace(world.ctx.services, main_thread=None)
     with pytest.raises(ToolError) as caught:
         run_cell(world, "c0")
     assert caught.value.code == "NOT_AVAILABLE"

@@ -139,7 +139,7 @@ def test_the_write_itself_refuses_the_kernels_notebook_even_if_a_tool_skipped_th
     from jupyter_agent.tools.files.text import decode
 
     ctx, path, before = vscode_world(tmp_path)
-    asyncio.run(ctx.services.notebooks.current())  # pyright: ignore[reportOptionalMemberAccess]
+    asyncio.run(ctx.services.notebooks.current())
     where = target(ctx, "analysis.ipynb")
     with pytest.raises(ToolError) as refused:
         commit(ctx, plan(where, before, decode(before), "{}"), tool="Custom")

@@ -18,7 +18,7 @@ from jupyter_agent.base.errors import ToolError
 from jupyter_agent.host.project_texts import skills_report
 from jupyter_agent.project.setup import project_setup
 from jupyter_agent.project.slash import slash_run
-from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext
+from jupyter_agent.tools import Sandbox, ToolContext
 from jupyter_agent.tools.listing import MAX_ENTRY_CHARS, MAX_LISTED, MAX_LISTING_CHARS
 from jupyter_agent.tools.skill import SkillInput, SkillTool
 from jupyter_agent.tools.workflow import TaskTool
@@ -44,7 +44,7 @@ def link(at: Path, target: str) -> Path:
 
 def listed(tool: SkillTool) -> str:
     """What the model reads of the skills: `Skill` without a name (the conversation's opening holds the same)."""
-    ctx = ToolContext(sandbox=Sandbox.at("/tmp"), policy=PermissionPolicy())
+    ctx = ToolContext(sandbox=Sandbox.at("/tmp"))
     return asyncio.run(tool.run(SkillInput(), ctx)).content
 
 
@@ -101,7 +101,7 @@ def test_a_skill_swapped_for_a_link_after_it_was_loaded_is_refused_when_used(
     (tool,) = [t for t in tree.claude().library.tools if isinstance(t, SkillTool)]
     skill_file.unlink()
     link(skill_file, "../../../../home/.aws/credentials")  # e.g. a `git checkout` of another branch
-    ctx = ToolContext(sandbox=Sandbox.at(tree.project), policy=PermissionPolicy())
+    ctx = ToolContext(sandbox=Sandbox.at(tree.project))
     with pytest.raises(ToolError) as refused:
         asyncio.run(tool.run(SkillInput(skill="x"), ctx))
     assert refused.value.code == "OUTSIDE_ROOTS"

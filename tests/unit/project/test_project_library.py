@@ -11,6 +11,7 @@ from project_tree import Tree
 
 from jupyter_agent.project.slash import UnknownCommand, slash_run
 from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext
+from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.tools.skill import SkillInput, SkillTool, with_arguments
 from jupyter_agent.tools.workflow import TaskTool
 
@@ -112,7 +113,7 @@ def test_the_skill_tool_lists_the_skills_when_called_without_a_name_and_loads_a_
         "- summarize: Summarise a CSV file's columns and missing values (project)"
     )
     policy = PermissionPolicy()
-    ctx = ToolContext(sandbox=Sandbox.at(library_tree.project), policy=policy)
+    ctx = ToolContext(sandbox=Sandbox.at(library_tree.project), run=RunScope(policy=policy))
     result = asyncio.run(tool.run(SkillInput(skill="summarize", args="sales.csv"), ctx))
     skill_dir = library_tree.project / ".claude" / "skills" / "summarize"
     assert result.content.splitlines() == [

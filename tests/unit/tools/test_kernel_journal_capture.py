@@ -18,7 +18,7 @@ import pytest
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.base.kernel_journal import KernelStep, KernelUndoStore, Pin, human_bytes
 from jupyter_agent.base.sandbox import Sandbox
-from jupyter_agent.tools.context import ToolContext
+from jupyter_agent.tools.context import ToolContext, ToolServices
 from jupyter_agent.tools.kernel.execution import CodeRun
 from jupyter_agent.tools.kernel.journal import capture
 from jupyter_agent.tools.kernel.journal.capture import KernelWatch
@@ -291,8 +291,7 @@ def test_the_review_lists_each_variable_beside_files_and_cells_and_undoes_one(tm
         "run 1  variable rows   changed  rebound   pending",
         "run 1  variable tmp    added              pending",
     ]
-    ctx = ToolContext(sandbox=sandbox, namespace=box.namespace)
-    ctx.services.kernel_undo = box.store
+    ctx = ToolContext(sandbox=sandbox, namespace=box.namespace, services=ToolServices(kernel_undo=box.store))
     chosen = review.select(box.journal, "model", sandbox)
     results = asyncio.run(review.undo(box.journal, chosen, ctx))
     assert [(r.key, r.outcome, r.text) for r in results] == [

@@ -8,6 +8,7 @@ real IPython `InteractiveShell`.
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ def run(
 ) -> ToolResult:
     chosen = ToolServices(main_thread=InlineMainThread()) if services is None else services
     if shell is not None:
-        chosen.shell = shell
+        chosen = dataclasses.replace(chosen, shell=shell)
         namespace = shell.user_ns
     tools = ToolHarness(
         tmp_path,

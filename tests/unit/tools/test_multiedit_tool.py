@@ -11,6 +11,7 @@ from dispatch_harness import Approvals, ToolHarness, file_harness
 from jupyter_agent.base.journal import FileChange, RunJournal
 from jupyter_agent.tools import Approve, PermissionPolicy
 from jupyter_agent.tools.files import MultiEditTool
+from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo.run import undo_run
 
 SOURCE = b"def load(path):\r\n    data = open(path).read()\r\n    return data\r\n\r\nTOTAL = 1\r\n"
@@ -128,7 +129,8 @@ def test_edits_must_not_be_empty(tmp_path: Path) -> None:
 def test_one_approval_shows_one_diff_of_all_edits_and_one_undo_step_reverts_them(tmp_path: Path) -> None:
     harness, path = _file(tmp_path)
     asking, approvals = _asking(harness)
-    harness.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    harness.ctx.run = RunScope(journal=journal)
     edits: list[dict[str, Any]] = [
         {"old_string": "TOTAL = 1", "new_string": "TOTAL = 2"},
         {"old_string": "return data", "new_string": "return data.strip()"},

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from jupyter_agent.base.hosts import canonical_host
 from jupyter_agent.tools import sandbox_guard
 from jupyter_agent.tools.permissions import Ask, CallFacts, PermissionPolicy
 from jupyter_agent.tools.protected import DEFAULT_PROTECTED_PATHS, protected_match
@@ -21,7 +22,6 @@ from jupyter_agent.tools.sandbox_guard import (
 )
 from jupyter_agent.tools.startup_files import shadowed_module, startup_modules
 from jupyter_agent.tools.web.addresses import forbidden
-from jupyter_agent.tools.web.hosts import canonical_host
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ The "outside" files hold exactly what the agent wrote (the model chooses that), 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shutil
@@ -24,6 +25,7 @@ from jupyter_agent.notebook.provider import NotebookProvider, WriteAccess
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import Sandbox
 from jupyter_agent.tools.builtin import builtin_tools
+from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo.net import net_changes
 from jupyter_agent.undo.review import undo as review_undo
 from jupyter_agent.undo.rewind import choose, rewind
@@ -52,7 +54,8 @@ def written_then_swapped(world: tuple[Path, Path], name: str, content: str) -> t
     """A run that created `sub/<name>`; then `sub` became a link to the outside folder, which holds the same file."""
     root, outside = world
     files = file_harness(root)
-    files.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    files.ctx.run = RunScope(journal=journal)
     files.ok("Write", file_path=f"sub/{name}", content=content)
     (outside / name).write_text(content)
     swap_for_link(root / "sub", outside)
@@ -77,7 +80,8 @@ def test_undo_does_not_delete_a_protected_file_a_swapped_folder_now_reaches(worl
     settings.parent.mkdir()
     settings.write_text('{"hooks": {}}\n')
     files = file_harness(root)
-    files.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    files.ctx.run = RunScope(journal=journal)
     files.ok("Write", file_path="conf/settings.json", content='{"hooks": {}}\n')
     swap_for_link(root / "conf", root / ".claude")
     report = asyncio.run(undo_run(journal, files.ctx))
@@ -89,7 +93,8 @@ def test_undo_of_an_edit_does_not_write_through_a_file_swapped_for_a_link(world:
     files = file_harness(root)
     (root / "a.txt").write_text("model's chosen before\n")
     files.read("a.txt")
-    files.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    files.ctx.run = RunScope(journal=journal)
     files.ok("Edit", file_path="a.txt", old_string="chosen before", new_string="after")
     target = outside / ".bashrc"
     target.write_text("model's after\n")
@@ -102,7 +107,8 @@ def test_undo_of_an_edit_does_not_write_through_a_file_swapped_for_a_link(world:
 def test_one_refused_step_leaves_the_other_steps_of_the_undo_running(world: tuple[Path, Path]) -> None:
     root, outside = world
     files = file_harness(root)
-    files.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    files.ctx.run = RunScope(journal=journal)
     files.ok("Write", file_path="kept.md", content="first\n")  # older: must still be undone
     files.ok("Write", file_path="sub/x.md", content="second\n")
     files.ok("Write", file_path="also.md", content="third\n")  # newer: must still be undone
@@ -198,10 +204,10 @@ def test_a_step_that_fails_unexpectedly_is_reported_and_the_older_steps_still_ru
     h, _ = edit_cell(harness, inside)
     [journal] = h.session.history
     ctx = h.session.ctx
-    files = file_harness(ctx)
+    files = file_harness(ctx.for_run(RunScope(journal=journal)))
     files.ok("Write", file_path="later.md", content="later\n")  # recorded in the same run, after the edit
     inside.write_text(inside.read_text() + "\n")  # changed since: undone cell by cell, not byte for byte
-    ctx.services.notebooks = _UnreadableFolder(default_path=None)
+    ctx.services = dataclasses.replace(ctx.services, notebooks=_UnreadableFolder(default_path=None))
     report = asyncio.run(undo_run(journal, ctx)).splitlines()
     assert report[1] == "  removed later.md (the agent had created it)"
     assert report[2] == (
@@ -237,7 +243,8 @@ def test_undo_refuses_a_file_the_roots_no_longer_hold(world: tuple[Path, Path]) 
     root, _ = world
     (root / "data").mkdir()
     files = file_harness(root)
-    files.ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    files.ctx.run = RunScope(journal=journal)
     files.ok("Write", file_path="report.md", content="report\n")
     files.ctx.sandbox = Sandbox.at(root, roots=(root / "data",))  # %config AgentMagics.roots changed since
     report = asyncio.run(undo_run(journal, files.ctx))

@@ -9,6 +9,7 @@ from dispatch_harness import file_harness
 
 from jupyter_agent.base.journal import CellChange, FileChange, RunJournal
 from jupyter_agent.tools import Sandbox
+from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo.run import describe_change, undo_run
 
 
@@ -16,7 +17,8 @@ def test_undo_restores_edited_files_and_removes_created_ones(tmp_path: Path) -> 
     files = file_harness(tmp_path)
     ctx = files.ctx
     (tmp_path / "a.py").write_bytes(b"x = 1\r\ny = 2\r\n")
-    ctx.journal = journal = RunJournal(run_id=1)
+    journal = RunJournal(run_id=1)
+    ctx.run = RunScope(journal=journal)
     files.call("Read", file_path="a.py")
     files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
     files.call("Edit", file_path="a.py", old_string="y = 2", new_string="y = 20")
@@ -36,7 +38,8 @@ def test_undo_refuses_a_file_the_user_changed_after_the_agent_and_keeps_it(tmp_p
     files = file_harness(tmp_path)
     ctx = files.ctx
     (tmp_path / "a.py").write_text("x = 1\n")
-    ctx.journal = journal = RunJournal(run_id=2)
+    journal = RunJournal(run_id=2)
+    ctx.run = RunScope(journal=journal)
     files.call("Read", file_path="a.py")
     files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 10")
     (tmp_path / "a.py").write_text("x = 10\nmine = True\n")
@@ -54,7 +57,8 @@ def test_undo_refuses_a_file_the_user_changed_after_the_agent_and_keeps_it(tmp_p
 def test_undo_keeps_a_file_the_user_deleted_after_the_agent_wrote_it(tmp_path: Path) -> None:
     files = file_harness(tmp_path)
     ctx = files.ctx
-    ctx.journal = journal = RunJournal(run_id=3)
+    journal = RunJournal(run_id=3)
+    ctx.run = RunScope(journal=journal)
     files.call("Write", file_path="out.csv", content="a,b\n")
     (tmp_path / "out.csv").unlink()
     report = asyncio.run(undo_run(journal, ctx))
@@ -68,7 +72,8 @@ def test_the_skip_note_counts_every_line_the_user_changed_even_in_binary_looking
     files = file_harness(tmp_path)
     ctx = files.ctx
     (tmp_path / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
-    ctx.journal = journal = RunJournal(run_id=4)
+    journal = RunJournal(run_id=4)
+    ctx.run = RunScope(journal=journal)
     files.call("Read", file_path="a.txt")
     files.call("Edit", file_path="a.txt", old_string="three", new_string="3")
     (tmp_path / "a.txt").write_bytes(b"ONE\ntwo\n3\nfour\nfive\n\xff\xfe extra\n")
@@ -82,7 +87,8 @@ def test_the_skip_note_counts_changed_lines_in_a_file_the_agent_wrote_with_non_u
     files = file_harness(tmp_path)
     ctx = files.ctx
     (tmp_path / "legacy.py").write_bytes(b"name = 'caf\xe9'\nx = 1\n")  # Latin-1: the edit keeps the byte
-    ctx.journal = journal = RunJournal(run_id=6)
+    journal = RunJournal(run_id=6)
+    ctx.run = RunScope(journal=journal)
     files.call("Read", file_path="legacy.py")
     files.call("Edit", file_path="legacy.py", old_string="x = 1", new_string="x = 2")
     assert (tmp_path / "legacy.py").read_bytes() == b"name = 'caf\xe9'\nx = 2\n"
@@ -96,7 +102,8 @@ def test_after_an_undo_the_agent_must_read_the_file_again(tmp_path: Path) -> Non
     files = file_harness(tmp_path)
     ctx = files.ctx
     (tmp_path / "a.py").write_text("x = 1\n")
-    ctx.journal = journal = RunJournal(run_id=5)
+    journal = RunJournal(run_id=5)
+    ctx.run = RunScope(journal=journal)
     files.call("Read", file_path="a.py")
     files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")
     asyncio.run(undo_run(journal, ctx))
@@ -124,7 +131,8 @@ def test_history_lines_say_what_each_change_did(tmp_path: Path) -> None:
 def test_undo_after_the_review_undid_a_file_says_so_instead_of_an_empty_list(tmp_path: Path) -> None:
     files = file_harness(tmp_path)
     ctx = files.ctx
-    ctx.journal = journal = RunJournal(run_id=4)
+    journal = RunJournal(run_id=4)
+    ctx.run = RunScope(journal=journal)
     files.call("Write", file_path="out.csv", content="a,b\n")
     files.call("Write", file_path="log.txt", content="x\n")
     (tmp_path / "out.csv").unlink()  # what the review's Undo did

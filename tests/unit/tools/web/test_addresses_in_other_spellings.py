@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.base.hosts import canonical_host
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.tools import (
     Approve,
@@ -21,7 +22,6 @@ from jupyter_agent.tools import (
 )
 from jupyter_agent.tools.web import WebFetch
 from jupyter_agent.tools.web.addresses import forbidden
-from jupyter_agent.tools.web.hosts import canonical_host
 
 
 def _fetch(url: str, tmp_path: Path, policy: PermissionPolicy) -> ToolResult:

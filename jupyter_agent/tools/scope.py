@@ -1,0 +1,105 @@
+"""`RunScope`: what one `%%agent` run owns — its journal, what the kernel knew of its frontend when it started,
+the running cell, the run's own copy of the permission policy, the sub-agent runner — and the changes the run
+makes that outlive it, kept as values (`RuleGranted`, `ModeSwitched`, `NextInputUsed`) and returned with the
+run's result for the host to keep. Nothing diffs a policy before and after a run.
+
+The session builds one scope per run (`AgentSession.run`); the Dispatcher derives each call's `ToolContext` from
+it. A sub-agent runs in a `child` scope: see its docstring for what it shares with its parent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..base.journal import RunJournal
+from .modes import Mode
+from .permissions import PermissionPolicy, Rule
+
+if TYPE_CHECKING:
+    from ..notebook.frontend import KernelSignals
+    from .context import SubagentRunner
+
+
+@dataclass(frozen=True)
+class RuleGranted:
+    """ "Always allow" answered a question: the rule joins this run's policy now and the settings after it."""
+
+    rule: Rule
+
+
+@dataclass(frozen=True)
+class ModeSwitched:
+    """An approved plan (ExitPlanMode) switched the mode: for the rest of this run, and for later runs."""
+
+    mode: Mode
+
+
+@dataclass(frozen=True)
+class NextInputUsed:
+    """A proposal used the run's one `set_next_input` payload (a new cell below the agent cell); a second
+    proposal in the same run must say so instead."""
+
+
+RunChange = RuleGranted | ModeSwitched | NextInputUsed
+
+
+def own_policy(policy: PermissionPolicy) -> PermissionPolicy:
+    """A copy whose rule lists are its own: what a run adds to it never reaches the policy it came from."""
+    return dataclasses.replace(policy, allow=list(policy.allow), ask=list(policy.ask), deny=list(policy.deny))
+
+
+@dataclass(kw_only=True, eq=False)
+class RunScope:
+    """One run's state; built once per run, dropped when it ends."""
+
+    run_id: int = 0
+    journal: RunJournal = field(default_factory=lambda: RunJournal(run_id=0))
+    #: This run's policy, a copy of the session's (`own_policy`): "Always allow" and a plan's switch change it
+    #: through `record`, never the session's.
+    policy: PermissionPolicy = field(default_factory=PermissionPolicy)
+    #: What the kernel knew of its frontend when the run started (None outside a kernel).
+    signals: KernelSignals | None = None
+    #: The `%%agent` cell that is running, by its nbformat id: a NotebookEdit insert without cell_id goes below it.
+    running_cell_id: str | None = None
+    #: Runs a Task's sub-agent; None in a sub-agent (no nesting) and outside a session's run.
+    subagents: SubagentRunner | None = None
+    #: What the run changed that outlives it, in order (a child's changes are recorded in its parent's).
+    changes: list[RunChange] = field(default_factory=list[RunChange])
+    #: The run a sub-agent's scope belongs to (None: a top-level run).
+    parent: RunScope | None = None
+
+    def record(self, change: RunChange) -> None:
+        """Apply `change` to this scope's policy at once, and keep it for the host (a child passes it up: a
+        rule the user granted in a sub-agent counts for the rest of the parent's run too)."""
+        if isinstance(change, RuleGranted):
+            self.policy.add_allow(change.rule)
+        elif isinstance(change, ModeSwitched):
+            self.policy.mode = change.mode
+        if self.parent is not None:
+            self.parent.record(change)
+        else:
+            self.changes.append(change)
+
+    @property
+    def next_input_used(self) -> bool:
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        return any(isinstance(change, NextInputUsed) for change in root.changes)
+
+    def child(self) -> RunScope:
+        """A sub-agent's scope. It shares the run's journal (its edits are the run's, for undo), the signals and
+        the running cell (it works in the same notebook). Its policy is a copy of the parent's as it is now (a
+        skill the sub-agent loads narrows only the sub-agent); what it records reaches the parent (`record`).
+        It has no sub-agent runner: a sub-agent starts no Task."""
+        return RunScope(
+            run_id=self.run_id,
+            journal=self.journal,
+            policy=own_policy(self.policy),
+            signals=self.signals,
+            running_cell_id=self.running_cell_id,
+            subagents=None,
+            parent=self,
+        )
