@@ -57,7 +57,7 @@ def test_no_code_assigns_a_service_or_replaces_the_services() -> None:
                     target.attr == "services"
                     or (target.attr in SERVICE_FIELDS and ast.unparse(target.value).endswith("services"))
                 ):
-                    found.append(f"{name}:{node.lineno}: {ast.unparse(target)}")
+                    found.append(f"{name}:{target.lineno}: {ast.unparse(target)}")
     assert found == []
 
 
@@ -85,4 +85,4 @@ def test_a_runs_state_changes_only_inside_its_scope() -> None:
 def test_the_services_cannot_be_replaced_once_made() -> None:
     services = ToolServices()
     with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'shell'"):
-        services.shell = object()  # type: ignore[misc]  # what the guard above forbids in code, at run time
+        services.shell = object()  # pyright: ignore[reportAttributeAccessIssue]  # what the guard forbids
