@@ -36,13 +36,17 @@ def test_the_next_run_in_a_new_kernel_removes_the_temp_file_a_killed_kernel_left
     agent_kernel: AgentKernel, tmp_path: Path
 ) -> None:
     (tmp_path / "data.csv").write_text("old\n")
-    write = Turn(blocks=[ToolUse(name="Write", input={"file_path": "new.csv", "content": "n" * 200_000})], chunk_size=65536)
+    write = Turn(
+        blocks=[ToolUse(name="Write", input={"file_path": "new.csv", "content": "n" * 200_000})],
+        chunk_size=65536,
+    )
     first, _ = agent_kernel([write, Turn(blocks=[Text("never")])])
     first.run(STALL_THE_WRITE)
     first.execute("%%agent --mode bypassPermissions\nwrite new.csv")
     first.wait(lambda: (tmp_path / "mid-write").exists(), 60, "the Write to be in the middle of its write")
     [left] = temp_files(tmp_path)
-    os.kill(first.km.provisioner.pid, signal.SIGKILL)  # type: ignore[union-attr]  # not reaped: a zombie
+    pid: int = getattr(first.km.provisioner, "pid")  # noqa: B009 (LocalProvisioner's, not on the base class)
+    os.kill(pid, signal.SIGKILL)  # not reaped: a zombie until the manager polls it
     assert temp_files(tmp_path) == [left] and not (tmp_path / "new.csv").exists()
 
     second, _ = agent_kernel([Turn(blocks=[Text("hello again")])])
