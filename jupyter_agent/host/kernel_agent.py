@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..tools.core import AnyTool
     from ..tools.mcp import McpServers
     from ..tools.modes import Mode
+    from ..ui.interrupts import InterruptLatch
     from ..watch.note import KernelNote
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
@@ -139,10 +140,20 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
+        from ..ui.interrupts import InterruptLatch
+
+        with InterruptLatch() as latch:
+            interrupted = self._run_cell(request, options or RunOptions(), latch, references=references)
+        if interrupted or latch.noted:
+            raise KeyboardInterrupt  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
+
+    def _run_cell(
+        self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool
+    ) -> bool:
+        """`run_cell` inside the latch; True when the user interrupted the run."""
         from ..ui.presenter import RunPresenter
         from .configure import configure
 
-        options = options or RunOptions()
         if options.new:
             self.reset()
         session = self.session
@@ -168,12 +179,11 @@ class KernelAgent:
         )
         try:
             with self._watch_paused():
-                interrupted = presenter.wait(future)
+                interrupted = presenter.wait(future, latch)
         finally:
             self.keep(session.take_changes(), options)
         self.review_pages.after_run(signals)  # the run's review: the page's marks, the footer's rows
-        if interrupted:
-            raise KeyboardInterrupt
+        return interrupted
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
@@ -345,7 +355,9 @@ class KernelAgent:
         session = self.session
         for journal in reversed(session.history):
             if journal.changes and not journal.undone:
-                return self.run_blocking(undo_run(journal, session.ctx))
+                said = self.run_blocking(undo_run(journal, session.ctx))
+                self.review_pages.publish([journal])  # the page's marks and the run's review follow
+                return said
         return "nothing to undo"
 
     # -- user tools -------------------------------------------------------------------------------------

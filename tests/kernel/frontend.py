@@ -84,6 +84,8 @@ class KernelFrontend:
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=60)
         self.widgets: dict[str, Widget] = {}
+        #: The comm ids the kernel closed (widgets included: they stay in `widgets`, for a look at what was shown).
+        self.closed: set[str] = set()
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self.executions: dict[str, Execution] = {}
         self.iopub_log: list[dict[str, Any]] = []
@@ -168,6 +170,8 @@ class KernelFrontend:
             self._comm_open(content)
         elif msg_type == "comm_msg":
             self._comm_msg(content)
+        elif msg_type == "comm_close":
+            self.closed.add(content["comm_id"])
 
     # -- comms, as a widget manager would handle them -----------------------------------------------------
     def _comm_open(self, content: dict[str, Any]) -> None:
@@ -210,6 +214,10 @@ class KernelFrontend:
     def close_comm(self, comm_id: str) -> None:
         """What a frontend without the comm's target does: it closes the comm at once."""
         self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
+
+    def live_widgets(self) -> list[Widget]:
+        """The widget models the kernel opened and has not closed: what a widget manager holds (and saves)."""
+        return [w for w in self.widgets.values() if w.comm_id not in self.closed]
 
     def buttons(self, description: str) -> list[Widget]:
         return [
