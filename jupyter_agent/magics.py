@@ -174,6 +174,7 @@ def load(ipython: Any) -> None:
 
     magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
     magics.kernel_agent.project_notices()  # a malformed .claude/settings.json is one line, never a failed load
+    magics.kernel_agent.greet_the_page()
 
 
 def unload(ipython: Any) -> None:

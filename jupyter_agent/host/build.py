@@ -27,6 +27,7 @@ from .configure import agent_config
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..notebook.bridge import LiveBridge
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
     from ..tools.mcp.servers import McpServers
@@ -45,6 +46,8 @@ class HostServices:
     main_thread: UIChannel
     user_tools: Mapping[str, AnyTool]
     submit: Callable[[Coroutine[Any, Any, Any]], Future[Any]]
+    #: The comm to the page, opened at `%load_ext` (None: the provider makes its own, or none outside a kernel).
+    bridge: LiveBridge | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,7 +75,9 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     ctx.services.main_thread = host.main_thread
     ctx.services.questions = host.main_thread
     signals = KernelSignals.read(user_ns=user_ns, in_kernel=host.kernel is not None)
-    ctx.services.notebooks = NotebookProvider(default_path=nb_path, kernel=host.kernel, signals=signals)
+    ctx.services.notebooks = NotebookProvider(
+        default_path=nb_path, kernel=host.kernel, signals=signals, bridge=host.bridge
+    )
     pool = ToolPool()
     pool.set_source("builtin", builtin_tools())
     pool.set_source("user", list(host.user_tools.values()))

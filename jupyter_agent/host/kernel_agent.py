@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..agent.session_values import RunChanges
     from ..agent.worker import AgentWorker
+    from ..notebook.bridge import LiveBridge
     from ..notebook.frontend import KernelSignals
     from ..project import ClaudeProject
     from ..settings import AgentSettings
@@ -56,6 +57,7 @@ class KernelAgent:
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
         self._project: ClaudeProject | None = None
+        self.bridge = _bridge_for(shell, self.kernel)
         from .review_page import ReviewPages
 
         self.review_pages = ReviewPages(
@@ -91,7 +93,15 @@ class KernelAgent:
             main_thread=self.channel,
             user_tools=self.user_tools,
             submit=self.worker.submit,
+            bridge=self.bridge,
         )
+
+    def greet_the_page(self) -> None:
+        """At `%load_ext`: open the comm to the page now, so its hello is in before the first run (which never
+        waits for it). Not where no such page can answer: a headless client, VS Code."""
+        signals = self.kernel_signals()
+        if self.bridge is not None and signals.execute.allow_stdin is not False and not signals.vscode:
+            self.bridge.open_early()
 
     def current_session(self) -> AgentSession:
         """The session with the settings as they are now (`%agent model …` may have changed them)."""
@@ -383,6 +393,18 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
+
+
+def _bridge_for(shell: Any, kernel: Any) -> LiveBridge | None:
+    """The comm to the page showing this kernel's notebook (None outside a kernel: no page to talk to)."""
+    if kernel is None:
+        return None
+    from ..notebook.bridge import LiveBridge
+    from ..notebook.frontend import real_path
+    from ..notebook.provider import kernel_notebook_path
+
+    path = kernel_notebook_path(getattr(shell, "user_ns", None))
+    return LiveBridge(notebook_path=str(real_path(path)) if path is not None else "")
 
 
 def _register_session_key(kernel: Any) -> None:

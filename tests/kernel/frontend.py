@@ -91,6 +91,8 @@ class KernelFrontend:
         self.iopub_log: list[dict[str, Any]] = []
         self.comm_handlers: dict[str, Callable[[dict[str, Any]], None]] = {}
         self.comm_targets: dict[str, Callable[[str, dict[str, Any]], None]] = {}
+        #: Comms the kernel opened to a target no one here serves yet, by target: `serve` answers them.
+        self.unserved: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         #: Every shell reply by the msg_id of its request (execute, complete, inspect, ...).
         self.replies: dict[str, dict[str, Any]] = {}
 
@@ -187,6 +189,8 @@ class KernelFrontend:
                 )
         elif target in self.comm_targets:
             self.comm_targets[target](content["comm_id"], content.get("data", {}))
+        else:
+            self.unserved.setdefault(target, []).append((content["comm_id"], content.get("data", {})))
 
     def _comm_msg(self, content: dict[str, Any]) -> None:
         comm_id = content["comm_id"]
@@ -206,6 +210,15 @@ class KernelFrontend:
                 self.send_comm(
                     dst, {"method": "update", "state": {dst_attr: data["state"][attr]}, "buffer_paths": []}
                 )
+
+    def serve(self, target: str, on_open: Callable[[str, dict[str, Any]], None]) -> None:
+        """Answer comms opened to `target` from now on, and those the kernel opened before: a page is there
+        before the kernel's `%load_ext` (the test only got to it later)."""
+        self.poll(0)
+        self.comm_targets[target] = on_open
+        for comm_id, data in self.unserved.pop(target, []):
+            if comm_id not in self.closed:
+                on_open(comm_id, data)
 
     def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
