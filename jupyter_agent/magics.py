@@ -160,7 +160,7 @@ def load(ipython: Any) -> None:
     magics = AgentMagics(shell=ipython, config=ipython.config)
     ipython.register_magics(magics)
     ipython.configurables.append(magics)
-    from .host.kernel_agent import track_user_tools
+    from .host.user_tools import track_user_tools
 
     track_user_tools(ipython, magics)
     if keep_question_marks not in ipython.input_transformers_cleanup:
@@ -178,7 +178,7 @@ def load(ipython: Any) -> None:
 
 
 def unload(ipython: Any) -> None:
-    from .host.kernel_agent import untrack_user_tools
+    from .host.user_tools import untrack_user_tools
 
     untrack_user_tools(ipython)
     if keep_question_marks in ipython.input_transformers_cleanup:

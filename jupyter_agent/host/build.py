@@ -159,3 +159,25 @@ async def apply_mcp_settings(servers: McpServers, settings: AgentSettings) -> No
     """Start, stop or restart servers so they match `mcp_servers` now (on the worker loop; returns at once)."""
     servers.call_timeout = settings.mcp_timeout
     servers.configure(dict(settings.mcp_servers))
+
+
+def page_bridge(shell: Any, kernel: Any) -> LiveBridge | None:
+    """The comm to the page showing this kernel's notebook (None outside a kernel: no page to talk to)."""
+    if kernel is None:
+        return None
+    from ..notebook.bridge import LiveBridge
+    from ..notebook.frontend import real_path
+    from ..notebook.provider import kernel_notebook_path
+
+    path = kernel_notebook_path(getattr(shell, "user_ns", None))
+    return LiveBridge(notebook_path=str(real_path(path)) if path is not None else "")
+
+
+def register_session_key(kernel: Any) -> None:
+    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
+    outside any sandbox. It is masked like an API key wherever it would show."""
+    from ..masking import register
+
+    key: Any = getattr(getattr(kernel, "session", None), "key", None)
+    if isinstance(key, bytes) and key:
+        register("kernel session key", key.decode("utf-8", "replace"))
