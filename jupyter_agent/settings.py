@@ -21,6 +21,7 @@ from .agent.config import (
     PROVIDERS,
     ThinkingSetting,
 )
+from .base.journal_store import DEFAULT_CAP_MB
 from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
@@ -193,6 +194,12 @@ class AgentSettings(Configurable):
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
+    undo_memory_mb = Float(
+        DEFAULT_CAP_MB,
+        help="Megabytes of undo records (files before a write, a notebook's changed bytes) kept in memory; past it "
+        "the oldest move to this kernel's directory under the Jupyter data dir, and undo reads them back. "
+        "%agent reset moves them all there. 0 keeps none in memory.",
+    ).tag(config=True)
 
     secret_env_patterns = List(
         Unicode(),
@@ -262,6 +269,14 @@ class AgentSettings(Configurable):
                 f"fallback_encoding {value!r} is not an 8-bit encoding that keeps ASCII as it is; "
                 "files in UTF-16 or UTF-32 are recognised by their byte-order mark"
             )
+        return value
+
+    @validate("undo_memory_mb")
+    @_rejecting
+    def _megabytes(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not value >= 0:
+            raise ValueError(f"undo_memory_mb is a number of megabytes, 0 or more, got {value}")
         return value
 
     @validate("retry_wait_max", "model_stall_timeout", "mcp_timeout")

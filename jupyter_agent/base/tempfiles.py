@@ -51,8 +51,18 @@ def _ledger_dir() -> Path:
     return Path(jupyter_data_dir()) / "jupyter_agent" / "inflight"
 
 
+def process_name(pid: int) -> str:
+    """`<pid>-<start time>`: a name for what process `pid` leaves on disk, which tells a reused pid apart."""
+    return f"{pid}-{_start_time(pid) or 'unknown'}"
+
+
+def owner_gone(name: str) -> bool:
+    """Whether the process a `process_name` names has ended."""
+    return not _alive(name)
+
+
 def _ledger_name(pid: int) -> str:
-    return f"{pid}-{_start_time(pid) or 'unknown'}.dirs"
+    return f"{process_name(pid)}.dirs"
 
 
 def note_directory(directory: Path) -> None:

@@ -10,8 +10,8 @@ from collections.abc import Coroutine
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..base.journal_store import STORE
 from ..base.json_values import is_object
-from ..tools.registration import on_tool_defined
 from ..ui.channel import UIChannel
 from .options import NO_OPTIONS, RunOptions
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..agent.session_values import RunChanges
     from ..agent.worker import AgentWorker
-    from ..notebook.bridge import LiveBridge
     from ..notebook.frontend import KernelSignals
     from ..project import ClaudeProject
     from ..settings import AgentSettings
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
 
-_UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
 
 
@@ -49,7 +47,9 @@ class KernelAgent:
         #: What the user did in the kernel between runs (None outside `%load_ext`, e.g. in tests).
         self.watcher = watcher
         self.kernel: Any = getattr(shell, "kernel", None)
-        _register_session_key(self.kernel)
+        from .build import page_bridge, register_session_key
+
+        register_session_key(self.kernel)
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
@@ -57,9 +57,9 @@ class KernelAgent:
         self._mcp: McpServers | None = None
         self._mcp_lines: McpLines | None = None
         self._project: ClaudeProject | None = None
-        self.bridge = _bridge_for(shell, self.kernel)
         from .review_page import ReviewPages
 
+        self.bridge = page_bridge(shell, self.kernel)
         self.review_pages = ReviewPages(
             history=lambda: self._session.history if self._session is not None else [],
             ctx=lambda: self.session.ctx,
@@ -167,6 +167,7 @@ class KernelAgent:
         if options.new:
             self.reset()
         session = self.session
+        STORE.configure(cap_bytes=int(self.settings.undo_memory_mb * 2**20))
         self.project_notices()
         configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
@@ -306,6 +307,7 @@ class KernelAgent:
     def reset(self) -> None:
         if self._session is not None:
             self._session.reset()
+        STORE.release()  # the undo records go to disk: undo still works, the memory is free
         if self._project is not None:
             self._project.reload()  # skills, agents and commands are read again, like the memory files
 
@@ -393,42 +395,3 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
-
-
-def _bridge_for(shell: Any, kernel: Any) -> LiveBridge | None:
-    """The comm to the page showing this kernel's notebook (None outside a kernel: no page to talk to)."""
-    if kernel is None:
-        return None
-    from ..notebook.bridge import LiveBridge
-    from ..notebook.frontend import real_path
-    from ..notebook.provider import kernel_notebook_path
-
-    path = kernel_notebook_path(getattr(shell, "user_ns", None))
-    return LiveBridge(notebook_path=str(real_path(path)) if path is not None else "")
-
-
-def _register_session_key(kernel: Any) -> None:
-    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
-    outside any sandbox. It is masked like an API key wherever it would show."""
-    from ..masking import register
-
-    key: Any = getattr(getattr(kernel, "session", None), "key", None)
-    if isinstance(key, bytes) and key:
-        register("kernel session key", key.decode("utf-8", "replace"))
-
-
-def track_user_tools(shell: Any, magics: Any) -> None:
-    """`@jupyter_agent.tool` in a cell registers the function with this kernel's agent."""
-    untrack_user_tools(shell)
-
-    def listener(made: AnyTool) -> None:
-        magics.kernel_agent.register_user_tool(made)
-
-    setattr(shell, _UNSUBSCRIBE_KEY, on_tool_defined(listener))
-
-
-def untrack_user_tools(shell: Any) -> None:
-    unsubscribe = getattr(shell, _UNSUBSCRIBE_KEY, None)
-    if unsubscribe is not None:
-        unsubscribe()
-        delattr(shell, _UNSUBSCRIBE_KEY)

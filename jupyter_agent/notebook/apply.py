@@ -99,7 +99,7 @@ class _Applier:
             self.check_expected(index, op.expect)
             if joined(self.cells[index].get("source", "")) == op.source:
                 return OpResult(ok=True, id=op.id, index=index)
-            self.cells[index]["source"] = op.source
+            self.cells[index] = {**self.cells[index], "source": op.source}  # a new dict: see `apply_ops`
             return self.done(op.id, index)
         if isinstance(op, SetType):
             return self.set_type(op)
@@ -149,13 +149,16 @@ class _Applier:
                 "INVALID_OP",
                 f"cell '{op.id}' is a {cell.get('cell_type')} cell; only code cells have outputs",
             )
-        cell["outputs"] = [copy.deepcopy(dict(out)) for out in op.outputs]
-        cell["execution_count"] = op.execution_count
+        outputs = [copy.deepcopy(dict(out)) for out in op.outputs]
+        self.cells[index] = {**cell, "outputs": outputs, "execution_count": op.execution_count}
         return self.done(op.id, index)
 
 
 def apply_ops(cells: list[CellJson], ops: Sequence[Op], *, name: str) -> Applied:
-    """Apply `ops` to `cells` in place; `name` is how messages call the notebook (`analysis.ipynb`)."""
+    """Apply `ops` to the list `cells` in place; `name` is how messages call the notebook (`analysis.ipynb`).
+
+    A changed cell is a new dict in the list: the cell dicts themselves are never changed, so the file backend
+    can hand over a copy of its parsed list and keep the parse (and each untouched cell's bytes) as they were."""
     applier = _Applier(cells, name)
     results: list[OpResult] = []
     for op in ops:

@@ -9,12 +9,10 @@ leftover differences are named (`what_stays`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from ..base.journal import NotebookFileWrite, RunJournal
-from ..base.json_values import is_array, is_object
+from ..base.journal import NotebookFileWrite, RunJournal, digest
+from ..base.notebook_shape import NotebookShape
 from ..base.sandbox import atomic_write
 from ..notebook.provider import NotebookProvider
 from ..tools.context import ToolContext
@@ -26,12 +24,13 @@ async def restore_notebook_files(journal: RunJournal, ctx: ToolContext) -> set[P
     provider = ctx.services.notebooks or NotebookProvider(default_path=None)
     restored: set[Path] = set()
     for path, write in journal.notebook_files.items():
-        if not write.continuous or _read(path) != write.after:
+        now = _read(path)
+        if not write.continuous or now is None or digest(now) != write.after_digest:
             continue
         book = await provider.open(path)
         if book.live:
             continue
-        atomic_write(path, write.before)
+        atomic_write(path, write.before(now))
         restored.add(path)
     return restored
 
@@ -39,10 +38,15 @@ async def restore_notebook_files(journal: RunJournal, ctx: ToolContext) -> set[P
 def what_stays(path: Path, write: NotebookFileWrite) -> str | None:
     """After a cell-level undo: what of the run's write is still in the file, in one line (None: nothing)."""
     now = _read(path)
-    if now is None or now == write.before:
+    if now is None or digest(now) == write.before_digest:
         return None
-    differences = _differences(write.before, now)
-    if now != write.after:
+    shape = NotebookShape.of_bytes(now)
+    differences = (
+        write.before_shape.differences(shape)
+        if write.before_shape is not None and shape is not None
+        else ["the file's content"]
+    )
+    if digest(now) != write.after_digest:
         why = "it changed after the agent's last write"
     elif not write.continuous:
         why = "it changed between the agent's writes"
@@ -58,47 +62,3 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-def _json(data: bytes) -> dict[str, Any] | None:
-    try:
-        value: object = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if is_object(value) else None
-
-
-def _version(nb: dict[str, Any]) -> str:
-    return f"{nb.get('nbformat')}.{nb.get('nbformat_minor')}"
-
-
-def _cells(nb: dict[str, Any]) -> list[dict[str, Any]]:
-    cells = nb.get("cells")
-    if not is_array(cells):
-        worksheets = nb.get("worksheets")
-        first = worksheets[0] if is_array(worksheets) and worksheets else None
-        cells = first.get("cells") if is_object(first) else None
-    return [c for c in cells if is_object(c)] if is_array(cells) else []
-
-
-def _differences(before: bytes, now: bytes) -> list[str]:
-    old, new = _json(before), _json(now)
-    if old is None or new is None:
-        return ["the file's content"]
-    found: list[str] = []
-    if _version(old) != _version(new):
-        found.append(f"nbformat {_version(old)} → {_version(new)}")
-    if "worksheets" in old and "cells" in new:
-        found.append("its cells moved out of the v3 worksheets")
-    old_cells, new_cells = _cells(old), _cells(new)
-    with_ids = sum(1 for c in new_cells if "id" in c) - sum(1 for c in old_cells if "id" in c)
-    if with_ids > 0:
-        found.append(f"ids added to {with_ids} cell(s)")
-    keys = [
-        str(c.get("id", i))
-        for i, (c, o) in enumerate(zip(new_cells, old_cells, strict=False))
-        if list(c) != list(o)
-    ]
-    if keys and not with_ids:
-        found.append(f"the key order of {len(keys)} cell(s)")
-    return found
