@@ -21,10 +21,12 @@ Only the changed cells (and the notebook's top level) are validated: a full vali
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
 
@@ -35,11 +37,13 @@ from ..base.sandbox import atomic_write
 from .apply import Applied, CellJson, apply_ops
 from .base import Notebook
 from .cells import VALID_ID, split_for_disk
-from .file_cache import FILES, ParsedFile, Stamp, digest_of, fingerprint_of
+from .file_cache import FILES, ParsedFile, Stamp, digest_of
 from .file_splice import scan, splice
 from .layout import Layout, detect_layout, order_like
 from .ops import GetCells, Op, OpResult
 
+_FILE_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jupyter-agent-notebook-files")
+_DIGESTS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jupyter-agent-notebook-digests")
 _locks: dict[Path, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -123,7 +127,6 @@ def load_parsed(data: bytes, name: str) -> ParsedFile:
         spans=[] if whole else spans,
         whole=whole,
         digest=digest_of(data),
-        fingerprint=fingerprint_of(data),
         shape=shape,
     )
 
@@ -188,7 +191,15 @@ class FileNotebook(Notebook):
     live = False
 
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
-        return await asyncio.to_thread(self.apply_sync, ops)
+        """On the one thread notebook files are handled on: a file's bytes are large, and each thread the
+        allocator serves keeps what it freed (a pool of threads kept a copy of a 24 MB notebook each)."""
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()  # the run's journal goes with the call, as `to_thread` does it
+
+        def in_the_runs_context() -> list[OpResult]:
+            return context.run(self.apply_sync, ops)
+
+        return await loop.run_in_executor(_FILE_THREAD, in_the_runs_context)
 
     def apply_sync(self, ops: Sequence[Op]) -> list[OpResult]:
         with _lock_for(self.path):
@@ -233,18 +244,12 @@ class FileNotebook(Notebook):
         cells = cast(list[CellJson], nb["cells"])
         spliced = None if parsed.whole else splice(data, parsed.spans, parsed.cell_list, cells, parsed.layout)
         written = spliced.data if spliced is not None else serialize(nb, parsed.layout)
+        digest = _DIGESTS.submit(digest_of, written)  # hashed while the file is written and synced
         atomic_write(self.path, written)
         spans = spliced.spans if spliced is not None else []
-        after = ParsedFile(
-            nb=nb,
-            layout=parsed.layout,
-            spans=spans,
-            whole=not spans,
-            digest=digest_of(written),
-            fingerprint=fingerprint_of(written),
-        )
-        # Verified on its next read (the stamp is taken after the rename: another write in between must show).
-        FILES.keep(self.path, after, Stamp.of(os.stat(self.path)), checked_ns=0)
+        after = ParsedFile(nb=nb, layout=parsed.layout, spans=spans, whole=not spans, digest=digest.result())
+        # Checked against the file on its next read: another write between the rename and this stat must show.
+        FILES.keep(self.path, after, Stamp.of(os.stat(self.path)), 0, written)
         if spliced is None:
             write = NotebookWrite.of(data, written, parsed.shape)
         else:
@@ -260,10 +265,13 @@ class FileNotebook(Notebook):
         journal_notebook_write(self.path, write)
 
     def _bytes_of(self, parsed: ParsedFile) -> bytes:
-        """The file's bytes, which must be those `parsed` came from (the stamp said so; a change since is caught
-        here, and the batch is refused rather than spliced into bytes it does not describe)."""
+        """The file's bytes, which must be those `parsed` came from (the stamp said so: kept in memory for the
+        notebook in use, else read, and a change since the stamp was taken is caught here — the batch is refused
+        rather than spliced into bytes it does not describe)."""
+        if parsed.data is not None and not parsed.racy():
+            return parsed.data
         data = self.path.read_bytes()
-        if fingerprint_of(data) != parsed.fingerprint:
+        if not parsed.holds(data, Stamp.of(os.stat(self.path))):
             FILES.forget(self.path)
             raise ToolError(
                 "STALE_READ",

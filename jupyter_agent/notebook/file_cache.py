@@ -3,10 +3,11 @@
 Each entry is kept with the file's stamp (device, inode, size, mtime and ctime in ns) and a digest of its bytes.
 A later read that finds the same stamp uses the entry without reading the file — unless the stamp is "racy": a
 file changed within `RACY_NS` of when it was read could be changed again in the same clock tick with the same
-size, and its stamp would not show it. Then the bytes are read and their fingerprint (CRC-32: the stamp already
-says the size and the second) compared, as git's index does with its racily clean entries. Nothing can set a
-file's ctime, so a change after the read always shows. The entry's digest (SHA-256) is what the undo journal
-compares.
+size, and its stamp would not show it. Then the file is read and compared with the bytes the entry keeps while
+it is racy (`data`: what was read, or what the backend wrote), as git's index does with its racily clean
+entries; once the file is seen to hold them after the racy window, the stamp is trusted again. Nothing can set a
+file's ctime, so a change after that always shows. The entry's digest (SHA-256) is what the undo journal
+compares. The notebook in use keeps its bytes, so its next edit splices without reading the file.
 
 The parsed notebook of an entry is shared and must not be changed: the backend applies ops to a copy of the
 cell list and replaces a cell it changes (`apply.py`), never edits one in place.
@@ -18,7 +19,6 @@ import hashlib
 import os
 import threading
 import time
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,8 +30,11 @@ from .cells import Cell
 from .file_splice import Span
 from .layout import Layout
 
-#: How long after a change a stamp is not trusted alone (clock ticks are ~4 ms; network file systems skew more).
-RACY_NS = 2_000_000_000
+#: How long after a change a stamp is not trusted alone: a few clock ticks where timestamps have sub-second
+#: precision, two seconds where they are whole seconds (FAT keeps two, some network file systems one).
+RACY_NS = 50_000_000
+RACY_COARSE_NS = 2_000_000_000
+_SECOND = 1_000_000_000
 #: Notebooks kept parsed (the most recently used); each costs about its file's size in memory.
 MAX_ENTRIES = 4
 
@@ -53,10 +56,6 @@ def digest_of(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def fingerprint_of(data: bytes) -> int:
-    return zlib.crc32(data)
-
-
 @dataclass(kw_only=True)
 class ParsedFile:
     """One notebook file as parsed: `nb` (ids filled in), the layout to write it in, and each cell's span in the
@@ -68,7 +67,9 @@ class ParsedFile:
     spans: list[Span]
     whole: bool
     digest: bytes
-    fingerprint: int
+    #: The file's bytes, kept while the stamp is racy (to compare) and for the most recently used notebook (its
+    #: next edit splices into them without reading the file again); None otherwise.
+    data: bytes | None = None
     #: The file's form as read, before ids were filled in (what undo names if it cannot restore the bytes).
     shape: NotebookShape | None = None
     stamp: Stamp | None = None
@@ -89,9 +90,18 @@ class ParsedFile:
     def racy(self) -> bool:
         """Whether a change could hide behind the stamp: the file changed within `RACY_NS` before it was last
         known to hold these bytes (or that was never checked: `checked_ns` 0). Checking again later clears it."""
-        assert self.stamp is not None
-        changed = max(self.stamp.mtime_ns, self.stamp.ctime_ns)
-        return self.checked_ns == 0 or changed >= self.checked_ns - RACY_NS
+        stamp = self.stamp
+        assert stamp is not None
+        coarse = stamp.mtime_ns % _SECOND == 0 and stamp.ctime_ns % _SECOND == 0
+        changed = max(stamp.mtime_ns, stamp.ctime_ns)
+        return self.checked_ns == 0 or changed >= self.checked_ns - (RACY_COARSE_NS if coarse else RACY_NS)
+
+    def holds(self, data: bytes, stamp: Stamp) -> bool:
+        """Whether `data`, read after `stamp` was taken, are the bytes this entry was parsed from: the stamp is the
+        entry's, and either it is not racy or the bytes are the ones kept for that."""
+        if self.stamp != stamp:
+            return False
+        return not self.racy() or (self.data is not None and data == self.data)
 
 
 class FileCache:
@@ -118,18 +128,19 @@ class FileCache:
             self._touch(path, entry)
             return entry, None
         data = path.read_bytes()
-        if entry is not None and entry.stamp == stamp and fingerprint_of(data) == entry.fingerprint:
-            entry.checked_ns = checked  # the same bytes now: racy no longer, once the tick is past
+        if entry is not None and entry.holds(data, stamp):
+            entry.checked_ns = checked
             self._touch(path, entry)
             return entry, data
         parsed = parse(data)
         self.parses += 1
-        self.keep(path, parsed, stamp, checked)
+        self.keep(path, parsed, stamp, checked, data)
         return parsed, data
 
-    def keep(self, path: Path, parsed: ParsedFile, stamp: Stamp, checked_ns: int) -> None:
-        """Remember `parsed` as what the file with `stamp` holds (after a read, or the backend's own write)."""
-        parsed.stamp, parsed.checked_ns = stamp, checked_ns
+    def keep(self, path: Path, parsed: ParsedFile, stamp: Stamp, checked_ns: int, data: bytes) -> None:
+        """Remember `parsed` as what the file with `stamp` holds: `data`, as read at `checked_ns` or as the
+        backend wrote it (0: not yet seen on disk)."""
+        parsed.stamp, parsed.data, parsed.checked_ns = stamp, data, checked_ns
         self._touch(path, parsed)
 
     def forget(self, path: Path) -> None:
@@ -146,6 +157,9 @@ class FileCache:
             self._entries.move_to_end(path)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
+            for other in self._entries.values():
+                if other is not entry and other.data is not None and not other.racy():
+                    other.data = None  # only the notebook in use keeps its bytes
 
 
 #: The one cache of this process (the kernel's): every FileNotebook of a path shares its parse.
