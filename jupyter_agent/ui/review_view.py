@@ -76,14 +76,15 @@ class ReviewWidget:
         self.display_id = uuid.uuid4().hex
         #: True once frozen: static HTML, no widget left.
         self.frozen = False
-        self.box = w.VBox()
+        # The widgets (None once frozen).
+        self.box: Any = w.VBox()
         add_class(self.box, "jp-agent-review")
-        self.head = w.HTML(value=f"<b>{esc(title)}</b>")
+        self.head: Any = w.HTML(value=f"<b>{esc(title)}</b>")
         #: The last click's outcome (a refusal's reason stays here until the next click).
-        self.message = w.HTML()
-        self.keep_all = self._button("Keep all", "keep", "all")
-        self.undo_all = self._button("Undo all", "undo", "all")
-        self.all_box = w.HBox([self.keep_all, self.undo_all])
+        self.message: Any = w.HTML()
+        self.keep_all: Any = self._button("Keep all", "keep", "all")
+        self.undo_all: Any = self._button("Undo all", "undo", "all")
+        self.all_box: Any = w.HBox([self.keep_all, self.undo_all])
         self._rows: dict[str, _RowWidgets] = {}
         self._last_text = ""
         #: Held for every change of the rows or buttons (see the module docstring); reentrant: `_done` redraws.
@@ -97,6 +98,8 @@ class ReviewWidget:
         """Every button by what it does, the Keep all / Undo all pair under `all`."""
         with self._lock:
             found: dict[tuple[Action, str], Any] = {}
+            if self.frozen:
+                return found
             for target, row in self._rows.items():
                 found[("keep", target)], found[("undo", target)] = row.keep, row.undo
             found[("keep", "all")], found[("undo", "all")] = self.keep_all, self.undo_all
@@ -186,6 +189,8 @@ class ReviewWidget:
             update_display(masked(self.static_bundle()), display_id=self.display_id)
             close_tree(self.box, self.all_box, *(row.box for row in self._rows.values()))
             self._rows.clear()
+            # Closed widgets keep their state: the frozen review lets go of them (it lives as long as its run).
+            self.box = self.head = self.message = self.keep_all = self.undo_all = self.all_box = None
 
     def refresh(self) -> None:
         """A frozen review shows the rows as they stand now (its run's review changed)."""
