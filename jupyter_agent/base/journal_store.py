@@ -16,6 +16,7 @@ import itertools
 import logging
 import os
 import shutil
+import stat
 import threading
 import weakref
 from collections import OrderedDict
@@ -163,10 +164,12 @@ class JournalStore:
             _sweep(base)
             made = base / process_name(os.getpid())
             made.mkdir(mode=0o700, exist_ok=True)
-            if made.is_symlink() or not made.is_dir():
+            st = os.lstat(made)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
                 raise UndoRecordLost(
-                    f"'{made}' is not a directory this kernel made; undo records stay in memory"
+                    f"'{made}' is not a directory of this user's; undo records stay in memory"
                 )
+            os.chmod(made, 0o700)
             atexit.register(shutil.rmtree, made, True)
             self._made = made
         return self._made

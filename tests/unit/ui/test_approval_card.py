@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import io
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from test_safe_html import assert_inert
-from traitlets.config import Config
 
 from jupyter_agent.tools.core import Preview
 from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Reject
@@ -23,15 +20,6 @@ from jupyter_agent.ui.approval import ApprovalUI, WidgetApproval, ask_on_stdin, 
 from jupyter_agent.ui.channel import PendingQuestion
 
 ATTACK = '<img src=x onerror="window.pwned=1">'
-
-
-@pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    yield InteractiveShell.instance(config=config)
-    InteractiveShell.clear_instance()
 
 
 def hostile_request() -> ApprovalRequest:

@@ -4,32 +4,22 @@ boxes, labels and each one's layout and style — and let go."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
-from pathlib import Path
 
 import ipywidgets.widgets.widget as widget_module
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
-from traitlets.config import Config
 
 from jupyter_agent.ui.review_view import Action, ReviewRow, ReviewWidget
 from jupyter_agent.ui.widget_tree import close_tree, tree_of
 from jupyter_agent.undo.review import ReviewResult
 
-
-@pytest.fixture(autouse=True)
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    config = Config()
-    config.HistoryManager.enabled = False
-    yield InteractiveShell.instance(config=config)
-    InteractiveShell.clear_instance()
+pytestmark = pytest.mark.usefixtures("shell")  # tests/unit/ui/conftest.py
 
 
 def alive() -> int:
-    return len(widget_module._instances)  # pyright: ignore[reportPrivateUsage]
+    return len(widget_module._instances)
 
 
 class Review:

@@ -87,3 +87,19 @@ def test_a_data_dir_that_cannot_be_written_keeps_the_records_in_memory(tmp_path:
     journal = RunJournal(run_id=1, store=store)
     [change] = record_writes(journal, tmp_path, count=1, size=100)
     assert store.in_memory_bytes == 200 and change.before == bytes([0]) * 100
+
+
+def test_a_link_where_the_kernels_directory_would_go_keeps_the_records_in_memory(tmp_path: Path) -> None:
+    """Undo records hold file contents: they never go through a link someone planted, wherever it points."""
+    base = tmp_path / "undo"
+    base.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    from jupyter_agent.base.tempfiles import process_name
+
+    (base / process_name(os.getpid())).symlink_to(elsewhere)
+    store = JournalStore(cap_bytes=0, directory=base)
+    journal = RunJournal(run_id=1, store=store)
+    [change] = record_writes(journal, tmp_path, count=1, size=100)
+    assert list(elsewhere.iterdir()) == []
+    assert store.in_memory_bytes == 200 and change.before == bytes([0]) * 100
