@@ -1,6 +1,6 @@
 """A long day in one notebook does not gather widgets: every run's Stop button, approvals and review footer are
 closed (with their layout and style models) once they are answered, hidden or replaced, in the kernel and in the
-frontend, so run 30 leaves as many widget models alive as run 10."""
+frontend, so run 50 leaves as many widget models alive as run 10."""
 
 from __future__ import annotations
 
@@ -47,20 +47,20 @@ def widgets_in_kernel(frontend: KernelFrontend) -> int:
     return int(line.split()[1])
 
 
-def test_widget_models_alive_after_30_runs_are_those_after_10(
+def test_widget_models_alive_after_50_runs_are_those_after_10(
     agent_kernel: AgentKernel, tmp_path: Path
 ) -> None:
     (tmp_path / "a.txt").write_text("v0\n")
-    frontend, _ = agent_kernel([turn for n in range(30) for turn in one_run(n)])
+    frontend, _ = agent_kernel([turn for n in range(50) for turn in one_run(n)])
     alive: dict[int, tuple[int, int]] = {}
-    for n in range(30):
+    for n in range(50):
         run_and_allow(frontend, n)
-        if n + 1 in (10, 30):
+        if n + 1 in (10, 50):
             alive[n + 1] = (widgets_in_kernel(frontend), len(frontend.live_widgets()))
-    assert (tmp_path / "a.txt").read_text() == "v30\n"
-    (kernel_10, page_10), (kernel_30, page_30) = alive[10], alive[30]
-    assert kernel_30 == kernel_10, json.dumps(alive)
-    assert page_30 == page_10, json.dumps(alive)
+    assert (tmp_path / "a.txt").read_text() == "v50\n"
+    (kernel_10, page_10), (kernel_50, page_50) = alive[10], alive[50]
+    assert kernel_50 == kernel_10, json.dumps(alive)
+    assert page_50 == page_10, json.dumps(alive)
     assert page_10 <= 40  # the live review of the last run (a row, Keep all / Undo all) and little else
     footers = [w for w in frontend.live_widgets() if "jp-agent-review" in w.state.get("_dom_classes", [])]
     assert len(footers) == 1  # the newest run's review; the older ones are static HTML
