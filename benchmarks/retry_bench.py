@@ -27,7 +27,11 @@ ROUNDS = 3
 def timed(fault: Fault) -> float:
     with ScriptedServer([Turn(fault=fault), Turn(blocks=[Text("ok")])]) as server:
         config = AgentConfig(base_url=server.url, api_key=TEST_API_KEY, max_retries=2)
-        params = {"model": "claude-test", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+        params = {
+            "model": "claude-sonnet-5-5",
+            "max_tokens": 10,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
 
         async def once() -> float:
             client = ModelClient()

@@ -21,6 +21,7 @@ from .agent.config import (
     PROVIDERS,
     ThinkingSetting,
 )
+from .agent.models import EFFORTS
 from .base.journal_store import DEFAULT_CAP_MB
 from .base.sandbox import DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
@@ -99,8 +100,16 @@ class AgentSettings(Configurable):
     thinking = AnyTrait(
         None,
         allow_none=True,
-        help="Extended thinking: None (off), 'adaptive' (the model decides) or a budget in tokens (16000); "
-        "'off' and '16000' are read as None and 16000; --think for one run.",
+        help="Thinking: None (the model's default: the 5.x models think adaptively, older ones do not), 'off' "
+        "(as far as the model lets), 'adaptive' (its summary shown) or a budget in tokens (16000; on a model that "
+        "takes no budget, adaptive at the matching effort); '16000' is read as 16000; --think for one run.",
+    ).tag(config=True)
+    effort = Enum(
+        list(EFFORTS),
+        None,
+        allow_none=True,
+        help="How hard the model works (output_config.effort) on models that take it: "
+        f"{', '.join(EFFORTS)}; None = the model's default; --effort for one run.",
     ).tag(config=True)
     context_compact_fraction = Float(
         DEFAULT_COMPACT_FRACTION,
@@ -200,6 +209,13 @@ class AgentSettings(Configurable):
         "the oldest move to this kernel's directory under the Jupyter data dir, and undo reads them back. "
         "%agent reset moves them all there. 0 keeps none in memory.",
     ).tag(config=True)
+    kernel_undo_budget_mb = Float(
+        help="Memory (MB) the kernel journal may hold so %agent undo can restore variables RunCode and RunCell "
+        "changed in place: copies taken before each call, dropped oldest first. Default: 10% of the memory "
+        "available when the extension loads, at most 512. An object larger, or one that cannot be copied, is "
+        "not copied, and the approval and the result say so. 0 copies nothing (rebound and deleted names are "
+        "still restored)."
+    ).tag(config=True)
 
     secret_env_patterns = List(
         Unicode(),
@@ -212,6 +228,22 @@ class AgentSettings(Configurable):
     @observe("secret_env_patterns")
     def _secret_patterns_changed(self, change: Any) -> None:
         REGISTRY.patterns = tuple(change["new"])
+
+    @default("kernel_undo_budget_mb")
+    def _share_of_free_memory(self) -> float:
+        from .base.kernel_journal import default_budget_mb
+
+        return default_budget_mb()
+
+    @validate("kernel_undo_budget_mb")
+    @_rejecting
+    def _budget_not_negative(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not value >= 0:
+            raise ValueError(
+                f"kernel_undo_budget_mb is a memory budget in MB: 0 (copy nothing) or more, got {value}"
+            )
+        return value
 
     @default("model")
     def _model_from_env(self) -> str | None:

@@ -77,6 +77,11 @@ else
   rm -f jupyter_agent/labextension/install.json
   rm -f "$STAMP"
   .venv/bin/python -m pip install --quiet --upgrade pip
+  # The package was installed as `jupyter_agent` before it took the name jupyter-claude-agent: two installs of
+  # one checkout would register the pytest plugin twice.
+  if .venv/bin/python -m pip show --quiet jupyter_agent >/dev/null 2>&1; then
+    .venv/bin/python -m pip uninstall --quiet --yes jupyter_agent
+  fi
   .venv/bin/python -m pip install --quiet -e .
   install_inputs >"$STAMP"
 fi

@@ -35,22 +35,25 @@ if [[ "${REUSE_DIST:-}" != 1 ]]; then # REUSE_DIST=1: check the wheel already in
     exit 1
   }
 fi
-WHEEL="$(ls "$DIST"/jupyter_agent-*.whl)"
-SDIST="$(ls "$DIST"/jupyter_agent-*.tar.gz)"
+# The distribution's file names (jupyter-claude-agent); the import package inside is jupyter_agent.
+WHEEL="$(ls "$DIST"/jupyter_claude_agent-*.whl)"
+SDIST="$(ls "$DIST"/jupyter_claude_agent-*.tar.gz)"
 echo "$WHEEL"
 echo "$SDIST"
 "$PYTHON" - "$WHEEL" "$SDIST" <<'EOF'
 import sys, tarfile, zipfile
 wheel, sdist = sys.argv[1], sys.argv[2]
 names = zipfile.ZipFile(wheel).namelist()
-prefix = "jupyter_agent-0.1.0.data/data/share/jupyter/labextensions/jupyter-agent/"
+prefix = "jupyter_claude_agent-0.1.0.data/data/share/jupyter/labextensions/jupyter-agent/"
 for needed in ("package.json", "install.json"):
     assert prefix + needed in names, f"the wheel lacks {prefix + needed}"
 assert any(n.startswith(prefix + "static/remoteEntry.") for n in names), "the wheel has no built labextension"
 assert not any("node_modules" in n for n in names), "node_modules leaked into the wheel"
 meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-for field in ("Classifier: Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt", "License", "Keywords"):
+for field in ("Name: jupyter-claude-agent", "Classifier: Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt",
+              "Classifier: Programming Language :: Python :: 3.13", "Requires-Python: >=3.11", "License", "Keywords"):
     assert field in meta, f"METADATA lacks {field!r}"
+assert any(n.startswith("jupyter_agent/") and n.endswith("__init__.py") for n in names), "no jupyter_agent package"
 members = tarfile.open(sdist).getnames()
 assert any(m.endswith("/labextension/src/index.ts") for m in members), "the sdist lacks the extension's source"
 assert not any("/node_modules/" in m for m in members), "node_modules leaked into the sdist"
@@ -85,7 +88,7 @@ EOF
 step "jupyter labextension list"
 LISTING="$("$VENV/bin/jupyter" labextension list 2>&1)"
 echo "$LISTING"
-grep -Eq 'jupyter-agent v[0-9.]+ .*enabled.*OK' <<<"$LISTING" || {
+grep -Eq 'jupyter-agent v[0-9.]+ .*enabled.*OK.*\(python, jupyter-claude-agent\)' <<<"$LISTING" || {
   echo "jupyter-agent is not listed as enabled and OK" >&2
   exit 1
 }

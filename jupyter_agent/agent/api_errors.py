@@ -62,6 +62,34 @@ def error_message(exc: Any) -> str:
     return message if message is not None else str(getattr(exc, "message", "") or exc)
 
 
+#: How the API says a thinking block failed its prefix check (the message's stable part; a sentence naming what
+#: changed may follow, and its wording may change).
+_BOUND_ELSEWHERE = "bound to a different conversation"
+_BAD_SIGNATURE = "Invalid `signature` in `thinking` block"
+
+
+def thinking_rejection(exc: BaseException) -> str | None:
+    """ "prefix" for a 400 saying a thinking block failed the prefix check (repaired by resending with
+    `prefix_mismatch_behavior: "drop_block"`), "signature" for a tampered or undecryptable signature (repaired
+    only by leaving the thinking blocks out), else None. Never taken for "thinking is not supported"."""
+    import anthropic
+
+    if not isinstance(exc, anthropic.BadRequestError):
+        return None
+    detail = error_message(exc)
+    if _BOUND_ELSEWHERE in detail:
+        return "prefix"
+    if _BAD_SIGNATURE in detail:
+        return "signature"
+    return None
+
+
+def is_bad_request(exc: BaseException) -> bool:
+    import anthropic
+
+    return isinstance(exc, anthropic.BadRequestError)
+
+
 def cause_text(exc: BaseException | None, config: AgentConfig) -> str:
     """What broke a stream, in a few words, never empty."""
     import anthropic

@@ -6,11 +6,13 @@ request fails with it, until `%agent reset`. Two kinds of content did that: text
 encode, so the SDK raised before sending) and image blocks whose bytes are not an image (an empty PNG in a
 notebook output, an MCP "image" that decodes to text).
 
-`valid_for_model` makes any JSON value safe to send: every lone surrogate becomes U+FFFD, and every base64
-image block is sniffed (`base.images`) — a real image keeps its bytes and gets its true media type, anything
-else becomes a one-line text note saying why it was left out. The conversation passes every block it stores
-through it (so what is saved is encodable too), and the model client passes every request through it
-(nothing reaches the API without it). Unchanged values are returned as they are, so the check costs a scan.
+`valid_for_model` makes any JSON value safe to send: every lone surrogate becomes U+FFFD, every base64
+image block is sniffed (`base.images`) — a real image within the API's limits keeps its bytes and gets its
+true media type, anything else becomes a one-line text note saying why it was left out — and a text that is
+only whitespace (which the API rejects) says so instead. The conversation passes every block it stores
+through it once, when the message is appended (`valid_blocks`), so what is saved is encodable too and a request
+costs nothing more than its new messages; the system prompt and the tools are checked once per conversation.
+Unchanged values are returned as they are.
 
 `surrogate_at` finds a lone surrogate in a model's tool input: that call becomes INVALID_ARGS, on its own.
 """
@@ -43,6 +45,20 @@ def valid_text(text: str) -> str:
     return _SURROGATE.sub(_REPLACEMENT, text)
 
 
+#: What a text that is only whitespace (a tool that printed blank lines) becomes: the API takes no such block.
+WHITESPACE_ONLY = "(only whitespace)"
+
+
+def valid_blocks(blocks: list[Any]) -> list[Any]:
+    """A user or system message's blocks as the API takes them: each `valid_for_model`, and text blocks with
+    nothing but whitespace left out (they add nothing and the API rejects them)."""
+    return [
+        valid_for_model(block)
+        for block in blocks
+        if not (is_object(block) and block.get("type") == "text" and not str(block.get("text", "")).strip())
+    ]
+
+
 def valid_for_model(value: Any) -> Any:
     """`value` (a request, a message, a block) with its texts valid UTF-8 and its images real images."""
     if isinstance(value, str):
@@ -54,6 +70,8 @@ def valid_for_model(value: Any) -> Any:
     if is_object(value):
         if value.get("type") == "image":
             return _valid_image(value)
+        if value.get("type") == "tool_result":
+            value = _non_blank_result(value)
         changed = False
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -63,6 +81,23 @@ def valid_for_model(value: Any) -> Any:
             out[safe_key] = safe
         return out if changed else value
     return value
+
+
+def _non_blank_result(block: dict[str, Any]) -> dict[str, Any]:
+    """A tool result whose text parts are only whitespace says so (the same object when none is)."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return {**block, "content": WHITESPACE_ONLY} if content and not content.strip() else block
+    if not is_array(content):
+        return block
+    blank = [
+        is_object(part) and part.get("type") == "text" and not str(part.get("text", "")).strip()
+        for part in content
+    ]
+    if not any(blank):
+        return block
+    kept = [part for part, empty in zip(content, blank, strict=True) if not empty]
+    return {**block, "content": kept or [{"type": "text", "text": WHITESPACE_ONLY}]}
 
 
 def _valid_image(block: dict[str, Any]) -> dict[str, Any]:

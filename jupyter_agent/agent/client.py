@@ -14,13 +14,13 @@ of its block, and turns bad JSON into an INVALID_ARGS result the model can corre
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.json_values import is_array, is_object
-from .api_errors import error_message
-from .boundary import valid_for_model
+from .api_errors import error_message, thinking_rejection
 from .config import AgentConfig
 from .events import RetryWait
 from .retry import RetryPolicy, with_retries
@@ -76,14 +76,13 @@ class ModelClient:
         self, config: AgentConfig, params: dict[str, Any], *, on_wait: Callable[[RetryWait], None] = _quiet
     ) -> AsyncGenerator[AsyncIterator[RawMessageStreamEvent]]:
         """Open a streaming request (retried as agent/retry.py says, each wait told to `on_wait`) and close it
-        however the block ends.
-
-        Every request passes `valid_for_model` here: nothing reaches the API that it could not take."""
-        request = valid_for_model(params)
-        sdk = self.sdk(config)
+        however the block ends. `params["betas"]`, when present, goes as the `anthropic-beta` header (through the
+        SDK's beta namespace). What goes to the API was made valid where it entered the conversation
+        (`boundary.valid_blocks`), so a request costs no walk over the whole conversation here."""
+        request, create = self._create(config, params)
 
         async def attempt() -> Any:
-            return await sdk.messages.create(**request, stream=True)
+            return await create(**request, stream=True)
 
         stream = await with_retries(attempt, policy=_policy(config), on_wait=on_wait)
         try:
@@ -91,13 +90,24 @@ class ModelClient:
         finally:
             await stream.close()
 
-    async def count_tokens(self, config: AgentConfig, params: dict[str, Any]) -> int:
-        keep = ("model", "messages", "system", "tools", "tool_choice", "thinking")
-        request = valid_for_model({k: v for k, v in params.items() if k in keep})
+    def _create(self, config: AgentConfig, params: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        """The request without `betas`, and the SDK method that sends it (the beta one when there are betas)."""
         sdk = self.sdk(config)
+        betas = params.get("betas")
+        if not betas:
+            return {k: v for k, v in params.items() if k != "betas"}, sdk.messages.create
+        return params, sdk.beta.messages.create
+
+    async def count_tokens(self, config: AgentConfig, params: dict[str, Any]) -> int:
+        keep = ("model", "messages", "system", "tools", "tool_choice", "thinking", "betas", "output_config")
+        request = {k: v for k, v in params.items() if k in keep}
+        sdk = self.sdk(config)
+        count = sdk.beta.messages.count_tokens if request.get("betas") else sdk.messages.count_tokens
+        if not request.get("betas"):
+            request.pop("betas", None)
 
         async def attempt() -> Any:
-            return await sdk.messages.count_tokens(**request)
+            return await count(**request)
 
         result = await with_retries(attempt, policy=_policy(config), on_wait=_quiet)
         return int(result.input_tokens)
@@ -161,16 +171,28 @@ def _register_credentials(client: Any) -> None:
 OPTIONAL_FEATURES = ("cache_control", "thinking")
 
 
+#: How an endpoint says it does not know a field: pydantic's words, and the usual others.
+_UNKNOWN_FIELD = re.compile(
+    r"extra inputs are not permitted|extra fields? not permitted|unknown (?:field|parameter|key)|"
+    r"unrecognized (?:field|parameter|key)|unexpected (?:field|parameter|key)|not a valid (?:field|parameter)",
+    re.IGNORECASE,
+)
+
+
 def rejected_feature(exc: BaseException, params: dict[str, Any]) -> str | None:
-    """The optional feature a 400 names, when the request used it (`system.0.cache_control: Extra inputs…`)."""
+    """The optional feature a 400 says the endpoint does not know, when the request used it
+    (`system.0.cache_control: Extra inputs are not permitted`). A 400 about thinking blocks — the prefix check, a
+    signature — or about a value the model does not take is not that: it never turns a feature off."""
     import anthropic
 
-    if not isinstance(exc, anthropic.BadRequestError):
+    if not isinstance(exc, anthropic.BadRequestError) or thinking_rejection(exc) is not None:
         return None
     detail = error_message(exc)
+    if not _UNKNOWN_FIELD.search(detail):
+        return None
     sent = json.dumps(params, default=str)
     for feature in OPTIONAL_FEATURES:
-        if feature in detail and f'"{feature}"' in sent:
+        if re.search(rf"\b{feature}\b", detail) and f'"{feature}"' in sent:
             return feature
     return None
 

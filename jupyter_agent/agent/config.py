@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .models import context_window_for
-
-#: Extended thinking: None (off), a budget in tokens (>= 1024), or "adaptive" (the model decides).
-ThinkingSetting = int | Literal["adaptive"] | None
+from .models import Effort, context_window_for
+from .thinking import ThinkingPlan, ThinkingSetting, plan_thinking
 
 Provider = Literal["anthropic", "bedrock", "vertex"]
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "bedrock", "vertex")
@@ -40,8 +38,10 @@ class AgentConfig:
     budget_usd: float | None = None
     #: Stop runs once the session's cost (all runs of this kernel's agent) reaches this many US dollars.
     session_budget_usd: float | None = None
-    #: Extended thinking, sent as the API's `thinking` parameter (see `thinking.thinking_param`).
+    #: Extended thinking (see `thinking.plan_thinking`): None is the model's default.
     thinking: ThinkingSetting = None
+    #: `output_config.effort` (None: the model's default).
+    effort: Effort | None = None
     provider: Provider = "anthropic"
     #: Tokens the model can read; None looks it up in the model table (200k when unknown).
     context_window: int | None = None
@@ -87,7 +87,7 @@ class AgentConfig:
         thinking = self.thinking
         if isinstance(thinking, int) and thinking < 1024:
             raise ValueError(
-                f"thinking must be None, 'adaptive' or a budget of at least 1024 tokens, got {thinking}"
+                f"thinking must be None, 'off', 'adaptive' or a budget of at least 1024 tokens, got {thinking}"
             )
         if self.provider not in PROVIDERS:
             raise ValueError(f"provider must be one of {', '.join(PROVIDERS)}, got {self.provider!r}")
@@ -96,6 +96,13 @@ class AgentConfig:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if not 0 < self.shorten_to < self.shorten_at <= 1:
             raise ValueError("need 0 < shorten_to < shorten_at <= 1")
+
+    def thinking_plan(self) -> ThinkingPlan:
+        """This configuration's thinking, effort and `max_tokens` as the model takes them (`ThinkingSettingError`
+        when it cannot)."""
+        return plan_thinking(
+            setting=self.thinking, effort=self.effort, model=self.model, max_tokens=self.max_tokens
+        )
 
     @property
     def window(self) -> int:

@@ -1,34 +1,39 @@
 """The conversation of one kernel's agent, kept valid for the Messages API whatever happened in a run.
 
+Append-only, by construction (Anthropic's preserved thinking checks every thinking block sent back against
+everything before it, and the prompt cache reads the same prefix):
+- `prefix` (the system prompt and the tools, `prefix.Prefix`) is fixed at the conversation's first request and
+  sent unchanged; `told` is what was told since (facts, tools), saved with it;
+- assistant turns are stored exactly as the API returned them (every block, in order, empty thinking included);
+- nothing before the last assistant turn changes. After it is the pending tail — what no response has seen yet
+  (a run's request, tool results, an update): it may still be merged or reordered, since no thinking is bound
+  to it. `truncate` (rewind) only cuts from the end.
 Invariants, so the next request is always accepted:
-- every block is valid for the model (`boundary.valid_for_model`: UTF-8 text, real images), so what is
-  stored and saved can always be sent and encoded;
-- roles alternate: a message of the same role as the last one is merged into it;
+- every user or system block is valid for the model (`boundary.valid_blocks`: UTF-8 text, real images within
+  the limits, no whitespace-only text), checked once, when it is appended;
+- roles alternate: a message of the same role as the last one is merged into it; a system message (updates,
+  tool changes) follows a user message and is last or followed by the assistant;
 - every assistant `tool_use` is answered by a `tool_result` in the next (user) message (`repair` adds
-  INTERRUPTED results for any that are missing);
-- no empty text blocks.
+  INTERRUPTED results for any that are missing).
 Messages are plain API dicts; the request gets a copy of the tail with `cache_control`, the stored
 messages never carry it, so breakpoints do not pile up.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ..base.json_values import is_object
 from ..base.result import ToolResult
-from .boundary import valid_for_model
-
-Message = dict[str, Any]
-Block = dict[str, Any]
+from .boundary import valid_blocks
+from .message_store import Block, Message, MessageStore, as_blocks, message_chars
+from .prefix import Prefix, Told
+from .shortening import stub
 
 #: What a pending call is told when the run stopped before it ran (the user interrupted, a limit was hit).
 INTERRUPTED_TEXT = "interrupted by the user before it finished; nothing after this point ran"
 #: Characters of an older result kept when it is shortened.
-_STUB_HEAD = 300
+STUB_HEAD = 300
 #: An image is about 1,600 tokens whatever its base64 size; counted as that many characters x4.
 _IMAGE_CHARS = 6_400
 _EPHEMERAL = {"type": "ephemeral"}
@@ -38,103 +43,78 @@ def interrupted_result(message: str = INTERRUPTED_TEXT) -> ToolResult:
     return ToolResult.error("INTERRUPTED", message)
 
 
-def block_chars(block: Any) -> int:
-    """A cheap size of a content block for the chars/4 token estimate (images at their token cost)."""
-    if not is_object(block):
-        return len(str(block))
-    kind = block.get("type")
-    if kind == "text":
-        return len(block.get("text", ""))
-    if kind == "image":
-        return _IMAGE_CHARS
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, str):
-            return len(content) + 20
-        return sum(block_chars(b) for b in content) + 20
-    if kind == "tool_use":
-        return len(json.dumps(block.get("input", {}), ensure_ascii=False)) + len(block.get("name", "")) + 30
-    if kind == "thinking":
-        return len(block.get("thinking", ""))
-    return len(json.dumps(block, ensure_ascii=False, default=str))
-
-
-def message_chars(message: Message) -> int:
-    content = message["content"]
-    if isinstance(content, str):
-        return len(content) + 10
-    return sum(block_chars(b) for b in content) + 10
-
-
-class Conversation:
+class Conversation(MessageStore):
     """The messages sent to the model, with the operations the loop needs. Thread-safe for readers."""
 
     def __init__(self) -> None:
-        self._messages: list[Message] = []
-        self._sizes: list[int] = []
-        self._lock = threading.RLock()
-        #: The real prompt size of the last request (from usage) and the conversation's size then.
-        self._last_prompt_tokens: int | None = None
-        self._chars_at_last_prompt = 0
-        #: Messages before this index are unchanged since the last `take_unsaved` (the session store's cursor).
-        self._saved_upto = 0
-        #: Counts `replace` calls (a compaction, a reset, a resume): a `position` taken in an older generation
-        #: no longer points into these messages, so a rewind to it is refused.
-        self.generation = 0
-
-    # reading
-
-    @property
-    def messages(self) -> list[Message]:
-        """A shallow copy, safe to read from another thread (`%agent history`)."""
-        with self._lock:
-            return list(self._messages)
-
-    def __len__(self) -> int:
-        return len(self._messages)
-
-    def __iter__(self) -> Iterator[Message]:
-        return iter(self.messages)
-
-    def chars(self) -> int:
-        return sum(self._sizes)
-
-    def estimated_tokens(self) -> int:
-        return self.chars() // 4
-
-    def note_prompt_size(self, tokens: int) -> None:
-        """Record the prompt size the API reported for the conversation as it is now."""
-        self._last_prompt_tokens = tokens
-        self._chars_at_last_prompt = self.chars()
-
-    def estimated_prompt_tokens(self, fixed_chars: int) -> int:
-        """The next prompt's size: the last real size plus what changed since (chars/4), never below chars/4."""
-        chars = self.chars()
-        by_chars = (chars + fixed_chars) // 4
-        if self._last_prompt_tokens is None:
-            return by_chars
-        return max(by_chars, self._last_prompt_tokens + (chars - self._chars_at_last_prompt) // 4)
+        super().__init__()
+        #: The system prompt and tools, fixed at the first request (None until then, and after `reset`).
+        self.prefix: Prefix | None = None
+        #: What was told after the prefix (facts, available tools, the thinking-binding choice).
+        self.told = Told()
+        #: The prefix or `told` changed since the session store last saved them.
+        self.state_unsaved = False
 
     # writing
 
     def _append(self, role: str, blocks: Sequence[Block]) -> None:
-        blocks = [valid_for_model(b) for b in blocks if not (b.get("type") == "text" and not b.get("text"))]
+        """Append `blocks` as a message of `role`, or into the last message when it has that role. An assistant
+        turn is kept exactly as returned; user and system blocks are made valid here, once."""
+        if role == "assistant":  # as returned; an empty text block (a cut stream's) carries nothing
+            blocks = [b for b in blocks if not (b.get("type") == "text" and b.get("text") == "")]
+        else:
+            blocks = valid_blocks(list(blocks))
         if not blocks:
             return
         with self._lock:
-            if self._messages and self._messages[-1]["role"] == role:
-                last = self._messages[-1]
-                last["content"] = [*_as_blocks(last["content"]), *blocks]
-                self._sizes[-1] = message_chars(last)
-                self._touch(len(self._messages) - 1)
+            messages = self._messages
+            if role == "user" and len(messages) >= 2 and messages[-1]["role"] == "system":
+                # A system message must be last or followed by the assistant; in the pending tail the new user
+                # blocks join the user message before it, and the system message stays last.
+                self._extend(len(messages) - 2, blocks)
+            elif messages and messages[-1]["role"] == role:
+                self._extend(len(messages) - 1, blocks)
             else:
-                message: Message = {"role": role, "content": list(blocks)}
-                self._messages.append(message)
+                message: Message = {"role": role, "content": blocks}
+                messages.append(message)
                 self._sizes.append(message_chars(message))
 
     def add_user_text(self, text: str, *, attachments: Sequence[Block] = ()) -> None:
         """A request; `attachments` (the kernel-activity note, its figures) follow it in the same message."""
         self._append("user", [{"type": "text", "text": text}, *attachments])
+
+    def add_update(self, blocks: Sequence[Block]) -> None:
+        """An update (the session's facts) for the pending user message, right after its tool results — before
+        the request it carries, if any. The pending message has been answered by nothing yet, so it may take a
+        block in the middle; with no pending user message, a new one."""
+        blocks = valid_blocks(list(blocks))
+        with self._lock:
+            index = next(
+                (i for i in range(len(self._messages) - 1, -1, -1) if self._messages[i]["role"] != "system"),
+                None,
+            )
+            if index is None or self._messages[index]["role"] != "user":
+                pending = None
+            else:
+                pending = self._messages[index]
+        if pending is None or index is None:
+            self._append("user", blocks)
+            return
+        with self._lock:
+            content = as_blocks(pending["content"])
+            results = 0
+            while results < len(content) and content[results].get("type") == "tool_result":
+                results += 1
+            pending["content"] = [*content[:results], *blocks, *content[results:]]
+            self._sizes[index] = message_chars(pending)
+            self._touch(index)
+
+    def add_system(self, blocks: Sequence[Block]) -> None:
+        """A mid-conversation system message (tool changes) after the pending user message."""
+        with self._lock:
+            if not self._messages or self._messages[-1]["role"] == "assistant":
+                raise ValueError("a system message must follow a user message")
+        self._append("system", blocks)
 
     def add_assistant(self, blocks: Sequence[Block]) -> None:
         self._append("assistant", blocks)
@@ -142,68 +122,107 @@ class Conversation:
     def add_tool_results(self, results: Sequence[tuple[str, ToolResult]]) -> None:
         self._append("user", [result.to_block(call_id) for call_id, result in results])
 
+    def add_messages(self, messages: Sequence[Message]) -> None:
+        """Append whole messages (a conversation's opening), each by its role."""
+        for message in messages:
+            self._append(message["role"], as_blocks(message["content"]))
+
+    def has_system_messages(self) -> bool:
+        with self._lock:
+            return any(m["role"] == "system" for m in self._messages)
+
+    @property
+    def ends_with_assistant(self) -> bool:
+        with self._lock:
+            return bool(self._messages) and self._messages[-1]["role"] == "assistant"
+
+    def fix_prefix(self, prefix: Prefix) -> None:
+        """Set the conversation's system prompt and tools (at its first request, or a redeclaration for a model
+        that checks no prefix); the tools it declares are the ones the model is told it has."""
+        with self._lock:
+            if self.prefix is None:
+                self.told.tools = {str(t.get("name", "")): t for t in prefix.tools}
+            self.prefix = prefix
+            self.state_unsaved = True
+
+    def retell(self) -> None:
+        """After a compaction replaced the history: what was told since the prefix is gone with it, so the
+        facts are told again and the tools are as the prefix declares them."""
+        prefix = self.prefix
+        declared = prefix.tools if prefix is not None else ()
+        self.told.facts = {}
+        self.told.tools = {str(t.get("name", "")): t for t in declared if not t.get("defer_loading")}
+        self.state_unsaved = True
+
     def reset(self) -> None:
         self.replace([])
+        self.prefix = None
+        self.told = Told()
+        self.state_unsaved = True
+
+    def restore(self, messages: Sequence[Message], *, prefix: Prefix | None, told: Told) -> None:
+        """Continue a saved conversation exactly as it was sent: its messages, prefix and what it had told.
+        The store already holds these messages (resume continues in the same chain of files)."""
+        self.replace(messages)
+        self.prefix = prefix
+        self.told = told
+        self.state_unsaved = False
+        with self._lock:
+            self._saved_upto = len(self._messages)
 
     def replace(self, messages: Sequence[Message]) -> None:
         """Start from `messages` (a resumed session, a compaction summary); the caller makes them valid."""
         with self._lock:
-            self._messages = [{"role": m["role"], "content": valid_for_model(m["content"])} for m in messages]
+            self._messages = [
+                {"role": m["role"], "content": as_blocks(m["content"])}
+                if m["role"] == "assistant"
+                else {"role": m["role"], "content": valid_blocks(as_blocks(m["content"]))}
+                for m in messages
+            ]
             self._sizes = [message_chars(m) for m in self._messages]
             self._last_prompt_tokens = None
             self._chars_at_last_prompt = 0
             self._saved_upto = 0
             self.generation += 1
 
-    def position(self) -> tuple[int, int]:
-        """Where the next request goes: (messages, blocks of the last one). A request merges into a last user
-        message (a run that stopped after its tool results), so both are needed to take it back out."""
+    def take_back(self, start: tuple[int, int]) -> bool:
+        """Cut what no response has seen: back to `start` (a run's request) when nothing after it was answered,
+        else to just after the last answer (its calls are then answered "not run"). True if anything was cut."""
+        answered = self.last_assistant_index()
+        cut = start if answered < start[0] else (answered + 1, 0)
+        before = self.position()
+        self.truncate(cut)
+        if self.position() == before:
+            return False
+        self.repair()
+        return True
+
+    def strip_thinking(self) -> int:
+        """Leave every thinking block out, once (the docs' repair when signatures cannot be used); later thinking
+        is kept again. Returns how many were removed."""
+        removed = 0
         with self._lock:
-            last = _as_blocks(self._messages[-1]["content"]) if self._messages else []
-            return len(self._messages), len(last)
+            for index, message in enumerate(self._messages):
+                if message["role"] != "assistant":
+                    continue
+                blocks = as_blocks(message["content"])
+                kept = [b for b in blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+                if len(kept) == len(blocks):
+                    continue
+                removed += len(blocks) - len(kept)
+                message["content"] = kept or [{"type": "text", "text": "(reasoning left out)"}]
+                self._sizes[index] = message_chars(message)
+                self._touch(index)
+        return removed
 
-    def truncate(self, position: tuple[int, int]) -> int:
-        """Go back to `position` (`%agent rewind`): what was added since is dropped, and the store's cursor
-        moves back so the next save replays the cut. Returns how many messages were dropped; the caller
-        `repair`s (a cut can leave a tool_use unanswered only in a damaged conversation)."""
-        length, blocks = position
+    def take_state(self) -> tuple[dict[str, Any] | None, dict[str, Any]] | None:
+        """(the prefix as JSON, what was told as JSON) when either changed since the last call, else None."""
         with self._lock:
-            if length > len(self._messages):
-                raise ValueError(
-                    f"position {length} is past the conversation's {len(self._messages)} messages"
-                )
-            dropped = len(self._messages) - length
-            del self._messages[length:]
-            del self._sizes[length:]
-            self._touch(length)
-            if length and blocks:
-                last = self._messages[-1]
-                content = _as_blocks(last["content"])
-                if len(content) > blocks:
-                    last["content"] = content[:blocks]
-                    self._sizes[-1] = message_chars(last)
-                    self._touch(length - 1)
-            self._last_prompt_tokens = None
-            self._chars_at_last_prompt = 0
-            return dropped
-
-    # the session store's cursor
-
-    def _touch(self, index: int) -> None:
-        self._saved_upto = min(self._saved_upto, index)
-
-    def mark_unsaved(self, index: int) -> None:
-        """Messages from `index` on count as changed again (a write of them failed)."""
-        with self._lock:
-            self._touch(index)
-
-    def take_unsaved(self) -> tuple[int, list[Message]]:
-        """(start, messages[start:]) changed since the last call: the store replays them over its copy."""
-        with self._lock:
-            start = min(self._saved_upto, len(self._messages))
-            changed = self._messages[start:]
-            self._saved_upto = len(self._messages)
-            return start, changed
+            if not self.state_unsaved:
+                return None
+            self.state_unsaved = False
+            prefix = self.prefix.to_json() if self.prefix is not None else None
+            return prefix, self.told.to_json()
 
     # validity
 
@@ -214,13 +233,13 @@ class Conversation:
             for i, message in enumerate(self._messages):
                 if message["role"] != "assistant":
                     continue
-                ids = [b["id"] for b in _as_blocks(message["content"]) if b.get("type") == "tool_use"]
+                ids = [b["id"] for b in as_blocks(message["content"]) if b.get("type") == "tool_use"]
                 if not ids:
                     continue
                 nxt = self._messages[i + 1] if i + 1 < len(self._messages) else None
                 answered = {
                     b.get("tool_use_id")
-                    for b in (_as_blocks(nxt["content"]) if nxt and nxt["role"] == "user" else [])
+                    for b in (as_blocks(nxt["content"]) if nxt and nxt["role"] == "user" else [])
                     if b.get("type") == "tool_result"
                 }
                 missing += [(i, call_id) for call_id in ids if call_id not in answered]
@@ -234,7 +253,7 @@ class Conversation:
                 block = interrupted_result().to_block(call_id)
                 nxt = self._messages[index + 1] if index + 1 < len(self._messages) else None
                 if nxt is not None and nxt["role"] == "user":
-                    content = _as_blocks(nxt["content"])
+                    content = as_blocks(nxt["content"])
                     results = [b for b in content if b.get("type") == "tool_result"]
                     others = [b for b in content if b.get("type") != "tool_result"]
                     nxt["content"] = [*results, block, *others]  # tool_result blocks come first
@@ -249,14 +268,14 @@ class Conversation:
     # the request
 
     def request_messages(self, *, cache: bool) -> list[Message]:
-        """The messages to send; with `cache`, the latest user message's last block is a cache breakpoint."""
+        """The messages to send; with `cache`, the latest user or system message's last block is a cache breakpoint."""
         with self._lock:
             messages = list(self._messages)
         if not cache:
             return messages
         for i in range(len(messages) - 1, -1, -1):
-            if messages[i]["role"] == "user":
-                blocks = _as_blocks(messages[i]["content"])
+            if messages[i]["role"] != "assistant":
+                blocks = as_blocks(messages[i]["content"])
                 if blocks:
                     tail = {**blocks[-1], "cache_control": _EPHEMERAL}
                     messages[i] = {**messages[i], "content": [*blocks[:-1], tail]}
@@ -277,15 +296,15 @@ class Conversation:
                 i
                 for i, m in enumerate(self._messages)
                 if m["role"] == "user"
-                and any(b.get("type") == "tool_result" for b in _as_blocks(m["content"]))
+                and any(b.get("type") == "tool_result" for b in as_blocks(m["content"]))
             ]
             candidates = holders[:-keep_last] if keep_last > 0 else holders
             for index in candidates:
                 if sum(self._sizes) <= target_chars:
                     break
                 message = self._messages[index]
-                content = _as_blocks(message["content"])
-                new_content = [_stub(b) if b.get("type") == "tool_result" else b for b in content]
+                content = as_blocks(message["content"])
+                new_content = [stub(b) if b.get("type") == "tool_result" else b for b in content]
                 changed = sum(1 for old, new in zip(content, new_content, strict=True) if old is not new)
                 if changed:
                     message["content"] = new_content
@@ -293,36 +312,3 @@ class Conversation:
                     self._touch(index)
                     shortened += changed
         return shortened
-
-
-def _as_blocks(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
-    return list(content)
-
-
-def _result_text(block: Block) -> str:
-    content = block.get("content", "")
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if is_object(b) and b.get("type") == "text")
-
-
-def shortened_text(original: str, images: int = 0) -> str:
-    head = original[:_STUB_HEAD]
-    removed = len(original) - len(head)
-    pictures = f" and {images} image(s)" if images else ""
-    return (
-        f"[older tool result shortened to save context: {removed} characters{pictures} removed; "
-        f"run the tool again if you need it. It began: {head}]"
-    )
-
-
-def _stub(block: Block) -> Block:
-    """The tool_result with its content cut to a short stub that says so (already-short results stay)."""
-    text = _result_text(block)
-    content = block.get("content", "")
-    images = 0 if isinstance(content, str) else sum(1 for b in content if b.get("type") == "image")
-    if (len(text) <= _STUB_HEAD * 2 and not images) or text.startswith("[older tool result shortened"):
-        return block
-    return {**block, "content": [{"type": "text", "text": shortened_text(text, images)}]}

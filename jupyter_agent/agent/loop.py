@@ -12,8 +12,13 @@ success, a limit, an API error, a stop) and leaves the conversation valid for th
 - **Limits** (`max_turns`, `budget_usd`, `session_budget_usd`) are checked before each request: the calls of
   the turn that reached one still run, their results wait for the next run. A sub-agent's requests count
   against its run's and session's caps; a capped unpriced model sends nothing (pricing.unpriced_cap).
-- **Context**: near the window, older tool results are shortened; still over `context_compact_fraction`,
-  the conversation is compacted (compact.py). **Saving**: a recorder writes every change of a turn.
+- **Context**: near the window, older tool results are shortened (only on models that check no thinking
+  prefix: it rewrites earlier messages); still over `context_compact_fraction`, the conversation is compacted
+  (compact.py); a request that would still not fit is never sent. **Saving**: a recorder writes every change.
+- **Append-only**: before each request, what changed in the session (facts, tools) is told by appending
+  (updates.py); a 400 about thinking blocks is repaired once (`prefix_mismatch_behavior: "drop_block"`, kept
+  for the conversation) and a 400 to the request itself takes back what no response has seen, so the next run
+  is not refused too.
 - **Stream cut**: the client retries opening a request (retry.py); a stream that breaks after it started is
   sent again once, from the same request; a second break ends the run with a retryable `ErrorEvent`.
 """
@@ -33,12 +38,11 @@ from ..tools.context import ToolContext
 from ..tools.core import ToolCall
 from ..tools.dispatch import Dispatcher
 from .client import ModelClient
-from .compact import Compaction, CompactionFailed, compact
 from .config import AgentConfig
+from .context_fit import compact_run, fit_context
 from .conversation import Block, Conversation
 from .events import (
     AgentEvent,
-    Compacted,
     Emit,
     ErrorEvent,
     Notice,
@@ -48,12 +52,16 @@ from .events import (
     Usage,
     UsageUpdate,
 )
-from .pricing import price_for, turn_cost, unknown_price_note, unpriced_cap
+from .limits import limit_reached
+from .models import accepts
+from .pricing import price_for, turn_cost, unknown_price_note
+from .repair import dropped_notice, repair_thinking
 from .stops import after_stop
-from .thinking import thinking_note
+from .stream import TurnAssembler
+from .thinking import ThinkingPlan, ThinkingSettingError
 from .toolrun import ToolRunner
-from .turn import RunFailed, TurnStreamer, close_partial, request_params
-from .web_search import fit_web_search
+from .turn import RunFailed, ThinkingRejected, TurnStreamer, close_partial, request_params
+from .updates import Surroundings, tell
 
 if TYPE_CHECKING:
     from ..sessions.recorder import SessionRecorder
@@ -93,21 +101,24 @@ class AgentRun:
         dispatcher: Dispatcher,
         ctx: ToolContext,
         config: AgentConfig,
-        system: str,
+        surroundings: Surroundings,
         emit: Emit,
         session_tally: Tally,
         within: Tally | None = None,
         mode: str = "default",
         recorder: SessionRecorder | None = None,
     ) -> None:
-        """`session_tally`: the session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the
-        tally of the run it works for: its usage adds up there, and that run's `budget_usd` is its cap too."""
+        """`conversation` has its prefix fixed (system prompt, tools). `surroundings`: what the session says is
+        true now (facts, tools that may run), told by appending before each request. `session_tally`: the
+        session's tally, which `session_budget_usd` caps. `within`: for a sub-agent, the tally of the run it
+        works for: its usage adds up there, and that run's `budget_usd` is its cap too."""
         self.run_id = run_id
         self.conversation = conversation
         self.client = client
         self.recorder = recorder
         self.config = config
-        self.system = system
+        self.surroundings = surroundings
+        self.accepts = accepts(config.model)
         self._emit = emit
         self.session_tally = session_tally
         self.mode = mode
@@ -119,9 +130,12 @@ class AgentRun:
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
         )
         self.streamer = TurnStreamer(client=client, config=config, emit=self.emit, tools=self.tools)
-        self._tool_params = [tool.to_param() for tool in dispatcher.tools().values()]
-        self._fixed_chars = len(system) + sum(len(str(t)) for t in self._tool_params)
-        self._compacted_turn: int | None = None
+        self.compacted_turn: int | None = None
+        #: The thinking part of every request of this run (`run` makes it; a model that cannot take the
+        #: settings ends the run before anything is sent).
+        self.plan: ThinkingPlan | None = None
+        #: The latest `input_transformations` the API reported (thinking blocks it dropped or let through).
+        self.transformations: list[dict[str, object]] = []
         #: Whether a Stop hook already sent the model back in this run (the hook's input says so).
         self._stop_hook_active = False
 
@@ -132,17 +146,32 @@ class AgentRun:
         except Exception:
             log.exception("the event sink raised on %s", type(event).__name__)
 
+    @property
+    def fixed_chars(self) -> int:
+        prefix = self.conversation.prefix
+        if prefix is None:
+            return 0
+        return len(prefix.system) + sum(len(str(t)) for t in prefix.tools)
+
+    @property
+    def searches_used(self) -> int:
+        return self.tally.usage.web_searches
+
     async def run(self, request: str, *, attachments: Sequence[Block] = ()) -> RunFinished:
         started = time.monotonic()
         self.emit(RunStarted(run_id=self.run_id, model=self.config.model, mode=self.mode))
-        capped = self.config.budget_usd is not None or self.config.session_budget_usd is not None
-        for note in (
-            None if capped else unknown_price_note(self.config.model),  # capped: _limit_reached says it
-            thinking_note(self.config.thinking, self.config.model),
-        ):
-            if note:
+        config = self.config
+        try:
+            self.plan = config.thinking_plan()
+        except ThinkingSettingError as refused:  # nothing is sent and nothing is added to the conversation
+            self.emit(ErrorEvent(message=f"THINKING_SETTING: {refused}", retryable=False))
+            return self._finished("error", started)
+        capped = config.budget_usd is not None or config.session_budget_usd is not None
+        for note in (None if capped else unknown_price_note(config.model), *self.plan.notes):
+            if note:  # capped: _limit_reached says it
                 self.emit(Notice(level="info", message=note))
         self.conversation.repair()
+        start = self.conversation.position()
         self.conversation.add_user_text(request, attachments=attachments)
         self.checkpoint()
         reason: RunReason = "end_turn"
@@ -156,6 +185,8 @@ class AgentRun:
             reason = "interrupted"
         except RunFailed as failure:
             self._abandon_turn()
+            if failure.refused:
+                self._take_back_pending(start)
             self.emit(ErrorEvent(message=failure.message, retryable=failure.retryable))
             reason = "error"
         except Exception as exc:  # a bug of ours: report it, keep the conversation usable
@@ -169,6 +200,9 @@ class AgentRun:
             reason = "error"
         self.conversation.repair()
         self.checkpoint()
+        return self._finished(reason, started)
+
+    def _finished(self, reason: RunReason, started: float) -> RunFinished:
         finished = RunFinished(
             reason=reason,
             turns=self.turns,
@@ -181,6 +215,18 @@ class AgentRun:
         self.emit(finished)
         return finished
 
+    def _take_back_pending(self, start: tuple[int, int]) -> None:
+        """After the API refused a request (400): what no response has seen is taken back out, so that the next
+        run does not send the refused content again."""
+        if self.conversation.take_back(start):
+            self.emit(
+                Notice(
+                    level="warning",
+                    message="what this run added since the model's last answer was taken back out of the "
+                    "conversation, so that the next run is not refused for it too",
+                )
+            )
+
     async def _loop(self) -> RunReason:
         stop = current_stop()
         while True:
@@ -189,10 +235,12 @@ class AgentRun:
             if limit is not None:
                 return limit
             self.turns += 1
+            self._tell()
             await self._fit_context()
+            self._tell()  # after a compaction, the new history is told the facts and tools again
             self.checkpoint()
-            turn = await self.streamer.stream(self._params())
-            self._account(turn.usage)
+            turn = await self._request()
+            self.account(turn.usage)
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
             if stop.requested:  # the turn ended as the user stopped the run: its calls do not start
@@ -232,55 +280,55 @@ class AgentRun:
         return True
 
     def _limit_reached(self) -> RunReason | None:
-        config = self.config
-        unpriced = unpriced_cap(
-            config.model, budget_usd=config.budget_usd, session_budget_usd=config.session_budget_usd
+        reached = limit_reached(
+            self.config,
+            turns=self.turns,
+            run_cost=self.run_total.cost_usd,
+            session_cost=self.session_tally.cost_usd,
         )
-        if unpriced is not None:
-            self.emit(Notice(level="warning", message=unpriced))
-            return "budget"
-        if self.turns >= self.config.max_turns:
-            self.emit(
-                Notice(
-                    level="warning",
-                    message=f"stopped after {self.turns} model turns (max_turns); run again to let it continue",
-                )
-            )
-            return "max_turns"
-        budget = self.config.budget_usd
-        if budget is not None and self.run_total.cost_usd >= budget:
-            self.emit(
-                Notice(
-                    level="warning",
-                    message=f"stopped: this run cost ${self.run_total.cost_usd:.4f}, reaching its budget of ${budget:.4f}",
-                )
-            )
-            return "budget"
-        session_budget = self.config.session_budget_usd
-        if session_budget is not None and self.session_tally.cost_usd >= session_budget:
-            self.emit(
-                Notice(
-                    level="warning",
-                    message=f"stopped: this session has cost ${self.session_tally.cost_usd:.4f}, reaching "
-                    f"session_budget_usd (${session_budget:.4f}); raise it "
-                    "(%config AgentMagics.session_budget_usd = …) to go on",
-                )
-            )
-            return "budget"
-        return None
+        if reached is None:
+            return None
+        reason, message = reached
+        self.emit(Notice(level="warning", message=message))
+        return reason
 
-    def _params(self) -> dict[str, object]:
-        params = request_params(
-            config=self.config, system=self.system, tools=self._tool_params, conversation=self.conversation
+    def params(self) -> dict[str, object]:
+        assert self.plan is not None
+        return request_params(config=self.config, plan=self.plan, conversation=self.conversation)
+
+    def _tell(self) -> None:
+        """Append what changed in the session since the model was last told (facts, tools)."""
+        said = tell(
+            self.conversation,
+            self.surroundings,
+            accepts=self.accepts,
+            inline_tools=self.config.provider == "anthropic",
+            searches_used=self.searches_used,
         )
-        return fit_web_search(params, searches_used=self.tally.usage.web_searches)
+        if said.added or said.removed:
+            log.info("tools told: added %s, removed %s", said.added, said.removed)
+
+    async def _request(self) -> TurnAssembler:
+        """Stream the next turn; a 400 about the thinking blocks sent back is repaired once, the documented way."""
+        try:
+            turn = await self.streamer.stream(self.params())
+        except ThinkingRejected as rejected:
+            self.emit(repair_thinking(self.conversation, rejected))
+            self.checkpoint()
+            turn = await self.streamer.stream(self.params())
+        if turn.transformations:
+            self.transformations = list(turn.transformations)
+            notice = dropped_notice(turn.transformations)
+            if notice is not None:
+                self.emit(notice)
+        return turn
 
     def checkpoint(self) -> None:
         """Save what changed in the conversation (a no-op without a recorder; failures are the recorder's)."""
         if self.recorder is not None:
             self.recorder.sync(self.conversation)
 
-    def _account(self, turn: Usage, *, prompt_of_conversation: bool = True) -> None:
+    def account(self, turn: Usage, *, prompt_of_conversation: bool = True) -> None:
         cost = turn_cost(self.config.model, turn)
         self.tally.add(turn, cost)
         if prompt_of_conversation:
@@ -296,74 +344,11 @@ class AgentRun:
         )
 
     async def _fit_context(self) -> None:
-        """Near the context window, shorten older tool results (oldest first); still too big: compact."""
-        window = self.config.window
-        estimate = self.conversation.estimated_prompt_tokens(self._fixed_chars)
-        if estimate <= window * self.config.shorten_at:
-            return
-        target_chars = int(window * self.config.shorten_to * 4) - self._fixed_chars
-        count = self.conversation.shorten_old_results(target_chars=max(target_chars, 0))
-        if count:
-            self.emit(
-                Notice(
-                    level="info",
-                    message=f"{count} older tool result(s) were shortened to keep the conversation "
-                    "within the model's context window",
-                )
-            )
-            estimate = self.conversation.estimated_prompt_tokens(self._fixed_chars)
-        fraction = self.config.context_compact_fraction
-        if (
-            fraction is not None
-            and estimate > window * fraction
-            and len(self.conversation) >= 3
-            and self._compacted_turn != self.turns - 1  # one compaction, then at least one turn
-        ):
-            await self.compact(automatic=True)
+        await fit_context(self)
 
     async def compact(self, *, automatic: bool) -> bool:
         """Replace the conversation by the model's summary of it; False (and a warning) when that failed."""
-        self.conversation.repair()
-        tokens_before = self.conversation.estimated_prompt_tokens(self._fixed_chars)
-        messages_before = len(self.conversation)
-        try:
-            done = await compact(
-                client=self.client,
-                config=self.config,
-                params=self._params(),
-                conversation=self.conversation,
-                tokens_before=tokens_before,
-                before_replace=self._before_compaction,
-            )
-        except CompactionFailed as failure:
-            self.emit(
-                Notice(
-                    level="warning",
-                    message=f"COMPACTION_FAILED: {failure}; the conversation was kept as it was "
-                    "(`%agent reset` starts over)",
-                )
-            )
-            return False
-        self._account(done.usage, prompt_of_conversation=False)
-        self._compacted_turn = self.turns
-        self.checkpoint()
-        self.emit(
-            Compacted(
-                tokens_before=tokens_before,
-                tokens_after=self.conversation.estimated_prompt_tokens(self._fixed_chars),
-                messages_before=messages_before,
-                automatic=automatic,
-            )
-        )
-        return True
-
-    def _before_compaction(self, done: Compaction) -> None:
-        """The file keeps the conversation as it was, then the record that it is being replaced."""
-        self.checkpoint()
-        if self.recorder is not None:
-            self.recorder.compacted(
-                run_id=self.run_id, tokens_before=done.tokens_before, summary_chars=len(done.summary)
-            )
+        return await compact_run(self, automatic=automatic)
 
     def _explain_cut_calls(self, calls: Sequence[ToolCall]) -> None:
         cut = [c for c in calls if c.raw_input_error is not None]

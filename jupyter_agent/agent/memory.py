@@ -1,4 +1,4 @@
-"""Project memory: the user's standing instructions in `AGENTS.md` / `CLAUDE.md` files, for the system prompt.
+"""Memory files: standing instructions in `AGENTS.md` / `CLAUDE.md` files.
 
 Read, in this order (most general first, so a more specific file comes later and wins):
 1. the user's own `~/.jupyter_agent/AGENTS.md`;
@@ -6,8 +6,11 @@ Read, in this order (most general first, so a more specific file comes later and
    is the outermost allowed root that holds the notebook's directory, or the git work tree holding it when
    that reaches higher (a repository's AGENTS.md sits at its top, notebooks often in a subfolder).
 A project file whose real path leaves those directories (a symlink out) is not read. Each file is cut at
-`MAX_MEMORY_CHARS`. The files are read once per session (the system prompt must not change under the
-prompt cache); `%agent reset` reads them again.
+`MAX_MEMORY_CHARS`. The files are read once per conversation; `%agent reset` reads them again.
+
+The user's own file is the user's instruction and goes in the system prompt (`memory_section`); a project's files
+come from a repository other people can edit, so they reach the model as tool results (`opening.py`), as
+Anthropic's advice on indirect prompt injection says.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class MemoryFile:
     text: str
     #: Characters cut from the end (0: the whole file is in the prompt).
     cut: int = 0
+    #: The user's own file (~/.jupyter_agent/AGENTS.md), not a project's.
+    own: bool = False
 
 
 def user_memory_path() -> Path:
@@ -71,7 +76,7 @@ def memory_dirs(start: Path, roots: Sequence[Path]) -> list[Path]:
     return list(reversed(chain))
 
 
-def _read(path: Path) -> MemoryFile | None:
+def _read(path: Path, *, own: bool = False) -> MemoryFile | None:
     try:
         raw = path.read_bytes()
     except OSError:
@@ -84,7 +89,7 @@ def _read(path: Path) -> MemoryFile | None:
     # Masked: a memory file goes into the system prompt, and `%agent memory` prints it.
     masked = mask(text)
     cut = max(len(masked) - MAX_MEMORY_CHARS, 0)
-    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut)
+    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut, own=own)
 
 
 def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = None) -> list[MemoryFile]:
@@ -92,7 +97,7 @@ def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = 
     found: list[MemoryFile] = []
     user = user_file if user_file is not None else user_memory_path()
     if user.is_file():
-        loaded = _read(user)
+        loaded = _read(user, own=True)
         if loaded is not None:
             found.append(loaded)
     dirs = memory_dirs(start, roots)
@@ -109,16 +114,16 @@ def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = 
 
 
 def memory_section(files: Sequence[MemoryFile]) -> list[str]:
-    """The system prompt's lines for the memory files (none when there are none)."""
-    if not files:
+    """The system prompt's lines for the user's own memory file (none when there is none)."""
+    own = [memory for memory in files if memory.own]
+    if not own:
         return []
     lines = [
         "",
         "# Memory",
-        "The user's standing instructions from memory files, most general first (a later file wins where "
-        "they disagree). Follow them.",
+        "The user's standing instructions from their memory file. Follow them.",
     ]
-    for memory in files:
+    for memory in own:
         lines += ["", f"## {memory.path}", memory.text]
         if memory.cut:
             lines.append(f"[… {memory.cut} more characters of this file were not loaded]")

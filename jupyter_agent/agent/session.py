@@ -1,13 +1,16 @@
 """`AgentSession`: one per kernel — the conversation, the tools, the rules, the usage — across `%%agent` cells.
 
-With a `project` (the notebook's path, or the working directory), every run is saved as it goes
-(sessions/), and `resume` continues a saved session: its conversation, not its read ledger — files and
-cells are read again before they are edited.
+The conversation's system prompt and tools are fixed at its first run (`prefix.Prefix`), after a repository's
+files are handed over as tool results (`opening.py`); each later request tells what changed by appending
+(`updates.py`). With a `project` (the notebook's path, or the working directory), every run is saved as it goes
+(sessions/), and `resume` continues a saved session exactly as it was sent — its prefix, its messages, what it had
+told — not its read ledger: files and cells are read again before they are edited.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 from ..base.journal import RunJournal, set_run_journal
@@ -22,18 +25,23 @@ from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.workflow import todo_list
 from ..tools.workflow.checklist import Todo
+from .briefing import open_conversation, project_files, tools_now, unsendable
 from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Block, Conversation
-from .events import AgentEvent, Emit, Notice, RunFinished, Usage
+from .events import Emit, ErrorEvent, Notice, RunFinished, RunReason, Usage
+from .facts import SessionFacts, facts_text
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
+from .prefix import Prefix, Told
 from .prompt import PromptFacts, system_prompt
 from .resumed_runs import resumed_history
+from .saving import saving
 from .session_values import RunChanges, SessionStatus
 from .setup import RunSetup
 from .subagent import Subagents
+from .updates import Surroundings
 
 
 class AgentSession:
@@ -84,6 +92,8 @@ class AgentSession:
         #: The running run's event sink (None between runs), for `notify`.
         self._emit: Emit | None = None
         self._changes = RunChanges()
+        #: The latest `input_transformations` the API reported (for `%agent status`).
+        self.transformations: list[dict[str, object]] = []
 
     def apply(self, setup: RunSetup) -> None:
         """The one place a run's configuration (the host's `run_setup`) reaches the session, before each run
@@ -156,13 +166,25 @@ class AgentSession:
                         message=f"removed {swept} temp file(s) a stopped kernel left behind (*.jupyter-agent.tmp)",
                     )
                 )
-            changed = await self.notebook_line.update(self.ctx, new_conversation=not len(self.conversation))
-            run = self._agent_run(config, approver, self._saving(emit, config))
-            shown, note = self.notebook_line.facts
-            self.ctx.services.subagents = Subagents(
-                run, kernel=self.kernel, notebook_path=shown, notebook_note=note, memory=self.memory
+            await self.notebook_line.update(self.ctx)
+            refused = unsendable(self.conversation, config.model)
+            if refused is not None:
+                return self._refuse(refused, emit)
+            run = self._agent_run(
+                config, approver, saving(emit, self.recorder, run_id=self._run_id, model=config.model)
             )
-            finished = await run.run(request, attachments=[*changed, *attachments])
+            open_conversation(
+                self.conversation,
+                system=self.system_prompt(),
+                tools=tools_now(self.pool, run.searches_used),
+                pool=self.pool,
+                memory=self.memory,
+            )
+            self.ctx.services.subagents = Subagents(
+                run, facts=self._facts, memory=self.memory, project_files=project_files(self.memory)
+            )
+            finished = await run.run(request, attachments=attachments)
+            self.transformations = run.transformations or self.transformations
             self._last_run_cost = finished.cost_usd
             return finished
         finally:
@@ -184,19 +206,40 @@ class AgentSession:
         if self._emit is not None:
             self._emit(Notice(level="warning", message=message))
 
-    def _blocked(self, reason: str, emit: Emit) -> RunFinished:
-        """A UserPromptSubmit hook refused the request: it is not sent, nor kept in the conversation."""
-        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {reason}"))
+    def _refuse(self, message: str, emit: Emit) -> RunFinished:
+        emit(ErrorEvent(message=message, retryable=False))
+        return self._ended_before_start("error", emit)
+
+    def _ended_before_start(self, reason: RunReason, emit: Emit) -> RunFinished:
+        """The `RunFinished` of a run that sent nothing."""
         finished = RunFinished(
-            reason="blocked",
-            turns=0,
-            usage=Usage(),
-            cost_usd=0.0,
-            duration=0.0,
-            session_cost_usd=self.cost_usd,
+            reason=reason, turns=0, usage=Usage(), cost_usd=0.0, duration=0.0, session_cost_usd=self.cost_usd
         )
         emit(finished)
         return finished
+
+    # what the model is told
+
+    def pending_update(self) -> str | None:
+        """What the next request will tell about the session's facts (all of them for a new conversation)."""
+        return facts_text(self.conversation.told.facts, self._facts().lines())
+
+    def _facts(self) -> SessionFacts:
+        shown, note = self.notebook_line.facts
+        return SessionFacts(
+            cwd=str(self.ctx.sandbox.cwd),
+            kernel=self.kernel,
+            mode=self.policy.mode,
+            date=date.today().isoformat(),
+            notebook=shown,
+            notebook_note=note,
+            tool_names=tuple(self.pool.active()),
+        )
+
+    def _blocked(self, reason: str, emit: Emit) -> RunFinished:
+        """A UserPromptSubmit hook refused the request: it is not sent, nor kept in the conversation."""
+        emit(Notice(level="warning", message=f"a UserPromptSubmit hook blocked this request: {reason}"))
+        return self._ended_before_start("blocked", emit)
 
     def _agent_run(self, config: AgentConfig, approver: Approver, emit: Emit) -> AgentRun:
         dispatcher = Dispatcher(pool=self.pool, policy=self.policy, hooks=self.hooks, approver=approver)
@@ -207,58 +250,39 @@ class AgentSession:
             dispatcher=dispatcher,
             ctx=self.ctx,
             config=config,
-            system=self.system_prompt(dispatcher),
+            surroundings=Surroundings(
+                facts=self._facts, tools=lambda searches: tools_now(self.pool, searches)
+            ),
             emit=emit,
             session_tally=self._tally,
             mode=self.policy.mode,
             recorder=self.recorder,
         )
 
-    def _saving(self, emit: Emit, config: AgentConfig) -> Emit:
-        """`emit`, with the run's ending saved first (and a failure to save said) before `RunFinished`."""
-        recorder = self.recorder
-        if recorder is None:
-            return emit
-
-        def forward(event: AgentEvent) -> None:
-            if isinstance(event, RunFinished):
-                recorder.run_finished(
-                    run_id=self._run_id,
-                    model=config.model,
-                    reason=event.reason,
-                    turns=event.turns,
-                    cost_usd=event.cost_usd,
-                    usage=event.usage.as_dict(),
-                )
-                warning = recorder.take_warning()
-                if warning:
-                    emit(Notice(level="warning", message=warning))
-            emit(event)
-
-        return forward
-
     async def compact(self, *, emit: Emit) -> bool:
         """`%agent compact`: summarise the conversation now; False when there is nothing to compact or it failed."""
         if self._running:
             raise RuntimeError("cannot compact while a run is in progress; stop it first")
-        if len(self.conversation) < 2:
+        if len(self.conversation) < 2 or self.conversation.prefix is None:
             emit(Notice(level="info", message="nothing to compact yet"))
             return False
         self._running = True
         try:
-            return await self._agent_run(self.config, refuse_all, emit).compact(automatic=False)
+            run = self._agent_run(self.config, refuse_all, emit)
+            return await run.compact(automatic=False)
         finally:
             self._running = False
 
     # saved sessions
 
-    def _new_recorder(self, resumed_from: str | None = None) -> SessionRecorder:
+    def _new_recorder(self, resumed_from: str | None = None, base_messages: int = 0) -> SessionRecorder:
         assert self.project is not None
         return SessionRecorder(
             project=self.project,
             notebook=self.notebook_path,
             root=self.sessions_root,
             resumed_from=resumed_from,
+            base_messages=base_messages,
         )
 
     def saved_sessions(self) -> list[SessionSummary]:
@@ -278,17 +302,22 @@ class AgentSession:
         return find_session(self.project, ident, root=self.sessions_root, exclude=current)
 
     def resume(self, saved: SavedSession) -> None:
-        """Continue `saved`: its conversation (made valid), a fresh read ledger, and a new file that says so."""
+        """Continue `saved` exactly as it was sent — its system prompt and tools, its messages, what it had told
+        (a kernel restart since is told as an update) — with a fresh read ledger, in a new file that continues
+        the saved one (it holds only what is new)."""
         if self._running:
             raise RuntimeError("cannot resume while a run is in progress; stop it first")
-        self.conversation.replace(saved.messages)
+        prefix = Prefix.from_json(saved.prefix) if saved.prefix is not None else None
+        told = Told.from_json(saved.told) if saved.told is not None else Told()
+        self.conversation.restore(saved.messages, prefix=prefix, told=told)
         self.conversation.repair()
         self.replaced_by[self.conversation.generation] = "resume"
         self.journals = resumed_history(self.journals, saved, self.conversation)
         self.ctx.reads.clear()
         self._run_id = max([self._run_id, saved.last_run_id, *(j.run_id for j in self.journals)])
         if self.project is not None:
-            self.recorder = self._new_recorder(resumed_from=saved.id)
+            self.recorder = self._new_recorder(resumed_from=saved.id, base_messages=len(saved.messages))
+            self.recorder.continues(saved.prefix)
 
     @property
     def memory(self) -> list[MemoryFile]:
@@ -298,19 +327,13 @@ class AgentSession:
             self._memory = load_memory(sandbox.cwd, sandbox.roots, user_file=self.user_memory)
         return self._memory
 
-    def system_prompt(self, dispatcher: Dispatcher | None = None) -> str:
-        tools = (dispatcher or Dispatcher(pool=self.pool)).tools()
+    def system_prompt(self) -> str:
+        """The conversation's system prompt: as fixed at its first run, or as the next conversation's would be."""
+        prefix = self.conversation.prefix
+        if prefix is not None:
+            return prefix.system
         return system_prompt(
-            PromptFacts(
-                cwd=str(self.ctx.sandbox.cwd),
-                kernel=self.kernel,
-                mode=self.policy.mode,
-                tool_names=tuple(tools),
-                notebook_path=self.notebook_line.facts[0],
-                notebook_note=self.notebook_line.facts[1],
-                extra_instructions=self.config.extra_instructions,
-                memory=self.memory,
-            )
+            PromptFacts(extra_instructions=self.config.extra_instructions, memory=self.memory)
         )
 
     def reset(self) -> None:
@@ -352,7 +375,9 @@ class AgentSession:
     @property
     def status(self) -> SessionStatus:
         tools = Dispatcher(pool=self.pool).tools()
-        system_chars = len(self.system_prompt()) + sum(len(str(t.to_param())) for t in tools.values())
+        prefix = self.conversation.prefix
+        declared = prefix.tools if prefix is not None else tuple(t.to_param() for t in tools.values())
+        system_chars = len(self.system_prompt()) + sum(len(str(t)) for t in declared)
         return SessionStatus(
             model=self.config.model,
             provider=self.config.provider,
@@ -369,6 +394,8 @@ class AgentSession:
             session_budget_usd=self.config.session_budget_usd,
             saved_to=self.recorder.path if self.recorder is not None and self.recorder.started else None,
             memory=tuple(m.path for m in self.memory),
+            transformations=tuple(self.transformations),
+            binding=self.conversation.told.binding,
         )
 
     @property

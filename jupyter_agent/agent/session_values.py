@@ -32,6 +32,10 @@ class SessionStatus:
     #: Where this session is being saved (None: not saved, or nothing written yet).
     saved_to: Path | None = None
     memory: tuple[Path, ...] = ()
+    #: What the API last said it changed in a request (`input_transformations`: thinking blocks dropped).
+    transformations: tuple[dict[str, object], ...] = ()
+    #: `prefix_mismatch_behavior` this conversation sends (None: the API's default, "error").
+    binding: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -49,9 +49,14 @@ class _Block:
 
 
 class TurnAssembler:
-    """Feed it every raw event of one response; read `content()`, `calls`, `stop_reason`, `usage`."""
+    """Feed it every raw event of one response; read `content()`, `calls`, `stop_reason`, `usage`.
 
-    def __init__(self) -> None:
+    `narration`: the request asked for `display: "updates"` (or `between_tools`), so a thinking block with text
+    is what the model wrote between tool calls: it is shown as text (its block is kept as the thinking block it
+    is)."""
+
+    def __init__(self, *, narration: bool = False) -> None:
+        self.narration = narration
         self._blocks: dict[int, _Block] = {}
         self.calls: list[ToolCall] = []
         self.stop_reason: StopReason | None = None
@@ -60,6 +65,9 @@ class TurnAssembler:
         self.finished = False
         #: Web searches the API ran in this turn (their cards).
         self.server = ServerCalls()
+        #: What the API changed in the request before the model read it (`input_transformations`: thinking
+        #: blocks it dropped or let through), as dicts; a later list (after a fallback) replaces the first.
+        self.transformations: list[dict[str, Any]] = []
 
     def feed(self, event: Any) -> StreamItem | None:
         kind = event.type
@@ -76,9 +84,11 @@ class TurnAssembler:
         if kind == "message_start":
             self.message_id = event.message.id
             self.usage = Usage.from_api(event.message.usage)
+            self.transformations = transformations_of(event.message) or self.transformations
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason
             self._merge_usage(event.usage)
+            self.transformations = transformations_of(event) or self.transformations
         elif kind == "message_stop":
             self.finished = True
         return None
@@ -93,7 +103,9 @@ class TurnAssembler:
             block.json_parts.append(delta.partial_json)
         elif kind == "thinking_delta":
             block.data["thinking"] = block.data.get("thinking", "") + delta.thinking
-            return ThinkingDelta(text=delta.thinking)
+            if not delta.thinking:
+                return None
+            return TextDelta(text=delta.thinking) if self.narration else ThinkingDelta(text=delta.thinking)
         elif kind == "signature_delta":
             block.data["signature"] = block.data.get("signature", "") + delta.signature
         elif kind == "citations_delta":
@@ -109,6 +121,8 @@ class TurnAssembler:
             links = citation_links(block.data.get("citations") or [])
             return TextDelta(text=links) if links else TextDone()  # cited passages read on as one text
         if kind == "thinking":
+            if self.narration:
+                return TextDone() if block.data.get("thinking") else None
             return ThinkingDone()
         if kind == "web_search_tool_result":
             return self.server.finish(block.data)
@@ -143,8 +157,9 @@ class TurnAssembler:
         )
 
     def content(self) -> list[dict[str, Any]]:
-        """The assistant blocks to keep: finished ones, plus a partial text block (never a partial call, nor a
-        server tool call whose result did not come: the API refuses one without the other)."""
+        """The assistant blocks to keep: a whole turn exactly as it came; of a stopped one, the finished blocks plus
+        a partial text block (never a partial call, nor a server tool call whose result did not come: the API
+        refuses one without the other)."""
         answered = {
             b.data.get("tool_use_id")
             for b in self._blocks.values()
@@ -159,20 +174,39 @@ class TurnAssembler:
                     citations = block.data.get("citations") if block.done else None
                     text = {"type": "text", "text": block.data["text"]}
                     kept.append({**text, "citations": citations} if citations else text)
-            elif kind == "server_tool_use" and block.data.get("id") not in answered:
-                continue
+            elif kind == "server_tool_use" and block.data.get("id") not in answered and not self.finished:
+                continue  # a stopped stream's search without its result (a whole turn keeps it: pause_turn)
             elif block.done:
                 kept.append(_clean(block.data))
         return kept
 
     @property
     def has_partial_text(self) -> bool:
-        return any(b.data.get("type") == "text" and not b.done for b in self._blocks.values())
+        return self.has_partial_narration or any(
+            b.data.get("type") == "text" and not b.done for b in self._blocks.values()
+        )
 
     @property
     def has_partial_thinking(self) -> bool:
         """A thinking block was being streamed (the UI closes it; the conversation drops it)."""
-        return any(b.data.get("type") == "thinking" and not b.done for b in self._blocks.values())
+        return not self.narration and any(
+            b.data.get("type") == "thinking" and not b.done for b in self._blocks.values()
+        )
+
+    @property
+    def has_partial_narration(self) -> bool:
+        return self.narration and any(
+            b.data.get("type") == "thinking" and b.data.get("thinking") and not b.done
+            for b in self._blocks.values()
+        )
+
+
+def transformations_of(value: Any) -> list[dict[str, Any]]:
+    """`input_transformations` of a message or a message_delta event, as dicts (none without the beta)."""
+    found: Any = getattr(value, "input_transformations", None)
+    if not found:
+        return []
+    return [item.to_dict() if hasattr(item, "to_dict") else dict(item) for item in found]
 
 
 def _clean(data: dict[str, Any]) -> dict[str, Any]:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..base.harness_texts import SUBAGENT_OPENING_NOTE
 from ..base.result import ToolResult
 from ..tools.context import ToolContext
 from ..tools.core import AnyTool
@@ -25,11 +26,12 @@ from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
 from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
-from ..tools.workflow.agent_types import AgentType, SubagentCall
+from ..tools.workflow.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
 from ..tools.workflow.plan import ExitPlanMode
 from ..tools.workflow.question import AskUserQuestion
 from ..tools.workflow.task import TASK_TOOL_NAME
 from ..tools.workflow.todo import TodoWrite
+from .boundary import valid_for_model
 from .conversation import Conversation
 from .events import (
     AgentEvent,
@@ -41,8 +43,12 @@ from .events import (
     ToolStarted,
     UsageUpdate,
 )
+from .facts import SessionFacts
 from .memory import MemoryFile
+from .opening import OpeningFile, opening_messages
+from .prefix import Prefix, definition_name
 from .prompt import PromptFacts, system_prompt
+from .updates import Surroundings
 
 if TYPE_CHECKING:
     from .loop import AgentRun
@@ -72,17 +78,17 @@ class Subagents:
         self,
         parent: AgentRun,
         *,
-        kernel: str,
-        notebook_path: str | None,
-        notebook_note: str = "",
+        facts: Callable[[], SessionFacts],
         memory: Sequence[MemoryFile] = (),
+        project_files: Sequence[OpeningFile] = (),
     ) -> None:
         self.parent = parent
-        self.kernel = kernel
-        self.notebook_path = notebook_path
-        self.notebook_note = notebook_note
-        #: The session's AGENTS.md / CLAUDE.md: a sub-agent follows the user's standing instructions too.
+        #: The session's facts as they are when the sub-agent asks (its first message tells them).
+        self.facts = facts
+        #: The user's own memory file: a sub-agent follows the user's standing instructions too.
         self.memory = memory
+        #: The repository's AGENTS.md / CLAUDE.md, handed over as tool results, as to the main agent.
+        self.project_files = project_files
 
     async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult:
         from .loop import AgentRun
@@ -104,27 +110,18 @@ class Subagents:
         services = dataclasses.replace(ctx.services, subagents=None)
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
         sub_ctx = dataclasses.replace(ctx, reads=ReadLedger(), services=services, tool_use_id="")
-        facts = PromptFacts(
-            cwd=str(ctx.sandbox.cwd),
-            kernel=self.kernel,
-            mode=dispatcher.policy.mode,
-            tool_names=tuple(sub_dispatcher.tools()),
-            notebook_path=self.notebook_path,
-            notebook_note=self.notebook_note,
-            subagent=True,
-            role=agent_type.prompt,
-            memory=self.memory,
+        config = (
+            dataclasses.replace(parent.config, model=agent_type.model) if agent_type.model else parent.config
         )
+        tools = {definition_name(d): d for d in (t.to_param() for t in sub_dispatcher.tools().values())}
         run = AgentRun(
             run_id=parent.run_id,
-            conversation=Conversation(),
+            conversation=self._conversation(agent_type, tools, config.extra_instructions),
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
             ctx=sub_ctx,
-            config=dataclasses.replace(parent.config, model=agent_type.model)
-            if agent_type.model
-            else parent.config,
-            system=system_prompt(facts),
+            config=config,
+            surroundings=Surroundings(facts=self.facts, tools=lambda _searches: tools),
             emit=_Relay(parent, call_id, call.description).emit,
             session_tally=parent.session_tally,
             within=parent.run_total,
@@ -148,6 +145,33 @@ class Subagents:
             "EXECUTION_ERROR",
             f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}",
         )
+
+    def _conversation(
+        self, agent_type: AgentType, tools: dict[str, dict[str, object]], instructions: str
+    ) -> Conversation:
+        """The sub-agent's own conversation: its fixed prefix, and as tool results the repository's files — its
+        own definition (`.claude/agents/*.md`) first, for a project's agent (a type registered in code keeps its
+        instructions in the system prompt)."""
+        conversation = Conversation()
+        from_file = agent_type.source != BUILTIN_SOURCE
+        system = system_prompt(
+            PromptFacts(
+                subagent=True,
+                extra_instructions=instructions,
+                memory=self.memory,
+                role="" if from_file else agent_type.prompt,
+            )
+        )
+        conversation.fix_prefix(
+            Prefix(system=valid_for_model(system), tools=tuple(valid_for_model(list(tools.values()))))
+        )
+        files = list(self.project_files)
+        if from_file and agent_type.prompt.strip():
+            files.insert(0, OpeningFile(path=agent_type.source, text=agent_type.prompt.strip()))
+        conversation.add_messages(
+            opening_messages(files, skill_listing=None, tools=list(tools), note=SUBAGENT_OPENING_NOTE)
+        )
+        return conversation
 
 
 def _final_text(conversation: Conversation) -> str:

@@ -17,52 +17,105 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from ..base.json_values import is_object
 from ..tools.core import ToolCall
-from .api_errors import IncompleteStream, cause_text, describe_api_error, is_stream_cut
+from .api_errors import (
+    IncompleteStream,
+    cause_text,
+    describe_api_error,
+    error_message,
+    is_bad_request,
+    is_stream_cut,
+    thinking_rejection,
+)
 from .client import ModelClient, rejected_feature, without_unsupported
 from .config import AgentConfig
 from .conversation import Conversation, interrupted_result
 from .events import AgentEvent, Notice, TextDone, ThinkingDone, ToolStarted
+from .models import accepts
 from .stream import TurnAssembler
-from .thinking import thinking_param, turn_max_tokens
+from .thinking import ThinkingPlan, with_block_binding
 from .toolrun import ToolRunner
 
 _EPHEMERAL = {"type": "ephemeral"}
 
 
 class RunFailed(Exception):
-    """The run cannot continue; the message says why and what to do."""
+    """The run cannot continue; the message says why and what to do. `refused`: the API answered 400 to the
+    request itself (the run takes back what no response has seen, so the next run is not refused too)."""
 
-    def __init__(self, message: str, *, retryable: bool) -> None:
+    def __init__(self, message: str, *, retryable: bool, refused: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
+        self.refused = refused
 
 
-def request_params(
-    *, config: AgentConfig, system: str, tools: list[dict[str, Any]], conversation: Conversation
-) -> dict[str, Any]:
-    """The Messages API request. With caching: breakpoints on the system prompt, the last tool
-    definition (together they cache the whole fixed prefix) and the conversation tail — 3 of the 4 allowed."""
+class ThinkingRejected(RunFailed):
+    """A 400 about the thinking blocks sent back: "prefix" (the prefix check: resend with `drop_block`) or
+    "signature" (a signature the API cannot use: resend without thinking blocks). The run repairs it once."""
+
+    def __init__(self, message: str, *, kind: str, detail: str) -> None:
+        super().__init__(message, retryable=False, refused=True)
+        self.kind = kind
+        self.detail = detail
+
+
+#: The beta under which `thinking.block_binding` is accepted and responses list `input_transformations`.
+BINDING_BETA = "thinking-binding-controls-2026-08-01"
+
+
+def request_params(*, config: AgentConfig, plan: ThinkingPlan, conversation: Conversation) -> dict[str, Any]:
+    """The Messages API request: the conversation's fixed prefix, its messages, and this model's thinking.
+
+    With caching: breakpoints on the system prompt, the last (non-deferred) tool definition — together they
+    cache the whole fixed prefix — and the conversation tail: 3 of the 4 allowed. `betas` (sent as the
+    `anthropic-beta` header by the client) holds what the request needs: the binding beta on models that check
+    thinking blocks' prefixes (so `input_transformations` are reported), and those the thinking and the
+    conversation's tool changes need."""
+    prefix = conversation.prefix
+    if prefix is None:
+        raise ValueError("the conversation has no system prompt and tools yet (fix_prefix first)")
     cache = config.prompt_caching
-    system_block: dict[str, Any] = {"type": "text", "text": system}
+    system_block: dict[str, Any] = {"type": "text", "text": prefix.system}
     if cache:
         system_block["cache_control"] = _EPHEMERAL
-    thinking = thinking_param(config.thinking, config.model)
+    told = conversation.told
+    thinking = plan.thinking if told.binding is None else with_block_binding(plan.thinking, told.binding)
     params: dict[str, Any] = {
         "model": config.model,
-        "max_tokens": turn_max_tokens(config.max_tokens, thinking),
+        "max_tokens": plan.max_tokens,
         "system": [system_block],
         "messages": conversation.request_messages(cache=cache),
     }
     if thinking is not None:
         params["thinking"] = thinking
-    if tools:
-        sent = list(tools)
-        if cache:
-            sent[-1] = {**sent[-1], "cache_control": _EPHEMERAL}
-        params["tools"] = sent
+    if plan.effort is not None:
+        params["output_config"] = {"effort": plan.effort}
+    if prefix.tools:
+        params["tools"] = _with_tools_breakpoint(list(prefix.tools)) if cache else list(prefix.tools)
+    betas = set(plan.betas) | told.betas
+    if accepts(config.model).preserved_thinking or told.binding is not None:
+        betas.add(BINDING_BETA)
+    if betas:
+        params["betas"] = sorted(betas)
     return params
+
+
+def narrates(thinking: Any) -> bool:
+    """Whether thinking blocks of this request carry what the model writes between tool calls (shown as text)."""
+    return is_object(thinking) and (
+        thinking.get("display") == "updates" or thinking.get("type") == "between_tools"
+    )
+
+
+def _with_tools_breakpoint(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools with a cache breakpoint on the last one that is not deferred (a deferred one may not carry it)."""
+    for index in range(len(tools) - 1, -1, -1):
+        if not tools[index].get("defer_loading"):
+            tools[index] = {**tools[index], "cache_control": _EPHEMERAL}
+            break
+    return tools
 
 
 _FEATURE_NAMES = {"cache_control": "prompt caching (cache_control)", "thinking": "extended thinking"}
@@ -96,7 +149,7 @@ class TurnStreamer:
         while True:
             attempt += 1
             sent = without_unsupported(params, self.client.unsupported)
-            assembler = TurnAssembler()
+            assembler = TurnAssembler(narration=narrates(sent.get("thinking")))
             self.current = assembler
             try:
                 await self._stream_into(assembler, sent)
@@ -164,7 +217,10 @@ class TurnStreamer:
             described = describe_api_error(exc, self.config, self.client.endpoint(self.config))
             if described is None:
                 raise
-            raise RunFailed(described[0], retryable=described[1]) from exc
+            rejected = thinking_rejection(exc)
+            if rejected is not None:
+                raise ThinkingRejected(described[0], kind=rejected, detail=error_message(exc)) from exc
+            raise RunFailed(described[0], retryable=described[1], refused=is_bad_request(exc)) from exc
 
     def _discard(self, assembler: TurnAssembler) -> None:
         """A cut attempt is thrown away: close its text and the cards of its calls, none of which ran."""

@@ -1,11 +1,12 @@
 """Anthropic's server-side web search in the loop: its blocks as cards, citations as links, searches counted and
-priced, the per-run cap, and a history that stays valid when the tool is not offered.
+priced.
 
 The API streams a search as a `server_tool_use` block (the query) and a `web_search_tool_result` block (the
-pages, with encrypted content the API needs back); both stay in the conversation as they came. Cited text
-arrives as text blocks with `citations`, kept too. A request that does not offer the tool (WebSearch denied
-since, or this run used its searches) carries those blocks as plain text instead, so it is valid whatever the
-tool list.
+pages, with encrypted content the API needs back); both stay in the conversation exactly as they came, as do
+cited text blocks with their `citations` (an assistant turn is never rewritten). Once the tool was declared it
+stays in the conversation's tool list; when it may not run any more (denied since, or this run used its
+`max_uses` searches) the model is told with a `tool_removal` (updates.py), and the blocks in the history stay
+valid because the tool is still declared.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ PRICE_PER_SEARCH_USD = 0.01
 #: Server tools the API runs, by the name it calls them, and the name the cards (and rules) use.
 SERVER_TOOL_NAMES = {"web_search": WebSearchTool.name}
 _MAX_TITLE = 60
-_SERVER_BLOCKS = ("server_tool_use", "web_search_tool_result")
 
 
 def search_cost(usage: Usage) -> float:
@@ -128,62 +128,3 @@ def citation_links(citations: Sequence[Any]) -> str:
         title = str(citation.get("title") or urlsplit(target).netloc)
         links.append(f"[{_link_text(title)}]({target})")
     return f" ({', '.join(links)})" if links else ""
-
-
-# -- the request -------------------------------------------------------------------------------------------
-
-
-def _is_web_search(tool: Any) -> bool:
-    return is_object(tool) and str(tool.get("type", "")).startswith("web_search_")
-
-
-def fit_web_search(params: dict[str, Any], *, searches_used: int) -> dict[str, Any]:
-    """The request as it may go: without the web search tool once this run made `max_uses` searches, and with
-    server blocks turned into text when the tool is not offered (a copy; `params` unchanged)."""
-    tools: list[Any] = list(params.get("tools") or [])
-    search = next((t for t in tools if _is_web_search(t)), None)
-    if search is not None and searches_used >= int(search.get("max_uses") or 0) > 0:
-        kept = [t for t in tools if t is not search]
-        if kept and "cache_control" in search and "cache_control" not in kept[-1]:
-            kept[-1] = {**kept[-1], "cache_control": search["cache_control"]}
-        params = {**params, "tools": kept}
-        if not kept:
-            params.pop("tools")
-        search = None
-    if search is None:
-        params = {**params, "messages": without_server_blocks(params.get("messages") or [])}
-    return params
-
-
-def without_server_blocks(messages: Sequence[Any]) -> list[Any]:
-    """Messages whose server tool blocks are text, and whose text blocks carry no citations."""
-    changed: list[Any] = []
-    for message in messages:
-        content = message.get("content") if is_object(message) else None
-        if not is_array(content) or not any(_has_server_parts(b) for b in content):
-            changed.append(message)
-            continue
-        changed.append({**message, "content": [_plain(block) for block in content]})
-    return changed
-
-
-def _has_server_parts(block: Any) -> bool:
-    return is_object(block) and (block.get("type") in _SERVER_BLOCKS or "citations" in block)
-
-
-def _plain(block: Any) -> Any:
-    if not is_object(block):
-        return block
-    kind = block.get("type")
-    if kind == "server_tool_use":
-        given = block.get("input")
-        query = given.get("query", "") if is_object(given) else ""
-        return {"type": "text", "text": f"[I searched the web for: {query}]"}
-    if kind == "web_search_tool_result":
-        return {
-            "type": "text",
-            "text": "[search results:\n" + search_result(block.get("content")).content + "]",
-        }
-    if "citations" in block:
-        return {key: value for key, value in block.items() if key != "citations"}
-    return block

@@ -19,6 +19,10 @@ from .result import ImageContent
 
 #: The API's limit on either side of an image, in pixels.
 MAX_SIDE = 8000
+#: The API's limit on one image as sent: 5 MB of base64 (the Claude API's docs now say 10 MB; Bedrock and Vertex
+#: say 5 MB, and so did the API's own error text), and the largest image whose base64 fits.
+MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+MAX_IMAGE_BYTES = MAX_IMAGE_BASE64 // 4 * 3
 
 _PNG = b"\x89PNG\r\n\x1a\n"
 #: JPEG markers that carry no length (restart markers, start/end of image, TEM).
@@ -71,6 +75,12 @@ def sniff(data: bytes) -> ImageFacts | NotAnImage:
     if facts.width > MAX_SIDE or facts.height > MAX_SIDE:
         return NotAnImage(
             f"it is {facts.width}×{facts.height} pixels, over the {MAX_SIDE}-pixel side the model accepts"
+        )
+    if len(data) > MAX_IMAGE_BYTES:
+        return NotAnImage(
+            f"it is {len(data) / 1024**2:.2f} MB, {(len(data) + 2) // 3 * 4 / 1024**2:.2f} MB as sent (base64), over "
+            f"the {MAX_IMAGE_BASE64 // 1024**2} MB the model accepts per image; save a smaller copy (a lower dpi, "
+            "JPEG) and use that"
         )
     return facts
 

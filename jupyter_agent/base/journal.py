@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .journal_store import STORE, JournalStore, Kept
+from .kernel_journal import KernelStep
 from .notebook_shape import NotebookShape
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
@@ -241,6 +242,8 @@ class RunJournal:
     review: dict[str, ReviewState] = field(default_factory=dict[str, ReviewState])
     #: Where the journal's bytes are kept (memory up to a cap, then disk).
     store: JournalStore = field(default_factory=lambda: STORE, repr=False)
+    #: What the run's RunCode and RunCell calls changed in the kernel's namespace (`base.kernel_journal`).
+    kernel: list[KernelStep] = field(default_factory=list[KernelStep])
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def notebook_written(self, path: Path, write: NotebookWrite) -> None:
@@ -272,6 +275,10 @@ class RunJournal:
         if isinstance(change, FileChange):
             for kept in change.kept():
                 self.store.adopt(kept)
+
+    def record_kernel(self, step: KernelStep) -> None:
+        with self._lock:
+            self.kernel.append(step)
 
     def made_by(self, call_id: str) -> list[Change]:
         """The changes the call `call_id` made (none for an empty id)."""

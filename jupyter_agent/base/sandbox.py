@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..masking import clip, mask
 from .errors import ToolError
+from .images import MAX_IMAGE_BYTES
 from .stopping import current_stop
 from .tempfiles import note_directory, temp_name
 
@@ -24,10 +25,12 @@ class Limits:
     max_read_lines: int = 2000
     max_line_chars: int = 2000
     max_output_chars: int = 30_000
-    max_image_bytes: int = 5 * 1024 * 1024
+    max_image_bytes: int = MAX_IMAGE_BYTES
     default_timeout: float = 120.0
     max_timeout: float = 600.0
     max_glob_results: int = 100
+    #: What the kernel journal may hold in copies for undo (`kernel_undo_budget_mb`).
+    kernel_undo_bytes: int = 512 * 1024 * 1024
 
 
 #: How a text file with no byte-order mark or coding declaration that is not UTF-8 is read (and written back).

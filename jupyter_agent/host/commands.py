@@ -70,14 +70,16 @@ def _tools(agent: KernelAgent, _args: list[str]) -> Report:
 
 
 def _context(agent: KernelAgent, _args: list[str]) -> str:
-    note = agent.kernel_note(peek=True)
-    if note is None:
-        return "nothing new in the kernel since the agent last looked"
-    figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
-    state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
     from ..masking import mask
 
-    return mask(note.text) + figures + state
+    update = agent.current_session().pending_update()
+    told = f"\n\nThe next request also says:\n{update}" if update is not None else ""
+    note = agent.kernel_note(peek=True)
+    if note is None:
+        return mask("nothing new in the kernel since the agent last looked" + told)
+    figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
+    state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
+    return mask(note.text) + figures + state + mask(told)
 
 
 def _fix(agent: KernelAgent, _args: list[str]) -> str | None:
@@ -212,7 +214,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
         name="model",
         arg="MODEL",
-        example="claude-sonnet-4-5",
+        example="claude-opus-5-5",
         help="set the model for the session",
         run=_model,
     ),
@@ -228,7 +230,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="undo",
-        help="revert the last run's file and cell changes (again for the one before)",
+        help="revert the last run's changes to files, cells and the kernel's variables (again for the one before)",
         run=_undo,
     ),
     Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),

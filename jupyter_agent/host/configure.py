@@ -7,11 +7,14 @@ the session applies it (`AgentSession.apply`, the one place these parts of a ses
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider, ThinkingSetting
+from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
+from ..agent.models import Effort
 from ..agent.setup import RunSetup
+from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import Sandbox
 from ..tools.builtin import OPT_IN_TOOLS
 from ..tools.core import AnyTool
@@ -44,9 +47,8 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         max_tokens=settings.max_tokens,
         budget_usd=first_set(options.max_cost, settings.budget_usd),
         session_budget_usd=settings.session_budget_usd,
-        thinking=None
-        if options.think == "off"
-        else first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        thinking=first_set(options.think, cast("ThinkingSetting", settings.thinking)),
+        effort=first_set(options.effort, cast("Effort | None", settings.effort)),
         context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,
@@ -135,11 +137,14 @@ def run_setup(
 
 
 def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> Sandbox:
-    """The session's sandbox with the settings' roots (and the project's extra ones); every root must exist."""
+    """The session's sandbox with the settings' roots (and the project's extra ones; every root must exist) and
+    the kernel journal's memory budget."""
     roots = Sandbox.at(
         sandbox.cwd,
         roots=(*(settings.roots or [sandbox.cwd]), *claude.roots) if claude.roots else tuple(settings.roots),
-        limits=sandbox.limits,
+        limits=dataclasses.replace(
+            sandbox.limits, kernel_undo_bytes=int(settings.kernel_undo_budget_mb * 1024 * 1024)
+        ),
         network=settings.bash_network,
         fallback_encoding=settings.fallback_encoding,
         read_roots=claude.skill_dirs,
@@ -166,7 +171,19 @@ def configure(
     check_rules(
         session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
     )
-    session.apply(run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox))
+    setup = run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox)
+    check_thinking(setup.config)
+    session.apply(setup)
+
+
+def check_thinking(config: AgentConfig) -> None:
+    """SettingError when the model cannot take the thinking or effort asked for (before anything is sent)."""
+    from ..agent.thinking import ThinkingSettingError
+
+    try:
+        config.thinking_plan()
+    except ThinkingSettingError as refused:
+        raise SettingError(str(refused)) from None
 
 
 def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]) -> None:

@@ -366,7 +366,7 @@ class KernelAgent:
 
         session = self.session
         for journal in reversed(session.history):
-            if journal.changes and not journal.undone:
+            if (journal.changes or journal.kernel) and not journal.undone:
                 said = self.run_blocking(undo_run(journal, session.ctx))
                 self.review_pages.publish([journal])  # the page's marks and the run's review follow
                 return said

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from ..agent.config import ThinkingSetting
-from ..agent.thinking import parse_thinking
+from ..agent.models import EFFORTS, Effort
+from ..agent.thinking import ThinkingSetting, parse_thinking
 from ..tools.modes import MODES, Mode
 from ..tools.permissions import Rule
 
@@ -30,8 +30,11 @@ class RunOptions:
     quiet: bool = False
     #: This run's cost cap in USD (over the `budget_usd` setting).
     max_cost: float | None = None
-    #: This run's thinking (over the `thinking` setting); "off" turns a thinking setting off for this run.
-    think: ThinkingSetting | Literal["off"] = None
+    #: This run's thinking (over the `thinking` setting); "off" turns thinking off for this run (or as far as
+    #: the model lets it).
+    think: ThinkingSetting = None
+    #: This run's effort (over the `effort` setting).
+    effort: Effort | None = None
     #: Not flags: what `%agent /command` sets for its run — the tools it may use (None: any) and who said so.
     allowed_tools: tuple[str, ...] | None = None
     scope_owner: str = ""
@@ -101,7 +104,7 @@ def _positive_cost(value: float) -> float:
     return value
 
 
-def _think(value: str) -> ThinkingSetting | Literal["off"]:
+def _think(value: str) -> ThinkingSetting:
     try:
         return parse_thinking(value) or "off"
     except ValueError as exc:
@@ -151,6 +154,12 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
         help="extended thinking for this run: adaptive, a budget in tokens (--think 16000), or off",
         parse={"nargs": "?", "const": "adaptive"},
         convert=_think,
+    ),
+    RunFlag(
+        flag="--effort",
+        metavar="LEVEL",
+        help=f"how hard the model works on this run: {' | '.join(EFFORTS)} (models that take effort)",
+        parse={"choices": list(EFFORTS)},
     ),
     RunFlag(
         flag="--quiet",

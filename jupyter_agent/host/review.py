@@ -17,6 +17,7 @@ from ..tools.context import ToolContext
 from ..ui.review_view import Action, ReviewRow, ReviewWidget
 from ..undo import review
 from ..undo.net import NetCellChange, net_changes
+from ..undo.variables import NetVariableChange
 
 Submit = Callable[[Coroutine[Any, Any, Any]], "Future[Any]"]
 
@@ -45,8 +46,13 @@ class RunReview:
         sandbox = self.ctx.sandbox
         return [
             ReviewRow(
-                target=change.cell_id if isinstance(change, NetCellChange) else change.label(sandbox),
-                text=f"{change.label(sandbox)} {change.kind} {review.line_counts(change)}",
+                target=change.cell_id
+                if isinstance(change, NetCellChange)
+                else change.key  # `kernel:name`: a variable named `all` or like a cell id is still itself
+                if isinstance(change, NetVariableChange)
+                else change.label(sandbox),
+                text=f"{'variable ' if isinstance(change, NetVariableChange) else ''}{change.label(sandbox)} "
+                f"{change.kind} {review.line_counts(change)}".rstrip(),
                 state=change.review,
             )
             for change in net_changes(self.journal)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 USAGE = "%agent review [RUN] | %agent review keep|undo all|CELL_ID|PATH"
 REVIEW_HELP = (
-    "the last run's changed cells and files, each with Keep / Undo (Undo refuses what you changed since); "
+    "the last run's changed cells, files and variables, each with Keep / Undo (Undo refuses what you changed since); "
     "`%agent review undo CELL_ID`, `keep PATH`, `undo all`"
 )
 
@@ -47,7 +47,7 @@ def review_command(agent: KernelAgent, args: list[str]) -> str | None:
     except ReviewError as exc:
         raise ReviewUsageError(str(exc)) from None
     if journal is None:
-        return "no run has changed a cell or file yet"
+        return "no run has changed a cell, file or variable yet"
     found = agent.review_pages.review_of(journal)
     if not found.changed or agent.kernel is None or _no_widgets(agent):
         return found.text() + f"\n(keep or undo: {USAGE.split(' | ')[1]})"
@@ -61,7 +61,7 @@ def _run_with(agent: KernelAgent, target: str) -> RunJournal:
     if target == "all":
         journal = reviewed_run(session.history, None)
         if journal is None:
-            raise ReviewUsageError("no run has changed a cell or file yet")
+            raise ReviewUsageError("no run has changed a cell, file or variable yet")
         return journal
     last_error: ReviewError | None = None
     for journal in reversed(session.history):
@@ -72,7 +72,9 @@ def _run_with(agent: KernelAgent, target: str) -> RunJournal:
             return journal
         except ReviewError as exc:
             last_error = last_error or exc
-    raise ReviewUsageError(str(last_error) if last_error else "no run has changed a cell or file yet")
+    raise ReviewUsageError(
+        str(last_error) if last_error else "no run has changed a cell, file or variable yet"
+    )
 
 
 def _no_widgets(agent: KernelAgent) -> bool:

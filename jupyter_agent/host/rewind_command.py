@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from .kernel_agent import KernelAgent
 
 REWIND_HELP = (
-    "back to before run N (default: the last run): the conversation loses those runs and their file and cell "
-    "changes are undone (what you changed since is kept); --keep-changes rewinds only the conversation"
+    "back to before run N (default: the last run): the conversation loses those runs and their changes to "
+    "files, cells and variables are undone (what you changed since is kept); --keep-changes rewinds only the "
+    "conversation"
 )
 USAGE = (
     "usage: %agent rewind [N] [--keep-changes]  (N: a run number from %agent history; default the last run)"

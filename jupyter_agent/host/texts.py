@@ -56,6 +56,7 @@ def status_report(
         *_notebook_rows(session),
         ("bash", check_sandbox().describe(network=settings.bash_network)),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
+        ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
         *_todo_rows(session),
     ]
@@ -96,6 +97,21 @@ def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:
     return rows
 
 
+def thinking_text(binding: str | None, transformations: tuple[dict[str, object], ...]) -> str:
+    """Whether earlier reasoning goes back as it came, and what the API last said it changed in a request."""
+    kept = (
+        "earlier reasoning sent back as it came"
+        if binding is None
+        else f"prefix_mismatch_behavior {binding} (the API refused earlier reasoning once; kept for this conversation)"
+    )
+    if not transformations:
+        return kept
+    changed = "; ".join(
+        f"{t.get('type')} {t.get('path')} ({t.get('reason')})" for t in transformations[:5]
+    ) + (f"; … {len(transformations) - 5} more" if len(transformations) > 5 else "")
+    return f"{kept}\nthe API's input_transformations in the last request: {changed}"
+
+
 def _mode_text(mode: str, setting: str) -> str:
     """The mode in force, and where it came from when that is not the `mode` setting (a project's defaultMode)."""
     return (
@@ -113,7 +129,10 @@ def memory_text(session: AgentSession) -> str:
             f"no memory files: put {' or '.join(MEMORY_NAMES)} in the notebook's directory (or above it, up to "
             f"the top root), or your own in {user_memory_path()}; %agent reset reads them again"
         )
-    lines = ["memory in the system prompt (most general first; %agent reset reads them again):"]
+    lines = [
+        "memory (most general first; yours is in the system prompt, a project's reaches the model as tool results; "
+        "%agent reset reads them again):"
+    ]
     for memory in files:
         cut = f", cut: {memory.cut:,} more not loaded" if memory.cut else ""
         lines.append(f"  {memory.path}  ({len(memory.text):,} characters{cut})")
@@ -180,6 +199,7 @@ def _first_line(text: str) -> str:
 
 def history_report(session: AgentSession) -> Report:
     from ..undo.run import describe_change
+    from ..undo.variables import describe_step
 
     journals = session.history
     if not journals:
@@ -189,9 +209,10 @@ def history_report(session: AgentSession) -> Report:
     for journal in journals:
         request = shorten(_first_line(journal.request), 80)
         undone = " (rewound)" if journal.rewound else " (undone)" if journal.undone else ""
-        changes = [describe_change(c, session.ctx.sandbox) for c in journal.changes] or [
-            "no changes" if journal.changes_known else "changes not known (resumed from a saved session)"
-        ]
+        changes = [
+            *(describe_change(c, session.ctx.sandbox) for c in journal.changes),
+            *(describe_step(step) for step in journal.kernel),
+        ] or ["no changes" if journal.changes_known else "changes not known (resumed from a saved session)"]
         lines.append(f"run {journal.run_id}: {request}{undone}")
         lines += [f"    {change}" for change in changes]
         rows.append((f"{journal.run_id}{undone}", request, "\n".join(changes)))

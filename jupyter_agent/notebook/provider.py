@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.distribution import DISTRIBUTION
 from ..base.errors import ToolError
 from .access import WriteDecision, decide_write, not_on_this_disk, unknown_notebook
 from .base import Notebook
@@ -109,7 +110,7 @@ class NotebookProvider:
                 found,
                 live_blocked=(
                     f"the jupyter-agent extension in the browser speaks notebook protocol {hello.protocol}, this "
-                    f"kernel speaks {PROTOCOL_VERSION}; the user should upgrade jupyter-agent, reload the page and "
+                    f"kernel speaks {PROTOCOL_VERSION}; the user should upgrade {DISTRIBUTION}, reload the page and "
                     "restart the kernel"
                 ),
             )

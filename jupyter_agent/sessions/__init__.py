@@ -6,10 +6,10 @@ exports one. `SessionRecorder` is what a live agent session writes through.
 """
 
 from .export import session_markdown
+from .log import SessionLog
 from .recorder import SessionRecorder
 from .store import (
     SavedSession,
-    SessionLog,
     SessionNotFound,
     SessionSummary,
     find_session,

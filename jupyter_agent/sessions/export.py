@@ -19,9 +19,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..base.harness_texts import is_harness_text
 from ..base.json_values import is_array, is_object
 from ..masking import clip
-from .store import SavedSession, mask_secret_values
+from .log import mask_secret_values
+from .store import SavedSession
 
 #: The first line of every export: a file that starts so is an earlier export, which may be written over.
 EXPORT_HEADING = "# Agent session "
@@ -151,14 +153,30 @@ def _search_results(content: Any) -> str:
     )
 
 
+def _tool_change(block: dict[str, Any]) -> str:
+    """`+ Read` / `− web_search`: a mid-conversation tool change, by the tool's name."""
+    tool = block.get("tool")
+    name = ""
+    if is_object(tool):
+        definition = tool.get("definition")
+        name = str(tool.get("name") or (definition.get("name") if is_object(definition) else "") or "?")
+    return f"{'+' if block.get('type') == 'tool_addition' else '−'} `{name}`"
+
+
 def _message_markdown(message: dict[str, Any]) -> list[str]:
     out: list[str] = []
     user = message["role"] == "user"
     texts: list[str] = []
+    changes: list[str] = []
     for block in _blocks(message["content"]):
         kind = block.get("type")
-        if kind == "text" and str(block.get("text", "")).strip():
+        if kind == "text" and is_harness_text(str(block.get("text", ""))):
+            quoted = "\n".join(f"> {line}" for line in neutralise_markdown(str(block["text"])).splitlines())
+            out.append(f"*Told by the harness:*\n\n{quoted}")
+        elif kind == "text" and str(block.get("text", "")).strip():
             texts.append(neutralise_markdown(str(block["text"]).strip()))
+        elif kind in ("tool_addition", "tool_removal"):
+            changes.append(_tool_change(block))
         elif kind == "tool_use":
             arguments = json.dumps(block.get("input", {}), ensure_ascii=False, indent=2)
             out.append(f"**Tool call** `{block.get('name', '?')}`\n\n{_fence(arguments, 'json')}")
@@ -171,8 +189,10 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
             out.append(f"**Web search** {_fence(str(query))}")
         elif kind == "web_search_tool_result":
             out.append(f"**Search results**\n\n{_search_results(block.get('content'))}")
+    if changes:
+        out.append(f"*Tools changed:* {', '.join(changes)}")
     if texts:
-        heading = "### User" if user else "### Agent"
+        heading = "### User" if user else "### Agent" if message["role"] == "assistant" else "### System"
         out.insert(0, f"{heading}\n\n" + "\n\n".join(texts))
     return out
 

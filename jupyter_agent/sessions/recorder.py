@@ -13,15 +13,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .store import FORMAT_VERSION, Record, SessionLog, new_session_id, now_iso, project_dir
+from .log import Record, SessionLog
+from .store import FORMAT_VERSION, new_session_id, now_iso, project_dir
 
 
 class UnsavedSource(Protocol):
-    """The conversation, as far as the recorder needs it (`Conversation.take_unsaved`, `mark_unsaved`)."""
+    """The conversation, as far as the recorder needs it: its messages changed since the last save
+    (`take_unsaved`, `mark_unsaved`), and its fixed prefix and what it told since (`take_state`)."""
 
     def take_unsaved(self) -> tuple[int, list[dict[str, Any]]]: ...
 
     def mark_unsaved(self, index: int) -> None: ...
+
+    def take_state(self) -> tuple[dict[str, Any] | None, dict[str, Any]] | None: ...
 
 
 class SessionRecorder:
@@ -32,17 +36,23 @@ class SessionRecorder:
         notebook: str | None = None,
         root: Path | None = None,
         resumed_from: str | None = None,
+        base_messages: int = 0,
     ) -> None:
+        """`resumed_from`, `base_messages`: this file continues that session, whose first `base_messages` messages
+        (and prefix, and what it told) it does not repeat."""
         self.id = new_session_id()
         self.path = project_dir(project, root) / f"{self.id}.jsonl"
         self.project = project
         self.notebook = notebook
         self.resumed_from = resumed_from
+        self.base_messages = base_messages
+        #: The prefix last written (as JSON): a prefix record is written only when it changes.
+        self._prefix_written: dict[str, Any] | None = None
         self.error: str | None = None
         self._warned = False
         self._log = SessionLog(self.path)
         self._started = False
-        self._saved_len = 0
+        self._saved_len = base_messages
         #: Records whose write failed, written before the next ones.
         self._pending: list[Record] = []
 
@@ -85,7 +95,12 @@ class SessionRecorder:
             "project": str(self.project),
             "notebook": self.notebook,
             "resumed_from": self.resumed_from,
+            "base_messages": self.base_messages,
         }
+
+    def continues(self, prefix: dict[str, Any] | None) -> None:
+        """The resumed session's prefix, which its file already holds (not written again)."""
+        self._prefix_written = prefix
 
     def request(self, run_id: int, text: str, message_start: tuple[int, int] | None = None) -> None:
         """`message_start`: where the request goes in the conversation (`Conversation.position`), so a
@@ -103,14 +118,28 @@ class SessionRecorder:
         )
 
     def sync(self, conversation: UnsavedSource) -> None:
-        """Write what changed in the conversation since the last sync (nothing when nothing did)."""
+        """Write what changed in the conversation since the last sync (nothing when nothing did): its prefix when
+        it is new or redeclared, what it told since, and its messages."""
+        records: list[Record] = []
+        state = conversation.take_state()
+        if state is not None:
+            prefix, told = state
+            if prefix is not None and prefix != self._prefix_written:
+                records.append({"type": "prefix", **prefix})
+                self._prefix_written = prefix
+            records.append({"type": "told", **told})
         start, changed = conversation.take_unsaved()
-        if start == self._saved_len and not changed:
+        if start != self._saved_len or changed:
+            records.append({"type": "messages", "start": start, "messages": changed})
+        if not records:
             return
-        if self._write({"type": "messages", "start": start, "messages": changed}):
-            self._saved_len = start + len(changed)
+        if self._write(*records):
+            if start != self._saved_len or changed:
+                self._saved_len = start + len(changed)
         else:
             conversation.mark_unsaved(start)  # the next sync writes these again, from `start`
+            if state is not None:
+                self._prefix_written = None
 
     def run_finished(
         self,

@@ -6,7 +6,12 @@ one JSON record; a write appends whole lines and fsyncs, so a kernel killed mid-
 torn last line, which reading skips, and a write that fails part-way (a full disk) is cut back to where it
 started, so the file never holds half a line in the middle. Records:
 
-- `session`: the header (id, created, project, notebook, resumed_from);
+- `session`: the header (id, created, project, notebook, resumed_from, base_messages). A resumed session's file
+  continues the one it resumed: it holds only what is new, and reading it reads that one's first
+  `base_messages` messages (and its prefix, requests and runs) first;
+- `prefix`: the conversation's system prompt and tools, as sent in every request (a new conversation, or a
+  redeclared tool list);
+- `told`: what the conversation told the model since its prefix (facts, tools, the thinking-binding choice);
 - `request`: what the user asked, with its run id;
 - `messages`: the conversation as sent to the API, from index `start` on (replayed over the earlier ones,
   so shortening an old result or a compaction is a record too, never an edit of the file);
@@ -23,29 +28,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import re
 import secrets
-import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from ..base.json_values import is_array, is_object
-from ..masking import mask
-
-Record = dict[str, Any]
+from .log import Record
 
 FORMAT_VERSION = 1
 _SUFFIX = ".jsonl"
-
-
-def mask_secret_values(text: str) -> str:
-    """Replace secret values in `text` before it is saved: the one place the session store masks."""
-    return mask(text)
 
 
 def sessions_root() -> Path:
@@ -73,70 +69,6 @@ def new_session_id() -> str:
 def now_iso() -> str:
     """Local time with its offset, to the microsecond (sessions started in the same second still sort)."""
     return datetime.now().astimezone().isoformat(timespec="microseconds")
-
-
-def _masked(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_secret_values(value)
-    if isinstance(value, Mapping):
-        return {str(k): _masked(v) for k, v in cast("Mapping[object, object]", value).items()}
-    if isinstance(value, list | tuple):
-        return [_masked(v) for v in cast("list[object] | tuple[object, ...]", value)]
-    return value
-
-
-def encode_record(record: Record) -> bytes:
-    """One masked JSON line."""
-    text = json.dumps(_masked(record), ensure_ascii=False, separators=(",", ":"), default=str)
-    return (text + "\n").encode("utf-8", "surrogatepass")
-
-
-class SessionLog:
-    """Appends records to one session file: whole lines or nothing, fsync; created 0600 in a 0700 directory."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._lock = threading.Lock()
-        self._checked_tail = False
-
-    def append(self, records: Iterable[Record]) -> None:
-        data = b"".join(encode_record(r) for r in records)
-        if not data:
-            return
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                if not self._checked_tail:
-                    data = self._after_torn_line(fd) + data
-                    self._checked_tail = True
-                self._write_whole(fd, data)
-            finally:
-                os.close(fd)
-
-    def _write_whole(self, fd: int, data: bytes) -> None:
-        """Write and fsync `data`; on a failure part-way (ENOSPC, EFBIG, EIO) cut the file back to where it was."""
-        size = os.fstat(fd).st_size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except OSError:
-            try:
-                os.ftruncate(fd, size)
-            except OSError:
-                self._checked_tail = False  # a torn line stays: the next write starts on a new line
-            raise
-
-    def _after_torn_line(self, fd: int) -> bytes:
-        """A newline first when a killed writer left a torn last line, so our first record stays whole."""
-        size = os.fstat(fd).st_size
-        if size == 0:
-            return b""
-        with open(self.path, "rb") as f:
-            f.seek(size - 1)
-            return b"" if f.read(1) == b"\n" else b"\n"
 
 
 def read_records(path: Path) -> tuple[list[Record], int]:
@@ -200,6 +132,10 @@ class SavedSession:
     #: What the file lost (a record that was never written, a conversation cut at a broken message), said
     #: in a line each; the conversation above is the part that is whole.
     gaps: list[str] = field(default_factory=list[str])
+    #: The conversation's system prompt and tools (`{"system", "tools"}`), and what it told since (None: an
+    #: older file that did not keep them).
+    prefix: dict[str, Any] | None = None
+    told: dict[str, Any] | None = None
 
     @property
     def damage(self) -> str:
@@ -222,8 +158,13 @@ class SavedSession:
         return max([r.run_id for r in self.requests] + [r.run_id for r in self.runs], default=0)
 
 
-def load_session(path: Path) -> SavedSession:
-    """Replay a session file (pure: reads the file, needs no kernel). Torn or foreign lines are skipped."""
+#: How many resumed sessions deep a file may continue others (a cycle or a runaway chain stops there).
+_MAX_CHAIN = 100
+
+
+def load_session(path: Path, *, _seen: frozenset[str] = frozenset()) -> SavedSession:
+    """Replay a session file (pure: reads the file, needs no kernel), after the session it continues, if any.
+    Torn or foreign lines are skipped."""
     records, skipped = read_records(path)
     saved = SavedSession(id=path.stem, path=path, skipped_lines=skipped)
     messages: list[dict[str, Any]] = []
@@ -235,6 +176,11 @@ def load_session(path: Path) -> SavedSession:
             saved.project = str(record.get("project") or "")
             saved.notebook = record.get("notebook")
             saved.resumed_from = record.get("resumed_from")
+            messages = _continued(saved, path, record, _seen | {path.stem})
+        elif kind == "prefix":
+            saved.prefix = {"system": record.get("system"), "tools": record.get("tools")}
+        elif kind == "told":
+            saved.told = {k: v for k, v in record.items() if k != "type"}
         elif kind == "request":
             saved.requests.append(
                 Request(
@@ -282,6 +228,31 @@ def load_session(path: Path) -> SavedSession:
     return saved
 
 
+def _continued(saved: SavedSession, path: Path, header: Record, seen: frozenset[str]) -> list[dict[str, Any]]:
+    """For a file that continues another session: that session's first `base_messages` messages, with its
+    prefix, what it told, its requests and runs taken over into `saved`; else no messages."""
+    base_id, count = header.get("resumed_from"), header.get("base_messages")
+    if not isinstance(base_id, str) or type(count) is not int or count <= 0:
+        return []
+    base_path = path.with_name(f"{base_id}{_SUFFIX}")
+    if base_id in seen or len(seen) > _MAX_CHAIN or not base_path.is_file():
+        saved.gaps.append(
+            f"it continues session {base_id}, whose file is missing, so its first {count} messages are left out"
+        )
+        return []
+    base = load_session(base_path, _seen=seen)
+    saved.prefix, saved.told = base.prefix, base.told
+    saved.requests = list(base.requests)
+    saved.runs = list(base.runs)
+    saved.compacted = list(base.compacted)
+    saved.gaps.extend(base.gaps)
+    if len(base.messages) < count:
+        saved.gaps.append(
+            f"the session it continues ({base_id}) holds {len(base.messages)} of its {count} messages"
+        )
+    return base.messages[:count]
+
+
 def _position(value: Any) -> tuple[int, int] | None:
     """A request's `message_start` as written (`[messages, blocks]`); None when absent or malformed."""
     if is_array(value) and len(value) == 2 and all(type(v) is int and v >= 0 for v in value):
@@ -295,10 +266,17 @@ def consistent_prefix(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     unanswered at the end is for `Conversation.repair`)."""
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
+    last = "assistant"  # the role before the first message, as far as alternation goes
     for message in messages:
         role = message["role"]
-        if role == (kept[-1]["role"] if kept else "assistant"):
+        if role == "system":  # follows a user message; alternation goes on around it
+            if last != "user":
+                break
+            kept.append(message)
+            continue
+        if role == last:
             break
+        last = role
         blocks = [b for b in (message["content"] if is_array(message["content"]) else []) if is_object(b)]
         if role == "user":
             answered = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
@@ -314,7 +292,7 @@ def _valid_messages(value: Any) -> Iterator[dict[str, Any]]:
     if not is_array(value):
         return
     for item in value:
-        if is_object(item) and item.get("role") in ("user", "assistant") and "content" in item:
+        if is_object(item) and item.get("role") in ("user", "assistant", "system") and "content" in item:
             yield {"role": item["role"], "content": item["content"]}
 
 

@@ -8,6 +8,17 @@
         assert srv.requests[0]["system"] == ...
 
 The pytest fixture `scripted_server` lives in `jupyter_agent.testing.plugin`; see docs/testing.md.
+
+The server is as strict as the real API by default (`strict=True`), so a notebook or agent tested against it does
+not meet a 400 with a real key: only real model ids are served (another id is the API's 404), each with its row in
+`jupyter_agent.testing.strict.models` (context window, output limit, the `thinking` types it takes, whether it
+accepts prefill, sampling parameters, forced `tool_choice`, mid-conversation system messages, effort levels); a
+request the row or the API's message rules refuse is a 400 with the API's wording (text blocks, tool pairing,
+images, cache breakpoints, tool names, context window); thinking blocks carry the server's own signature, bound to
+their conversation, model and account, and sending one back after an edit before it is the API's "bound to a
+different conversation" 400 (or, with `prefix_mismatch_behavior: "drop_block"`, a drop reported in
+`input_transformations`); usage reports what the prompt cache would read and write. `ScriptedServer(strict=False)`
+answers everything from the script as before; `models=[...]` adds rows.
 """
 
 from .script import (
@@ -28,10 +39,12 @@ from .script import (
 from .script_json import ScriptFormatError, load_script, script_from_json
 from .server import TEST_API_KEY, RecordedRequest, ScriptedServer
 from .server_tools import Citation, SearchHit, ServerToolUse, WebSearchResult
-from .wire import estimate_tokens
+from .strict.canonical import estimate_tokens
+from .strict.models import SERVED_MODELS, ServedModel, scripted_model
 
 __all__ = [
     "ERROR_STATUS",
+    "SERVED_MODELS",
     "TEST_API_KEY",
     "Block",
     "Citation",
@@ -45,6 +58,7 @@ __all__ = [
     "ScriptedServer",
     "ScriptedUsage",
     "SearchHit",
+    "ServedModel",
     "ServerToolUse",
     "StopReason",
     "Text",
@@ -55,4 +69,5 @@ __all__ = [
     "estimate_tokens",
     "load_script",
     "script_from_json",
+    "scripted_model",
 ]

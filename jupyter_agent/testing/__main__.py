@@ -1,7 +1,9 @@
 """`python -m jupyter_agent.testing --script script.json`: the scripted server as its own process.
 
 For tests whose client lives in another process (JupyterLab, a kernel): start this, read the first
-stdout line `URL http://127.0.0.1:PORT`, point `ANTHROPIC_BASE_URL` at it, kill it when done.
+stdout line `URL http://127.0.0.1:PORT`, point `ANTHROPIC_BASE_URL` at it, kill it when done. It is strict like
+`ScriptedServer` (`--lenient` turns the API's request rules off); its thinking-block signatures use a key of its
+own unless `--signing-key` gives one.
 """
 
 from __future__ import annotations
@@ -34,6 +36,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to bind (default 0: a free port)")
     parser.add_argument("--record", type=Path, help="append every request as one JSON line to this file")
+    parser.add_argument(
+        "--signing-key",
+        type=bytes.fromhex,
+        help="hex key for thinking-block signatures (default: a new one per process); give two servers the same "
+        "key to accept each other's blocks",
+    )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="answer every request from the script, without the real API's request rules (strict=False)",
+    )
     return parser
 
 
@@ -59,7 +72,15 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    with ScriptedServer(turns, host=args.host, port=args.port, on_request=on_request) as server:
+    server = ScriptedServer(
+        turns,
+        host=args.host,
+        port=args.port,
+        on_request=on_request,
+        strict=not args.lenient,
+        signing_key=args.signing_key,
+    )
+    with server:
         print(f"URL {server.url}", flush=True)
         with contextlib.suppress(_Stopped):
             threading.Event().wait()

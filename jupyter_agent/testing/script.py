@@ -63,7 +63,12 @@ class Text:
 
 @dataclass(frozen=True)
 class Thinking:
-    """An extended-thinking block; streamed as `thinking_delta` events and one `signature_delta`."""
+    """An extended-thinking block; streamed as `thinking_delta` events and one `signature_delta`.
+
+    The strict server (the default) replaces `signature` with its own, bound to the conversation as the API binds
+    it, and sends the text empty where the request's `thinking.display` is "omitted" (the default on the 5.x
+    models). With `ScriptedServer(strict=False)` both go out as scripted.
+    """
 
     thinking: str
     signature: str = "scripted-signature"
@@ -92,12 +97,17 @@ BLOCK_TYPES = (Text, Thinking, ToolUse, ServerToolUse, WebSearchResult)
 
 @dataclass(frozen=True, kw_only=True)
 class ScriptedUsage:
-    """Token counts reported for a turn; `None` means estimated (about one token per 4 characters)."""
+    """Token counts reported for a turn; `None` means the server's own figure.
+
+    The input side (`input_tokens`, `cache_creation_input_tokens`, `cache_read_input_tokens`) is what the strict
+    server's prompt cache reports unless one of the three is set here; then the set ones win and the others are 0
+    (`input_tokens`: estimated). Output tokens are estimated at about one token per 4 characters.
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
     #: `server_tool_use.web_search_requests`; None counts the turn's web search calls.
     web_search_requests: int | None = None
 

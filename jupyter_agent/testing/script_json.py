@@ -203,8 +203,8 @@ def _turn_from_json(value: object, where: str) -> Turn:
         usage = ScriptedUsage(
             input_tokens=u.int_("input_tokens"),
             output_tokens=u.int_("output_tokens"),
-            cache_creation_input_tokens=u.int_("cache_creation_input_tokens") or 0,
-            cache_read_input_tokens=u.int_("cache_read_input_tokens") or 0,
+            cache_creation_input_tokens=u.int_("cache_creation_input_tokens"),
+            cache_read_input_tokens=u.int_("cache_read_input_tokens"),
             web_search_requests=u.int_("web_search_requests"),
         )
         u.done()

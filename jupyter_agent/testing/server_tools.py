@@ -14,7 +14,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.json_values import is_array, is_object
+from ..base.json_values import is_object
+from .strict.canonical import array
+from .strict.joined import JoinedTurn, Placed, joined_turns
 
 Event = tuple[str, dict[str, Any]]
 
@@ -144,18 +146,73 @@ def web_search_requests(blocks: Sequence[object]) -> int:
     return sum(1 for b in blocks if isinstance(b, ServerToolUse) and b.name == "web_search")
 
 
+def _only_tool_results(turn: JoinedTurn) -> bool:
+    return turn.role == "user" and all(p.type == "tool_result" for p in turn.blocks)
+
+
+def _server_calls(turn: JoinedTurn) -> tuple[dict[str, Placed], set[Any]]:
+    """The turn's server tool calls by id, and the ids its server tool results answer."""
+    calls = {str(p.block.get("id")): p for p in turn.blocks if p.type == "server_tool_use"}
+    answered = {p.block.get("tool_use_id") for p in turn.blocks if p.type.endswith("_tool_result")}
+    return calls, answered
+
+
+def _offered(body: Mapping[str, Any]) -> set[Any]:
+    tools: list[Any] = array(body.get("tools"))
+    return {t.get("name") for t in tools if is_object(t)}
+
+
 def unanswered_server_call(body: Mapping[str, Any]) -> str | None:
-    """The API's 400 for a conversation with a web search call and no result for it, else None."""
-    for number, message in enumerate(body.get("messages") or []):
-        content = message.get("content") if is_object(message) else None
-        if not is_array(content):
+    """The API's 400 for a server tool call left without its result once the turn has ended, else None.
+
+    A call may stay open in the last assistant turn while that turn goes on (docs "Handling stop reasons"): when
+    the request ends with it (a `pause_turn` continuation, perhaps followed by a system message) or with a user
+    message of only `tool_result` blocks (a client tool called beside it). Continuing it needs the server tool in
+    `tools`. Consecutive assistant messages are one turn: a continuation sent as a message of its own answers the call.
+    """
+    offered = _offered(body)
+    turns = joined_turns(array(body.get("messages")))
+    for number, turn in enumerate(turns):
+        if turn.role != "assistant":
             continue
-        blocks = [b for b in content if is_object(b)]
-        calls = {b.get("id") for b in blocks if b.get("type") == "server_tool_use"}
-        answered = {b.get("tool_use_id") for b in blocks if b.get("type") == "web_search_tool_result"}
-        for missing in sorted(str(c) for c in calls - answered):
+        calls, answered = _server_calls(turn)
+        for missing in sorted(set(calls) - answered):
+            call = calls[missing]
+            name = str(call.block.get("name"))
+            # A system message after the paused turn (text, docs "Mid-conversation system messages") continues it.
+            rest = [t for t in turns[number + 1 :] if t.role != "system"]
+            if not rest or (len(rest) == 1 and _only_tool_results(rest[0])):
+                if name in offered:
+                    continue
+                # [DOC] the message "ends with" this; its beginning is our wording.
+                return (
+                    f"messages.{call.message}.content: `{name}` tool use with id `{missing}` cannot be continued, "
+                    f"but no `{name}` tool was provided"
+                )
+            # [DOC] "Handling stop reasons"
             return (
-                f"messages.{number}.content: web_search tool use with id {missing} was found without a "
-                "corresponding web_search_tool_result block"
+                f"messages.{call.message}.content: `{name}` tool use with id `{missing}` was found without a "
+                f"corresponding `{name}_tool_result` block"
             )
+    return None
+
+
+def undeclared_server_tool(body: Mapping[str, Any]) -> str | None:
+    """The strict server's 400 for a completed server tool call (call and result) in the history when `tools` does
+    not declare that server tool (the lead's decision 7, /work/notes-team/api-docs.md §22: the docs leave it open,
+    and the prefix check forbids removing a tool from `tools` anyway; a `tool_removal` leaves it declared)."""
+    offered = _offered(body)
+    for turn in joined_turns(array(body.get("messages"))):
+        if turn.role != "assistant":
+            continue
+        calls, answered = _server_calls(turn)
+        for call_id in sorted(set(calls) & answered):
+            call = calls[call_id]
+            name = str(call.block.get("name"))
+            if name not in offered:
+                return (
+                    f"messages.{call.message}.content: `{name}` tool use with id `{call_id}` is in the "
+                    f"conversation, but no `{name}` tool was provided; keep `{name}` declared in `tools` for the "
+                    "whole conversation (to stop offering it, append a `tool_removal` block)"
+                )
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .script import Block, Text, Thinking, ToolUse, Turn
@@ -16,28 +17,32 @@ from .server_tools import (
     server_block_events,
     web_search_requests,
 )
+from .strict.canonical import estimate_tokens
 
 DEFAULT_MODEL = "claude-scripted"
-
-
-def estimate_tokens(value: object) -> int:
-    """About one token per 4 characters of compact JSON; what `count_tokens` and default usage report."""
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-    return max(1, len(text) // 4)
 
 
 def _chunks(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _usage(turn: Turn, request: Mapping[str, Any], *, output_tokens: int) -> dict[str, Any]:
+def _usage(
+    turn: Turn, request: Mapping[str, Any], *, output_tokens: int, computed: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The turn's usage: the input side scripted if the turn sets any of it, else `computed` (the strict server's
+    prompt cache), else estimated with nothing cached."""
     u = turn.usage
-    usage: dict[str, Any] = {
-        "input_tokens": u.input_tokens if u.input_tokens is not None else estimate_tokens(dict(request)),
-        "output_tokens": output_tokens,
-        "cache_creation_input_tokens": u.cache_creation_input_tokens,
-        "cache_read_input_tokens": u.cache_read_input_tokens,
-    }
+    scripted = (u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+    usage: dict[str, Any]
+    if computed is not None and all(value is None for value in scripted):
+        usage = dict(computed)
+    else:
+        usage = {
+            "input_tokens": u.input_tokens if u.input_tokens is not None else estimate_tokens(dict(request)),
+            "cache_creation_input_tokens": u.cache_creation_input_tokens or 0,
+            "cache_read_input_tokens": u.cache_read_input_tokens or 0,
+        }
+    usage["output_tokens"] = output_tokens
     searches = (
         u.web_search_requests if u.web_search_requests is not None else web_search_requests(turn.blocks)
     )
@@ -74,7 +79,7 @@ def _full_block(blocks: Sequence[Block], index: int, position: int) -> dict[str,
     if block.raw_input is not None:
         try:
             tool_input = json.loads(block.raw_input)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, a 5000-digit integer, 100k-deep nesting
             tool_input = block.raw_input  # a JSON object cannot carry malformed JSON; send the text
     return {
         "type": "tool_use",
@@ -84,39 +89,62 @@ def _full_block(blocks: Sequence[Block], index: int, position: int) -> dict[str,
     }
 
 
+@dataclass(frozen=True)
+class Shaped:
+    """What the strict server changes in a turn's answer: the content (signed thinking blocks), the input side of
+    the usage, and top-level fields such as `input_transformations`."""
+
+    content: Sequence[Mapping[str, Any]]
+    usage: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: {})
+
+
+def content_blocks(turn: Turn, index: int) -> list[dict[str, Any]]:
+    """The turn's content as the API sends it whole (a non-streaming response's `content`)."""
+    return [_full_block(turn.blocks, index, i) for i in range(len(turn.blocks))]
+
+
+def _shaped(turn: Turn, index: int, shaped: Shaped | None) -> Shaped:
+    return shaped if shaped is not None else Shaped(content=content_blocks(turn, index))
+
+
 def _message(
-    turn: Turn, request: Mapping[str, Any], index: int, content: list[dict[str, Any]]
+    turn: Turn, request: Mapping[str, Any], index: int, shaped: Shaped, content: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
+    usage = _usage(turn, request, output_tokens=_output_tokens(turn), computed=shaped.usage)
     return {
         "id": f"msg_01scripted{index:04d}",
         "type": "message",
         "role": "assistant",
         "model": request.get("model") or DEFAULT_MODEL,
-        "content": content,
+        "content": [dict(block) for block in content],
         "stop_reason": turn.resolved_stop_reason,
         "stop_sequence": turn.stop_sequence,
-        "usage": _usage(turn, request, output_tokens=_output_tokens(turn)),
+        "usage": usage,
+        **shaped.extra,
     }
 
 
-def full_message(turn: Turn, request: Mapping[str, Any], index: int) -> dict[str, Any]:
+def full_message(
+    turn: Turn, request: Mapping[str, Any], index: int, shaped: Shaped | None = None
+) -> dict[str, Any]:
     """The non-streaming response body for `turn`."""
-    return _message(
-        turn, request, index, [_full_block(turn.blocks, index, i) for i in range(len(turn.blocks))]
-    )
+    shaped = _shaped(turn, index, shaped)
+    return _message(turn, request, index, shaped, shaped.content)
 
 
 def _block_events(
-    blocks: Sequence[Block], index: int, position: int, size: int
+    turn: Turn, block_json: Mapping[str, Any], index: int, position: int
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     def delta(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return "content_block_delta", {"type": "content_block_delta", "index": position, "delta": payload}
 
-    block = blocks[position]
+    size = turn.chunk_size
+    block = turn.blocks[position]
     start: dict[str, Any]
     if isinstance(block, ServerToolUse | WebSearchResult):
         chunks = _chunks(json.dumps(dict(block.input)), size) if isinstance(block, ServerToolUse) else []
-        start, payloads = server_block_events(blocks, index, position, chunks)
+        start, payloads = server_block_events(turn.blocks, index, position, chunks)
         deltas = [delta(payload) for payload in payloads]
     elif isinstance(block, Text):
         start = {"type": "text", "text": ""}
@@ -124,8 +152,10 @@ def _block_events(
         deltas += [delta(payload) for payload in citation_deltas(block.citations)]
     elif isinstance(block, Thinking):
         start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in _chunks(block.thinking, size)]
-        deltas.append(delta({"type": "signature_delta", "signature": block.signature}))
+        text = str(block_json.get("thinking", ""))
+        # An empty thinking block (display "omitted") still streams one empty thinking_delta, as the API does.
+        deltas = [delta({"type": "thinking_delta", "thinking": c}) for c in _chunks(text, size) or [""]]
+        deltas.append(delta({"type": "signature_delta", "signature": block_json.get("signature", "")}))
     else:
         start = {
             "type": "tool_use",
@@ -141,26 +171,35 @@ def _block_events(
     yield "content_block_stop", {"type": "content_block_stop", "index": position}
 
 
-def stream_events(turn: Turn, request: Mapping[str, Any], index: int) -> list[tuple[str, dict[str, Any]]]:
+def stream_events(
+    turn: Turn, request: Mapping[str, Any], index: int, shaped: Shaped | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     """The SSE events for `turn`, in the real API's order (one `ping` after the first block starts)."""
-    usage = _usage(turn, request, output_tokens=1)
-    start = _message(turn, request, index, []) | {"stop_reason": None, "stop_sequence": None, "usage": usage}
+    shaped = _shaped(turn, index, shaped)
+    message = _message(turn, request, index, shaped, [])
+    message_usage = dict(message["usage"], output_tokens=1)
+    start = message | {"stop_reason": None, "stop_sequence": None, "usage": message_usage}
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": start})
     ]
     for position in range(len(turn.blocks)):
-        events.extend(_block_events(turn.blocks, index, position, turn.chunk_size))
+        events.extend(_block_events(turn, shaped.content[position], index, position))
     events.insert(2 if turn.blocks else 1, ("ping", {"type": "ping"}))
     delta = {"stop_reason": turn.resolved_stop_reason, "stop_sequence": turn.stop_sequence}
-    final_usage = _usage(turn, request, output_tokens=_output_tokens(turn))
+    final_usage = dict(message["usage"])
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
 
-def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
-    """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ...}}`."""
-    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+def error_body(
+    error_type: str, message: str, request_id: str, details: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Anthropic's error shape: `{"type": "error", "error": {"type": ..., "message": ..., "details"?: ...}}`."""
+    error: dict[str, Any] = {"type": error_type, "message": message}
+    if details:
+        error["details"] = dict(details)
+    return {"type": "error", "error": error, "request_id": request_id}
 
 
 def unsupported_field(body: dict[str, Any], rejects: frozenset[str]) -> str | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ..base.journal import RunJournal
+from ..base.kernel_journal import KernelUndoStore
 from ..base.result import ToolResult
 from ..base.sandbox import Sandbox
 from .ledger import ReadLedger
@@ -83,6 +84,8 @@ class ToolServices:
     signals: KernelSignals | None = None
     #: The run that used its one `set_next_input` payload (a proposed new cell), if any.
     next_input_run: int | None = None
+    #: What the kernel journal holds for undo, session-wide, within the budget (shared by sub-agents).
+    kernel_undo: KernelUndoStore = field(default_factory=KernelUndoStore)
 
 
 @dataclass(kw_only=True)

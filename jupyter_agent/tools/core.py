@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
@@ -49,6 +50,8 @@ class Preview:
     kind: Literal["diff", "code", "args"]
     text: str
     language: str = ""
+    #: What the call may do beyond the preview, said under it (the kernel variables a RunCode may change).
+    note: str = ""
 
 
 class Tool(Generic[InputT]):
@@ -157,7 +160,20 @@ class InstanceTool(Tool[InputT]):
 
 
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
-    """JSON schema from the pydantic model, minus the noise (titles) the model doesn't need."""
+    """JSON schema from the pydantic model, minus the noise (titles) the model doesn't need.
+
+    Made once per input class (the tool list is compared before every request); callers must not change it.
+    """
+    known = _SCHEMAS.get(model)
+    if known is None:
+        known = _SCHEMAS[model] = _schema(model)
+    return known
+
+
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True)
     _strip_titles(schema)
     schema.setdefault("additionalProperties", False)

@@ -147,11 +147,13 @@ class Dispatcher:
         tools = self.tools()
         tool = tools.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(tools)) or "none"
-            result = ToolResult.error(
-                "UNKNOWN_TOOL", f"there is no tool named '{call.name}'; available tools: {names}"
+            return Dispatched(
+                result=self._not_offered(call.name, tools),
+                title=call.name,
+                kind="other",
+                decision=None,
+                duration=0.0,
             )
-            return Dispatched(result=result, title=call.name, kind="other", decision=None, duration=0.0)
         ctx = dataclasses.replace(ctx, tool_use_id=call.id, policy=self.policy)
         title = tool.name
         decision: Decision | None = None
@@ -164,6 +166,16 @@ class Dispatcher:
         return Dispatched(
             result=result, title=title, kind=tool.kind, decision=decision, duration=time.monotonic() - started
         )
+
+    def _not_offered(self, name: str, tools: dict[str, AnyTool]) -> ToolResult:
+        """A call to a tool that does not run now: one the model was shown that is denied or gone (refused with
+        the reason: it stays declared in the conversation), else an unknown name."""
+        reason = self.pool.unavailable(name)
+        if reason is not None:
+            denied, message = reason
+            return ToolResult.error("DENIED" if denied else "NOT_AVAILABLE", message)
+        names = ", ".join(sorted(tools)) or "none"
+        return ToolResult.error("UNKNOWN_TOOL", f"there is no tool named '{name}'; available tools: {names}")
 
     async def _checked_run(
         self, tool: AnyTool, call: ToolCall, ctx: ToolContext, on_running: Callable[[str], None] | None

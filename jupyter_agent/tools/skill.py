@@ -1,7 +1,8 @@
 """Skill: load one of the user's skills (`.claude/skills/<name>/SKILL.md`) on demand.
 
-The skills' names and descriptions are in this tool's description — read once per session, so the tool list
-stays byte-identical and the prompt cache holds — and the body is read when the model asks for it. A skill's
+The tool's description is fixed; the skills' names and descriptions (text from the repository) are listed by
+`Skill` without a name — a tool result the conversation's opening holds — and a body is read when the model asks
+for it. A skill's
 other files are listed; `Skill(skill="<name>/<file>")` reads one (confined to the skill's directory), and those
 inside the allowed roots can be read with Read too. A skill's `allowed-tools` narrows what runs while it is
 active (until the end of the run, or until another skill with `allowed-tools` replaces it); it never allows
@@ -76,32 +77,43 @@ def with_arguments(body: str, args: str) -> str:
     return text
 
 
-def _description(skills: Sequence[Skill]) -> str:
+#: The Skill tool's description: fixed, so the tool list stays byte-identical for a conversation. The skills
+#: themselves (names and descriptions are text from the repository) are listed by `Skill` without a name, in a
+#: tool result, which the conversation's opening holds.
+DESCRIPTION = (
+    "Load a skill: the user's written instructions for a kind of task, with files that support them. When a "
+    "request matches a skill's description, call Skill first and follow what it says.\n"
+    "- skill: the skill's name; `<name>/<file>` reads one of the files the skill lists. Without it, Skill "
+    "lists the skills.\n"
+    "- args: optional arguments for the skill.\n"
+    "- A skill may limit the tools you can use while it is active."
+)
+
+
+def skill_listing(skills: Sequence[Skill]) -> str:
+    """What `Skill` without a name answers: each skill's name and description (from its SKILL.md)."""
     listing = "\n".join(f"- {s.name}: {s.description} ({s.where})" for s in skills) or "(none)"
-    return (
-        "Load a skill: the user's written instructions for a kind of task, with files that support them. When a "
-        "request matches a skill's description, call Skill first and follow what it says.\n"
-        "- skill: the skill's name; `<name>/<file>` reads one of the files the skill lists.\n"
-        "- args: optional arguments for the skill.\n"
-        "- A skill may limit the tools you can use while it is active.\n\n"
-        f"Available skills:\n{listing}"
-    )
+    return f"Available skills:\n{listing}"
 
 
 class SkillInput(ToolInput):
-    skill: str = Field(min_length=1)
-    """The skill's name (as listed), or `<name>/<file>` for one of its files."""
+    skill: str | None = Field(default=None, min_length=1)
+    """The skill's name (as listed), or `<name>/<file>` for one of its files; none lists the skills."""
     args: str | None = None
     """Arguments for the skill, as the user would type them after its name."""
 
 
+#: The Skill tool's name (an `InstanceTool`: its name is given per instance).
+SKILL_TOOL_NAME = "Skill"
+
+
 class SkillTool(InstanceTool[SkillInput]):
-    """The `Skill` tool for one session's skills (its description lists them)."""
+    """The `Skill` tool for one session's skills (`Skill` without a name lists them)."""
 
     def __init__(self, skills: Sequence[Skill]) -> None:
         super().__init__(
-            name="Skill",
-            description=_description(skills),
+            name=SKILL_TOOL_NAME,
+            description=DESCRIPTION,
             input_model=SkillInput,
             kind="read",
             annotations=READ_ONLY,
@@ -109,7 +121,7 @@ class SkillTool(InstanceTool[SkillInput]):
         self.skills = {skill.name: skill for skill in skills}
 
     def title(self, params: SkillInput, ctx: ToolContext) -> str:
-        return f"Skill {params.skill}"
+        return f"Skill {params.skill}" if params.skill else "Skill (list)"
 
     def find(self, name: str) -> Skill:
         skill = self.skills.get(name)
@@ -119,6 +131,10 @@ class SkillTool(InstanceTool[SkillInput]):
         return skill
 
     async def run(self, params: SkillInput, ctx: ToolContext) -> ToolResult:
+        if params.skill is None:
+            return ToolResult.ok(
+                skill_listing(list(self.skills.values())), summary=f"{len(self.skills)} skill(s)"
+            )
         name, _, inner = params.skill.partition("/")
         skill = self.find(name)
         if inner:

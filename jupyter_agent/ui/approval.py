@@ -26,8 +26,14 @@ def preview_html(preview: Preview) -> str:
     """The effect to approve, as safe HTML with secrets masked (widgets are displayed outside the publisher)."""
     text = mask(preview.text)
     if preview.kind == "diff":
-        return diff_to_html(text)
-    return pre(text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;")
+        body = diff_to_html(text)
+    else:
+        body = pre(text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;")
+    if not preview.note:
+        return body
+    return (
+        body + f'<div class="jp-agent-approval-note" style="font-size:11px;">{esc(mask(preview.note))}</div>'
+    )
 
 
 def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
@@ -125,10 +131,11 @@ def _approval(request: Question[Approval]) -> ApprovalRequest:
 
 def ask_on_stdin(request: ApprovalRequest) -> Approval:
     """Terminal IPython: a plain question on stdin, control characters escaped and secrets masked."""
-    title, reason, preview = (
-        visible(mask(text)) for text in (request.title, request.reason, request.preview.text)
+    title, reason, preview, note = (
+        visible(mask(text))
+        for text in (request.title, request.reason, request.preview.text, request.preview.note)
     )
-    print(f"\n{title} — {reason}\n{preview}\n")
+    print(f"\n{title} — {reason}\n{preview}\n" + (f"{note}\n" if note else ""))
     answer = input("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ").strip()
     if answer.lower() in ("y", "yes"):
         return Approve()

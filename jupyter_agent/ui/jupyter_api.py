@@ -19,9 +19,9 @@ class Clickable(Protocol):
 
 
 class Submittable(Protocol):
-    """A text field that calls back on Enter (`ipywidgets.Text`)."""
+    """A text field whose frontend sends a `submit` event on Enter (`ipywidgets.Text`)."""
 
-    def on_submit(self, callback: Callable[[Any], None], /) -> None: ...
+    def on_msg(self, callback: Callable[[Any, Any, Any], None], /) -> None: ...
 
 
 class Styled(Protocol):
@@ -42,8 +42,18 @@ def on_click(button: Clickable, callback: Callable[[Any], None]) -> None:
 
 
 def on_submit(field: Submittable, callback: Callable[[Any], None]) -> None:
-    """Call `callback(field)` when the user presses Enter in the field."""
-    field.on_submit(callback)
+    """Call `callback(field)` when the user presses Enter in the field, and only then.
+
+    Listens for the `submit` event the field's view sends on Enter, as ipywidgets' `Text.on_submit` did: that
+    method is deprecated, and its advice (`continuous_update=False`, observe `value`) also fires when the field
+    loses focus, so typing a message and then clicking Allow once would send the message as a denial.
+    """
+
+    def on_message(_widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and cast(dict[str, Any], content).get("event") == "submit":
+            callback(field)
+
+    field.on_msg(on_message)
 
 
 def add_class(widget: Styled, name: str) -> None:

@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.distribution import DISTRIBUTION
+
 log = logging.getLogger(__name__)
 
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
@@ -127,7 +129,7 @@ def unsupported_reason(kernel: Any) -> str | None:
     return (
         f"in-cell approvals and live notebook edits need ipykernel internals that ipykernel {ipykernel_version()} "
         f"does not have ({'; '.join(missing)}), so nothing can be clicked or answered while a cell runs; "
-        "a jupyter-agent release that supports this ipykernel fixes it"
+        f"a {DISTRIBUTION} release that supports this ipykernel fixes it"
     )
 
 

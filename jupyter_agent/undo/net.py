@@ -19,6 +19,7 @@ from ..base.sandbox import Sandbox
 from ..tools.context import ToolContext
 from .cells import undo_cell_change
 from .files import undo_file_change
+from .variables import NetVariableChange, net_variable_changes, undo_step, undo_variable
 
 NetKind = Literal["added", "changed", "deleted"]
 _OP_OF: dict[NetKind, CellOp] = {"added": "insert", "changed": "replace", "deleted": "delete"}
@@ -73,7 +74,7 @@ class NetFileChange:
         return sandbox.display_path(self.path) if sandbox is not None else str(self.path)
 
 
-NetChange = NetCellChange | NetFileChange
+NetChange = NetCellChange | NetFileChange | NetVariableChange
 
 
 def net_changes(journal: RunJournal) -> list[NetChange]:
@@ -99,7 +100,7 @@ def net_changes(journal: RunJournal) -> list[NetChange]:
             net = _net_cell(cells[key], journal)
         if net is not None:
             found.append(net)
-    return found
+    return [*found, *net_variable_changes(journal)]  # the kernel's variables, after the cells and files
 
 
 def review_state(journal: RunJournal, key: str) -> ReviewState:
@@ -196,7 +197,11 @@ def _current_type(steps: Sequence[tuple[int, CellChange]]) -> str:
 
 async def undo_net_change(change: NetChange, journal: RunJournal, ctx: ToolContext) -> UndoStep:
     """Put one net change back, guarded like `%agent undo`; on success its review is `undone`."""
-    if isinstance(change, NetFileChange):
+    if isinstance(change, NetVariableChange):
+        if ctx.namespace is None:
+            return UndoStep.kept(f"variable {change.name}", "this session has no kernel namespace")
+        step = undo_step(undo_variable(change, ctx.namespace, ctx.services.kernel_undo))
+    elif isinstance(change, NetFileChange):
         step = await undo_file_change(
             FileChange(path=change.path, before=change.before, after=change.after, tool=change.tool),
             ctx.sandbox,

@@ -19,6 +19,7 @@ from ..base.journal import RunJournal
 from ..base.sandbox import Sandbox
 from ..tools.context import ToolContext
 from .net import NetCellChange, NetChange, net_changes, undo_net_change
+from .variables import NetVariableChange
 
 Outcome = Literal["kept", "undone", "refused"]
 
@@ -94,8 +95,11 @@ async def undo(journal: RunJournal, changes: Sequence[NetChange], ctx: ToolConte
 
 
 def line_counts(change: NetChange) -> str:
-    """`+3 −1`: lines the run added and removed, net. Every view of a review asks (the footer, its text,
-    `%agent review`), so each pair is diffed once (kept by digest: the cache holds no file)."""
+    """`+3 −1`: lines the run added and removed, net; for a variable, how it changed (`changed in place`). Every
+    view of a review asks (the footer, its text, `%agent review`), so each pair is diffed once (kept by digest: the
+    cache holds no file)."""
+    if isinstance(change, NetVariableChange):
+        return change.description.removeprefix("changed ") if change.kind == "changed" else ""
     if isinstance(change, NetCellChange):
         before, after = change.before_source or "", change.after_source or ""
     else:
@@ -136,7 +140,11 @@ def review_rows(journal: RunJournal, sandbox: Sandbox) -> list[tuple[str, str, s
     """(what, name, kind, +/−, state) per net change."""
     return [
         (
-            "cell" if isinstance(c, NetCellChange) else "file",
+            "cell"
+            if isinstance(c, NetCellChange)
+            else "variable"
+            if isinstance(c, NetVariableChange)
+            else "file",
             c.cell_id if isinstance(c, NetCellChange) else c.label(sandbox),
             c.kind,
             line_counts(c),
@@ -150,9 +158,10 @@ def review_text(journal: RunJournal, sandbox: Sandbox) -> str:
     """`run 7  cell ab12  changed  +1 −1  pending`, a line per net change."""
     rows = review_rows(journal, sandbox)
     if not rows:
-        return f"run {journal.run_id} changed no cell or file"
+        return f"run {journal.run_id} changed no cell, file or variable"
     width = max(len(f"{what} {name}") for what, name, *_ in rows)
+    counted = max(7, *(len(counts) for *_, counts, _ in rows))  # `+3 −1`, or a variable's `in place`
     return "\n".join(
-        f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<7}  {state}"
+        f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<{counted}}  {state}"
         for what, name, kind, counts, state in rows
     )

@@ -2,8 +2,8 @@
 
 The conversation is cut where run N's request went in (`RunJournal.message_start`), so the next request no
 longer carries run N or any later run; the cut is saved (a `rewind` record and a `messages` record from
-the cut), so `%agent resume` replays it. The runs' file and cell changes are undone newest first through
-`%agent undo`'s guarded steps: what the user changed since is kept, with the reason.
+the cut), so `%agent resume` replays it. The runs' file, cell and kernel-variable changes are undone newest first
+through `%agent undo`'s guarded steps: what the user changed since is kept, with the reason.
 
 A position only points into the conversation it was taken in: after a compaction (its runs were folded
 into a summary), a reset or a resume, an older run cannot be rewound, and the refusal says which can.
@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 #: What a rewind cannot take back, said every time.
 NOT_REWOUND = (
-    "not rewound: the kernel's variables (what RunCode and RunCell ran), background jobs, MCP servers' state; "
-    "files and cells are read again before the agent edits them"
+    "not rewound: background jobs, MCP servers' state, and what the kernel journal cannot see (a function "
+    "changing a global it was not given, C extensions' state, databases, the network); files and cells are "
+    "read again before the agent edits them"
 )
 _REPLACED = {
     "reset": (
@@ -138,10 +139,10 @@ async def rewind(session: AgentSession, journal: RunJournal, *, keep_changes: bo
             )
         elif run.undone:
             lines.append(f"run {run.run_id}: its changes were undone already")
-        elif run.changes:
+        elif run.changes or run.kernel:
             lines.append(await undo_run(run, session.ctx))
     if keep_changes:
-        lines.append("files and cells were left as they are (--keep-changes)")
+        lines.append("files, cells and variables were left as they are (--keep-changes)")
     lines += _todos_back(session, journal.run_id)
     # The model no longer saw what the rewound runs read: every edit needs a fresh read, as after a resume.
     session.ctx.reads.clear()

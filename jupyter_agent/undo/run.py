@@ -14,6 +14,7 @@ from ..tools.context import ToolContext
 from .cells import DONE, undo_cell_change
 from .files import undo_file_change
 from .notebooks import restore_notebook_files, what_stays
+from .variables import undo_run_variables
 
 
 def describe_change(change: Change, sandbox: Sandbox) -> str:
@@ -47,6 +48,9 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     for path, write in journal.notebook_files.items():
         if path not in restored and (left := what_stays(path, write)) is not None:
             lines.append(f"  {left}")
+    variables, variables_done = undo_run_variables(journal, ctx)  # the kernel's, after the files and cells
+    lines += [f"  {line}" for line in variables]
+    all_done = all_done and variables_done
     journal.undone = all_done
     if all_done:
         journal.review.clear()  # every change is back: the review shows the run as undone

@@ -76,7 +76,7 @@ def test_rewind_undoes_the_runs_changes_byte_for_byte_and_cuts_the_conversation_
     assert said.startswith("rewound to before run 2: the conversation lost run 2 (")
     assert "restored loader.py" in said and "removed notes.md (the agent had created it)" in said
     assert "restored cell a1 in analysis.ipynb" in said
-    assert "not rewound: the kernel's variables" in said
+    assert "not rewound: background jobs, MCP servers' state, and what the kernel journal cannot see" in said
     assert (tmp_path / "loader.py").read_bytes() == LOADER
     assert not (tmp_path / "notes.md").exists()
     assert page.cells[0]["source"] == "a = 1"
@@ -120,7 +120,7 @@ def test_keep_changes_rewinds_only_the_conversation(agent_kernel: AgentKernel, t
 
     said = frontend.run("%agent rewind --keep-changes", timeout=60).text()
 
-    assert "files and cells were left as they are (--keep-changes)" in said
+    assert "files, cells and variables were left as they are (--keep-changes)" in said
     assert (tmp_path / "loader.py").read_bytes() == edited and (tmp_path / "notes.md").exists()
     assert page.cells[0]["source"] == "a = 2"
     count = len(server.requests)

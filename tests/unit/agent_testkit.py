@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from jupyter_agent.agent import AgentSession, AgentWorker, RunFinished
 from jupyter_agent.agent.events import AgentEvent
+from jupyter_agent.base.harness_texts import is_harness_text
 from jupyter_agent.testing import ScriptedServer
 from jupyter_agent.tools.dispatch import Approver, refuse_all
 
@@ -77,10 +78,33 @@ class Harness:
 HarnessFactory = Callable[..., Harness]
 
 
+def texts(message: dict[str, Any]) -> list[str]:
+    """The text blocks of a message that the user or the run wrote (the harness's context and updates left out)."""
+    content = message["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return [b["text"] for b in blocks if b["type"] == "text" and not is_harness_text(b["text"])]
+
+
+def context_text(body: dict[str, Any]) -> str:
+    """Every context and update text the harness appended in the request, joined."""
+    return "\n".join(
+        b["text"]
+        for m in body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "text" and is_harness_text(b["text"])
+    )
+
+
 def assert_valid_request(body: dict[str, Any]) -> None:
-    """What the Messages API requires of `messages`: starts with user, roles alternate, every tool_use is
-    answered in the next message, every tool_result answers the previous message, no empty text."""
-    messages: list[dict[str, Any]] = body["messages"]
+    """What the Messages API requires of `messages`: starts with user, roles alternate (a system message follows a
+    user message), every tool_use is answered in the next message, every tool_result answers the previous
+    message, no empty text."""
+    messages: list[dict[str, Any]] = [m for m in body["messages"] if m["role"] != "system"]
+    for before, after in itertools.pairwise(body["messages"]):
+        assert after["role"] != "system" or before["role"] == "user", (
+            "a system message must follow a user one"
+        )
     assert messages and messages[0]["role"] == "user"
     for before, after in itertools.pairwise(messages):
         assert before["role"] != after["role"], f"two {before['role']} messages in a row"

@@ -36,6 +36,7 @@ pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[2]
 USER: list[anthropic.types.MessageParam] = [{"role": "user", "content": "hi"}]
+MODEL = "claude-sonnet-5-5"
 
 
 @pytest.fixture
@@ -43,8 +44,10 @@ def serve() -> Iterator[Any]:
     """`serve(script) -> (server, client)`; the servers stop at teardown."""
     servers: list[ScriptedServer] = []
 
-    def start(script: Any, max_retries: int = 2) -> tuple[ScriptedServer, anthropic.Anthropic]:
-        server = ScriptedServer(script).start()
+    def start(
+        script: Any, max_retries: int = 2, **options: Any
+    ) -> tuple[ScriptedServer, anthropic.Anthropic]:
+        server = ScriptedServer(script, **options).start()
         servers.append(server)
         return server, anthropic.Anthropic(base_url=server.url, api_key=TEST_API_KEY, max_retries=max_retries)
 
@@ -54,7 +57,7 @@ def serve() -> Iterator[Any]:
 
 
 def stream_final(client: anthropic.Anthropic, **kwargs: Any) -> anthropic.types.Message:
-    with client.messages.stream(model="claude-test", max_tokens=100, messages=USER, **kwargs) as stream:
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=USER, **kwargs) as stream:
         return stream.get_final_message()
 
 
@@ -79,7 +82,7 @@ def raw_sse(server: ScriptedServer, body: dict[str, Any]) -> list[tuple[str, dic
 
 def test_streamed_text_arrives_in_several_deltas_and_assembles_into_the_final_message(serve: Any) -> None:
     server, client = serve([Turn(blocks=[Text("The quick brown fox jumps over the lazy dog.")])])
-    with client.messages.stream(model="claude-test", max_tokens=100, messages=USER) as stream:
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=USER) as stream:
         pieces = list(stream.text_stream)
         message = stream.get_final_message()
     assert len(pieces) > 1
@@ -87,7 +90,7 @@ def test_streamed_text_arrives_in_several_deltas_and_assembles_into_the_final_me
     assert message.content[0].type == "text"
     assert message.content[0].text == "The quick brown fox jumps over the lazy dog."
     assert message.stop_reason == "end_turn"
-    assert message.model == "claude-test"
+    assert message.model == MODEL
     assert message.id.startswith("msg_")
     assert server.requests[0]["stream"] is True
 
@@ -95,7 +98,7 @@ def test_streamed_text_arrives_in_several_deltas_and_assembles_into_the_final_me
 def test_sse_body_follows_the_real_event_sequence_with_one_ping() -> None:
     turn = Turn(blocks=[Text("hello there"), ToolUse(name="Read", input={"file_path": "a.py"})], chunk_size=5)
     with ScriptedServer([turn]) as server:
-        events = raw_sse(server, {"model": "claude-test", "max_tokens": 10, "messages": USER, "stream": True})
+        events = raw_sse(server, {"model": MODEL, "max_tokens": 10, "messages": USER, "stream": True})
     names = [name for name, _ in events]
     assert names == [
         "message_start",
@@ -113,7 +116,7 @@ def test_sse_body_follows_the_real_event_sequence_with_one_ping() -> None:
     start = events[0][1]["message"]
     assert (start["role"], start["model"], start["content"], start["stop_reason"]) == (
         "assistant",
-        "claude-test",
+        MODEL,
         [],
         None,
     )
@@ -125,7 +128,7 @@ def test_sse_body_follows_the_real_event_sequence_with_one_ping() -> None:
 def test_tool_use_input_is_assembled_from_input_json_deltas(serve: Any) -> None:
     call = ToolUse(name="Read", input={"file_path": "src/app.py", "offset": 10, "limit": 200})
     _, client = serve([Turn(blocks=[Text("Let me look."), call])])
-    with client.messages.stream(model="claude-test", max_tokens=100, messages=USER) as stream:
+    with client.messages.stream(model=MODEL, max_tokens=100, messages=USER) as stream:
         partials = [event.partial_json for event in stream if event.type == "input_json"]
         message = stream.get_final_message()
     assert len(partials) > 1
@@ -143,7 +146,7 @@ def test_non_streaming_create_returns_the_full_message_with_scripted_usage(serve
         blocks=[Text("done"), ToolUse(id="toolu_custom", name="Bash", input={"command": "ls"})], usage=usage
     )
     server, client = serve([turn])
-    message = client.messages.create(model="claude-test", max_tokens=100, messages=USER)
+    message = client.messages.create(model=MODEL, max_tokens=100, messages=USER)
     assert [b.type for b in message.content] == ["text", "tool_use"]
     assert message.content[1].type == "tool_use"
     assert (message.content[1].id, message.content[1].input) == ("toolu_custom", {"command": "ls"})
@@ -164,8 +167,20 @@ def test_streamed_usage_and_explicit_stop_reason_reach_the_final_message(serve: 
     assert message.usage.cache_read_input_tokens == 40
 
 
-def test_thinking_block_streams_its_text_and_signature(serve: Any) -> None:
+def test_thinking_block_streams_its_text_and_the_servers_own_signature(serve: Any) -> None:
     _, client = serve([Turn(blocks=[Thinking("first I will read the file", signature="sig-1"), Text("ok")])])
+    message = stream_final(client, thinking={"type": "adaptive", "display": "summarized"})
+    thinking = message.content[0]
+    assert thinking.type == "thinking"
+    assert thinking.thinking == "first I will read the file"
+    assert thinking.signature not in ("", "sig-1")  # the strict server signs it, bound to this conversation
+
+
+def test_lenient_server_streams_the_scripted_thinking_and_signature_unchanged(serve: Any) -> None:
+    # strict=False: the scripted signature is what a test of an Anthropic-compatible endpoint needs to see.
+    _, client = serve(
+        [Turn(blocks=[Thinking("first I will read the file", signature="sig-1"), Text("ok")])], strict=False
+    )
     message = stream_final(client)
     thinking = message.content[0]
     assert thinking.type == "thinking"
@@ -179,7 +194,7 @@ def test_async_client_streams_a_scripted_turn(serve: Any) -> None:
         client = anthropic.AsyncAnthropic(base_url=server.url, api_key=TEST_API_KEY)
         async with (
             client,
-            client.messages.stream(model="claude-test", max_tokens=100, messages=USER) as stream,
+            client.messages.stream(model=MODEL, max_tokens=100, messages=USER) as stream,
         ):
             return await stream.get_final_message()
 
@@ -199,7 +214,7 @@ def test_delay_spaces_out_the_stream_events(serve: Any) -> None:
 
 def test_count_tokens_answers_an_estimate_without_consuming_a_turn(serve: Any) -> None:
     server, client = serve([Turn(blocks=[Text("after counting")])])
-    counted = client.messages.count_tokens(model="claude-test", messages=USER)
+    counted = client.messages.count_tokens(model=MODEL, messages=USER)
     assert counted.input_tokens > 0
     assert stream_final(client).content[0].type == "text"
     assert [r.path for r in server.recorded] == ["/v1/messages/count_tokens", "/v1/messages"]
@@ -233,7 +248,7 @@ def test_rate_limit_429_is_retried_after_retry_after_then_succeeds(serve: Any) -
 def test_a_rate_limit_answers_429_with_its_retry_after_header(serve: Any) -> None:
     server, _ = serve([Turn(fault=Fault.rate_limit(retry_after=0.01))])
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-    body = {"model": "claude-test", "max_tokens": 10, "messages": USER, "stream": True}
+    body = {"model": MODEL, "max_tokens": 10, "messages": USER, "stream": True}
     conn.request("POST", "/v1/messages", json.dumps(body), {"content-type": "application/json"})
     response = conn.getresponse()
     payload = json.loads(response.read())
@@ -251,7 +266,7 @@ def test_server_error_500_is_retried_by_the_sdk_then_succeeds(serve: Any) -> Non
 
 def test_overloaded_529_is_retried_by_the_sdk_then_succeeds(serve: Any) -> None:
     server, client = serve([Turn(fault=Fault.overloaded(retry_after=0.01)), Turn(blocks=[Text("ok")])])
-    message = client.messages.create(model="claude-test", max_tokens=100, messages=USER)
+    message = client.messages.create(model=MODEL, max_tokens=100, messages=USER)
     assert message.stop_reason == "end_turn"
     assert len(server.requests) == 2
 
@@ -298,7 +313,7 @@ def test_cut_stream_raises_httpx2_remote_protocol_error_after_the_partial_text(s
     received: list[str] = []
     with (
         pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"),
-        client.messages.stream(model="claude-test", max_tokens=100, messages=USER) as stream,
+        client.messages.stream(model=MODEL, max_tokens=100, messages=USER) as stream,
     ):
         received.extend(stream.text_stream)
     assert "".join(received) == "a long a"  # message_start, block start, ping, then two 4-character deltas
@@ -312,7 +327,7 @@ def test_cut_stream_raises_the_same_error_on_the_async_client(serve: Any) -> Non
         client = anthropic.AsyncAnthropic(base_url=server.url, api_key=TEST_API_KEY)
         async with (
             client,
-            client.messages.stream(model="claude-test", max_tokens=100, messages=USER) as stream,
+            client.messages.stream(model=MODEL, max_tokens=100, messages=USER) as stream,
         ):
             await stream.get_final_message()
 
@@ -323,7 +338,7 @@ def test_cut_stream_raises_the_same_error_on_the_async_client(serve: Any) -> Non
 def test_cut_before_a_non_streaming_response_is_a_connection_error(serve: Any) -> None:
     server, client = serve([Turn(fault=Fault.cut_stream())], max_retries=0)
     with pytest.raises(anthropic.APIConnectionError):
-        client.messages.create(model="claude-test", max_tokens=100, messages=USER)
+        client.messages.create(model=MODEL, max_tokens=100, messages=USER)
     assert len(server.requests) == 1
 
 
@@ -359,7 +374,7 @@ def test_tool_input_that_is_not_json_raises_value_error_while_streaming(serve: A
 
 def test_malformed_tool_json_in_a_non_streaming_response_arrives_as_the_raw_string(serve: Any) -> None:
     _, client = serve([Turn(blocks=[ToolUse(name="Read", raw_input='{"file_path": "a.py"')])])
-    message = client.messages.create(model="claude-test", max_tokens=100, messages=USER)
+    message = client.messages.create(model=MODEL, max_tokens=100, messages=USER)
     assert message.content[0].type == "tool_use"
     assert message.content[0].input == '{"file_path": "a.py"'
 
@@ -396,7 +411,7 @@ def test_requests_are_recorded_in_order_with_system_tools_and_cache_control_inta
         {"role": "assistant", "content": [tool.model_dump(include={"type", "id", "name", "input"})]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool.id, "content": "print(1)"}]},
     ]
-    client.messages.create(model="claude-test", max_tokens=100, system=system, tools=tools, messages=history)
+    client.messages.create(model=MODEL, max_tokens=100, system=system, tools=tools, messages=history)
     first_body, second_body = server.wait_for_requests(2)
     assert first_body["system"] == system
     assert first_body["tools"] == tools
@@ -417,7 +432,7 @@ def test_callable_script_receives_each_request_body_and_its_index(serve: Any) ->
     _, client = serve(script)
     first = stream_final(client)
     second = client.messages.create(
-        model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "again"}]
+        model=MODEL, max_tokens=10, messages=[{"role": "user", "content": "again"}]
     )
     assert first.content[0].type == "text" and first.content[0].text == "echo 0: hi"
     assert second.content[0].type == "text" and second.content[0].text == "echo 1: again"
@@ -508,7 +523,7 @@ def test_a_stall_keeps_the_connection_silent_until_the_server_stops() -> None:
         [Turn(blocks=[Text("half")], fault=Fault.stall(after_events=2, seconds=600))]
     ).start()
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    body = b'{"model": "m", "max_tokens": 5, "stream": true, "messages": []}'
+    body = b'{"model": "claude-sonnet-5-5", "max_tokens": 5, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
     connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json"})
     response = connection.getresponse()
     assert response.status == 200
@@ -609,16 +624,16 @@ def test_plugin_fixture_points_the_environment_at_the_server_and_stops_it(
             URLS.append(server.url)
             assert os.environ["ANTHROPIC_BASE_URL"] == server.url
             message = anthropic.Anthropic().messages.create(
-                model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+                model="claude-sonnet-5-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
             )
             assert message.content[0].text == "from the script"
-            assert server.requests[0]["model"] == "m"
+            assert server.requests[0]["model"] == "claude-sonnet-5-5"
 
         def test_server_is_stopped_and_environment_restored_after_the_test():
             assert os.environ.get("ANTHROPIC_BASE_URL") != URLS[0]
             client = anthropic.Anthropic(base_url=URLS[0], api_key="x", max_retries=0)
             with pytest.raises(anthropic.APIConnectionError):
-                client.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+                client.messages.create(model="claude-sonnet-5-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
         """
     )
     # Installed, the entry point loads the plugin; `-p` as well would register it twice.

@@ -59,10 +59,14 @@ def test_a_search_turn_reads_back_as_the_sdks_own_blocks(streaming: bool) -> Non
     with ScriptedServer([TURN]) as server:
         client = anthropic.Anthropic(base_url=server.url, api_key=TEST_API_KEY)
         if streaming:
-            with client.messages.stream(model="m", max_tokens=100, messages=USER, tools=TOOLS) as stream:
+            with client.messages.stream(
+                model="claude-sonnet-5-5", max_tokens=100, messages=USER, tools=TOOLS
+            ) as stream:
                 message = stream.get_final_message()
         else:
-            message = client.messages.create(model="m", max_tokens=100, messages=USER, tools=TOOLS)
+            message = client.messages.create(
+                model="claude-sonnet-5-5", max_tokens=100, messages=USER, tools=TOOLS
+            )
     check(message)
 
 
@@ -75,8 +79,11 @@ def test_a_search_call_without_its_result_is_refused_like_the_api_does() -> None
     ]
     with ScriptedServer([Turn(blocks=[Text("x")])]) as server:
         client = anthropic.Anthropic(base_url=server.url, api_key=TEST_API_KEY, max_retries=0)
-        with pytest.raises(anthropic.BadRequestError, match="srvtoolu_9 was found without a corresponding"):
-            client.messages.create(model="m", max_tokens=100, messages=messages)
+        with pytest.raises(
+            anthropic.BadRequestError,
+            match="`srvtoolu_9` was found without a corresponding `web_search_tool_result` block",
+        ):
+            client.messages.create(model="claude-sonnet-5-5", max_tokens=100, messages=messages)
 
 
 def test_the_json_script_form_builds_the_same_search_turn() -> None:

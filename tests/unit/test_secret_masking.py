@@ -254,7 +254,7 @@ def test_a_long_secret_cut_in_an_invalid_args_message_is_masked_before_the_cut(
 
 
 def test_a_saved_session_record_has_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jupyter_agent.sessions.store import encode_record
+    from jupyter_agent.sessions.log import encode_record
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     record = {"type": "messages", "messages": [{"role": "user", "content": [{"type": "text", "text": KEY}]}]}

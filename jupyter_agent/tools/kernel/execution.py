@@ -28,6 +28,8 @@ from IPython.core.displaypub import DisplayPublisher
 
 from ...base.json_values import is_object
 from ...base.result import ImageContent
+from .journal.analysis import CodeEffects, code_effects, code_names
+from .journal.capture import KernelWatch
 from .output_log import LogStream, OutputLog
 
 _COUNTER = itertools.count(1)
@@ -102,6 +104,12 @@ class _LogPublisher(DisplayPublisher):
     def clear_output(self, wait: bool = False) -> None:
         return None
 
+    def _setup_execution_tracking(self) -> None:
+        """IPython 9 registers a publisher's pre/post_execute hooks when it is made and never drops them: one per
+        call would pile up on the shell (each later cell and call runs them all, and they keep every call's
+        output alive). This publisher lives for one call and does not use them."""
+        return None
+
 
 def _user_frames(tb: TracebackType | None, filename: str) -> TracebackType | None:
     """Drop our own frames from the top of a traceback, so it starts where the user's code does."""
@@ -123,8 +131,11 @@ class CodeRun:
         max_chars: int,
         max_image_bytes: int,
         reraise_interrupt: bool = False,
+        watch: KernelWatch | None = None,
     ) -> None:
         self.code = code
+        #: The kernel journal around the code (None: not journaled): copies before it runs, compares after.
+        self.watch = watch
         #: Re-raise the user's KeyboardInterrupt after capture (the caller must then catch it, see run()).
         self.reraise_interrupt = reraise_interrupt
         self.namespace = namespace
@@ -148,11 +159,7 @@ class CodeRun:
         if self.shell is not None:
             self.shell.display_pub = _LogPublisher(self.log, self.shell)
         try:
-            alarm = _Alarm(self.timeout)
-            try:
-                self._run_guarded()
-            finally:
-                alarm.disarm()
+            self._run_guarded()
         except CodeTimeout as exc:
             timed_out = True
             self.error = exc
@@ -160,6 +167,8 @@ class CodeRun:
             sys.stdout, sys.stderr = saved
             if self.shell is not None:
                 self.shell.display_pub = saved_pub
+            if self.watch is not None:
+                self.watch.after()  # also after an error, a timeout or an interrupt: what ran changed things
         self.outcome = self._outcome(timed_out)
         if self.reraise_interrupt and self.interrupted and isinstance(self.error, KeyboardInterrupt):
             raise self.error
@@ -167,16 +176,22 @@ class CodeRun:
 
     def _run_guarded(self) -> None:
         try:
-            body, last = self._compile()
-            if self.shell is not None:
-                self.shell.events.trigger("pre_execute")
+            body, last, effects = self._compile()
+            if self.watch is not None and effects is not None:
+                self.watch.before(effects, code_names(body, last))
+            alarm = _Alarm(self.timeout)  # started after the journal's copies: the time limit is the code's
             try:
-                exec(body, self.namespace)
-                if last is not None:
-                    self._show(eval(last, self.namespace))
-            finally:
                 if self.shell is not None:
-                    self.shell.events.trigger("post_execute")
+                    self.shell.events.trigger("pre_execute")
+                try:
+                    exec(body, self.namespace)
+                    if last is not None:
+                        self._show(eval(last, self.namespace))
+                finally:
+                    if self.shell is not None:
+                        self.shell.events.trigger("post_execute")
+            finally:
+                alarm.disarm()
         except CodeTimeout:
             raise
         except KeyboardInterrupt as exc:
@@ -185,10 +200,11 @@ class CodeRun:
         except BaseException as exc:  # the user's error (SystemExit included) is a result, not our crash
             self.error = exc
 
-    def _compile(self) -> tuple[CodeType, CodeType | None]:
+    def _compile(self) -> tuple[CodeType, CodeType | None, CodeEffects | None]:
         source = self.shell.transform_cell(self.code) if self.shell is not None else self.code
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
         tree = ast.parse(source, self.filename, "exec")
+        effects = code_effects(tree) if self.watch is not None else None  # the whole cell, last line included
         last: ast.Expression | None = None
         if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
             expr = tree.body.pop()
@@ -196,7 +212,7 @@ class CodeRun:
             last = ast.Expression(expr.value)
         try:
             body = compile(tree, self.filename, "exec")
-            return body, (compile(last, self.filename, "eval") if last is not None else None)
+            return body, (compile(last, self.filename, "eval") if last is not None else None), effects
         except SyntaxError as exc:
             if "await" in str(exc.msg):
                 raise TopLevelAwait(

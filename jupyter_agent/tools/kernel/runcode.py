@@ -7,6 +7,7 @@ so what it defines stays there for the user and for later calls. It asks first b
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from pydantic import Field
 
@@ -18,6 +19,8 @@ from ...masking import clip, shorten
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput
 from .execution import CodeRun, Outcome
+from .journal.calls import call_note, watch_call
+from .journal.notes import result_note
 from .main_thread import MainThread, main_thread_of
 from .variables import user_namespace
 
@@ -114,7 +117,7 @@ class RunCode(Tool[RunCodeInput]):
         return f"RunCode {first}".rstrip()
 
     async def preview(self, params: RunCodeInput, ctx: ToolContext) -> Preview:
-        return Preview(kind="code", text=params.code, language="python")
+        return Preview(kind="code", text=params.code, language="python", note=call_note(ctx, [params.code]))
 
     async def run(self, params: RunCodeInput, ctx: ToolContext) -> ToolResult:
         main = main_thread_of(ctx, self.name)
@@ -122,6 +125,7 @@ class RunCode(Tool[RunCodeInput]):
         limits = ctx.sandbox.limits
         wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout
         seconds = min(wanted, limits.max_timeout)
+        watch = watch_call(ctx, namespace, self.name)
         job = CodeRun(
             params.code,
             namespace,
@@ -130,6 +134,13 @@ class RunCode(Tool[RunCodeInput]):
             max_chars=limits.max_output_chars // 2,
             max_image_bytes=limits.max_image_bytes,
             reraise_interrupt=True,
+            watch=watch,
         )
         outcome = await run_on_main(main, job, seconds=seconds, what="the code")
-        return outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)
+        result = outcome_result(outcome, seconds=seconds, max_chars=limits.max_output_chars)
+        return with_kernel_note(result, result_note(watch.step, watch.failure))
+
+
+def with_kernel_note(result: ToolResult, note: str) -> ToolResult:
+    """The result, followed by what the code changed in the kernel's variables (the kernel journal's line)."""
+    return dataclasses.replace(result, content=result.content + note) if note else result

@@ -14,6 +14,8 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..kernel.execution import CodeRun
+from ..kernel.journal.calls import watch_call
+from ..kernel.journal.notes import result_note
 from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import outcome_result, run_on_main
 from ..kernel.variables import user_namespace
@@ -34,6 +36,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
     count: int | None = getattr(shell, "execution_count", None)
     limits = ctx.sandbox.limits
     seconds = limits.max_timeout
+    watch = watch_call(ctx, namespace, f"RunCell cell {cell.id}")
     job = CodeRun(
         cell.source,
         namespace,
@@ -42,6 +45,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
         max_chars=max_chars // 2,
         max_image_bytes=limits.max_image_bytes,
         reraise_interrupt=True,
+        watch=watch,
     )
     log = CellOutputs(
         max_chars=max_chars // 2,
@@ -64,7 +68,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
         data[CELL_OUTPUTS_KEY] = {"cell_id": cell.id, "outputs": outputs, "why": not_written}
     return dataclasses.replace(
         result,
-        content=result.content + footer + unread,
+        content=result.content + footer + unread + result_note(watch.step, watch.failure),
         summary=f"Ran cell {cell.id}: {result.summary}",
         data=data,
     )

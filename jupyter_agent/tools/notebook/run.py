@@ -17,6 +17,7 @@ from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ..context import ToolContext
 from ..core import Preview, Tool, ToolAnnotations, ToolInput
+from ..kernel.journal.calls import call_note
 from .cell_run import CELL_OUTPUTS_KEY, run_one
 from .common import open_notebook
 from .run_batch import run_batch
@@ -56,12 +57,14 @@ class RunCell(Tool[RunCellInput]):
     async def preview(self, params: RunCellInput, ctx: ToolContext) -> Preview:
         book = await open_notebook(ctx, None)
         cells = await code_cells(book, requested_ids(params))
+        note = call_note(ctx, [cell.source for cell in cells])
         if params.cell_ids is None:
-            return Preview(kind="code", text=cells[0].source, language="python")
+            return Preview(kind="code", text=cells[0].source, language="python", note=note)
         return Preview(
             kind="code",
             text="\n\n".join(f"# cell {cell.id}\n{cell.source}" for cell in cells),
             language="python",
+            note=note,
         )
 
     async def run(self, params: RunCellInput, ctx: ToolContext) -> ToolResult:

@@ -19,8 +19,12 @@ class AgentType:
     prompt: str = ""
     #: The model that runs it; None: the parent's.
     model: str | None = None
-    #: Where it was defined: "built-in", or the file.
+    #: Where it was defined: "built-in" (in code), or the file.
     source: str = "built-in"
+
+
+#: The `source` of a sub-agent type defined in code, not in a file.
+BUILTIN_SOURCE = "built-in"
 
 
 BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (

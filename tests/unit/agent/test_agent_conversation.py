@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from agent_testkit import assert_valid_request
 
-from jupyter_agent.agent.conversation import Conversation, shortened_text
+from jupyter_agent.agent.conversation import Conversation
+from jupyter_agent.agent.shortening import shortened_text
 from jupyter_agent.agent.stream import parse_tool_input
 from jupyter_agent.tools import ToolResult
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+from agent_testkit import HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
 from jupyter_agent.agent import ErrorEvent, Notice, TextDelta, ToolFinished, ToolStarted
 from jupyter_agent.testing import Fault, Text, ToolUse, Turn
@@ -90,7 +90,7 @@ def test_a_second_cut_ends_the_run_with_an_error_and_the_conversation_stays_vali
     assert h.run("second").reason == "end_turn"
     body = h.server.requests[2]
     assert_valid_request(body)
-    assert [b["text"] for b in body["messages"][0]["content"]] == ["first", "second"]
+    assert texts(body["messages"][0]) == ["first", "second"]
     assert tool_results(body) == []
 
 

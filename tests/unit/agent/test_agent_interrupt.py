@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+from agent_testkit import HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
 from jupyter_agent.agent import (
     RunFinished,
@@ -34,7 +34,7 @@ LONG = "This answer streams slowly, word by word, so there is time to stop it. "
 def _last_user_texts(body: dict[str, object]) -> list[str]:
     messages = body["messages"]
     assert isinstance(messages, list)
-    return [b["text"] for b in messages[-1]["content"] if b["type"] == "text"]
+    return texts(messages[-1])
 
 
 def test_stop_during_the_stream_keeps_the_partial_text_and_the_next_run_works(

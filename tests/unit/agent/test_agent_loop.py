@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+from agent_testkit import HarnessFactory, assert_valid_request, context_text, result_text, texts, tool_results
 
 from jupyter_agent.agent import (
     ErrorEvent,
@@ -18,7 +18,8 @@ from jupyter_agent.agent import (
     ToolStarted,
     UsageUpdate,
 )
-from jupyter_agent.testing import Fault, ScriptedUsage, Text, Thinking, ToolUse, Turn
+from jupyter_agent.base.harness_texts import CONTEXT_HEADING
+from jupyter_agent.testing import Fault, ScriptedUsage, Text, Thinking, ToolUse, Turn, scripted_model
 from jupyter_agent.tools import ApprovalRequest, Approve, FunctionTool, tool
 
 
@@ -64,11 +65,13 @@ def test_thinking_blocks_go_back_with_their_signature(harness: HarnessFactory) -
         tools=[add],
     )
     h.run("1+1")
-    assert h.server.requests[1]["messages"][1]["content"][0] == {
-        "type": "thinking",
-        "thinking": "Need the sum.",
-        "signature": "scripted-signature",
-    }
+    sent_back = h.server.requests[1]["messages"][1]["content"][0]
+    # On Sonnet 5.5 the package asks for display "updates": the note before a tool call comes back as the
+    # thinking block's text, with the server's own signature, which the strict server checked when the block came
+    # back (a changed block or prefix would have been a 400).
+    assert (sent_back["type"], sent_back["thinking"]) == ("thinking", "Need the sum.")
+    assert sent_back["signature"] not in ("", "scripted-signature")
+    assert sent_back == h.session.conversation.messages[1]["content"][0]
 
 
 def test_the_conversation_continues_across_runs(harness: HarnessFactory) -> None:
@@ -78,12 +81,22 @@ def test_the_conversation_continues_across_runs(harness: HarnessFactory) -> None
     second = h.server.requests[1]
     assert_valid_request(second)
     assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
-    assert second["messages"][0]["content"][0]["text"] == "hi"
+    assert texts(second["messages"][0]) == ["hi"]
     assert second["messages"][1]["content"] == [{"type": "text", "text": "Hello."}]
+    # what the first request sent is sent again unchanged (cache breakpoints aside): the conversation appends
+    first = h.server.requests[0]["messages"][0]
+    assert _without_breakpoints(second["messages"][0]) == _without_breakpoints(first)
     assert h.session.run_count == 2
     assert [j.run_id for j in h.session.journals] == [1, 2]
     assert h.session.journals[1].request == "what did I say?"
     assert [e.run_id for e in h.of(RunStarted)] == [1, 2]
+
+
+def _without_breakpoints(message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **message,
+        "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in message["content"]],
+    }
 
 
 def test_reset_starts_a_new_conversation(harness: HarnessFactory) -> None:
@@ -91,12 +104,9 @@ def test_reset_starts_a_new_conversation(harness: HarnessFactory) -> None:
     h.run("hi")
     h.session.reset()
     h.run("again")
-    assert h.server.requests[1]["messages"] == [
-        {
-            "role": "user",
-            "content": [{"type": "text", "text": "again", "cache_control": {"type": "ephemeral"}}],
-        }
-    ]
+    [message] = h.server.requests[1]["messages"]
+    assert message["role"] == "user" and texts(message) == ["again"]
+    assert context_text(h.server.requests[1]).startswith(CONTEXT_HEADING)  # the context is told anew
 
 
 def test_read_only_calls_of_one_turn_overlap(harness: HarnessFactory) -> None:
@@ -295,7 +305,10 @@ def test_usage_and_cost_add_up_per_run_and_per_session(harness: HarnessFactory) 
 
 
 def test_an_unknown_model_costs_nothing_and_says_so(harness: HarnessFactory) -> None:
-    h = harness([_answer("hi")], model="my-proxy-model")
+    # An Anthropic-compatible endpoint's own model name: the server gets a row for it.
+    h = harness(
+        [_answer("hi")], model="my-proxy-model", server_options={"models": [scripted_model("my-proxy-model")]}
+    )
     finished = h.run("hi")
     assert finished.cost_usd == 0
     assert h.server.requests[0]["model"] == "my-proxy-model"
@@ -340,6 +353,26 @@ def test_a_long_tool_result_is_cut_before_the_model_sees_it(harness: HarnessFact
     assert "4000 characters (0 lines) cut: output over 1000 characters" in text
 
 
+def test_a_model_that_checks_thinking_prefixes_never_gets_older_results_shortened(
+    harness: HarnessFactory,
+) -> None:
+    @tool(read_only=True)
+    def page(n: int) -> str:
+        """Return a big page."""
+        return f"page {n} " + "y" * 4000
+
+    turns = [
+        Turn(blocks=[ToolUse(name="page", input={"n": n})], usage=ScriptedUsage(input_tokens=10))
+        for n in range(4)
+    ]
+    h = harness([*turns, _answer("read them")], tools=[page], context_window=40_000)
+    h.run("read four pages")
+    first = h.server.requests[1]["messages"]
+    for later in h.server.requests[2:]:
+        assert later["messages"][: len(first) - 1] == first[:-1]  # what was sent is sent again unchanged
+    assert not any("shortened" in n.message for n in h.of(Notice))
+
+
 def test_older_tool_results_are_shortened_near_the_context_window(harness: HarnessFactory) -> None:
     @tool(read_only=True)
     def page(n: int) -> str:
@@ -350,7 +383,7 @@ def test_older_tool_results_are_shortened_near_the_context_window(harness: Harne
         Turn(blocks=[ToolUse(name="page", input={"n": n})], usage=ScriptedUsage(input_tokens=10))
         for n in range(4)
     ]
-    h = harness([*turns, _answer("read them")], tools=[page], context_window=4000)
+    h = harness([*turns, _answer("read them")], tools=[page], context_window=4000, model="claude-opus-5")
     finished = h.run("read four pages")
     assert finished.reason == "end_turn"
     last = h.server.requests[-1]
@@ -367,7 +400,9 @@ def test_older_tool_results_are_shortened_near_the_context_window(harness: Harne
     assert any("older tool result(s) were shortened" in n.message for n in h.of(Notice))
 
 
-def test_an_api_error_that_is_not_transient_is_reported_and_nothing_is_lost(harness: HarnessFactory) -> None:
+def test_a_refused_request_is_reported_and_taken_back_so_the_next_run_is_not_refused_too(
+    harness: HarnessFactory,
+) -> None:
     h = harness(
         [Turn(fault=Fault.error(error_type="invalid_request_error", message="bad thing")), _answer("ok")]
     )
@@ -378,10 +413,30 @@ def test_an_api_error_that_is_not_transient_is_reported_and_nothing_is_lost(harn
     assert error.message.startswith(
         f"the API at {h.server.url} refused the request (400): bad thing (request id req_01scripted"
     )
-    h.run("second")
+    assert any("taken back out of the conversation" in n.message for n in h.of(Notice))
+    assert h.session.conversation.messages == []
+    assert h.run("second").reason == "end_turn"
     retried = h.server.requests[1]
     assert_valid_request(retried)
-    assert [b["text"] for b in retried["messages"][0]["content"]] == ["first", "second"]
+    assert texts(retried["messages"][0]) == ["second"]
+
+
+def test_a_refused_request_in_the_middle_of_a_run_keeps_the_answered_turns(harness: HarnessFactory) -> None:
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="add", input={"a": 1, "b": 2})]),
+            Turn(fault=Fault.error(error_type="invalid_request_error", message="bad result")),
+            _answer("ok"),
+        ],
+        tools=[add],
+    )
+    assert h.run("add them").reason == "error"
+    roles = [m["role"] for m in h.session.conversation.messages]
+    assert roles == ["user", "assistant", "user"]
+    [result] = [b for b in h.session.conversation.messages[-1]["content"] if b["type"] == "tool_result"]
+    assert result["is_error"] is True  # the refused result was taken back; the call is answered "not run"
+    h.run("go on")
+    assert_valid_request(h.server.requests[2])
 
 
 def test_every_started_tool_card_is_finished(harness: HarnessFactory) -> None:

@@ -8,7 +8,7 @@ import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, tool_results
 
 from jupyter_agent.agent import Notice, RunFinished
-from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn
+from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn, scripted_model
 from jupyter_agent.tools import tool
 from jupyter_agent.tools.workflow import workflow_tools
 
@@ -94,7 +94,12 @@ def test_a_capped_run_of_a_model_without_a_price_sends_nothing_and_says_why(
 
 
 def test_without_a_cap_a_model_without_a_price_runs_and_says_cost_n_a(harness: HarnessFactory) -> None:
-    h = harness([Turn(blocks=[Text("fine")], usage=EXPENSIVE)], model="qwen3-coder")
+    # A local model behind an Anthropic-compatible endpoint: the server gets a row for its name.
+    h = harness(
+        [Turn(blocks=[Text("fine")], usage=EXPENSIVE)],
+        model="qwen3-coder",
+        server_options={"models": [scripted_model("qwen3-coder", like="claude-haiku-4-5")]},
+    )
     finished = h.run("go")
     assert (finished.reason, finished.turns, finished.priced) == ("end_turn", 1, False)
     assert any("cost n/a" in n.message for n in h.of(Notice))

@@ -77,12 +77,15 @@ def test_bedrock_vertex_and_dated_ids_find_the_same_entry(name: str) -> None:
 
 
 def test_an_alias_has_its_models_facts() -> None:
-    assert model_facts("claude-opus-4") is MODELS["claude-opus-4-0"]
-    assert model_facts("claude-sonnet-4-20250514") is MODELS["claude-sonnet-4-0"]
+    aliases = {alias: name for name, facts in MODELS.items() for alias in facts.aliases}
+    assert aliases
+    for alias, name in aliases.items():
+        assert model_facts(alias) is MODELS[name]
+        assert model_facts(f"{alias}-20250514") is MODELS[name]  # a dated snapshot of the alias
 
 
 def test_a_model_the_table_does_not_know_gets_the_default_window_and_no_facts() -> None:
     assert model_facts("qwen3-coder") is None
-    assert model_facts("claude-mythos-preview") is None
+    assert model_facts("claude-nonesuch-9") is None  # a Claude-style id the table lacks
     assert context_window_for("qwen3-coder") == DEFAULT_CONTEXT_WINDOW
     assert context_window_for("claude-sonnet-5-5") == 1_000_000

@@ -1,13 +1,15 @@
-"""The system prompt names the notebook and what can be done with it where it is open; it stays byte-identical
-across a conversation (the prompt cache), so a frontend learned later is told once, in the request."""
+"""The session context names the notebook and what can be done with it where it is open; the system prompt stays
+byte-identical across a conversation (preserved thinking, the prompt cache), so a frontend learned later is told
+once, as an update appended to the request."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from agent_testkit import HarnessFactory
+from agent_testkit import HarnessFactory, context_text
 
 from jupyter_agent.agent.prompt import notebook_facts
+from jupyter_agent.base.harness_texts import UPDATE_HEADING
 from jupyter_agent.notebook.frontend import ExecuteFacts, Frontend, KernelSignals
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.testing import Text, Turn
@@ -46,7 +48,7 @@ def test_each_frontend_gets_its_own_notebook_line() -> None:
     assert notebook_facts(Frontend(kind="none", notebook=NB)) == (str(NB), "")
 
 
-def test_the_prompt_keeps_the_first_runs_line_and_a_later_frontend_is_told_once_in_the_request(
+def test_the_context_names_the_notebook_and_a_later_frontend_is_told_once_as_an_update(
     harness: HarnessFactory, tmp_path: Path
 ) -> None:
     notebook = tmp_path / "analysis.ipynb"
@@ -64,14 +66,29 @@ def test_the_prompt_keeps_the_first_runs_line_and_a_later_frontend_is_told_once_
     h.run("third")
     first, second, third = h.server.requests
     assert system_text(first) == system_text(second) == system_text(third)
-    assert f"- Notebook: {notebook.resolve()} — run by a headless client" in system_text(first)
-    told = [
-        b
-        for b in second["messages"][-1]["content"]
-        if "changed since this conversation began" in b.get("text", "")
+    assert "Notebook" not in system_text(first)
+    assert f"- Notebook: {notebook.resolve()} — run by a headless client" in context_text(first)
+    updates = [t for t in message_texts(second["messages"][-1]) if t.startswith(UPDATE_HEADING)]
+    assert updates == [
+        f"{UPDATE_HEADING}\n- Notebook: {notebook.resolve()} — open in VS Code: NotebookRead reads its saved file "
+        "(edits not yet saved in the editor are not visible), NotebookEdit cannot change it: each change is shown "
+        "to the user as a proposal to apply, and RunCell runs a cell's saved source and shows the outputs in this "
+        "cell"
     ]
-    assert len(told) == 1 and told[0]["text"].startswith(
-        f"[Where the notebook is open changed since this conversation began. Notebook: {notebook.resolve()} — "
-        "open in VS Code: NotebookRead reads its saved file"
-    )
-    assert not any("changed since" in str(b) for b in third["messages"][-1]["content"])  # once per change
+    assert not any(
+        t.startswith(UPDATE_HEADING) for t in message_texts(third["messages"][-1])
+    )  # once per change
+    # the update stays where it was appended: the third request repeats the second's message unchanged
+    assert _plain(third["messages"][2]) == _plain(second["messages"][2])
+
+
+def message_texts(message: dict[str, object]) -> list[str]:
+    content = message["content"]
+    assert isinstance(content, list)
+    return [b["text"] for b in content if b["type"] == "text"]
+
+
+def _plain(message: dict[str, object]) -> object:
+    content = message["content"]
+    assert isinstance(content, list)
+    return [{k: v for k, v in b.items() if k != "cache_control"} for b in content]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_testkit import HarnessFactory, assert_valid_request
+from agent_testkit import HarnessFactory, assert_valid_request, texts
 
 from jupyter_agent.agent.events import Notice
 from jupyter_agent.testing import Text, Turn
@@ -28,7 +28,7 @@ def test_a_blocked_request_is_never_sent_nor_kept(harness: HarnessFactory) -> No
     )
     h.run("say hello")
     (request,) = h.server.requests
-    assert [m["content"][0]["text"] for m in request["messages"]] == ["say hello"]
+    assert [texts(m) for m in request["messages"]] == [["say hello"]]
 
 
 def test_what_a_prompt_hook_adds_goes_with_the_request(harness: HarnessFactory, tmp_path: Path) -> None:
@@ -40,10 +40,7 @@ def test_what_a_prompt_hook_adds_goes_with_the_request(harness: HarnessFactory, 
     h.session.hooks.user_prompt_submit = [hooks.user_prompt_submit]
     h.run("plan the week")
     (request,) = h.server.requests
-    assert [b["text"] for b in request["messages"][0]["content"]] == [
-        "plan the week",
-        "The sprint ends Friday.",
-    ]
+    assert texts(request["messages"][0]) == ["plan the week", "The sprint ends Friday."]
 
 
 def test_a_stop_hook_sends_the_model_back_once_with_its_reason(harness: HarnessFactory) -> None:

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
+from agent_testkit import HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
 from jupyter_agent.agent import ToolFinished, ToolStarted
 from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn
@@ -17,12 +17,12 @@ PARENT_TOOLS = [*file_tools(), *workflow_tools()]
 
 
 def _is_subagent(body: dict[str, Any]) -> bool:
-    return body["system"][0]["text"].startswith("You are a sub-agent")
+    text = body["system"][0]["text"]
+    return text.startswith("You are a sub-agent") or "\n\nYou are a sub-agent" in text
 
 
 def _task_prompt(body: dict[str, Any]) -> str:
-    first = body["messages"][0]["content"]
-    return first if isinstance(first, str) else first[0]["text"]
+    return texts(body["messages"][0])[0]
 
 
 def _tool_names(body: dict[str, Any]) -> set[str]:
@@ -194,7 +194,7 @@ def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harnes
     )
 
     def script(body: dict[str, Any], index: int) -> Turn:
-        if body["system"][0]["text"].startswith("You are a careful code reviewer."):
+        if _is_subagent(body):
             return Turn(blocks=[Text("No bugs found.")])
         if index == 0:
             task = {"description": "Review", "prompt": "Review loader.py.", "subagent_type": "reviewer"}
@@ -207,9 +207,37 @@ def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harnes
     body = h.server.requests[1]
     assert _tool_names(body) == {"Read", "Grep"}
     assert body["model"] == "claude-haiku-5-5"
+    # a type registered in code keeps its instructions in the system prompt (a project's file would be data)
     assert body["system"][0]["text"].startswith("You are a careful code reviewer.\n\nYou are a sub-agent")
     assert h.server.requests[0]["model"] == h.server.requests[2]["model"] != "claude-haiku-5-5"
     assert result_text(tool_results(h.server.requests[2])[0]) == "No bugs found."
+
+
+def test_a_projects_agent_definition_file_reaches_its_subagent_as_a_read_result(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    from jupyter_agent.tools.workflow import AgentType
+
+    definition = tmp_path / ".claude" / "agents" / "reviewer.md"
+    reviewer = AgentType(
+        name="reviewer", description="Reviews", prompt="You review code.", source=str(definition)
+    )
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            return Turn(blocks=[Text("No bugs.")])
+        if index == 0:
+            task = {"description": "Review", "prompt": "Review it.", "subagent_type": "reviewer"}
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        return Turn(blocks=[Text("Reviewed.")])
+
+    h = harness(script, tools=[*file_tools(), TaskTool([reviewer])])
+    assert h.run("review").reason == "end_turn"
+    body = h.server.requests[1]
+    assert "You review code." not in body["system"][0]["text"]
+    _note, calls, results = body["messages"]
+    assert [b["input"] for b in calls["content"]] == [{"file_path": str(definition)}]
+    assert results["content"][0]["content"] == [{"type": "text", "text": "You review code."}]
 
 
 def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: HarnessFactory) -> None:
@@ -251,8 +279,8 @@ def test_a_skill_a_subagent_loads_narrows_the_subagent_not_the_parent(
             return Turn(blocks=[Text("looked")])
         if index == 0:
             task = {"description": "Look", "prompt": "look", "subagent_type": "general-purpose"}
-            return Turn(blocks=[ToolUse(name="Task", input=task)])
-        if len(body["messages"]) == 3:
+            return Turn(blocks=[ToolUse(name="Task", input=task, id="toolu_task")])
+        if any(b.get("tool_use_id") == "toolu_task" for b in body["messages"][-1]["content"]):
             return Turn(blocks=[ToolUse(name="Write", input={"file_path": "out.txt", "content": "x"})])
         return Turn(blocks=[Text("done")])
 

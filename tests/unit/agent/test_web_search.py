@@ -1,9 +1,10 @@
 """WebSearch through the real SDK and the scripted server: the server tool's definition, its blocks as cards
-and in the conversation, citations as safe links, searches counted and priced, the per-run cap, and a
-history that stays valid when the tool is taken away."""
+and in the conversation (kept exactly as they came), citations as safe links, searches counted and priced, and
+the per-run cap told as a tool removal (the tool stays declared, so the history stays valid)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from agent_testkit import HarnessFactory, assert_valid_request
 
 from jupyter_agent.agent.events import RunFinished, TextDelta, ToolFinished, ToolStarted, Usage
 from jupyter_agent.agent.pricing import turn_cost
-from jupyter_agent.agent.web_search import citation_links, fit_web_search, without_server_blocks
+from jupyter_agent.agent.web_search import citation_links
 from jupyter_agent.testing import (
     Citation,
     ScriptedUsage,
@@ -19,9 +20,11 @@ from jupyter_agent.testing import (
     ServerToolUse,
     StopReason,
     Text,
+    ToolUse,
     Turn,
     WebSearchResult,
 )
+from jupyter_agent.tools import tool
 from jupyter_agent.tools.web.search import WebSearchConfig, WebSearchTool
 from jupyter_agent.ui.html import markdown_to_html
 
@@ -132,20 +135,20 @@ def test_a_hostile_citation_stays_a_plain_link(title: str, url: str, expected: s
 
 def test_searches_are_counted_and_priced_per_search() -> None:
     usage = Usage(input=1000, output=100, web_searches=2)
-    assert turn_cost("claude-sonnet-4-5", usage) == pytest.approx(
-        turn_cost("claude-sonnet-4-5", Usage(input=1000, output=100)) + 0.02
+    assert turn_cost("claude-sonnet-4-6", usage) == pytest.approx(
+        turn_cost("claude-sonnet-4-6", Usage(input=1000, output=100)) + 0.02
     )
     assert turn_cost("a-local-model", usage) == 0.0
 
 
 def test_the_run_reports_its_searches_in_its_usage_and_cost(harness: HarnessFactory) -> None:
-    h = harness([searching_turn()], tools=[WebSearchTool()], model="claude-sonnet-4-5")
+    h = harness([searching_turn()], tools=[WebSearchTool()], model="claude-sonnet-4-6")
     finished = h.run("look it up")
     assert finished.usage.web_searches == 1
     assert finished.cost_usd == pytest.approx((1000 * 3 + 100 * 15) / 1_000_000 + 0.01)
 
 
-def test_a_run_that_used_its_searches_goes_on_without_the_tool(harness: HarnessFactory) -> None:
+def test_a_paused_turn_is_sent_back_exactly_as_it_came_to_be_continued(harness: HarnessFactory) -> None:
     def script(body: dict[str, Any], index: int) -> Turn:
         if index < 2:  # a long turn the API paused: the loop sends it back to be continued
             return searching_turn(f"query {index}", stop_reason="pause_turn")
@@ -154,47 +157,66 @@ def test_a_run_that_used_its_searches_goes_on_without_the_tool(harness: HarnessF
     h = harness(script, tools=[WebSearchTool(WebSearchConfig(max_uses=2))])
     finished = h.run("search twice")
     assert isinstance(finished, RunFinished) and finished.usage.web_searches == 2
-    third = h.server.requests[2]
-    assert "tools" not in third  # the only tool was the search: the request carries none
-    assert_valid_request(third)
-    flattened = [
-        b for m in third["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])
-    ]
-    assert not any(b["type"] in ("server_tool_use", "web_search_tool_result") for b in flattened)
-    assert not any("citations" in b for b in flattened)
-    assert any(b.get("text") == "[I searched the web for: query 0]" for b in flattened)
+    second, third = h.server.requests[1:]
+    assert second["messages"][-1]["role"] == "assistant"  # the paused turn, last, as the docs continue it
+    # the continuation is appended to the paused turn (the API combines consecutive assistant turns): what was
+    # sent is sent again unchanged, followed by what came since
+    paused, continued = _plain(second["messages"])[-1], _plain(third["messages"])[1]
+    assert continued["content"][: len(paused["content"])] == paused["content"]
+    assert _plain(third["messages"])[0] == _plain(second["messages"])[0]
+    assert [t["name"] for t in third["tools"]] == ["web_search"]  # never taken out of `tools`
+    flattened = [b for m in third["messages"] for b in m["content"]]
+    assert sum(b["type"] == "server_tool_use" for b in flattened) == 2  # blocks kept as they came
+    assert any("citations" in b for b in flattened)
 
 
-def test_a_history_with_searches_is_valid_without_the_tool() -> None:
-    messages = [
-        {"role": "user", "content": "q"},
-        {
-            "role": "assistant",
-            "content": [
-                {
-                    "type": "server_tool_use",
-                    "id": "srvtoolu_1",
-                    "name": "web_search",
-                    "input": {"query": "q"},
-                },
-                {
-                    "type": "web_search_tool_result",
-                    "tool_use_id": "srvtoolu_1",
-                    "content": {"type": "web_search_tool_result_error", "error_code": "unavailable"},
-                },
-                {"type": "text", "text": "sorry", "citations": [{"type": "web_search_result_location"}]},
+def test_once_a_run_used_its_searches_the_model_is_told_by_a_tool_removal_and_the_next_run_adds_it_back(
+    harness: HarnessFactory,
+) -> None:
+    turns = [
+        Turn(
+            blocks=[
+                ServerToolUse(input={"query": "q"}),
+                WebSearchResult(results=PAGES),
+                ToolUse(name="add", input={}),
             ],
-        },
+        ),
+        Turn(blocks=[Text("done")]),
+        Turn(blocks=[Text("again")]),
     ]
-    plain = without_server_blocks(messages)
-    assert plain[1]["content"] == [
-        {"type": "text", "text": "[I searched the web for: q]"},
-        {"type": "text", "text": "[search results:\nEXECUTION_ERROR: the web search failed: unavailable]"},
-        {"type": "text", "text": "sorry"},
+    h = harness(turns, tools=[WebSearchTool(WebSearchConfig(max_uses=1)), add])
+    h.run("search once")
+    h.run("and now")
+    first, second, third = h.server.requests
+    assert json.dumps(first["tools"]) == json.dumps(second["tools"]) == json.dumps(third["tools"])
+    removal = second["messages"][-1]
+    assert removal == {
+        "role": "system",
+        "content": [
+            {
+                "type": "tool_removal",
+                "tool": {"type": "tool_reference", "name": "web_search"},
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+    }
+    assert_valid_request(second)
+    systems = [m for m in third["messages"] if m["role"] == "system"]
+    assert [b["type"] for m in systems for b in m["content"]] == ["tool_removal", "tool_addition"]
+    assert systems[-1]["content"][0]["tool"] == {"type": "tool_reference", "name": "web_search"}
+
+
+def _plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]]}
+        for m in messages
     ]
-    assert plain[0] is messages[0]
-    params = fit_web_search({"messages": messages, "tools": [{"name": "Read"}]}, searches_used=0)
-    assert params["messages"] == plain
+
+
+@tool(read_only=True)
+def add() -> str:
+    """Add nothing."""
+    return "0"
 
 
 def test_an_interrupt_after_the_query_leaves_no_call_without_its_result(harness: HarnessFactory) -> None:

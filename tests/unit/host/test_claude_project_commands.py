@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_testkit import texts
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -182,7 +183,7 @@ def test_a_command_runs_its_body_with_its_model_and_only_its_tools(
     )
     shell.run_line_magic("agent", '/review app.py "error handling"')
     first, second = server.requests
-    assert first["messages"][0]["content"][0]["text"] == "Review app.py, focus on error handling."
+    assert texts(first["messages"][-1])[0] == "Review app.py, focus on error handling."
     assert first["model"] == "claude-opus-5-5"
     (refused,) = second["messages"][-1]["content"]
     assert "Write is outside the allowed-tools of the command /review (Read)" in refused["content"][0]["text"]

@@ -7,6 +7,7 @@ import pytest
 from traitlets import Enum
 
 from jupyter_agent.agent.config import PROVIDERS, AgentConfig
+from jupyter_agent.agent.facts import SessionFacts
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
 from jupyter_agent.host.commands import help_text
 from jupyter_agent.host.configure import agent_config
@@ -28,7 +29,7 @@ CLEARED = (
     ("budget_usd", 0, "budget_usd"),
     ("budget_usd", -0.0, "budget_usd"),
     ("session_budget_usd", 0.0, "session_budget_usd"),
-    ("thinking", "off", "thinking"),
+    ("thinking", "", "thinking"),
     ("context_compact_fraction", 0, "context_compact_fraction"),
 )
 
@@ -62,7 +63,12 @@ def test_a_run_option_wins_over_a_setting_and_an_unset_option_leaves_it() -> Non
     )
     run = agent_config(settings, RunOptions(model="from-run", max_cost=0.5, think=4096, max_turns=3))
     assert (run.model, run.budget_usd, run.thinking, run.max_turns) == ("from-run", 0.5, 4096, 3)
-    assert agent_config(settings, RunOptions(think="off")).thinking is None
+    # "off" is a value now (the least thinking the model takes), not "unset": the model's default is None
+    assert agent_config(settings, RunOptions(think="off")).thinking == "off"
+    assert agent_config(settings, RunOptions(effort="low")).effort == "low"
+    settings.effort = "max"
+    assert agent_config(settings).effort == "max"
+    assert agent_config(settings, RunOptions(effort="low")).effort == "low"
 
 
 def test_a_negative_cap_is_refused_when_it_is_set() -> None:
@@ -84,8 +90,9 @@ def test_the_settings_offer_exactly_the_configs_providers_and_modes() -> None:
 def test_every_mode_is_explained_to_the_person_and_to_the_model(mode: Mode) -> None:
     assert f"{mode}: {MODE_HELP[mode]}" in AgentSettings.class_traits()["mode"].help
     assert mode in help_text()
-    facts = PromptFacts(cwd="/w", kernel="k", mode=mode, tool_names=("Read",))
-    assert MODE_PROMPT[mode] in system_prompt(facts)
+    assert MODE_PROMPT[mode] in system_prompt(PromptFacts())  # every mode, explained once per conversation
+    facts = SessionFacts(cwd="/w", kernel="k", mode=mode, date="2026-11-28", tool_names=("Read",))
+    assert facts.lines()["Permission mode"] == MODE_PROMPT[mode]  # and the one in force, in the context
 
 
 def test_no_setting_writes_out_a_default_the_config_already_declares() -> None:

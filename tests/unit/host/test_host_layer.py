@@ -35,18 +35,21 @@ def test_run_flags_apply_to_their_run_only(
 ) -> None:
     server = served(monkeypatch, [Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")])])
     try:
-        shell.run_line_magic("config", "AgentMagics.model = 'settings-model'")
-        shell.run_cell_magic("agent", "--model run-model --allow Bash --max-turns 1", "first")
+        shell.run_line_magic("config", "AgentMagics.model = 'claude-sonnet-5-5'")
+        shell.run_cell_magic("agent", "--model claude-opus-5-5 --allow Bash --max-turns 1", "first")
         shell.run_cell_magic("agent", "", "second")
         shell.run_line_magic("agent", "status")
     finally:
         server.stop()
     first, second = server.requests
-    assert first["model"] == "run-model"
+    assert first["model"] == "claude-opus-5-5"
     assert "Bash" in tool_names(first)
-    assert second["model"] == "settings-model"
-    assert "Bash" not in tool_names(second)
-    assert "model:    settings-model (anthropic)" in capsys.readouterr().out
+    assert second["model"] == "claude-sonnet-5-5"
+    # the tool list never changes in a conversation: Bash stays declared, and the model is told it went away
+    assert second["tools"] == first["tools"]
+    removed = [b["tool"]["name"] for m in second["messages"] if m["role"] == "system" for b in m["content"]]
+    assert removed == ["Bash", "BashOutput", "KillShell"]
+    assert "model:    claude-sonnet-5-5 (anthropic)" in capsys.readouterr().out
 
 
 def test_always_allow_on_stdin_becomes_a_setting_and_the_next_run_does_not_ask(

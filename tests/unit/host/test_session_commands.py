@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agent_testkit import texts
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
@@ -25,6 +26,16 @@ def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[ScriptedServer]]:
     yield started
     for server in started:
         server.stop()
+
+
+def first_thinking(server: ScriptedServer) -> dict[str, object]:
+    """The thinking block of the first answer, as the next request sent it back."""
+    return server.requests[1]["messages"][1]["content"][0]
+
+
+def first_answer(server: ScriptedServer) -> dict[str, object]:
+    """The first answer as the second request sent it back (the store's breakpoints are only on user turns)."""
+    return server.requests[1]["messages"][1]
 
 
 def serve(
@@ -52,6 +63,7 @@ def test_think_and_max_cost_apply_to_their_run_only(
             Turn(blocks=[Text("second run")]),
         ],
     )
+    shell.run_line_magic("config", "AgentMagics.model = 'claude-haiku-4-5'")  # a model that takes a budget
     shell.run_cell_magic("agent", "--think 2048 --max-cost 1", "read a")
     out = capsys.readouterr().out
     assert "reaching its budget of $1.0000" in out
@@ -60,18 +72,19 @@ def test_think_and_max_cost_apply_to_their_run_only(
     first, second = server.requests
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     assert "thinking" not in second
-    assert second["messages"][1]["content"][0]["signature"] == "scripted-signature"
+    assert second["messages"][1]["content"][0] == first_thinking(server)
 
 
 def test_think_off_turns_a_thinking_setting_off_for_one_run_only(
     shell: InteractiveShell, served: list[ScriptedServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = serve(served, monkeypatch, [Turn(blocks=[Text("plain")]), Turn(blocks=[Text("thought")])])
+    shell.run_line_magic("config", "AgentMagics.model = 'claude-haiku-4-5'")
     shell.run_line_magic("config", "AgentMagics.thinking = '4096'")
     shell.run_cell_magic("agent", "--think off", "quick one")
     shell.run_cell_magic("agent", "", "careful one")
     first, second = server.requests
-    assert "thinking" not in first
+    assert first["thinking"] == {"type": "disabled"}
     assert second["thinking"] == {"type": "enabled", "budget_tokens": 4096}
 
 
@@ -90,7 +103,7 @@ def test_settings_for_thinking_session_budget_and_compaction_reach_the_run(
     shell.run_line_magic("config", "AgentMagics.session_budget_usd = 1.5")
     shell.run_cell_magic("agent", "--model claude-opus-4-6", "first")
     shell.run_cell_magic("agent", "", "second")
-    assert server.requests[0]["thinking"] == {"type": "adaptive"}
+    assert server.requests[0]["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert len(server.requests) == 1
     out = capsys.readouterr().out
     assert "session_budget_usd ($1.5000)" in out
@@ -111,6 +124,7 @@ def test_an_invalid_thinking_setting_is_refused_and_the_next_run_uses_the_previo
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     server = serve(served, monkeypatch, [Turn(blocks=[Text("done")])])
+    shell.run_line_magic("config", "AgentMagics.model = 'claude-haiku-4-5'")
     shell.run_line_magic("config", "AgentMagics.thinking = '4096'")
     shell.run_line_magic("config", "AgentMagics.thinking = 'lots'")
     assert "thinking: 'lots' is not off, adaptive or a budget in tokens (e.g. 8000)" in caplog.text
@@ -177,11 +191,15 @@ def test_sessions_resume_and_export_in_a_new_shell(
     assert f"resumed session {saved.id} (2 messages" in capsys.readouterr().out
     shell.run_cell_magic("agent", "", "and April?")
     after = server.requests[1]
-    assert [m["content"][0]["text"] for m in after["messages"]] == [
-        "why is March missing?",
-        "March is missing.",
-        "and April?",
+    assert [texts(m) for m in after["messages"]] == [
+        ["why is March missing?"],
+        ["March is missing."],
+        ["and April?"],
     ]
+    # resumed exactly as it was sent: the same system prompt and tools, the same first messages
+    first = server.requests[0]
+    assert after["system"] == first["system"] and after["tools"] == first["tools"]
+    assert after["messages"][1] == first_answer(server)
     shell.run_line_magic("agent", "export notes/session.md")
     assert "exported 4 messages to" in capsys.readouterr().out
     markdown = (tmp_path / "notes" / "session.md").read_text()
@@ -209,14 +227,20 @@ def test_memory_and_compact_on_demand(
     capsys.readouterr()
     shell.run_line_magic("agent", "compact")
     line = capsys.readouterr().out.strip()
-    assert line.startswith("conversation compacted on request: 2 messages") and "\n" not in line
+    # the opening (the AGENTS.md read as a tool result), the request and the answer
+    assert line.startswith("conversation compacted on request: 4 messages") and "\n" not in line
     shell.run_cell_magic("agent", "", "next")
     last = server.requests[-1]
     assert "SUMMARY: asked hello" in json.dumps(last["messages"]) and '"ok"' not in json.dumps(
         last["messages"]
     )
     assert last["system"] == server.requests[0]["system"]
-    assert "Use polars." in last["system"][0]["text"]
+    assert (
+        "Use polars." not in last["system"][0]["text"]
+    )  # the repository's file: a tool result, not the prompt
+    assert (
+        last["messages"][:2] == server.requests[0]["messages"][:2]
+    )  # handed over again after the compaction
 
 
 def test_help_lists_the_session_subcommands_and_flags(
@@ -273,3 +297,25 @@ def test_status_says_which_frontend_holds_the_notebook_and_how_it_is_changed(
     assert "notebook: — (not known)" in status
     assert "frontend: none (not in a Jupyter kernel)" in status
     assert "backend:  — (notebook tools need notebook_path)" in status
+
+
+def test_context_shows_the_update_the_next_request_will_append(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = serve(served, monkeypatch, [Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")])])
+    shell.run_cell_magic("agent", "", "first")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "context")
+    assert "The next request also says" not in capsys.readouterr().out  # nothing changed since the run
+    shell.run_line_magic("agent", "mode plan")
+    shell.run_line_magic("agent", "context")
+    shown = capsys.readouterr().out
+    assert "The next request also says:\n[Update to the session context" in shown
+    assert "- Permission mode: plan: only read-only tools run." in shown
+    shell.run_cell_magic("agent", "", "second")
+    assert "- Permission mode: plan: only read-only tools run." in json.dumps(
+        server.requests[1]["messages"][-1]
+    )

@@ -185,7 +185,7 @@ def test_a_page_speaking_another_protocol_is_not_used(kernel_nb: Path) -> None:
     # Read from the saved file, and a change becomes a proposal that names the fix: never the page, never the file.
     assert isinstance(book, FileNotebook) and not old.requests
     assert access.decision.kind == "proposal" and "protocol 9" in access.decision.reason
-    assert "upgrade jupyter-agent, reload the page and restart the kernel" in access.decision.reason
+    assert "upgrade jupyter-claude-agent, reload the page and restart the kernel" in access.decision.reason
     assert kernel_nb.read_bytes() == on_disk
 
 

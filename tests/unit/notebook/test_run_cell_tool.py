@@ -69,7 +69,8 @@ def test_source_the_model_has_not_read_is_shown_with_the_run(world: World) -> No
     result = run_cell(world, "c0")
     assert result.content == (
         "0\n[cell 'c0' of analysis.ipynb ran as [ ]; its outputs are now in the notebook]\n"
-        "The source that ran, which you had not read as it is now:\nx = 0\nprint(x)"
+        "The source that ran, which you had not read as it is now:\nx = 0\nprint(x)\n"
+        "[kernel variables this code changed — %agent undo removes (new): x]"
     )
     again = run_cell(world, "c0")
     assert again.content == "0\n[cell 'c0' of analysis.ipynb ran as [ ]; its outputs are now in the notebook]"

@@ -100,11 +100,13 @@ def test_a_skill_without_a_description_is_described_by_its_first_paragraph_as_in
     assert skills["clean"].description == "Drop empty rows and fix dtypes."
 
 
-def test_the_skill_tool_lists_the_skills_in_its_description_and_loads_a_body_on_demand(
+def test_the_skill_tool_lists_the_skills_when_called_without_a_name_and_loads_a_body_on_demand(
     library_tree: Tree,
 ) -> None:
     (tool,) = [t for t in library_tree.claude().library.tools if isinstance(t, SkillTool)]
-    assert tool.description.endswith(
+    assert "summarize" not in tool.description  # the repository's text stays out of the tool list
+    listing = asyncio.run(tool.run(SkillInput(), ToolContext(sandbox=Sandbox.at(library_tree.project))))
+    assert listing.content == (
         "Available skills:\n- plot: Plot a column (project)\n"
         "- summarize: Summarise a CSV file's columns and missing values (project)"
     )
@@ -160,7 +162,8 @@ def test_the_tools_of_a_library_are_built_once_so_their_definitions_never_change
     library_tree.write(".claude/skills/late/SKILL.md", "---\ndescription: Added later\n---\nx\n")
     assert [json.dumps(t.to_param()) for t in claude.library.tools] == first
     claude.reload()  # %agent reset
-    assert "late: Added later" in claude.library.tools[0].description
+    (tool,) = [t for t in claude.library.tools if isinstance(t, SkillTool)]
+    assert "late" in tool.skills
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_testkit import HarnessFactory
+from agent_testkit import HarnessFactory, texts
 
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools.files import file_tools
@@ -67,5 +67,5 @@ def test_resuming_another_session_numbers_its_runs_after_this_kernels_and_the_ne
     journal = choose(h.session, 3)
     assert journal.request == "second of A"
     h.worker.submit(rewind(h.session, journal, keep_changes=False)).result(timeout=30)
-    texts = [block["text"] for m in h.session.conversation.messages for block in m["content"]]
-    assert texts == ["first of A", "a1"]
+    said = [text for m in h.session.conversation.messages for text in texts(m)]
+    assert said == ["first of A", "a1"]

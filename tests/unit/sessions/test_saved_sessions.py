@@ -92,12 +92,13 @@ def test_shortened_results_are_a_new_record_and_replay_to_the_shortened_conversa
         script,
         tools=file_tools(),
         session_options=_saving(tmp_path),
-        context_window=3000,
+        context_window=6000,
         shorten_at=0.5,
         shorten_to=0.2,
         context_compact_fraction=None,
+        model="claude-opus-5",  # shortening rewrites earlier messages: only where no thinking prefix is checked
     )
-    h.run("read it twice")
+    assert h.run("read it twice").reason == "end_turn"
     first_result = h.session.conversation.messages[2]["content"][0]
     assert "shortened to save context" in result_text(first_result)
     assert load_session(_only_file(tmp_path)).messages == h.session.conversation.messages
@@ -119,12 +120,13 @@ def test_resume_in_a_new_session_sends_the_earlier_messages_and_an_edit_needs_a_
     first.run("what does load.py do?")
     earlier = first.session.conversation.messages
 
-    edit = ToolUse(name="Edit", input={"file_path": "load.py", "old_string": "x = 1", "new_string": "x = 2"})
+    edit = {"name": "Edit", "input": {"file_path": "load.py", "old_string": "x = 1", "new_string": "x = 2"}}
+    # A second server numbers its calls from toolu_01_0_0 again: ids of their own keep them unique, as the API's are.
     second = harness(
         [
-            Turn(blocks=[edit]),
-            Turn(blocks=[ToolUse(name="Read", input={"file_path": "load.py"})]),
-            Turn(blocks=[edit]),
+            Turn(blocks=[ToolUse(id="toolu_resumed_1", **edit)]),
+            Turn(blocks=[ToolUse(id="toolu_resumed_2", name="Read", input={"file_path": "load.py"})]),
+            Turn(blocks=[ToolUse(id="toolu_resumed_3", **edit)]),
             Turn(blocks=[Text("Now x is 2.")]),
         ],
         tools=file_tools(),
@@ -255,3 +257,45 @@ def test_the_export_neutralises_html_remote_images_and_script_links(
     assert "&lt;script>alert(1)&lt;/script>" in markdown
     assert "![" not in markdown and "[image: chart](https://evil.example/leak.png?d=secret)" in markdown
     assert "javascript:" not in markdown and "[docs](#)" in markdown
+
+
+def test_a_resume_continues_in_a_file_that_holds_only_what_is_new_and_reads_back_whole(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    long_answer = "March is dropped by the date parser. " * 400  # ~15 KB the resumed file must not copy
+    first = harness([Turn(blocks=[Text(long_answer)])], session_options=_saving(tmp_path))
+    first.run("why is March missing?")
+    assert first.session.recorder is not None
+    original = first.session.recorder.path
+    second = harness(
+        [Turn(blocks=[Text("April is fine.")]), Turn(blocks=[Text("Still fine.")])],
+        session_options=_saving(tmp_path),
+    )
+    second.session.resume(second.session.load_saved())
+    second.run("and April?")
+    second.run("and May?")
+    assert second.session.recorder is not None
+    resumed = second.session.recorder.path
+    assert resumed != original
+    assert long_answer not in resumed.read_text()  # the earlier messages are referenced, not copied
+    assert resumed.stat().st_size < original.stat().st_size
+    saved = load_session(resumed)
+    assert saved.messages == second.session.conversation.messages  # read back whole, through the first file
+    assert saved.prefix == load_session(original).prefix  # with the prefix it was saved with
+    assert [r.text for r in saved.requests] == ["why is March missing?", "and April?", "and May?"]
+    assert second.server.requests[0]["system"] == first.server.requests[0]["system"]
+
+
+def test_a_resumed_file_whose_original_is_gone_says_so_and_resumes_what_it_holds(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    first = harness([Turn(blocks=[Text("one")])], session_options=_saving(tmp_path))
+    first.run("first")
+    assert first.session.recorder is not None
+    second = harness([Turn(blocks=[Text("two")])], session_options=_saving(tmp_path))
+    second.session.resume(second.session.load_saved())
+    second.run("second")
+    assert second.session.recorder is not None
+    first.session.recorder.path.unlink()
+    saved = load_session(second.session.recorder.path)
+    assert "whose file is missing" in saved.damage

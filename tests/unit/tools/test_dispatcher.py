@@ -167,11 +167,25 @@ def test_validation_happens_before_permission_so_nobody_is_asked_about_a_broken_
     assert recorder.requests == []
 
 
-def test_a_filtered_out_tool_is_not_offered_and_cannot_be_called() -> None:
+def test_a_filtered_out_tool_is_not_offered_and_a_call_to_it_is_refused_naming_the_rule() -> None:
     tools, _ = make()
     tools.pool.denied = ["save"]
     assert "save" not in tools.dispatcher.tools()
-    assert tools.dispatch("save", {"path": "a", "text": "x"}).result.error_code == "UNKNOWN_TOOL"
+    result = tools.dispatch("save", {"path": "a", "text": "x"}).result
+    assert result.error_code == "DENIED"
+    assert "save is denied by the rule 'save'" in result.content
+    assert written == []
+
+
+def test_a_tool_whose_source_went_away_is_refused_as_not_available_not_unknown() -> None:
+    tools, _ = make()
+    source = tools.pool.source_of("save")
+    assert source is not None
+    tools.pool.set_source(source, [t for t in tools.pool.sources[source] if t.name != "save"])
+    result = tools.dispatch("save", {"path": "a", "text": "x"}).result
+    assert result.error_code == "NOT_AVAILABLE"
+    assert "save is not available now" in result.content
+    assert tools.dispatch("never_was", {}).result.error_code == "UNKNOWN_TOOL"
     assert written == []
 
 

@@ -69,18 +69,27 @@ def test_output_comes_in_order_with_the_last_value_and_variables_stay(tmp_path: 
     code = "import sys\nprint('loading')\nprint('careful', file=sys.stderr)\ntotal = base + 2\ntotal"
     result = run(code, tmp_path, namespace=namespace)
     assert not result.is_error
-    assert result.content == "loading\ncareful\nOut: 42"
+    assert (
+        result.content
+        == "loading\ncareful\nOut: 42\n[kernel variables this code changed — %agent undo removes (new): sys, total]"
+    )
     assert result.summary == "3 lines of output"
     assert namespace["total"] == 42
 
 
 def test_progress_bars_keep_only_their_last_state(tmp_path: Path) -> None:
     code = "import sys\nfor p in (10, 50, 100):\n    sys.stderr.write(f'\\rloading {p}%')\nprint()\nprint('a\\r\\nb')"
-    assert run(code, tmp_path).content == "loading 100%\na\nb"
+    assert (
+        run(code, tmp_path).content
+        == "loading 100%\na\nb\n[kernel variables this code changed — %agent undo removes (new): p, sys]"
+    )
 
 
 def test_a_trailing_semicolon_hides_the_value_like_in_a_cell(tmp_path: Path) -> None:
-    assert run("x = 1\nx;", tmp_path).content == "(no output)"
+    assert (
+        run("x = 1\nx;", tmp_path).content
+        == "(no output)\n[kernel variables this code changed — %agent undo removes (new): x]"
+    )
 
 
 def test_an_exception_is_an_error_with_the_output_before_it_and_the_traceback(tmp_path: Path) -> None:
@@ -97,7 +106,8 @@ def test_an_exception_is_an_error_with_the_output_before_it_and_the_traceback(tm
         "Traceback (most recent call last):\n"
         f'  File "{filename}", line 3, in <module>\n'
         "    raise ValueError(f'rate must be positive, got {rate}')\n"
-        "ValueError: rate must be positive, got 0"
+        "ValueError: rate must be positive, got 0\n"
+        "[kernel variables this code changed — %agent undo removes (new): rate]"  # what ran before the error
     )
     assert result.summary == "ValueError: rate must be positive, got 0"
 
@@ -127,6 +137,7 @@ def test_a_displayed_image_comes_back_as_an_image_block(tmp_path: Path, shell: I
     assert (
         result.content
         == "plotting\n<IPython.core.display.Image object> [image/png attached as image 1]\ndone"
+        "\n[kernel variables this code changed — %agent undo removes (new): base64, display, Image]"
     )
     assert [(i.media_type, base64.b64decode(i.data)) for i in result.images] == [
         ("image/png", base64.b64decode(PIXEL_PNG))
@@ -139,7 +150,10 @@ def test_with_a_shell_ipython_syntax_and_rich_reprs_work(tmp_path: Path, shell: 
     result = run(
         "values = !echo 3\nimport pandas as pd\npd.DataFrame({'n': [int(values[0])]})", tmp_path, shell=shell
     )
-    assert result.content == "Out:\n   n\n0  3"
+    assert (
+        result.content
+        == "Out:\n   n\n0  3\n[kernel variables this code changed — %agent undo removes (new): pd, values]"
+    )
 
 
 def test_a_runaway_loop_is_stopped_at_the_timeout_and_keeps_what_it_did(tmp_path: Path) -> None:
@@ -151,7 +165,10 @@ def test_a_runaway_loop_is_stopped_at_the_timeout_and_keeps_what_it_did(tmp_path
         "TIMEOUT: the code did not finish in 0.2 s and was stopped by a CodeTimeout exception; what it assigned "
         "before that stays in the namespace\nOutput before the stop:\nstarted\nTraceback (most recent call last):"
     )
-    assert result.content.endswith("CodeTimeout: RunCode's time limit was reached here")
+    assert result.content.endswith(
+        "CodeTimeout: RunCode's time limit was reached here\n"
+        "[kernel variables this code changed — %agent undo removes (new): steps]"
+    )
     assert namespace["steps"] > 0
     # The stop does not linger: the next call on the same kind of thread runs normally.
     assert run("1 + 1", tmp_path, namespace=namespace).content == "Out: 2"
@@ -174,7 +191,9 @@ def test_long_output_keeps_head_and_tail(tmp_path: Path) -> None:
     limits = Limits(max_output_chars=2000)
     result = run("for i in range(5000):\n    print(f'line {i}')", tmp_path, limits=limits)
     assert result.content.startswith("line 0\nline 1\n")
-    assert result.content.rstrip().endswith("line 4999")
+    assert result.content.endswith(
+        "line 4999\n[kernel variables this code changed — %agent undo removes (new): i]"
+    )
     assert "cut" in result.content
     assert len(result.content) < 3000
 
@@ -202,3 +221,11 @@ def test_runcode_asks_first_and_shows_the_code(tmp_path: Path) -> None:
         ("RunCode df = load()", "code", "df = load()\ndf.head()", "python")
     ]
     assert dispatched.result.content.startswith("EXECUTION_ERROR: the code raised NameError: name 'load'")
+
+
+def test_calls_leave_no_hooks_behind_on_the_shell(tmp_path: Path, shell: InteractiveShell) -> None:
+    before = {event: len(shell.events.callbacks[event]) for event in ("pre_execute", "post_execute")}
+    for _ in range(3):
+        assert not run("print('x')", tmp_path, shell=shell).is_error
+    after = {event: len(shell.events.callbacks[event]) for event in ("pre_execute", "post_execute")}
+    assert after == before  # IPython 9 registers each display publisher's hooks; one per call piled up

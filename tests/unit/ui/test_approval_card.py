@@ -168,14 +168,6 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
     assert made.display_id
 
 
-def test_pressing_enter_in_the_message_denies_with_it(shell: InteractiveShell) -> None:
-    made = shown_card(shell)
-    text = widget(made, "Text")
-    text.value = "wrong branch"
-    text._submission_callbacks(text)
-    assert made.ask.reply.result() == Reject(message="wrong branch")
-
-
 def test_the_always_button_says_which_rule_it_adds(shell: InteractiveShell) -> None:
     made = shown_card(shell)
     assert widget(made, "Button", "Always allow").tooltip == "adds Bash(git push*) for this session"

@@ -91,7 +91,7 @@ def test_a_missing_internal_is_named_with_the_installed_version(
     assert missing_internals(kernel) == [named]
     reason = (
         "in-cell approvals and live notebook edits need ipykernel internals that ipykernel 7.5.0 does not have "
-        f"({named}), so nothing can be clicked or answered while a cell runs; a jupyter-agent release that "
+        f"({named}), so nothing can be clicked or answered while a cell runs; a jupyter-claude-agent release that "
         "supports this ipykernel fixes it"
     )
     assert unsupported_reason(kernel) == reason

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_testkit import Harness, HarnessFactory, assert_valid_request
+from agent_testkit import Harness, HarnessFactory, assert_valid_request, texts
 
 from jupyter_agent.agent.conversation import Conversation
 from jupyter_agent.sessions import load_session
@@ -89,7 +89,7 @@ def test_the_rewind_is_saved_and_the_file_replays_to_the_rewound_conversation(
     ]
     h.run("third")
     saved = load_session(path)
-    assert [m["content"][0]["text"] for m in saved.messages] == ["first", "one", "third", "three"]
+    assert [texts(m)[0] for m in saved.messages] == ["first", "one", "third", "three"]
 
 
 def test_a_run_before_a_compaction_reset_or_resume_is_refused_naming_the_runs_that_can_be(

@@ -1,0 +1,29 @@
+"""The harness's own words in a conversation: the session context and its updates, the opening's notes.
+
+They are user-message text the harness writes (not the user), so the export and the tests tell them apart from the
+user's words by how they open. Each is pinned by a snapshot test.
+"""
+
+from __future__ import annotations
+
+#: How the session's facts open at the first request, and how an update of them opens later.
+CONTEXT_HEADING = "[Session context: where you are working. Later messages may update it; the latest wins.]"
+UPDATE_HEADING = "[Update to the session context since earlier in this conversation:]"
+#: The first message of a conversation whose opening hands over the repository's files.
+OPENING_NOTE = (
+    "[Before the first request, the harness reads the project's files that describe it (its AGENTS.md / "
+    "CLAUDE.md, its skills). Their text comes from the repository, not from the user.]"
+)
+#: The same for a sub-agent's conversation.
+SUBAGENT_OPENING_NOTE = (
+    "[Before the task, the harness reads the files that describe your role and the project: a project "
+    "sub-agent's own definition (follow its role), the project's AGENTS.md / CLAUDE.md. Their text comes from the "
+    "repository, not from the main agent or the user.]"
+)
+
+HARNESS_HEADINGS = (CONTEXT_HEADING, UPDATE_HEADING, OPENING_NOTE, SUBAGENT_OPENING_NOTE)
+
+
+def is_harness_text(text: str) -> bool:
+    """Whether a text block is the harness's own (context, update, opening note), not the user's."""
+    return text.startswith(HARNESS_HEADINGS)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The floors job: the package with the OLDEST version of every direct dependency pyproject.toml allows
+# (scripts/floors.txt, generated from pyproject.toml by scripts/floors.py), on the oldest Python it supports, in a
+# venv of its own (.venv-floors). Then, on that set: JupyterLab lists the prebuilt extension as enabled and OK,
+# the unit tests of the code that meets the dependencies most directly, every kernel test, and one JupyterLab
+# test (two notebooks, each kernel's agent edits only its own). The newest versions pip picks are CI's main job (scripts/test.sh).
+#
+# Usage: bash scripts/test_floors.sh [pytest args]   (after scripts/install.sh --test, which brings the browser,
+#        the MCP test servers and the Bash sandbox's Debian packages these tests share)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3.11}
+VENV=.venv-floors
+
+bash scripts/make_venv.sh "$VENV" "$PYTHON" -c scripts/floors.txt -e ".[test]"
+# The tests' JupyterLab, kernels and tools come from this venv.
+export VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH"
+# A temp root of its own: CI runs this job beside the Python jobs, and pytest clears old temp folders of its
+# root as it starts (a sandboxed Bash test of the other run lost the folder it was binding).
+export PYTEST_DEBUG_TEMPROOT="${TMPDIR:-/tmp}/jupyter-agent-floors-pytest"
+mkdir -p "$PYTEST_DEBUG_TEMPROOT"
+
+echo "== every direct dependency at its floor"
+"$VENV/bin/python" - <<'PY'
+import sys
+from importlib.metadata import version
+
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+wrong = []
+for line in open("scripts/floors.txt", encoding="utf-8").read().splitlines():
+    if line.strip() and not line.startswith("#"):
+        wanted = Requirement(line.strip())
+        (floor,) = wanted.specifier
+        installed = version(wanted.name)
+        print(f"  {wanted.name:18} {installed}")
+        if Version(installed) != Version(floor.version):
+            wrong.append(f"{wanted.name} {installed} (floor {floor.version})")
+if wrong:
+    sys.exit(f"not at the floor: {', '.join(wrong)}")
+PY
+
+echo "== jupyter labextension list (JupyterLab $("$VENV/bin/jupyter" lab --version))"
+LISTING="$("$VENV/bin/jupyter" labextension list 2>&1)"
+echo "$LISTING"
+grep -Eq '^ +jupyter-agent v[0-9.]+ .*enabled.*OK.*\(python, jupyter-claude-agent\)' <<<"$LISTING" || {
+  echo "the extension is not listed as enabled and OK on the JupyterLab floor" >&2
+  exit 1
+}
+
+if [ "$#" -gt 0 ]; then
+  exec "$VENV/bin/python" -m pytest "$@"
+fi
+# The unit tests of the code that meets an old dependency most directly: the SDK (agent, the scripted server,
+# deprecated models), ipywidgets (ui), nbformat (notebook), httpx / markdownify / beautifulsoup4 (WebFetch),
+# pypdf; then every kernel test.
+UNIT_AT_THE_FLOORS=(
+  tests/unit/agent tests/unit/test_scripted_server.py tests/unit/test_scripted_web_search.py
+  tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/tools/web
+  tests/unit/tools/test_read_pdf.py
+)
+echo "== unit tests that meet the dependencies most directly, and every kernel test, on the floors"
+status=0
+"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" tests/kernel || status=$?
+echo "== one JupyterLab test on the floors"
+"$VENV/bin/python" -m pytest tests/e2e/test_live_notebook.py::test_each_kernel_edits_only_its_own_notebook || status=$?
+exit "$status"
