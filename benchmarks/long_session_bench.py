@@ -13,6 +13,8 @@
    - the saved notebook (outputs and the widget state the frontend holds), widget frontend       (<= 5 MB)
    `--profile` then profiles ten more runs (the kernel's main thread and the agent's worker thread) and prints
    where their time goes.
+   Headless, a new kernel then runs `%agent resume` and `--resume-runs` more runs: the bytes the resumed session
+   added to the session store / the bytes the first kernel's last runs of that many added   (target: ~1x).
 2. A big notebook. A `--cells` cell (~`--megabytes` MB) notebook and a 20-cell one with the same cells, as files
    of a headless kernel: NotebookRead of the last cell, then NotebookEdit replacing it, `--samples` times each,
    interleaved. A call's cost is the time from the request that asks for it to the request that brings its
@@ -22,7 +24,7 @@
 Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/long_session_bench.py [--runs 200] [--frontends widgets,headless] [--profile]
-        [--cells 2000] [--megabytes 24] [--samples 5] [--skip-runs] [--skip-notebook]
+        [--resume-runs 10] [--cells 2000] [--megabytes 24] [--samples 5] [--skip-runs] [--skip-notebook]
 """
 
 from __future__ import annotations
@@ -155,6 +157,10 @@ class RunFigures:
     checkpoints: dict[int, dict[str, float]] = field(default_factory=dict[int, dict[str, float]])
     saved_mb: float | None = None
     profile: str = ""
+    #: Bytes of the session store after each run of the first kernel, and what a resume and its runs added.
+    store_bytes: list[int] = field(default_factory=list[int])
+    resume_added: int | None = None
+    resume_runs: int = 0
 
     def overhead(self, runs: range) -> float:
         return statistics.median(self.wall[n] - self.model[n] for n in runs)
@@ -183,13 +189,38 @@ PROFILE_END = (
 )
 
 
-def many_runs(runs: int, *, widgets: bool, profile: bool) -> RunFigures:
+def store_bytes(cwd: Path) -> int:
+    """The session store's size: every session file of this benchmark's data dir."""
+    return sum(
+        p.stat().st_size for p in (cwd / "jupyter-data" / "jupyter_agent" / "sessions").rglob("*.jsonl")
+    )
+
+
+def resume_and_run(cwd: Path, url: str, first: int, runs: int) -> int:
+    """A new kernel resumes the session and makes `runs` more runs: the bytes that added to the session store."""
+    before = store_bytes(cwd)
+    frontend = start_kernel(cwd, url, widgets=False)
+    try:
+        said = frontend.run("%agent resume", timeout=120).text()
+        if "resumed session" not in said:
+            raise RuntimeError(f"%agent resume did not resume:\n{said[-3000:]}")
+        for n in range(first, first + runs):
+            cell = frontend.run(f"%%agent --mode acceptEdits\nrun {n}", timeout=300)
+            if f"Run {n} done" not in cell.text():
+                raise RuntimeError(f"resumed run {n} did not answer as scripted:\n{cell.text()[-3000:]}")
+    finally:
+        frontend.close()
+    return store_bytes(cwd) - before
+
+
+def many_runs(runs: int, *, widgets: bool, profile: bool, resume_runs: int) -> RunFigures:
     figures = RunFigures()
     extra = 10 if profile else 0  # profiled after the measured runs, so the profiler costs them nothing
+    resumed = 0 if widgets else resume_runs
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         session_files(cwd)
-        server = ServerProcess(run_turns(runs + extra), cwd)
+        server = ServerProcess(run_turns(runs + extra + resumed), cwd)
         frontend = start_kernel(cwd, server.url, widgets=widgets)
         try:
             for n in range(runs):
@@ -202,6 +233,7 @@ def many_runs(runs: int, *, widgets: bool, profile: bool) -> RunFigures:
                 figures.message_bytes.append(sum(len(json.dumps(m["content"])) for m in sent))
                 if f"Run {n} done" not in cell.text():
                     raise RuntimeError(f"run {n} did not answer as scripted:\n{cell.text()[-3000:]}")
+                figures.store_bytes.append(store_bytes(cwd))
                 if n + 1 in (10, runs):
                     figures.checkpoints[n + 1] = checkpoint(frontend, widgets=widgets)
             if widgets:
@@ -213,6 +245,11 @@ def many_runs(runs: int, *, widgets: bool, profile: bool) -> RunFigures:
                 figures.profile = frontend.run(PROFILE_END, timeout=120).text()
         finally:
             frontend.close()
+        try:
+            if resumed:
+                figures.resume_added = resume_and_run(cwd, server.url, runs + extra, resumed)
+                figures.resume_runs = resumed
+        finally:
             server.stop()
     return figures
 
@@ -305,6 +342,14 @@ def report_runs(name: str, runs: int, f: RunFigures) -> None:
     )
     if f.saved_mb is not None:
         print(f"  saved notebook after {runs} runs: {f.saved_mb:.2f} MB   (target <= 5 MB)")
+    if f.resume_added is not None and f.resume_runs < runs:
+        k = f.resume_runs
+        last = f.store_bytes[-1] - f.store_bytes[-1 - k]
+        print(
+            f"  session store: {f.store_bytes[-1] / 1024:.0f} KB after {runs} runs; %agent resume and {k} runs in a "
+            f"new kernel added {f.resume_added / 1024:.1f} KB, the first kernel's last {k} runs "
+            f"{last / 1024:.1f} KB: {f.resume_added / last:.2f}x   (target: only what the new runs add, ~1x)"
+        )
     if f.profile:
         print("  profile of 10 more runs (tottime):")
         print("\n".join("    " + line for line in f.profile.splitlines() if line.strip()))
@@ -411,6 +456,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--frontends", default="widgets,headless")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--resume-runs", type=int, default=10)
     parser.add_argument("--cells", type=int, default=2000)
     parser.add_argument("--megabytes", type=float, default=24.0)
     parser.add_argument("--samples", type=int, default=5)
@@ -421,7 +467,9 @@ def main() -> None:
         parser.error("--runs must be at least 11 (runs 2-10 are the baseline)")
     if not args.skip_runs:
         for name in args.frontends.split(","):
-            figures = many_runs(args.runs, widgets=name == "widgets", profile=args.profile)
+            figures = many_runs(
+                args.runs, widgets=name == "widgets", profile=args.profile, resume_runs=args.resume_runs
+            )
             report_runs("widget frontend" if name == "widgets" else "headless", args.runs, figures)
             gc.collect()
     if not args.skip_notebook:
