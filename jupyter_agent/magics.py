@@ -160,7 +160,7 @@ def load(ipython: Any) -> None:
     magics = AgentMagics(shell=ipython, config=ipython.config)
     ipython.register_magics(magics)
     ipython.configurables.append(magics)
-    from .host.kernel_agent import track_user_tools
+    from .host.user_tools import track_user_tools
 
     track_user_tools(ipython, magics)
     if keep_question_marks not in ipython.input_transformers_cleanup:
@@ -174,10 +174,11 @@ def load(ipython: Any) -> None:
 
     magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
     magics.kernel_agent.project_notices()  # a malformed .claude/settings.json is one line, never a failed load
+    magics.kernel_agent.greet_the_page()
 
 
 def unload(ipython: Any) -> None:
-    from .host.kernel_agent import untrack_user_tools
+    from .host.user_tools import untrack_user_tools
 
     untrack_user_tools(ipython)
     if keep_question_marks in ipython.input_transformers_cleanup:

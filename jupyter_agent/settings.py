@@ -22,6 +22,7 @@ from .agent.config import (
     ThinkingSetting,
 )
 from .agent.models import EFFORTS
+from .base.journal_store import DEFAULT_CAP_MB
 from .base.sandbox import BASH_SANDBOX_VALUES, DEFAULT_FALLBACK_ENCODING
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
@@ -209,6 +210,12 @@ class AgentSettings(Configurable):
     probe_timeout = Float(
         2.0, help="Seconds to wait for a widget frontend before treating the run as headless."
     ).tag(config=True)
+    undo_memory_mb = Float(
+        DEFAULT_CAP_MB,
+        help="Megabytes of undo records (files before a write, a notebook's changed bytes) kept in memory; past it "
+        "the oldest move to this kernel's directory under the Jupyter data dir, and undo reads them back. "
+        "%agent reset moves them all there. 0 keeps none in memory.",
+    ).tag(config=True)
     kernel_undo_budget_mb = Float(
         help="Memory (MB) the kernel journal may hold so %agent undo can restore variables RunCode and RunCell "
         "changed in place: copies taken before each call, dropped oldest first. Default: 10% of the memory "
@@ -301,6 +308,14 @@ class AgentSettings(Configurable):
                 f"fallback_encoding {value!r} is not an 8-bit encoding that keeps ASCII as it is; "
                 "files in UTF-16 or UTF-32 are recognised by their byte-order mark"
             )
+        return value
+
+    @validate("undo_memory_mb")
+    @_rejecting
+    def _megabytes(self, proposal: Any) -> float:
+        value = float(proposal["value"])
+        if not value >= 0:
+            raise ValueError(f"undo_memory_mb is a number of megabytes, 0 or more, got {value}")
         return value
 
     @validate("retry_wait_max", "model_stall_timeout", "mcp_timeout")

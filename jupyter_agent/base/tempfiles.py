@@ -29,13 +29,20 @@ def temp_name(name: str, token: str) -> str:
     return f".{name}.{os.getpid()}-{token}{SUFFIX}"
 
 
+#: A process in these states has ended: a zombie (`Z`) stays in /proc, with its start time, until its parent
+#: reaps it — a kernel killed with kill -9 is one until the Jupyter server or jupyter_client polls it.
+_ENDED_STATES = frozenset({"Z", "X", "x"})
+
+
 def _start_time(pid: int) -> str | None:
-    """The process's start time (clock ticks since boot), which tells a pid reused by another process apart."""
+    """The start time (clock ticks since boot) of a running process, which tells a pid reused by another process
+    apart; None when there is no such process, or it has ended."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rpartition(")")[2].split()[19]
+    fields = stat.rpartition(")")[2].split()
+    return None if fields[0] in _ENDED_STATES else fields[19]
 
 
 def _ledger_dir() -> Path:
@@ -44,8 +51,18 @@ def _ledger_dir() -> Path:
     return Path(jupyter_data_dir()) / "jupyter_agent" / "inflight"
 
 
+def process_name(pid: int) -> str:
+    """`<pid>-<start time>`: a name for what process `pid` leaves on disk, which tells a reused pid apart."""
+    return f"{pid}-{_start_time(pid) or 'unknown'}"
+
+
+def owner_gone(name: str) -> bool:
+    """Whether the process a `process_name` names has ended."""
+    return not _alive(name)
+
+
 def _ledger_name(pid: int) -> str:
-    return f"{pid}-{_start_time(pid) or 'unknown'}.dirs"
+    return f"{process_name(pid)}.dirs"
 
 
 def note_directory(directory: Path) -> None:

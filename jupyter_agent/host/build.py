@@ -27,6 +27,7 @@ from .configure import agent_config
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..notebook.bridge import LiveBridge
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
     from ..tools.mcp.servers import McpServers
@@ -45,6 +46,8 @@ class HostServices:
     main_thread: UIChannel
     user_tools: Mapping[str, AnyTool]
     submit: Callable[[Coroutine[Any, Any, Any]], Future[Any]]
+    #: The comm to the page, opened at `%load_ext` (None: the provider makes its own, or none outside a kernel).
+    bridge: LiveBridge | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,7 +75,9 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
         shell=host.shell,
         main_thread=host.main_thread,
         questions=host.main_thread,
-        notebooks=NotebookProvider(default_path=nb_path, kernel=host.kernel, signals=signals),
+        notebooks=NotebookProvider(
+            default_path=nb_path, kernel=host.kernel, signals=signals, bridge=host.bridge
+        ),
     )
     ctx = ToolContext(sandbox=notebook_sandbox(host.shell, settings), namespace=user_ns, services=services)
     pool = ToolPool()
@@ -156,3 +161,25 @@ async def apply_mcp_settings(servers: McpServers, settings: AgentSettings) -> No
     """Start, stop or restart servers so they match `mcp_servers` now (on the worker loop; returns at once)."""
     servers.call_timeout = settings.mcp_timeout
     servers.configure(dict(settings.mcp_servers))
+
+
+def page_bridge(shell: Any, kernel: Any) -> LiveBridge | None:
+    """The comm to the page showing this kernel's notebook (None outside a kernel: no page to talk to)."""
+    if kernel is None:
+        return None
+    from ..notebook.bridge import LiveBridge
+    from ..notebook.frontend import real_path
+    from ..notebook.provider import kernel_notebook_path
+
+    path = kernel_notebook_path(getattr(shell, "user_ns", None))
+    return LiveBridge(notebook_path=str(real_path(path)) if path is not None else "")
+
+
+def register_session_key(kernel: Any) -> None:
+    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
+    outside any sandbox. It is masked like an API key wherever it would show."""
+    from ..masking import register
+
+    key: Any = getattr(getattr(kernel, "session", None), "key", None)
+    if isinstance(key, bytes) and key:
+        register("kernel session key", key.decode("utf-8", "replace"))

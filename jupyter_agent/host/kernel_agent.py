@@ -9,8 +9,8 @@ from collections.abc import Coroutine, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..base.journal_store import STORE
 from ..base.json_values import is_object
-from ..tools.registration import on_tool_defined
 from ..ui.channel import UIChannel
 from .options import NO_OPTIONS, RunOptions
 
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
     from ..tools.mcp import McpServers
     from ..tools.modes import Mode
     from ..tools.scope import RunChange
+    from ..ui.interrupts import InterruptLatch
     from ..watch.note import KernelNote
     from ..watch.watcher import KernelWatcher
     from .build import HostServices, McpLines
 
-_UNSUBSCRIBE_KEY = "_jupyter_agent_unsubscribe"
 T = TypeVar("T")
 
 
@@ -46,7 +46,9 @@ class KernelAgent:
         #: What the user did in the kernel between runs (None outside `%load_ext`, e.g. in tests).
         self.watcher = watcher
         self.kernel: Any = getattr(shell, "kernel", None)
-        _register_session_key(self.kernel)
+        from .build import page_bridge, register_session_key
+
+        register_session_key(self.kernel)
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None
@@ -56,6 +58,7 @@ class KernelAgent:
         self._project: ClaudeProject | None = None
         from .review_page import ReviewPages
 
+        self.bridge = page_bridge(shell, self.kernel)
         self.review_pages = ReviewPages(
             history=lambda: self._session.history if self._session is not None else [],
             ctx=lambda: self.session.ctx,
@@ -89,7 +92,15 @@ class KernelAgent:
             main_thread=self.channel,
             user_tools=self.user_tools,
             submit=self.worker.submit,
+            bridge=self.bridge,
         )
+
+    def greet_the_page(self) -> None:
+        """At `%load_ext`: open the comm to the page now, so its hello is in before the first run (which never
+        waits for it). Not where no such page can answer: a headless client, VS Code."""
+        signals = self.kernel_signals()
+        if self.bridge is not None and signals.execute.allow_stdin is not False and not signals.vscode:
+            self.bridge.open_early()
 
     def current_session(self) -> AgentSession:
         """The session with the settings as they are now (`%agent model …` may have changed them)."""
@@ -137,13 +148,24 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
+        from ..ui.interrupts import InterruptLatch
+
+        with InterruptLatch() as latch:
+            interrupted = self._run_cell(request, options or RunOptions(), latch, references=references)
+        if interrupted or latch.noted:
+            raise KeyboardInterrupt  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
+
+    def _run_cell(
+        self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool
+    ) -> bool:
+        """`run_cell` inside the latch; True when the user interrupted the run."""
         from ..ui.presenter import RunPresenter
         from .configure import configure
 
-        options = options or RunOptions()
         if options.new:
             self.reset()
         session = self.session
+        STORE.configure(cap_bytes=int(self.settings.undo_memory_mb * 2**20))
         self.project_notices()
         configure(session, self.settings, options, project=self.project)
         self.sync_mcp()
@@ -164,12 +186,11 @@ class KernelAgent:
         )
         try:
             with self._watch_paused():
-                interrupted = presenter.wait(future)
+                interrupted = presenter.wait(future, latch)
         finally:
             self.keep(session.take_changes(), options)
         self.review_pages.after_run(signals)  # the run's review: the page's marks, the footer's rows
-        if interrupted:
-            raise KeyboardInterrupt
+        return interrupted
 
     def kernel_signals(self) -> KernelSignals:
         """What the kernel knows of its frontend now: the running cell's request, VS Code's traces, the pump."""
@@ -289,6 +310,7 @@ class KernelAgent:
     def reset(self) -> None:
         if self._session is not None:
             self._session.reset()
+        STORE.release()  # the undo records go to disk: undo still works, the memory is free
         if self._project is not None:
             self._project.reload()  # skills, agents and commands are read again, like the memory files
 
@@ -346,7 +368,9 @@ class KernelAgent:
         session = self.session
         for journal in reversed(session.history):
             if (journal.changes or journal.kernel) and not journal.undone:
-                return self.run_blocking(undo_run(journal, session.ctx))
+                said = self.run_blocking(undo_run(journal, session.ctx))
+                self.review_pages.publish([journal])  # the page's marks and the run's review follow
+                return said
         return "nothing to undo"
 
     # -- user tools -------------------------------------------------------------------------------------
@@ -370,30 +394,3 @@ class KernelAgent:
             self._mcp = None
         self._worker.shutdown()
         self._worker = None
-
-
-def _register_session_key(kernel: Any) -> None:
-    """The kernel's HMAC key signs every message to it: with it, anyone who reaches the kernel's ports runs code
-    outside any sandbox. It is masked like an API key wherever it would show."""
-    from ..masking import register
-
-    key: Any = getattr(getattr(kernel, "session", None), "key", None)
-    if isinstance(key, bytes) and key:
-        register("kernel session key", key.decode("utf-8", "replace"))
-
-
-def track_user_tools(shell: Any, magics: Any) -> None:
-    """`@jupyter_agent.tool` in a cell registers the function with this kernel's agent."""
-    untrack_user_tools(shell)
-
-    def listener(made: AnyTool) -> None:
-        magics.kernel_agent.register_user_tool(made)
-
-    setattr(shell, _UNSUBSCRIBE_KEY, on_tool_defined(listener))
-
-
-def untrack_user_tools(shell: Any) -> None:
-    unsubscribe = getattr(shell, _UNSUBSCRIBE_KEY, None)
-    if unsubscribe is not None:
-        unsubscribe()
-        delattr(shell, _UNSUBSCRIBE_KEY)

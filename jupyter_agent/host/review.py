@@ -75,5 +75,8 @@ class RunReview:
         return review.review_text(self.journal, self.ctx.sandbox)
 
     def widget(self) -> ReviewWidget:
-        title = f"Review run {self.journal.run_id}: Keep marks a change reviewed, Undo puts it back"
-        return ReviewWidget(title=title, rows=self.rows, act=self.act, text=self.text)
+        run_id = self.journal.run_id
+        title = f"Review run {run_id}: Keep marks a change reviewed, Undo puts it back"
+        return ReviewWidget(
+            title=title, rows=self.rows, act=self.act, text=self.text, again=f"%agent review {run_id}"
+        )

@@ -10,6 +10,11 @@ clicks (`review_action`), which run on the agent's worker like the footer's, and
 (their `notebook` is the page's); a file-backed notebook's cells are reviewed in the footer.
 
 Messages are plain JSON; the comm callbacks run on the kernel's main thread and never wait there.
+
+What a run or a click sends is what it changed: the marks of that run (all of them only when a page opens), and a
+redraw of that run's live review. One review is live at a time (`_LIVE_VIEWS`); an older one is frozen into
+static HTML that names `%agent review N`, so the kernel, the page and the saved notebook do not gather widgets
+run after run.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..base.journal import RunJournal
 from ..tools.context import ToolContext
+from ..ui.review_view import ReviewWidget
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
 from .pending_page import PendingAtCells, same_notebook
@@ -33,8 +39,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REVIEW_TARGET = "jupyter_agent.review"
-#: Older review widgets than this stay as they were last drawn.
-_MAX_VIEWS = 20
+#: Review widgets kept live (the newest); older ones are frozen into static HTML.
+_LIVE_VIEWS = 1
 
 
 def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
@@ -82,8 +88,10 @@ class ReviewPages:
         self.pages: dict[PageComm, str] = {}
         #: Approvals shown at their cells in these pages while the run waits for them.
         self.at_cells = PendingAtCells(self.pages)
-        #: The footers and `%agent review` widgets shown, newest last: redrawn with the marks.
-        self.views: list[Callable[[], None]] = []
+        #: The live footers and `%agent review` widgets, newest last, with their run: redrawn when it changes.
+        self.views: list[tuple[int, ReviewWidget]] = []
+        #: Reviews frozen into static HTML, by run: refreshed (one display update each) when that run changes.
+        self.frozen: dict[int, list[ReviewWidget]] = {}
         self._manager: Any = None
         self.kernel = kernel
         self._reviewed_upto = 0
@@ -91,8 +99,8 @@ class ReviewPages:
             self.register()
 
     def review_of(self, journal: RunJournal) -> RunReview:
-        """One run's review; every action on it sends the marks again and redraws every view."""
-        return RunReview(journal, self.ctx(), self.submit, on_change=self.publish)
+        """One run's review; every action on it sends that run's marks again and redraws its views."""
+        return RunReview(journal, self.ctx(), self.submit, on_change=lambda: self.publish([journal]))
 
     def after_run(self, signals: KernelSignals) -> None:
         """A run ended: the pages get its marks; its footer gets the rows where a widget can be clicked. (No
@@ -104,7 +112,7 @@ class ReviewPages:
             return
         journal = history[-1]
         self._reviewed_upto = journal.run_id
-        self.publish()
+        self.publish([journal])
         review = self.review_of(journal)
         if review.changed and no_one_can_answer(self.kernel, signals) is None:
             self.show(review)
@@ -126,17 +134,29 @@ class ReviewPages:
             self._manager = None
 
     def show(self, review: RunReview) -> None:
-        """Show the run's review widget, kept in step with every other view of the same journal."""
+        """Show the run's review widget; the one it takes the place of becomes static HTML."""
         widget = review.widget()
-        self.views = [*self.views[-(_MAX_VIEWS - 1) :], widget.redraw]
+        run_id = review.journal.run_id
+        views = [*self.views, (run_id, widget)]
+        older, self.views = views[:-_LIVE_VIEWS], views[-_LIVE_VIEWS:]
         widget.show()
+        for old_run, old in older:
+            old.freeze()
+            self.frozen.setdefault(old_run, []).append(old)
 
-    def publish(self) -> None:
-        """Send every run's marks to every page and redraw the widgets (after a run, after a click)."""
+    def publish(self, journals: Sequence[RunJournal] | None = None) -> None:
+        """Send the marks of `journals` (None: every run) to every page and redraw their reviews (after a run,
+        after a click, after `%agent undo`)."""
+        changed = list(self.history()) if journals is None else list(journals)
         for page, path in list(self.pages.items()):
-            self._send_marks(page, path)
-        for redraw in self.views:
-            redraw()
+            self._send_marks(page, path, changed)
+        runs = {journal.run_id for journal in changed}
+        for run_id, view in self.views:
+            if run_id in runs:
+                view.redraw()
+        for run_id in runs:
+            for view in self.frozen.get(run_id, []):
+                view.refresh()
 
     def _opened(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)
@@ -144,14 +164,14 @@ class ReviewPages:
         self.pages[page] = path
         page.on_msg(lambda message: self._on_msg(page, message))
         page.on_close(lambda _message: self._closed(page))
-        self._send_marks(page, path)
+        self._send_marks(page, path, self.history())
         self.at_cells.opened(page, path)
 
     def _closed(self, page: PageComm) -> None:
         self.pages.pop(page, None)
 
-    def _send_marks(self, page: PageComm, path: str) -> None:
-        for journal in self.history():
+    def _send_marks(self, page: PageComm, path: str, journals: Sequence[RunJournal]) -> None:
+        for journal in journals:
             message = review_message(journal, path)
             if message["cells"] or any(isinstance(c, NetCellChange) and c.live for c in net_changes(journal)):
                 page.send(message)  # an empty list clears what the page shows for that run

@@ -43,4 +43,7 @@ def rewind_command(agent: KernelAgent, args: list[str]) -> str:
         journal = choose(session, run_id)
     except RewindRefused as exc:
         raise CommandError(f"%agent rewind: {exc}") from None
-    return agent.run_blocking(rewind(session, journal, keep_changes=keep))
+    taken_back = [j for j in session.history if j.run_id >= journal.run_id]
+    said = agent.run_blocking(rewind(session, journal, keep_changes=keep))
+    agent.review_pages.publish(taken_back)  # the page's marks and those runs' reviews follow
+    return said

@@ -101,7 +101,7 @@ class _Applier:
             self.check_expected(index, op.expect)
             if joined(self.cells[index].get("source", "")) == op.source:
                 return OpResult(ok=True, id=op.id, index=index)
-            self.cells[index]["source"] = op.source
+            self.cells[index] = {**self.cells[index], "source": op.source}  # a new dict: see `apply_ops`
             return self.done(op.id, index)
         if isinstance(op, SetType):
             return self.set_type(op)
@@ -178,8 +178,8 @@ class _Applier:
         before = copy.deepcopy(cell)
         before["source"] = joined(before.get("source", ""))
         if cell.get("outputs") or cell.get("execution_count") is not None:
-            cell["outputs"] = []
-            cell["execution_count"] = None
+            # A new dict, never the parsed one changed in place (the file backend's parse is shared).
+            self.cells[index] = {**cell, "outputs": [], "execution_count": None}
             self.changed.add(op.id)
             self.modified = True
         return OpResult(ok=True, id=op.id, index=index, cell=before)
@@ -187,13 +187,16 @@ class _Applier:
     def set_outputs(self, op: SetOutputs) -> OpResult:
         index, cell = self.code_cell(op.id)
         self.check_expected(index, op.expect)
-        cell["outputs"] = [copy.deepcopy(dict(out)) for out in op.outputs]
-        cell["execution_count"] = op.execution_count
+        outputs = [copy.deepcopy(dict(out)) for out in op.outputs]
+        self.cells[index] = {**cell, "outputs": outputs, "execution_count": op.execution_count}
         return self.done(op.id, index)
 
 
 def apply_ops(cells: list[CellJson], ops: Sequence[Op], *, name: str) -> Applied:
-    """Apply `ops` to `cells` in place; `name` is how messages call the notebook (`analysis.ipynb`)."""
+    """Apply `ops` to the list `cells` in place; `name` is how messages call the notebook (`analysis.ipynb`).
+
+    A changed cell is a new dict in the list: the cell dicts themselves are never changed, so the file backend
+    can hand over a copy of its parsed list and keep the parse (and each untouched cell's bytes) as they were."""
     applier = _Applier(cells, name)
     results: list[OpResult] = []
     for op in ops:

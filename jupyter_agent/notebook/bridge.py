@@ -7,9 +7,12 @@ UI thread's `ShellPump` — so `_on_msg` and `_on_close` run on the main thread.
 state under a lock and resolve `concurrent.futures.Future`s; the worker awaits those with a timeout.
 
 Whether a live notebook exists is decided by the `hello` the extension sends once the comm is bound to
-the panel of this kernel's notebook. No hello within `hello_timeout` of opening the comm (no JupyterLab, no
-extension, a closed page) means "not live" without waiting again; a hello that arrives later still counts,
-and a comm that stayed silent for `reprobe_after` is opened afresh (a page may have appeared since).
+the panel of this kernel's notebook. The comm is opened as early as the kernel can (`open_early`, at
+`%load_ext`), so the hello is usually in before the first run. A run never waits for it; a tool that needs the
+answer waits at most until `hello_timeout` after the comm was opened, and only until one comm stayed silent
+(no JupyterLab, no extension, a closed page): after that the bridge knows not to wait. A hello that arrives
+later always counts, and a comm that stayed silent for `reprobe_after` is opened afresh (a page may have
+appeared since) without waiting for it.
 """
 
 from __future__ import annotations
@@ -109,6 +112,8 @@ class LiveBridge:
         self.reprobe_after = reprobe_after
         self._lock = threading.Lock()
         self._conn: _Connection | None = None
+        #: A comm stayed silent (or was closed unanswered) since the last hello: waiting again is not worth it.
+        self._silent = False
         #: Runs each publish (open, send, close) of the comm; the provider sets it to the running cell's
         #: context, so a message from the agent's thread has the cell as its parent (ipykernel 7.0 has no
         #: fallback for threads: its `get_parent()` raises LookupError there).
@@ -116,41 +121,56 @@ class LiveBridge:
 
     # -- worker side -------------------------------------------------------------------------------------
     async def hello(self, *, wait: bool = True) -> Hello | None:
-        """The live frontend's hello, or None when no page serves this kernel's notebook.
+        """The live frontend's hello, or None when no page serves this kernel's notebook (yet).
 
-        Waits at most until `hello_timeout` after the comm was opened (`wait=False`: not at all — the comm is
-        opened, and a hello that arrives later is kept for the next call).
+        Waits at most until `hello_timeout` after the comm was opened, and not at all once a comm stayed silent
+        (`wait=False`: never — the comm is opened, and a hello that arrives later is kept for the next call).
         """
         waiter: concurrent.futures.Future[Hello | None] | None = None
         with self._lock:
-            stale = self._conn
-            fresh = stale is None or self._may_reprobe(stale)
-            if fresh:
-                conn = self._conn = _Connection(comm=self._open_comm(), opened_at=time.monotonic())
-                if stale is not None and not stale.closed:
-                    self._close_quietly(stale)
-            else:
-                assert stale is not None
-                conn = stale
-                if conn.hello is not None or conn.closed:
-                    return conn.hello
+            conn, fresh = self._connection()
+            if not fresh and (conn.hello is not None or conn.closed):
+                return conn.hello
             remaining = conn.opened_at + self.hello_timeout - time.monotonic()
-            if wait and remaining > 0:
+            if wait and remaining > 0 and not self._silent:
                 waiter = concurrent.futures.Future()
                 conn.hello_waiters.append(waiter)
         if fresh:
-            try:
-                self._open(conn)
-            except Exception:  # no comm manager (not in a kernel): simply not live
-                log.info("jupyter_agent: could not open the notebook comm", exc_info=True)
-                self._on_close(conn, {})
+            self._open_safely(conn)
         if waiter is None:
             return conn.hello
         try:
             return await asyncio.wait_for(asyncio.wrap_future(waiter), remaining)
         except TimeoutError:
             with self._lock:
+                if conn.hello is None:
+                    self._silent = True
                 return conn.hello
+
+    def open_early(self) -> None:
+        """Open the comm now, without waiting (at `%load_ext`): the page greets while the user types the
+        first request, so the first run finds it live and no run waits for the greeting."""
+        with self._lock:
+            conn, fresh = self._connection()
+        if fresh:
+            self._open_safely(conn)
+
+    def _connection(self) -> tuple[_Connection, bool]:
+        """The comm to use, and whether it is a new one still to be opened (called under the lock)."""
+        stale = self._conn
+        if stale is not None and not self._may_reprobe(stale):
+            return stale, False
+        conn = self._conn = _Connection(comm=self._open_comm(), opened_at=time.monotonic())
+        if stale is not None and not stale.closed:
+            self._close_quietly(stale)
+        return conn, True
+
+    def _open_safely(self, conn: _Connection) -> None:
+        try:
+            self._open(conn)
+        except Exception:  # no comm manager (not in a kernel): simply not live
+            log.info("jupyter_agent: could not open the notebook comm", exc_info=True)
+            self._on_close(conn, {})
 
     def current_hello(self) -> Hello | None:
         """The hello as known now, without opening or waiting (for `%agent status`)."""
@@ -253,6 +273,7 @@ class LiveBridge:
             if conn.hello is not None:  # a second page showing the same notebook: the first one serves
                 return
             conn.hello = hello
+            self._silent = False
             waiters, conn.hello_waiters = conn.hello_waiters, []
         for waiter in waiters:
             _settle(waiter, hello)
@@ -260,6 +281,8 @@ class LiveBridge:
     def _on_close(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
         with self._lock:
             conn.closed = True
+            if conn.hello is None and conn is self._conn:  # closed unanswered: no extension in that page
+                self._silent = True
             waiters, conn.hello_waiters = conn.hello_waiters, []
             pending, conn.pending = conn.pending, {}
         for waiter in waiters:

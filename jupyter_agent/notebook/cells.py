@@ -109,7 +109,13 @@ def split_for_disk(cell: dict[str, Any], *, outputs: bool = True) -> dict[str, A
     stores some as one string).
     """
     cell["source"] = _split_text(cell.get("source", ""))
-    for attachment in cast(dict[str, Any], cell.get("attachments") or {}).values():
+    attachments = cast(dict[str, Any], cell.get("attachments") or {})
+    if attachments:  # copied: a retyped cell shares them with the cell as read
+        cell["attachments"] = attachments = {
+            name: dict(cast(dict[str, Any], bundle)) if isinstance(bundle, dict) else bundle
+            for name, bundle in attachments.items()
+        }
+    for attachment in attachments.values():
         if isinstance(attachment, dict):
             _split_bundle(cast(dict[str, Any], attachment))
     for output in cast(list[dict[str, Any]], (cell.get("outputs") if outputs else None) or []):

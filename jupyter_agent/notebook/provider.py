@@ -71,9 +71,11 @@ class NotebookProvider:
 
     # -- the frontend ----------------------------------------------------------------------------------
     async def refresh(self, signals: KernelSignals) -> Frontend:
-        """At the start of a run: take the run's signals and find out who holds the notebook now."""
+        """At the start of a run: take the run's signals and what is known of the frontend now. Never waits
+        for the page's greeting: a run's first request goes out at once, and a greeting that comes during the
+        run is taken by the first tool that asks (`current`)."""
         self.use(signals)
-        return await self.current()
+        return await self.current(wait=False)
 
     def use(self, signals: KernelSignals) -> None:
         """Take the signals of the request being run (no asking, no waiting); the bridge publishes in that

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..agent.events import AgentEvent, Notice
 from .channel import CallOnMain, PendingQuestion, UIChannel
+from .interrupts import InterruptLatch
 from .pump import ShellPump
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ class MainLoop:
     presenter: Presenter
     worker: Stoppable
     pump: ShellPump | None = None
+    #: Where a cell's later Interrupts are noted once this wait is over (None: they raise, as usual).
+    latch: InterruptLatch | None = None
     interrupted: bool = False
     _notice_at: float | None = field(default=None, repr=False)
 
@@ -63,6 +66,8 @@ class MainLoop:
                     self._serve()
                     if done.done():
                         self._serve()
+                        if self.latch is not None:
+                            self.latch.hold()  # an Interrupt after this line is noted, never raised
                         break
                     self._still_stopping()
                     self._sleep(done)

@@ -18,6 +18,7 @@ from .approval import NO_WIDGET_FRONTEND, ApprovalUI, WidgetApproval
 from .at_cell import CellPages, CellQuestion, outcome_of
 from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
+from .interrupts import InterruptLatch
 from .jupyter_api import add_class, display_with_handle, on_click
 from .mainloop import MainLoop, Stoppable
 from .plan_review import PlanReviewUI
@@ -25,6 +26,7 @@ from .publish import DisplayPublisher, TerminalPublisher
 from .pump import ShellPump, unsupported_reason
 from .questions import QuestionUI, WidgetQuestion
 from .view import RunView
+from .widget_tree import close_tree
 
 if TYPE_CHECKING:
     from ..notebook.frontend import KernelSignals
@@ -97,18 +99,30 @@ class RunPresenter:
         self.at_cells = at_cells
         self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any], CellQuestion | None]] = []
 
-    def wait(self, future: Future[Any]) -> bool:
-        """Serve the run until `future` resolves; True when the user interrupted."""
+    def wait(self, future: Future[Any], latch: InterruptLatch | None = None) -> bool:
+        """Serve the run until `future` resolves; True when the user interrupted. With `latch`, an Interrupt
+        after the run's end is noted there (the caller ends the cell)."""
         # No Stop button where no one could click it: it would only be saved as a dead widget (nbclient keeps
         # every widget's state in the notebook's metadata).
         stop = None if self.terminal or self._no_answer is not None else _StopButton(self.worker)
         try:
-            loop = MainLoop(channel=self.channel, presenter=self, worker=self.worker, pump=self.pump)
+            loop = MainLoop(
+                channel=self.channel, presenter=self, worker=self.worker, pump=self.pump, latch=latch
+            )
             loop.wait(future)
             return loop.interrupted
         finally:
             if stop is not None:
                 stop.hide()
+            self._close_questions()
+
+    def _close_questions(self) -> None:
+        """Every question widget of the run is closed when it ends (one left open by an interrupt too)."""
+        pending, self._pending = self._pending, []
+        for widget, _ui, at_cell in pending:
+            widget.close()
+            if at_cell is not None:  # the page takes the marks away too
+                at_cell.close("interrupted", "")
 
     # -- Presenter --------------------------------------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
@@ -219,6 +233,6 @@ class _StopButton:
         self.handle = display_with_handle(button)
 
     def hide(self) -> None:
-        self.button.close()
+        close_tree(self.button)  # with its layout and style
         if self.handle is not None:
             self.handle.update({"text/plain": ""}, raw=True)

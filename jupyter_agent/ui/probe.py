@@ -7,6 +7,7 @@ import time
 
 from .jupyter_api import display_with_handle
 from .pump import ShellPump
+from .widget_tree import close_tree
 
 
 def widget_frontend_answers(pump: ShellPump, timeout: float) -> bool:
@@ -26,8 +27,6 @@ def widget_frontend_answers(pump: ShellPump, timeout: float) -> bool:
             pump.pump(0.05)
         return echo.value == 1
     finally:
-        link.close()
-        for widget in (source, echo, box):
-            widget.close()
+        close_tree(link, box)
         if handle is not None:
             handle.update({"text/plain": ""}, raw=True)

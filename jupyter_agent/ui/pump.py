@@ -43,6 +43,8 @@ from ..base.distribution import DISTRIBUTION
 log = logging.getLogger(__name__)
 
 _COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
+#: Where `Kernel.pre_handler_hook` keeps the SIGINT handler of the idle kernel (ipykernel 7.0–7.4).
+_SAVED_SIGINT = "saved_sigint_handler"
 
 
 def _main_pair(kernel: Any) -> Any:
@@ -190,6 +192,10 @@ class ShellPump:
         kernel = self.kernel
         ident = _shell_ident(kernel)
         parent = kernel.get_parent("shell")
+        # `dispatch_shell` keeps the SIGINT handler it replaces in one attribute, which the running cell's own
+        # dispatch set: nested, it would overwrite it with the cell's handler, and the idle kernel would be left
+        # raising KeyboardInterrupt on an Interrupt that comes between cells (its event loop then stops).
+        outer_handler = getattr(kernel, _SAVED_SIGINT, None)
         try:
             coro = kernel.dispatch_shell(frames, subshell_id=None)
             context = contextvars.copy_context()
@@ -203,6 +209,8 @@ class ShellPump:
         except Exception:
             log.exception("jupyter_agent: dispatching a comm message failed")
         finally:
+            if outer_handler is not None:
+                setattr(kernel, _SAVED_SIGINT, outer_handler)
             # Later output (background threads included) must still go to the running cell, not to the comm
             # message's parent; and the frontend must see the kernel busy again after the message's idle.
             kernel.set_parent(ident, parent, channel="shell")

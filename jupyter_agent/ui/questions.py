@@ -19,6 +19,7 @@ from .cards import Status
 from .channel import PendingQuestion
 from .html import esc
 from .jupyter_api import display, update_display
+from .widget_tree import close_tree
 
 A = TypeVar("A")
 
@@ -54,10 +55,13 @@ class WidgetQuestion(Generic[A]):
     #: Set by a click; shown by `settle()` on the UI loop's next tick (a click is handled with the comm
     #: message as the parent, so output then would not go to the running cell).
     record: str | None = None
+    #: The widgets a subclass made, for a look at them; closing goes by the box (`root`) and all it holds.
     widgets: list[Any] = field(default_factory=list[Any])
+    root: Any = None
+    collapsed: bool = False
 
     def build(self) -> Any:
-        """The box to display; every widget created goes into `self.widgets` so it is closed afterwards."""
+        """The box to display, holding every widget made for it (closed with it, layouts and styles included)."""
         raise NotImplementedError
 
     def record_text(self, answer: A | None) -> str:
@@ -65,9 +69,9 @@ class WidgetQuestion(Generic[A]):
         raise NotImplementedError
 
     def show(self) -> None:
-        box = self.build()
+        self.root = self.build()
         self.display_id = uuid.uuid4().hex
-        display(box, display_id=self.display_id)
+        display(self.root, display_id=self.display_id)
 
     def answer(self, answer: A) -> None:
         """A click: answer the worker now, collapse on the next tick."""
@@ -92,12 +96,22 @@ class WidgetQuestion(Generic[A]):
         self._collapse(self.record)
         return True
 
+    def close(self) -> None:
+        """The run is over: a question still shown becomes its one-line record (no answer, if none came)."""
+        if self.collapsed:
+            return
+        if self.record is None:
+            reply = self.ask.reply
+            failed = reply.done() and not reply.cancelled() and reply.exception() is not None
+            self.record = self.record_text(None if failed else self.outcome)
+        self._collapse(self.record)
+
     def _collapse(self, text: str) -> None:
+        self.collapsed = True
         text = mask(text)  # the record stays in the notebook: no secret in it
         bundle = {
             "text/plain": text,
             "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',
         }
         update_display(bundle, display_id=self.display_id)
-        for widget in self.widgets:
-            widget.close()
+        close_tree(self.root, *self.widgets)

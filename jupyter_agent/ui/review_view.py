@@ -10,12 +10,18 @@ So two threads change the widget: the kernel's main thread (a click) and the wor
 ends). One lock keeps each change whole — a click that arrives while the rows are being redrawn waits for the
 new rows and disables them, rather than walk a half-built set of buttons (and lose the click to "dictionary
 changed size during iteration") — and every drawing made while an action runs has its buttons disabled.
+
+A redraw changes the widgets it has (labels, `disabled`); only rows that came or went are made or closed, with
+their layouts and styles. When a newer review takes its place, `freeze` closes every widget and leaves static
+HTML with the rows as they stand and the command that brings the buttons back: a long day of runs keeps one
+live review, not one per run.
 """
 
 from __future__ import annotations
 
 import contextvars
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -23,7 +29,9 @@ from typing import Any, Literal
 
 from ..undo.review import ReviewResult
 from .html import esc
-from .jupyter_api import add_class, display, on_click, widget_bundle
+from .jupyter_api import add_class, display, on_click, update_display, widget_bundle
+from .publish import masked
+from .widget_tree import close_tree
 
 Action = Literal["keep", "undo"]
 
@@ -41,10 +49,22 @@ Rows = Callable[[], Sequence[ReviewRow]]
 Act = Callable[[Action, str], "Future[Sequence[ReviewResult]]"]
 
 
-class ReviewWidget:
-    """See the module docstring; `rows` reads the review state afresh (the journal is the source of truth)."""
+@dataclass
+class _RowWidgets:
+    """The widgets of one row, kept across redraws."""
 
-    def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str]) -> None:
+    label: Any
+    keep: Any
+    undo: Any
+    box: Any
+
+
+class ReviewWidget:
+    """See the module docstring; `rows` reads the review state afresh (the journal is the source of truth).
+
+    `again` is the command that shows this review once more (`%agent review 3`), said when it is frozen."""
+
+    def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str], again: str = "") -> None:
         import ipywidgets as w
 
         self._w = w
@@ -52,71 +72,85 @@ class ReviewWidget:
         self.rows = rows
         self.act = act
         self.text = text
-        self.box = w.VBox()
+        self.again = again
+        self.display_id = uuid.uuid4().hex
+        #: True once frozen: static HTML, no widget left.
+        self.frozen = False
+        # The widgets (None once frozen).
+        self.box: Any = w.VBox()
         add_class(self.box, "jp-agent-review")
+        self.head: Any = w.HTML(value=f"<b>{esc(title)}</b>")
         #: The last click's outcome (a refusal's reason stays here until the next click).
-        self.message = w.HTML()
-        self.buttons: dict[tuple[Action, str], Any] = {}
+        self.message: Any = w.HTML()
+        self.keep_all: Any = self._button("Keep all", "keep", "all")
+        self.undo_all: Any = self._button("Undo all", "undo", "all")
+        self.all_box: Any = w.HBox([self.keep_all, self.undo_all])
+        self._rows: dict[str, _RowWidgets] = {}
+        self._last_text = ""
         #: Held for every change of the rows or buttons (see the module docstring); reentrant: `_done` redraws.
         self._lock = threading.RLock()
         #: Actions started and not yet done: while any runs, every button is drawn disabled.
         self._running = 0
         self.redraw()
 
+    @property
+    def buttons(self) -> dict[tuple[Action, str], Any]:
+        """Every button by what it does, the Keep all / Undo all pair under `all`."""
+        with self._lock:
+            found: dict[tuple[Action, str], Any] = {}
+            if self.frozen:
+                return found
+            for target, row in self._rows.items():
+                found[("keep", target)], found[("undo", target)] = row.keep, row.undo
+            found[("keep", "all")], found[("undo", "all")] = self.keep_all, self.undo_all
+            return found
+
     def show(self) -> None:
         """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
         bundle = widget_bundle(self.box)
         bundle["text/plain"] = self.text()
-        display(bundle, raw=True)
+        display(bundle, raw=True, display_id=self.display_id)
 
     def redraw(self) -> None:
         with self._lock:
-            w = self._w
+            if self.frozen:
+                return
             rows = list(self.rows())
-            pending = [row for row in rows if row.state == "pending"]
-            buttons: dict[tuple[Action, str], Any] = {}
-            lines: list[Any] = [w.HTML(value=f"<b>{esc(self.title)}</b>")]
+            busy = self._running > 0
+            targets = [row.target for row in rows]
+            for gone in [t for t in self._rows if t not in targets]:
+                close_tree(self._rows.pop(gone).box)
             for row in rows:
-                keep = self._button(buttons, "Keep", "keep", row.target, enabled=row.state == "pending")
-                undo = self._button(buttons, "Undo", "undo", row.target, enabled=row.state != "undone")
-                label = w.HTML(value=f"<code>{esc(row.text)}</code> · {esc(row.state)}")
-                lines.append(w.HBox([label, keep, undo]))
-            lines.append(
-                w.HBox(
-                    [
-                        self._button(buttons, "Keep all", "keep", "all", enabled=bool(pending)),
-                        self._button(buttons, "Undo all", "undo", "all", enabled=bool(pending)),
-                    ]
-                )
-            )
-            lines.append(self.message)
-            self.buttons = buttons
-            self.box.children = tuple(lines)
+                drawn = self._rows.get(row.target) or self._new_row(row.target)
+                self._rows[row.target] = drawn
+                # traitlets sends the page only what changed: an unchanged value costs no message
+                drawn.label.value = f"<code>{esc(row.text)}</code> · {esc(row.state)}"
+                drawn.keep.disabled = busy or row.state != "pending"
+                drawn.undo.disabled = busy or row.state == "undone"
+            pending = any(row.state == "pending" for row in rows)
+            self.keep_all.disabled = self.undo_all.disabled = busy or not pending
+            self.box.children = (self.head, *(self._rows[t].box for t in targets), self.all_box, self.message)
 
-    def _button(
-        self,
-        buttons: dict[tuple[Action, str], Any],
-        label: str,
-        action: Action,
-        target: str,
-        *,
-        enabled: bool,
-    ) -> Any:
+    def _new_row(self, target: str) -> _RowWidgets:
+        w = self._w
+        keep, undo = self._button("Keep", "keep", target), self._button("Undo", "undo", target)
+        label = w.HTML()
+        return _RowWidgets(label=label, keep=keep, undo=undo, box=w.HBox([label, keep, undo]))
+
+    def _button(self, label: str, action: Action, target: str) -> Any:
         tooltip = f"{action.capitalize()} every pending change" if target == "all" else f"{label} {target}"
         button = self._w.Button(
-            description=label,
-            tooltip=tooltip,
-            disabled=not enabled or self._running > 0,
-            layout=self._w.Layout(width="auto"),
+            description=label, tooltip=tooltip, disabled=True, layout=self._w.Layout(width="auto")
         )
         add_class(button, f"jp-agent-review-{action}")
         on_click(button, lambda _b: self.click(action, target))
-        buttons[(action, target)] = button
         return button
 
     def click(self, action: Action, target: str) -> None:
         """Start the action and return; the rows are redrawn when it is done."""
         with self._lock:
+            if self.frozen:
+                return
             self._running += 1
             for button in self.buttons.values():
                 button.disabled = True  # one action at a time: a second click would race the first
@@ -138,5 +172,53 @@ class ReviewWidget:
             text = f"{type(exc).__name__}: {exc}"
         with self._lock:
             self._running -= 1
+            self._last_text = text
+            if self.frozen:
+                self.refresh()
+                return
             self.message.value = f'<pre style="white-space:pre-wrap;margin:2px 0">{esc(text)}</pre>'
             self.redraw()
+
+    # -- static -----------------------------------------------------------------------------------------
+    def freeze(self) -> None:
+        """Replace the widgets by static HTML (`static_bundle`) and close them all, layouts and styles included."""
+        with self._lock:
+            if self.frozen:
+                return
+            self.frozen = True
+            update_display(masked(self.static_bundle()), display_id=self.display_id)
+            close_tree(self.box, self.all_box, *(row.box for row in self._rows.values()))
+            self._rows.clear()
+            # Closed widgets keep their state: the frozen review lets go of them (it lives as long as its run).
+            self.box = self.head = self.message = self.keep_all = self.undo_all = self.all_box = None
+
+    def refresh(self) -> None:
+        """A frozen review shows the rows as they stand now (its run's review changed)."""
+        with self._lock:
+            if self.frozen:
+                update_display(masked(self.static_bundle()), display_id=self.display_id)
+
+    def static_bundle(self) -> dict[str, str]:
+        rows = list(self.rows())
+        again = f"{self.again} shows Keep / Undo again" if self.again else ""
+        lines = (
+            "".join(f"<div><code>{esc(row.text)}</code> · {esc(row.state)}</div>" for row in rows)
+            or "<div>no changes</div>"
+        )
+        outcome = (
+            f'<pre style="white-space:pre-wrap;margin:2px 0">{esc(self._last_text)}</pre>'
+            if self._last_text
+            else ""
+        )
+        hint = (
+            f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);"><code>{esc(self.again)}</code> '
+            "shows Keep / Undo again</div>"
+            if self.again
+            else ""
+        )
+        plain = "\n".join(part for part in (self.text(), self._last_text, again) if part)
+        return {
+            "text/plain": plain,
+            "text/html": f'<div class="jp-agent-review jp-agent-review-static"><b>{esc(self.title)}</b>'
+            f"{lines}{outcome}{hint}</div>",
+        }

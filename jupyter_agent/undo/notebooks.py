@@ -9,15 +9,13 @@ leftover differences are named (`what_stays`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ..base.confined import read_confined, write_confined
 from ..base.errors import ToolError
-from ..base.journal import NotebookFileWrite, RunJournal
-from ..base.json_values import is_array, is_object
+from ..base.journal import NotebookFileWrite, RunJournal, digest
+from ..base.notebook_shape import NotebookShape
 from ..tools.context import ToolContext
 
 
@@ -28,12 +26,13 @@ async def restore_notebook_files(journal: RunJournal, ctx: ToolContext) -> set[P
     roots = ctx.sandbox.roots
     restored: set[Path] = set()
     for path, write in journal.notebook_files.items():
-        if not write.continuous or _read(path, roots) != write.after:
+        now = _read(path, roots)
+        if not write.continuous or now is None or digest(now) != write.after_digest:
             continue  # also when it now leads elsewhere: the cell-level undo says why
         try:
             if (await provider.open(path)).live:
                 continue
-            write_confined(path, write.before, roots, exact=True)
+            write_confined(path, write.before(now), roots, exact=True)
         except (ToolError, OSError):
             continue  # swapped since it was read: the cell-level undo refuses it with the reason
         restored.add(path)
@@ -44,10 +43,15 @@ def what_stays(path: Path, write: NotebookFileWrite, roots: Sequence[Path]) -> s
     """After a cell-level undo: what of the run's write is still in the file, in one line (None: nothing, or the
     file no longer is where the run wrote it — its cells' steps said so)."""
     now = _read(path, roots)
-    if now is None or now == write.before:
+    if now is None or digest(now) == write.before_digest:
         return None
-    differences = _differences(write.before, now)
-    if now != write.after:
+    shape = NotebookShape.of_bytes(now)
+    differences = (
+        write.before_shape.differences(shape)
+        if write.before_shape is not None and shape is not None
+        else ["the file's content"]
+    )
+    if digest(now) != write.after_digest:
         why = "it changed after the agent's last write"
     elif not write.continuous:
         why = "it changed between the agent's writes"
@@ -64,47 +68,3 @@ def _read(path: Path, roots: Sequence[Path]) -> bytes | None:
         return read_confined(path, roots, exact=True)
     except (OSError, ToolError):
         return None
-
-
-def _json(data: bytes) -> dict[str, Any] | None:
-    try:
-        value: object = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if is_object(value) else None
-
-
-def _version(nb: dict[str, Any]) -> str:
-    return f"{nb.get('nbformat')}.{nb.get('nbformat_minor')}"
-
-
-def _cells(nb: dict[str, Any]) -> list[dict[str, Any]]:
-    cells = nb.get("cells")
-    if not is_array(cells):
-        worksheets = nb.get("worksheets")
-        first = worksheets[0] if is_array(worksheets) and worksheets else None
-        cells = first.get("cells") if is_object(first) else None
-    return [c for c in cells if is_object(c)] if is_array(cells) else []
-
-
-def _differences(before: bytes, now: bytes) -> list[str]:
-    old, new = _json(before), _json(now)
-    if old is None or new is None:
-        return ["the file's content"]
-    found: list[str] = []
-    if _version(old) != _version(new):
-        found.append(f"nbformat {_version(old)} → {_version(new)}")
-    if "worksheets" in old and "cells" in new:
-        found.append("its cells moved out of the v3 worksheets")
-    old_cells, new_cells = _cells(old), _cells(new)
-    with_ids = sum(1 for c in new_cells if "id" in c) - sum(1 for c in old_cells if "id" in c)
-    if with_ids > 0:
-        found.append(f"ids added to {with_ids} cell(s)")
-    keys = [
-        str(c.get("id", i))
-        for i, (c, o) in enumerate(zip(new_cells, old_cells, strict=False))
-        if list(c) != list(o)
-    ]
-    if keys and not with_ids:
-        found.append(f"the key order of {len(keys)} cell(s)")
-    return found

@@ -8,6 +8,8 @@ it, guarded (`undo.net`), and a refusal leaves it pending with the reason.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +95,9 @@ async def undo(journal: RunJournal, changes: Sequence[NetChange], ctx: ToolConte
 
 
 def line_counts(change: NetChange) -> str:
-    """`+3 −1`: lines the run added and removed, net; for a variable, how it changed (`changed in place`)."""
+    """`+3 −1`: lines the run added and removed, net; for a variable, how it changed (`changed in place`). Every
+    view of a review asks (the footer, its text, `%agent review`), so each pair is diffed once (kept by digest: the
+    cache holds no file)."""
     if isinstance(change, NetVariableChange):
         return change.description.removeprefix("changed ") if change.kind == "changed" else ""
     if isinstance(change, NetCellChange):
@@ -101,7 +105,32 @@ def line_counts(change: NetChange) -> str:
     else:
         before = (change.before or b"").decode("utf-8", "replace")
         after = change.after.decode("utf-8", "replace")
-    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    digest = hashlib.blake2b(digest_size=16)
+    for text in (before, after):
+        digest.update(len(text).to_bytes(8, "little"))
+        digest.update(text.encode("utf-8", "surrogatepass"))
+    key = digest.digest()
+    with _COUNTED_LOCK:  # views are drawn on the main thread (a click) and on the worker (an action ended)
+        counts = _COUNTED.get(key)
+    if counts is None:
+        counts = _count(before, after)
+        with _COUNTED_LOCK:
+            _COUNTED[key] = counts
+            while len(_COUNTED) > _COUNTED_MAX:
+                del _COUNTED[next(iter(_COUNTED))]
+    return counts
+
+
+_COUNTED: dict[bytes, str] = {}
+_COUNTED_MAX = 512
+_COUNTED_LOCK = threading.Lock()
+
+
+def _count(before: str, after: str) -> str:
+    old, new = before.splitlines(), after.splitlines()
+    if not old or not new:  # created or emptied: nothing to diff
+        return f"+{len(new)} −{len(old)}"
+    diff = difflib.unified_diff(old, new, lineterm="", n=0)
     lines = [line for line in diff if not line.startswith(("+++", "---", "@@"))]
     added = sum(1 for line in lines if line.startswith("+"))
     return f"+{added} −{len(lines) - added}"

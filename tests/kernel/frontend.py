@@ -86,11 +86,15 @@ class KernelFrontend:
         self.kc.start_channels()
         self.kc.wait_for_ready(timeout=60)
         self.widgets: dict[str, Widget] = {}
+        #: The comm ids the kernel closed (widgets included: they stay in `widgets`, for a look at what was shown).
+        self.closed: set[str] = set()
         self.links: list[tuple[tuple[str, str], tuple[str, str]]] = []
         self.executions: dict[str, Execution] = {}
         self.iopub_log: list[dict[str, Any]] = []
         self.comm_handlers: dict[str, Callable[[dict[str, Any]], None]] = {}
         self.comm_targets: dict[str, Callable[[str, dict[str, Any]], None]] = {}
+        #: Comms the kernel opened to a target no one here serves yet, by target: `serve` answers them.
+        self.unserved: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         #: Every shell reply by the msg_id of its request (execute, complete, inspect, ...).
         self.replies: dict[str, dict[str, Any]] = {}
 
@@ -170,6 +174,8 @@ class KernelFrontend:
             self._comm_open(content)
         elif msg_type == "comm_msg":
             self._comm_msg(content)
+        elif msg_type == "comm_close":
+            self.closed.add(content["comm_id"])
 
     # -- comms, as a widget manager would handle them -----------------------------------------------------
     def _comm_open(self, content: dict[str, Any]) -> None:
@@ -185,6 +191,8 @@ class KernelFrontend:
                 )
         elif target in self.comm_targets:
             self.comm_targets[target](content["comm_id"], content.get("data", {}))
+        else:
+            self.unserved.setdefault(target, []).append((content["comm_id"], content.get("data", {})))
 
     def _comm_msg(self, content: dict[str, Any]) -> None:
         comm_id = content["comm_id"]
@@ -205,6 +213,15 @@ class KernelFrontend:
                     dst, {"method": "update", "state": {dst_attr: data["state"][attr]}, "buffer_paths": []}
                 )
 
+    def serve(self, target: str, on_open: Callable[[str, dict[str, Any]], None]) -> None:
+        """Answer comms opened to `target` from now on, and those the kernel opened before: a page is there
+        before the kernel's `%load_ext` (the test only got to it later)."""
+        self.poll(0)
+        self.comm_targets[target] = on_open
+        for comm_id, data in self.unserved.pop(target, []):
+            if comm_id not in self.closed:
+                on_open(comm_id, data)
+
     def send_comm(self, comm_id: str, data: dict[str, Any]) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         self.kc.shell_channel.send(msg)
@@ -212,6 +229,10 @@ class KernelFrontend:
     def close_comm(self, comm_id: str) -> None:
         """What a frontend without the comm's target does: it closes the comm at once."""
         self.kc.shell_channel.send(self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}}))
+
+    def live_widgets(self) -> list[Widget]:
+        """The widget models the kernel opened and has not closed: what a widget manager holds (and saves)."""
+        return [w for w in self.widgets.values() if w.comm_id not in self.closed]
 
     def buttons(self, description: str) -> list[Widget]:
         return [

@@ -25,7 +25,7 @@ class NotebookPage:
         self.cells: list[dict[str, Any]] = [new_cell_json("code", "a = 1", cell_id="a1")]
         self.comm_ids: list[str] = []
         self.requests = 0
-        frontend.comm_targets[COMM_TARGET] = self._open
+        frontend.serve(COMM_TARGET, self._open)
 
     def _open(self, comm_id: str, data: dict[str, Any]) -> None:
         self.comm_ids.append(comm_id)

@@ -55,8 +55,10 @@ def test_without_an_internal_the_pump_needs_approvals_say_which_and_the_open_not
     edit, code = (result_text(tool_results(r)[0]) for r in server.requests[2:4])
     # The rule holds: the open notebook is not written; the edit is a proposal that says why.
     assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk
+    # The page greeted at `%load_ext`, while the kernel was idle: it is known to be open, and still unreachable.
     assert edit.startswith(
-        "Proposed, not applied: 'analysis.ipynb' may be open in a page, but the page cannot"
+        "Proposed, not applied: 'analysis.ipynb' is open in JupyterLab, but the page cannot be reached while a "
+        "cell runs"
     )
     assert missing in edit
     # The approval says exactly what is missing, with the version — not a headless client.

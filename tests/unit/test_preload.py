@@ -94,3 +94,31 @@ def test_a_run_waits_for_the_warm_up_instead_of_importing_the_same_modules_besid
         shell.run_line_magic("unload_ext", "jupyter_agent")
         shell.clear_instance()
     assert seen == [False]  # the run started after the warm-up ended
+
+
+def test_building_the_first_session_imports_no_notebook_runner(tmp_path: Path) -> None:
+    """nbformat, nbclient and jsonschema (which compiles grammars on import) cost a first run seconds; only
+    VerifyNotebook needs them, when it runs."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from IPython.core.interactiveshell import InteractiveShell
+        from jupyter_agent.host.kernel_agent import KernelAgent
+        from jupyter_agent.settings import AgentSettings
+        agent = KernelAgent(shell=InteractiveShell.instance(), settings=AgentSettings(save_sessions=False))
+        names = list(agent.session.pool.merged())
+        assert "VerifyNotebook" in names, names
+        print(sorted(m for m in ("nbformat", "nbclient", "jsonschema") if m in sys.modules))
+        agent.close()
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

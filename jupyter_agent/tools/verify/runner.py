@@ -17,10 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-
 from ...notebook.cells import joined
 from .fresh import FreshKernel
 from .plan import PlannedCell
@@ -100,6 +96,10 @@ class CellRunner:
     """Goes through the planned cells in `kernel`; `run()` returns the reports and the first failure."""
 
     def __init__(self, kernel: FreshKernel, planned: Sequence[PlannedCell], *, timeout: float) -> None:
+        # nbformat and nbclient (jsonschema, its grammars) cost a first run seconds: imported when a check runs
+        import nbformat
+        from nbclient import NotebookClient
+
         self.kernel = kernel
         self.planned = list(planned)
         self.timeout = timeout
@@ -137,6 +137,8 @@ class CellRunner:
         return reports, failure
 
     async def _run_one(self, index: int, cell: PlannedCell) -> tuple[CellReport, Failure | None]:
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
         node = self.client.nb.cells[index]
         started = time.monotonic()
         failure: Failure | None = None

@@ -8,11 +8,12 @@ in a real ipykernel with a jupyter_client frontend.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from asyncio import run
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from notebook_testkit import FakePage, write_notebook
@@ -20,9 +21,12 @@ from notebook_testkit import FakePage, write_notebook
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.file_backend import FileNotebook
+from jupyter_agent.notebook.frontend import KernelSignals
 from jupyter_agent.notebook.live_backend import LiveNotebook
 from jupyter_agent.notebook.ops import Delete, GetCells, Insert, NotebookError, OpResult, Replace, raise_for
 from jupyter_agent.notebook.provider import NotebookProvider
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -273,3 +277,68 @@ def test_a_comm_silent_for_a_while_is_closed_and_opened_afresh(kernel_nb: Path) 
     finally:
         silent.stop()
     assert len(silent.opened) == 2 and silent.closed_by_kernel
+
+
+def _within(seconds: float, work: Callable[[], T]) -> T:
+    """`work()`'s value; fails when it has not returned after `seconds` (it waits for something that never
+    comes: the thread is left behind as a daemon)."""
+    done: list[T] = []
+    thread = threading.Thread(target=lambda: done.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert done, f"still waiting after {seconds} s"
+    return done[0]
+
+
+def greet(page: FakePage) -> None:
+    hello = {"type": "hello", "path": "work/analysis.ipynb", "protocol": 1, "client_id": "page-1"}
+    page._inbox.put(lambda: page._deliver(hello))
+
+
+def test_a_run_starts_without_waiting_for_a_page_that_has_not_greeted_and_takes_its_late_greeting(
+    kernel_nb: Path, tmp_path: Path
+) -> None:
+    late = FakePage(answer=False)
+    try:
+        provider = provider_for(late, kernel_nb, hello_timeout=120)
+        signals = KernelSignals(in_kernel=True, cwd=tmp_path, session_name=str(kernel_nb))
+        frontend = _within(10, lambda: run(provider.refresh(signals)))
+        assert not frontend.live and len(late.opened) == 1  # the comm is open; the run did not wait on it
+        greet(late)
+        assert provider.bridge is not None
+        deadline = time.monotonic() + 10
+        while provider.bridge.current_hello() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert isinstance(run(provider.open(None)), LiveNotebook)
+        assert len(late.opened) == 1
+    finally:
+        late.stop()
+
+
+def test_the_comm_opened_at_load_is_greeted_before_the_first_run_which_finds_the_page_live(
+    page: FakePage, kernel_nb: Path, tmp_path: Path
+) -> None:
+    provider = provider_for(page, kernel_nb, hello_timeout=120)
+    assert provider.bridge is not None
+    provider.bridge.open_early()
+    deadline = time.monotonic() + 10
+    while provider.bridge.current_hello() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    signals = KernelSignals(in_kernel=True, cwd=tmp_path, session_name=str(kernel_nb))
+    assert run(provider.refresh(signals)).live
+    assert len(page.opened) == 1
+
+
+def test_once_a_comm_stayed_silent_no_later_probe_waits_for_a_greeting(kernel_nb: Path) -> None:
+    """A widget frontend without the extension: one short wait, then never again (a probe every
+    `reprobe_after` used to wait `hello_timeout` each time)."""
+    silent = FakePage(answer=False)
+    try:
+        provider = provider_for(silent, kernel_nb, hello_timeout=0.05, reprobe_after=0.0)
+        assert isinstance(run(provider.open(None)), FileNotebook)
+        assert provider.bridge is not None
+        provider.bridge.hello_timeout = 120
+        again = _within(10, lambda: run(provider.open(None)))
+        assert isinstance(again, FileNotebook) and len(silent.opened) == 2  # probed afresh, not waited on
+    finally:
+        silent.stop()

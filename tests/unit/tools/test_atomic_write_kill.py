@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import jupyter_agent
@@ -15,6 +16,7 @@ REPO = Path(jupyter_agent.__file__).resolve().parent.parent
 CHILD = """
 import os
 import sys
+import time
 from pathlib import Path
 from jupyter_agent.base.sandbox import atomic_write
 
@@ -94,3 +96,33 @@ def test_the_temp_file_a_killed_writer_left_is_swept_by_the_next_run_and_nothing
     assert sorted(p.name for p in tmp_path.iterdir()) == [bystander.name, "results.csv"]
     assert target.read_bytes() == b"old\n"
     assert sweep_stale() == 0  # its ledger went with it
+
+
+def test_a_killed_writer_not_yet_reaped_counts_as_gone(tmp_path: Path) -> None:
+    """A process killed with SIGKILL stays in /proc as a zombie, start time and all, until its parent waits for
+    it (a Jupyter server polls its kernels every few seconds): its temp file is still swept."""
+    target = tmp_path / "results.csv"
+    target.write_bytes(b"old\n")
+    sweep_stale()
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        text=True,
+    )
+    assert child.stdout is not None
+    try:
+        assert child.stdout.readline().strip() == "written"
+        os.kill(child.pid, signal.SIGKILL)
+        state = ""
+        for _ in range(500):  # the kill takes effect at once, but is seen asynchronously
+            state = Path(f"/proc/{child.pid}/stat").read_text().rpartition(")")[2].split()[0]
+            if state == "Z":
+                break
+            time.sleep(0.01)
+        assert state == "Z"  # not reaped yet
+        assert sweep_stale() == 1
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["results.csv"]
+    finally:
+        child.wait(60)

@@ -1,0 +1,48 @@
+"""Interrupt during a `%%agent` cell: raised where the wait handles it, noted everywhere after.
+
+The wait (`MainLoop`) turns KeyboardInterrupt into a clean stop of the run. Once the run is over, the cell still
+hides its Stop button, keeps what the run changed and draws the review; an Interrupt landing there would escape
+from whatever line it hit (inside ipywidgets, zmq, a diff of a large file), and IPython would show that raw
+traceback, or fail to format it ("Unexpected exception formatting exception"). So from the moment the wait ends
+the Interrupt is only noted, and the cell ends with one KeyboardInterrupt of its own, the same way every time.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType, TracebackType
+from typing import Any
+
+
+class InterruptLatch:
+    """SIGINT raises KeyboardInterrupt until `hold()`, then is only noted (`noted`); the handler that was
+    installed comes back on exit. Outside the main thread (no signal handler can be set there) it does nothing."""
+
+    def __init__(self) -> None:
+        self.raising = True
+        self.noted = False
+        self._previous: Any = None
+        self._installed = False
+
+    def __enter__(self) -> InterruptLatch:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+            self._installed = True
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+            self._installed = False
+
+    def hold(self) -> None:
+        """From now on an Interrupt is noted, not raised (called by the wait as its last step)."""
+        self.raising = False
+
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        if self.raising:
+            raise KeyboardInterrupt
+        self.noted = True
