@@ -197,11 +197,26 @@ def unanswered_server_call(body: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _added_by_system_messages(body: Mapping[str, Any]) -> set[Any]:
+    """Tools a mid-conversation `tool_addition` defined: declared in the conversation as `tools` declares them (a
+    later `tool_removal` stops offering one, and leaves it declared)."""
+    names: set[Any] = set()
+    for message in array(body.get("messages")):
+        if not is_object(message) or message.get("role") != "system":
+            continue
+        for block in array(message.get("content")):
+            tool = block.get("tool") if is_object(block) and block.get("type") == "tool_addition" else None
+            definition = tool.get("definition") if is_object(tool) else None
+            if is_object(definition):
+                names.add(definition.get("name"))
+    return names
+
+
 def undeclared_server_tool(body: Mapping[str, Any]) -> str | None:
     """The strict server's 400 for a completed server tool call (call and result) in the history when `tools` does
-    not declare that server tool (the lead's decision 7, /work/notes-team/api-docs.md §22: the docs leave it open,
-    and the prefix check forbids removing a tool from `tools` anyway; a `tool_removal` leaves it declared)."""
-    offered = _offered(body)
+    not declare that server tool, in `tools` or by a mid-conversation `tool_addition` (the docs leave this open; the
+    prefix check forbids removing a tool from `tools` anyway, and a `tool_removal` leaves it declared)."""
+    offered = _offered(body) | _added_by_system_messages(body)
     for turn in joined_turns(array(body.get("messages"))):
         if turn.role != "assistant":
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from frontend import AgentKernel, KernelFrontend, result_text, tool_results
+from frontend import AgentKernel, KernelFrontend, context_text, result_text, tool_results
 
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
 
@@ -47,8 +47,8 @@ def test_with_a_forwarded_notebook_path_that_does_not_exist_here_files_land_in_t
     assert result_text(tool_results(server.requests[1])[0]) == "Created 'notes.md' (1 lines)."
     assert (kernel_home / "notes.md").read_text() == "n\n"
     assert not (tmp_path / "lab-host").exists()  # no part of the forwarded path was created
-    system = "".join(block["text"] for block in server.requests[0]["system"])
-    assert f"- Working directory: {kernel_home.resolve()} (relative paths start here)" in system
+    context = context_text(server.requests[0])
+    assert f"- Working directory: {kernel_home.resolve()} (relative paths start here)" in context
 
 
 def test_a_root_that_does_not_exist_is_a_clear_error_and_nothing_is_created(

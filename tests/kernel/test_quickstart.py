@@ -48,7 +48,8 @@ def shown(execution: Execution) -> str:
             text = str(content.get("data", {}).get("text/plain", ""))
         display_id = content.get("transient", {}).get("display_id")
         if kind == "update_display_data":
-            outputs[by_display[display_id]] = text
+            if display_id in by_display:  # else: an earlier cell's display (its review frozen meanwhile)
+                outputs[by_display[display_id]] = text
             continue
         if display_id is not None:
             by_display[display_id] = len(outputs)

@@ -203,7 +203,7 @@ def test_a_whole_session_passes_the_strict_server_with_its_prefix_unchanged_and_
     _agent(frontend, "--think 16000", "think hard")
     _agent(frontend, "--effort low", "quick one")
     stopped = _agent(frontend, "--max-turns 2", "loop on it")
-    assert "max_turns" in stopped
+    assert "max_turns" in stopped, stopped
     compacted = frontend.run("%agent compact", timeout=120).text()
     assert "compacted" in compacted, compacted
     _agent(frontend, "", "after the compaction")

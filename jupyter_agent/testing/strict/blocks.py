@@ -1,6 +1,6 @@
 """Rules on content blocks: text must say something, and every `tool_use` is answered by its `tool_result`.
 
-Wording from real API responses ([OBS] in /work/notes-team/api-docs.md §17): the docs state the pairing rule
+Wording from real API responses: the docs state the pairing rule
 ("Tool use: handle tool calls", "Troubleshooting tool use") but not the messages.
 """
 

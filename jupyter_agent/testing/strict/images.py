@@ -2,8 +2,7 @@
 
 - Size: 5 MB (5,242,880 bytes) of base64 text as sent, not the decoded bytes: the limit on Bedrock and Google Cloud,
   and the one real API responses name ("image exceeds 5 MB maximum"). The current docs give 10 MB when calling the
-  Claude API directly; the server keeps the stricter figure (the lead's decision 6, /work/notes-team/api-docs.md
-  §22), so a notebook tested here runs on every platform, and `ScriptedServer(max_image_bytes=10 * 1024 * 1024)`
+  Claude API directly; the server keeps the stricter figure (docs/testing.md, "Where the docs are silent" 6), so a notebook tested here runs on every platform, and `ScriptedServer(max_image_bytes=10 * 1024 * 1024)`
   gives the Claude API's own limit.
 - Pixels: at most 8000 on either side; when a request holds more than 20 images (resent ones and those inside tool
   results count), at most 2000.

@@ -2,7 +2,7 @@
 
 Messages quote the real API where the docs (or, marked [OBS], real responses) give the wording; the others are
 written in the API's style and marked "(our wording)". Sources: docs "Thinking", "Extended thinking", "Effort",
-"Errors", the Sonnet 5.5 / Haiku 5.5 migration guides (digest: /work/notes-team/api-docs.md §2-§6, §20 A-B).
+"Errors", the Sonnet 5.5 / Haiku 5.5 migration guides.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Mid-conversation tool changes: `tool_addition` / `tool_removal` blocks in a `role: "system"` message, and which
 tools are available at the end of a conversation.
 
-Docs "Mid-conversation system messages and tool changes" (digest /work/notes-team/api-docs.md §9.6) and the lead's
-decision 3 (§22), which the package's client follows:
+Docs "Mid-conversation system messages and tool changes" and docs/testing.md "Where the docs are silent" 3,
+which the package's client follows:
 
 - the blocks need a beta: `inline-tools-2026-09-15` (references and inline `tool_definition`s) or
   `mid-conversation-tool-changes-2026-07-01` (references only); MCP references also `mcp-client-2026-09-15`;

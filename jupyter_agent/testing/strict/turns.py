@@ -3,7 +3,7 @@ thinking block a manual-thinking tool loop must start with.
 
 Docs: "Mid-conversation system messages" (placement), "Errors" and the migration guides (prefill), "Extended
 thinking" (manual mode), "Handling stop reasons" (a `pause_turn` continuation ends with the paused assistant turn and
-is not a prefill; the docs imply it, /work/notes-team/api-docs.md §10.2).
+is not a prefill; the docs imply it: docs/testing.md "Where the docs are silent" 5).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def was_paused(turn: JoinedTurn, paused: Callable[[Any], bool]) -> bool:
 def check_manual_thinking(messages: Sequence[Any], thinking: str | None) -> Rejection | None:
     """With `thinking.type: "enabled"`, the assistant turn a request continues (its tool loop) starts with thinking.
     Only a request continuing a tool loop (ending with the assistant turn, or with a user turn that starts with
-    tool results) is checked (the lead's decision 2, /work/notes-team/api-docs.md §22)."""
+    tool results) is checked (docs/testing.md, "Where the docs are silent" 2)."""
     turns = joined_turns(messages)
     if thinking != "enabled" or not turns:
         return None

@@ -1,6 +1,6 @@
 """The latest assistant turn keeps its thinking as produced, consecutive messages of one role are one turn, and the
 chain of thinking blocks allows removals only from the start or the end (docs "Extended thinking", "Preserved
-thinking"; the lead's decision 10)."""
+thinking"; docs/testing.md "Where the docs are silent" 10)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from strict_kit import Api
 
-from jupyter_agent.testing import ServerToolUse, Text, Thinking, ToolUse, Turn
+from jupyter_agent.testing import SearchHit, ServerToolUse, Text, Thinking, ToolUse, Turn, WebSearchResult
 
 INVALID = "invalid_request_error"
 INLINE = "inline-tools-2026-09-15"
@@ -374,3 +374,31 @@ def test_more_than_10000_deferred_tools_exceed_the_limit(api: Any) -> None:
     status, error = api().refused(tools=[READ, *deferred])
     assert (status, error["details"]) == (400, {"error_code": "available_tools_limit_exceeded"})
     assert error["message"] == "tools: 10001 tools have defer_loading: true; at most 10000 are allowed"
+
+
+def test_a_web_search_added_by_a_system_message_stays_declared_after_its_removal(api: Any) -> None:
+    """A search the model ran after a `tool_addition` defined `web_search` may stay in the history when a later
+    `tool_removal` stops offering it: the tool was declared in the conversation (docs/testing.md, "Where the docs
+    are silent" 7), and `tools` itself must not change."""
+    web_search = {"type": "web_search_20250305", "name": "web_search"}
+    server = api(
+        [
+            Turn(
+                blocks=[
+                    ServerToolUse(input={"query": "q"}),
+                    WebSearchResult(results=[SearchHit("t", "https://e.org")]),
+                    Text("Found it."),
+                ]
+            ),
+            Turn(blocks=[Text("ok")]),
+        ]
+    )
+    added = [{"role": "user", "content": "search"}, system(define(web_search))]
+    answer = server.create(messages=added, tools=TOOLS, betas=[INLINE])
+    history = [
+        *added,
+        {"role": "assistant", "content": [b.model_dump() for b in answer.content]},
+        {"role": "user", "content": "thanks"},
+        system(remove("web_search")),
+    ]
+    assert server.create(messages=history, tools=TOOLS, betas=[INLINE]).content[0].text == "ok"
