@@ -21,10 +21,14 @@ NotebookFacts = tuple[str | None, str]
 class NotebookLine:
     def __init__(self, notebook_path: str | None) -> None:
         self._facts: NotebookFacts = (notebook_path, "")
+        self._notebooks: NotebookProvider | None = None
 
     @property
     def facts(self) -> NotebookFacts:
-        """The notebook and what can be done with it there, as found at the start of the last run."""
+        """The notebook and what can be done with it there, as known now: a page's greeting that comes in during
+        a run (no run waits for it) changes them, and the next request tells the update."""
+        if self._notebooks is not None:
+            self._facts = notebook_facts(self._notebooks.known())
         return self._facts
 
     def reset(self) -> None:
@@ -38,5 +42,5 @@ class NotebookLine:
         if signals is None:
             return cell_id
         frontend = await notebooks.refresh(signals)
-        self._facts = notebook_facts(frontend)
+        self._facts, self._notebooks = notebook_facts(frontend), notebooks
         return await notebooks.running_cell()

@@ -30,6 +30,7 @@ from lab import (
     wait_for,
 )
 
+from jupyter_agent.base.harness_texts import is_harness_text
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
 from jupyter_agent.tools.bubblewrap import check_sandbox
 
@@ -219,11 +220,20 @@ def test_through_a_gateway_the_notebook_tools_work_through_the_page_and_files_st
     assert (gateway.home / "notes.md").read_text() == "value fixed\n"
     assert (gateway.home / "order.txt").read_text().split() == [str(n) for n in range(1, CELLS + 1)]
     assert files_under(lab.root) == lab_files
-    system = "".join(b["text"] for b in server.requests[box.offset]["system"])
-    assert f"- Working directory: {gateway.home.resolve()} (relative paths start here)" in system
-    assert (
-        "- Notebook: team/gw.ipynb — live in a JupyterLab page; this kernel runs on another machine" in system
-    )
+    # The session's facts are told in the conversation (the latest wins), not in the system prompt: the page's
+    # greeting may come in after the run started, and the next request's update names the notebook.
+    told = [
+        b["text"]
+        for m in server.requests[-1]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "text" and is_harness_text(b["text"])
+    ]
+    assert f"- Working directory: {gateway.home.resolve()} (relative paths start here)" in told[0]
+    notebook_lines = [line for text in told for line in text.splitlines() if line.startswith("- Notebook:")]
+    assert notebook_lines[-1].startswith(
+        "- Notebook: team/gw.ipynb — live in a JupyterLab page; this kernel runs on another machine"
+    ), told
 
 
 def test_a_forwarded_notebook_path_that_does_not_exist_on_the_kernels_host_creates_nothing(
