@@ -66,7 +66,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "replace",
-        (_P + "tools/files/replace.py",),
+        (_P + "builtin_tools/files/replace.py",),
         (
             _T + "tools/test_edit_tool.py",
             _T + "tools/test_file_tool_errors.py",
@@ -75,7 +75,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "freshness",
-        (_P + "tools/ledger.py", _P + "tools/files/access.py"),
+        (_P + "tools/ledger.py", _P + "builtin_tools/files/access.py"),
         (
             _T + "tools/test_edit_tool.py",
             _T + "tools/test_write_tool.py",
@@ -154,7 +154,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "permissions",
-        (_P + "tools/permissions.py", _P + "tools/rule_glob.py", _P + "tools/rule_names.py"),
+        (_P + "permissions/policy.py", _P + "permissions/rule_glob.py", _P + "permissions/rule_names.py"),
         (
             _T + "tools/test_permissions*.py",
             _T + "tools/test_rule*.py",
@@ -165,11 +165,11 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "commands",
         (
-            _P + "tools/commands.py",
-            _P + "tools/shell_syntax.py",
-            _P + "tools/shell_words.py",
-            _P + "tools/shell_wrappers.py",
-            _P + "tools/command_patterns.py",
+            _P + "permissions/commands.py",
+            _P + "permissions/shell_syntax.py",
+            _P + "permissions/shell_words.py",
+            _P + "permissions/shell_wrappers.py",
+            _P + "permissions/command_patterns.py",
         ),
         (
             _T + "tools/test_shell_rules_against_bash.py",
@@ -197,10 +197,10 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "bubblewrap",
         (
-            _P + "tools/bubblewrap.py",
-            _P + "tools/sandbox_guard.py",
-            _P + "tools/startup_files.py",
-            _P + "tools/protected.py",
+            _P + "permissions/bubblewrap.py",
+            _P + "permissions/sandbox_guard.py",
+            _P + "permissions/startup_files.py",
+            _P + "permissions/protected.py",
         ),
         (
             # not tools/test_bash_sandbox.py: under mutmut's runner its sandboxed commands fail before the
@@ -214,7 +214,11 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "web",
-        (_P + "tools/web/http.py", _P + "tools/web/addresses.py", _P + "tools/web/hosts.py"),
+        (
+            _P + "builtin_tools/web/http.py",
+            _P + "builtin_tools/web/addresses.py",
+            _P + "builtin_tools/web/hosts.py",
+        ),
         (
             _T + "tools/web/test_webfetch_*.py",
             _T + "tools/test_permissions.py",
@@ -223,12 +227,12 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "inspect",
-        (_P + "tools/kernel/inspect.py", _P + "tools/kernel/guards.py"),
+        (_P + "builtin_tools/kernel/inspect.py", _P + "builtin_tools/kernel/guards.py"),
         (_T + "tools/test_kernel_variables.py", _T + "watch/test_kernel_watch_and_debug.py"),
     ),
     Group(
         "glob",
-        (_P + "tools/files/globmatch.py", _P + "base/linear_regex.py"),
+        (_P + "builtin_tools/files/globmatch.py", _P + "base/linear_regex.py"),
         (
             _T + "tools/test_glob_tool.py",
             _T + "tools/test_grep_tool.py",

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 export JUPYTER_AGENT_BWRAP=/nonexistent/bwrap
 .venv/bin/python - <<'PY'
-from jupyter_agent.tools.bubblewrap import check_sandbox
+from jupyter_agent.permissions.bubblewrap import check_sandbox
 
 check = check_sandbox()
 assert check.bubblewrap is None, "JUPYTER_AGENT_BWRAP did not hide bwrap"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from jupyter_agent.tools.kinds import ToolKind
-from jupyter_agent.tools.permissions import CallFacts, PathAccess, RuleKind
+from jupyter_agent.permissions.kinds import ToolKind
+from jupyter_agent.permissions.policy import CallFacts, PathAccess, RuleKind
 
 
 def facts(tool: str, subject: str | None = None, *, kind: ToolKind = "edit", read_only: bool = False,

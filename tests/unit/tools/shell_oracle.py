@@ -21,8 +21,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_agent.tools.bubblewrap import check_sandbox
-from jupyter_agent.tools.commands import ParsedCommand, split_command
+from jupyter_agent.permissions.bubblewrap import check_sandbox
+from jupyter_agent.permissions.commands import ParsedCommand, split_command
 
 VOCABULARY = ("rm", "git", "ls", "cat", "curl", "echo", "true", "false", "touch", "wc", "grep", "id", "pwd")
 DISABLED_BUILTINS = ("echo", "true", "false", "pwd")

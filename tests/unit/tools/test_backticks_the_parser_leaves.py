@@ -13,10 +13,10 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 from shell_oracle import check, run_in_bash
 
-from jupyter_agent.tools.bubblewrap import check_sandbox
-from jupyter_agent.tools.commands import split_command
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.bubblewrap import check_sandbox
+from jupyter_agent.permissions.commands import split_command
 from jupyter_agent.tools.dispatch import Reject
-from jupyter_agent.tools.shell import bash_tool
 
 HIDDEN = [
     pytest.param("echo ${x:=`touch PWNED`}", id="assign-default backtick"),

@@ -19,14 +19,14 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 from process_probe import alive_with
 
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.bubblewrap import BWRAP_ENV, check_sandbox, slirp4netns
 from jupyter_agent.tools import (
     Approve,
     Sandbox,
     ToolResult,
 )
-from jupyter_agent.tools.bubblewrap import BWRAP_ENV, check_sandbox, slirp4netns
 from jupyter_agent.tools.dispatch import Reject
-from jupyter_agent.tools.shell import bash_tool
 
 CHECK = check_sandbox()
 needs_bwrap = pytest.mark.skipif(

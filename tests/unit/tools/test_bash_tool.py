@@ -11,13 +11,13 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 from process_probe import alive_with
 
+from jupyter_agent.builtin_tools.shell import bash_tool, scrubbed_environment
 from jupyter_agent.tools import (
     Limits,
     Reject,
     Sandbox,
     ToolResult,
 )
-from jupyter_agent.tools.shell import bash_tool, scrubbed_environment
 
 
 def run(
@@ -165,7 +165,7 @@ def test_bad_arguments_name_the_fix(args: dict[str, Any], message: str, tmp_path
 
 
 def test_bash_is_not_among_the_kernel_tools() -> None:
-    from jupyter_agent.tools.kernel import kernel_tools
+    from jupyter_agent.builtin_tools.kernel import kernel_tools
 
     assert "Bash" not in {tool.name for tool in kernel_tools()}
     tool = bash_tool()

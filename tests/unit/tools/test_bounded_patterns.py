@@ -7,7 +7,7 @@ import pytest
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.linear_regex import compile_linear
-from jupyter_agent.tools.files.globmatch import (
+from jupyter_agent.builtin_tools.files.globmatch import (
     MAX_BRACE_PATTERNS,
     expand_braces,
     glob_regex,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.tools import bubblewrap
-from jupyter_agent.tools.bubblewrap import BWRAP_ENV, Bubblewrap, SandboxCheck, check_sandbox
-from jupyter_agent.tools.sandbox_guard import Guarded
+from jupyter_agent.permissions import bubblewrap
+from jupyter_agent.permissions.bubblewrap import BWRAP_ENV, Bubblewrap, SandboxCheck, check_sandbox
+from jupyter_agent.permissions.sandbox_guard import Guarded
 
 BASE = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
 

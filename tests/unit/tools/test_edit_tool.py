@@ -197,7 +197,7 @@ def test_a_binary_file_is_not_edited(tmp_path: Path) -> None:
 
 
 def test_edit_is_an_edit_kind_tool_matched_by_path_rules() -> None:
-    from jupyter_agent.tools.files import EditTool, WriteTool
+    from jupyter_agent.builtin_tools.files import EditTool, WriteTool
 
     for tool in (EditTool(), WriteTool()):
         assert (tool.kind, tool.read_only, tool.annotations.destructive) == ("edit", False, True)

@@ -9,8 +9,8 @@ import pytest
 from dispatch_harness import file_harness
 from filetools_kit import no_ripgrep
 
+from jupyter_agent.builtin_tools.files import RgLocator, find_rg
 from jupyter_agent.tools import Limits
-from jupyter_agent.tools.files import RgLocator, find_rg
 
 BACKENDS: list[tuple[str, RgLocator]] = [("ripgrep", find_rg), ("python fallback", no_ripgrep)]
 
@@ -137,7 +137,7 @@ def test_a_symlinked_directory_to_outside_is_not_followed(tmp_path: Path) -> Non
 
 
 def test_glob_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> None:
-    from jupyter_agent.tools.files import GlobInput, GlobTool
+    from jupyter_agent.builtin_tools.files import GlobInput, GlobTool
 
     tool = GlobTool()
     harness = file_harness(tmp_path)

@@ -11,8 +11,8 @@ import pytest
 from dispatch_harness import file_harness
 from filetools_kit import no_ripgrep
 
+from jupyter_agent.builtin_tools.files import GrepTool, RgLocator, find_rg
 from jupyter_agent.tools import Limits
-from jupyter_agent.tools.files import GrepTool, RgLocator, find_rg
 
 BACKENDS: list[tuple[str, RgLocator]] = [("ripgrep", find_rg), ("python fallback", no_ripgrep)]
 
@@ -212,7 +212,7 @@ def test_a_wrong_dashed_field_is_reported_by_its_json_name(tmp_path: Path) -> No
 
 
 def test_grep_is_read_only_with_a_title_naming_the_pattern(tmp_path: Path) -> None:
-    from jupyter_agent.tools.files import GrepInput
+    from jupyter_agent.builtin_tools.files import GrepInput
 
     tool = GrepTool()
     assert tool.read_only and tool.kind == "read" and tool.rule_field == "path"

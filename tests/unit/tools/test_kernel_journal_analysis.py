@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
-from jupyter_agent.tools.kernel.journal.analysis import CodeEffects, code_names, source_effects
+from jupyter_agent.builtin_tools.kernel.journal.analysis import CodeEffects, code_names, source_effects
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,11 @@ import pytest
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.base.kernel_journal import KernelStep, KernelUndoStore, Pin, human_bytes
 from jupyter_agent.base.sandbox import Sandbox
+from jupyter_agent.builtin_tools.kernel.execution import CodeRun
+from jupyter_agent.builtin_tools.kernel.journal import capture
+from jupyter_agent.builtin_tools.kernel.journal.capture import KernelWatch
+from jupyter_agent.builtin_tools.kernel.journal.notes import result_note
 from jupyter_agent.tools.context import ToolContext, ToolServices
-from jupyter_agent.tools.kernel.execution import CodeRun
-from jupyter_agent.tools.kernel.journal import capture
-from jupyter_agent.tools.kernel.journal.capture import KernelWatch
-from jupyter_agent.tools.kernel.journal.notes import result_note
 from jupyter_agent.undo import review
 from jupyter_agent.undo.variables import net_variable_changes, report_lines, undo_variable
 

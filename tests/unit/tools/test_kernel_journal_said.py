@@ -14,13 +14,13 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.base.sandbox import Limits, Sandbox
+from jupyter_agent.builtin_tools.kernel import InlineMainThread, RunCode
 from jupyter_agent.host.configure import run_setup
+from jupyter_agent.permissions.policy import Rule
 from jupyter_agent.settings import AgentSettings, SettingError
 from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.core import Preview
 from jupyter_agent.tools.dispatch import ApprovalRequest, Approve
-from jupyter_agent.tools.kernel import InlineMainThread, RunCode
-from jupyter_agent.tools.permissions import Rule
 from jupyter_agent.ui.approval import ask_on_stdin, preview_html
 
 MB = 1024 * 1024

@@ -18,13 +18,13 @@ from dispatch_harness import Approvals, ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets.config import Config
 
+from jupyter_agent.builtin_tools.kernel import InlineMainThread, RunCode
 from jupyter_agent.tools import (
     Approve,
     Limits,
     ToolResult,
 )
 from jupyter_agent.tools.context import ToolServices
-from jupyter_agent.tools.kernel import InlineMainThread, RunCode
 
 PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 

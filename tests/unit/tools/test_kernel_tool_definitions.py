@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jupyter_agent.tools.kernel import kernel_tools
+from jupyter_agent.builtin_tools.kernel import kernel_tools
 
 EXPECTED = [
     {

@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from dispatch_harness import ToolHarness
 
+from jupyter_agent.builtin_tools.kernel import Inspect, ListVariables, kernel_tools
 from jupyter_agent.tools import (
     ToolResult,
 )
-from jupyter_agent.tools.kernel import Inspect, ListVariables, kernel_tools
 
 #: Released at teardown so the threads parked in a hanging __repr__ can finish.
 RELEASE = threading.Event()
@@ -277,7 +277,7 @@ class _Holder:
 def test_inspect_refuses_the_agents_and_the_kernels_own_objects_wherever_the_walk_meets_them(
     tmp_path: Path,
 ) -> None:
-    from jupyter_agent.tools.permissions import PermissionPolicy as Policy
+    from jupyter_agent.permissions.policy import PermissionPolicy as Policy
 
     machinery = Policy()  # any object of this package stands for the agent's client, settings, session
     namespace = {"holder": _Holder(machinery), "policy": machinery, "method": machinery.decide}
@@ -393,12 +393,12 @@ def test_inspect_reads_tuple_and_slice_subscripts_and_names_the_type(tmp_path: P
 
 
 def test_a_refusal_names_the_object_and_says_what_to_do(tmp_path: Path) -> None:
-    from jupyter_agent.tools.permissions import PermissionPolicy as Policy
+    from jupyter_agent.permissions.policy import PermissionPolicy as Policy
 
     refused = run("Inspect", {"name": "policy"}, {"policy": Policy()}, tmp_path)
     assert refused.content == (
         "INVALID_ARGS: 'policy' is the kernel's or the agent's own object "
-        "(jupyter_agent.tools.permissions.PermissionPolicy); Inspect does not open IPython's shell, the kernel, its "
+        "(jupyter_agent.permissions.policy.PermissionPolicy); Inspect does not open IPython's shell, the kernel, its "
         "session or connection, or the agent's client and settings. Inspect the user's own variables, or use "
         "RunCode, which asks the user first"
     )
@@ -409,7 +409,7 @@ def test_a_credential_in_bytes_or_behind_an_innocent_name_asks(
 ) -> None:
     key = "sk-ant-api03-Lq2Vm7Xc4Rn9Tb1Wz6Kd"
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
-    from jupyter_agent.tools.kernel.guards import credential_reason
+    from jupyter_agent.builtin_tools.kernel.guards import credential_reason
 
     assert credential_reason("blob", [], key.encode()) == "what 'blob…' leads to holds a secret"
     assert credential_reason("blob", [], b"\xff" + key.encode()) is not None

@@ -9,8 +9,7 @@ from typing import Any
 import mcp.types as mcp_types
 import pytest
 
-from jupyter_agent.tools import ToolAnnotations, ToolResult
-from jupyter_agent.tools.mcp import (
+from jupyter_agent.builtin_tools.mcp import (
     ConfigError,
     HttpServer,
     StdioServer,
@@ -18,7 +17,8 @@ from jupyter_agent.tools.mcp import (
     parse_server,
     tool_name,
 )
-from jupyter_agent.tools.mcp.schema import arguments_model, model_facing_schema
+from jupyter_agent.builtin_tools.mcp.schema import arguments_model, model_facing_schema
+from jupyter_agent.tools import ToolAnnotations, ToolResult
 from jupyter_agent.tools.validation import validate
 
 

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.mcp import McpConnections, McpServers, connect_mcp_servers
 from jupyter_agent.tools import (
     Approve,
     ToolPool,
 )
-from jupyter_agent.tools.mcp import McpConnections, McpServers, connect_mcp_servers
 
 ECHO_SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_echo_server.py"
 STDIO_ECHO = {"command": sys.executable, "args": [str(ECHO_SERVER)]}

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.mcp import McpServers
 from jupyter_agent.tools import (
     Approve,
     ToolResult,
 )
-from jupyter_agent.tools.mcp import McpServers
 
 BIN = Path(sys.executable).parent
 NPM_BIN = Path(__file__).resolve().parents[2] / "fixtures" / "mcp-npm" / "node_modules" / ".bin"

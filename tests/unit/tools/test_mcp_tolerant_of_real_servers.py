@@ -15,12 +15,12 @@ from typing import Any
 
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.mcp import McpServers
 from jupyter_agent.tools import (
     Approve,
     ToolPool,
     ToolResult,
 )
-from jupyter_agent.tools.mcp import McpServers
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 RAW = {"command": sys.executable, "args": [str(FIXTURES / "mcp_raw_server.py")]}

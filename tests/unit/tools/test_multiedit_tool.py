@@ -9,8 +9,8 @@ from typing import Any
 from dispatch_harness import Approvals, ToolHarness, file_harness
 
 from jupyter_agent.base.journal import FileChange, RunJournal
+from jupyter_agent.builtin_tools.files import MultiEditTool
 from jupyter_agent.tools import Approve, PermissionPolicy
-from jupyter_agent.tools.files import MultiEditTool
 from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo.run import undo_run
 

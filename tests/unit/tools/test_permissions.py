@@ -8,8 +8,8 @@ from typing import TypedDict
 import pytest
 from permission_facts import facts
 
-from jupyter_agent.tools.kinds import ToolKind
-from jupyter_agent.tools.permissions import (
+from jupyter_agent.permissions.kinds import ToolKind
+from jupyter_agent.permissions.policy import (
     DEFAULT_PROTECTED_PATHS,
     Allow,
     Ask,
@@ -19,7 +19,7 @@ from jupyter_agent.tools.permissions import (
     Rule,
     RuleKind,
 )
-from jupyter_agent.tools.rule_names import RuleNameError, check_rule_names
+from jupyter_agent.permissions.rule_names import RuleNameError, check_rule_names
 
 
 class ToolShape(TypedDict, total=False):

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 from permission_facts import facts
 
-from jupyter_agent.tools import Sandbox, ToolContext, tool
-from jupyter_agent.tools.call_facts import call_facts
-from jupyter_agent.tools.permissions import (
+from jupyter_agent.permissions.policy import (
     Allow,
     Ask,
     CallFacts,
@@ -16,8 +14,10 @@ from jupyter_agent.tools.permissions import (
     Rule,
     parse_rules,
 )
-from jupyter_agent.tools.rule_glob import escape_pattern
-from jupyter_agent.tools.rule_names import RuleNameError, check_rule_names
+from jupyter_agent.permissions.rule_glob import escape_pattern
+from jupyter_agent.permissions.rule_names import RuleNameError, check_rule_names
+from jupyter_agent.tools import Sandbox, ToolContext, tool
+from jupyter_agent.tools.call_facts import call_facts
 
 
 def command(text: str) -> CallFacts:

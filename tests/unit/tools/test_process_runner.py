@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from jupyter_agent.tools.process import run_process
+from jupyter_agent.permissions.process import run_process
 
 
 def _alive(pid: int) -> bool:

@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from jupyter_agent.base.hosts import canonical_host
-from jupyter_agent.tools import sandbox_guard
-from jupyter_agent.tools.permissions import Ask, CallFacts, PermissionPolicy
-from jupyter_agent.tools.protected import DEFAULT_PROTECTED_PATHS, protected_match
-from jupyter_agent.tools.sandbox_guard import (
+from jupyter_agent.builtin_tools.web.addresses import forbidden
+from jupyter_agent.permissions import sandbox_guard
+from jupyter_agent.permissions.policy import Ask, CallFacts, PermissionPolicy
+from jupyter_agent.permissions.protected import DEFAULT_PROTECTED_PATHS, protected_match
+from jupyter_agent.permissions.sandbox_guard import (
     MAX_DEPTH,
     guarded,
     remove_new_startup_files,
     removed_note,
     startup_files,
 )
-from jupyter_agent.tools.startup_files import shadowed_module, startup_modules
-from jupyter_agent.tools.web.addresses import forbidden
+from jupyter_agent.permissions.startup_files import shadowed_module, startup_modules
 
 
 @pytest.mark.parametrize(
@@ -274,7 +274,7 @@ def test_a_linked_folder_is_not_walked_and_its_siblings_are(tmp_path: Path) -> N
 def test_slirp4netns_is_looked_up_on_the_path() -> None:
     import shutil
 
-    from jupyter_agent.tools.bubblewrap import slirp4netns
+    from jupyter_agent.permissions.bubblewrap import slirp4netns
 
     assert slirp4netns() == shutil.which("slirp4netns")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dispatch_harness import file_harness
 
-from jupyter_agent.tools.files import ReadTool
+from jupyter_agent.builtin_tools.files import ReadTool
 
 
 def make_pdf(texts: list[str]) -> bytes:

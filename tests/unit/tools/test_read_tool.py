@@ -327,7 +327,7 @@ def test_a_file_over_the_cap_that_changed_after_a_partial_read_is_stale(tmp_path
 
 
 def test_read_is_read_only_and_matched_by_path_rules() -> None:
-    from jupyter_agent.tools.files import ReadTool
+    from jupyter_agent.builtin_tools.files import ReadTool
 
     tool = ReadTool()
     assert (tool.kind, tool.read_only, tool.annotations.destructive) == ("read", True, False)

@@ -10,8 +10,8 @@ import pytest
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.sandbox import Sandbox, atomic_write
+from jupyter_agent.builtin_tools.files import WriteInput, WriteTool
 from jupyter_agent.tools import ToolContext
-from jupyter_agent.tools.files import WriteInput, WriteTool
 
 
 def test_missing_directories_below_the_root_are_made_and_the_root_itself_never(tmp_path: Path) -> None:

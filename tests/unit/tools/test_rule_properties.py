@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from jupyter_agent.tools.commands import split_command
-from jupyter_agent.tools.permissions import Allow, Ask, CallFacts, Deny, PermissionPolicy, Rule
+from jupyter_agent.permissions.commands import split_command
+from jupyter_agent.permissions.policy import Allow, Ask, CallFacts, Deny, PermissionPolicy, Rule
 
 SIMPLE = [
     "git status",

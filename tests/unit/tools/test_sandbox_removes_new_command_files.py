@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from dispatch_harness import ToolHarness
 
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.bubblewrap import check_sandbox
 from jupyter_agent.tools import (
     Sandbox,
     ToolResult,
 )
-from jupyter_agent.tools.bubblewrap import check_sandbox
-from jupyter_agent.tools.shell import bash_tool
 
 CHECK = check_sandbox()
 pytestmark = pytest.mark.skipif(

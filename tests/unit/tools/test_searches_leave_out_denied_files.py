@@ -10,8 +10,8 @@ import pytest
 from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.tools import Rule
-from jupyter_agent.tools.files import file_tools
 
 
 def search(

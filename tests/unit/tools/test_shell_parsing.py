@@ -8,9 +8,9 @@ import shlex
 
 import pytest
 
-from jupyter_agent.tools.command_patterns import compile_pattern
-from jupyter_agent.tools.commands import split_command
-from jupyter_agent.tools.shell_words import decode_ansi_c, expands_unquoted
+from jupyter_agent.permissions.command_patterns import compile_pattern
+from jupyter_agent.permissions.commands import split_command
+from jupyter_agent.permissions.shell_words import decode_ansi_c, expands_unquoted
 
 ROWS: list[tuple[str, bool, list[tuple[str, bool]]]] = [
     ("git status", True, [("git status", True)]),
@@ -228,7 +228,7 @@ def test_more_constructs_not_modelled(command: str) -> None:
 
 
 def test_the_readings_a_deny_rule_gets() -> None:
-    from jupyter_agent.tools.commands import CommandWords
+    from jupyter_agent.permissions.commands import CommandWords
 
     assert CommandWords(("rm", "-rf")).forms() == (("rm -rf", True),)
     assert CommandWords(("a b", "c")).forms() == (("'a b' c", True), ("a b c", True))

@@ -15,12 +15,12 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 from shell_oracle import allow_could_pass, check, generate, run_in_bash
 
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.bubblewrap import check_sandbox
+from jupyter_agent.permissions.commands import split_command
+from jupyter_agent.permissions.policy import Allow, Ask, CallFacts, Deny
 from jupyter_agent.tools import PermissionPolicy, Rule
-from jupyter_agent.tools.bubblewrap import check_sandbox
-from jupyter_agent.tools.commands import split_command
 from jupyter_agent.tools.dispatch import Reject
-from jupyter_agent.tools.permissions import Allow, Ask, CallFacts, Deny
-from jupyter_agent.tools.shell import bash_tool
 
 #: Fixed: CI runs the same commands every time; the benchmark script draws fresh seeds. Mutation testing runs
 #: fewer per mutant (SHELL_ORACLE_CASES).

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import jupyter_agent
 
-TOOLS = Path(jupyter_agent.__file__).parent / "tools"
+PACKAGE = Path(jupyter_agent.__file__).parent
+#: The tool framework (`FunctionTool`) and the built-in tools.
+TOOLS = (PACKAGE / "tools", PACKAGE / "builtin_tools")
 DECLARED_ON_TOOL = {"name", "description", "kind", "annotations", "rule_field", "rule_kind", "Input"}
 
 
 def test_tool_subclasses_do_not_redeclare_the_attributes_tool_declares() -> None:
     redeclared: list[str] = []
     subclasses = 0
-    for path in TOOLS.rglob("*.py"):
+    for path in (path for root in TOOLS for path in root.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.ClassDef) or node.name == "Tool":
                 continue
@@ -23,7 +25,7 @@ def test_tool_subclasses_do_not_redeclare_the_attributes_tool_declares() -> None
                 continue
             subclasses += 1
             redeclared += [
-                f"{path.relative_to(TOOLS)}::{node.name}.{statement.target.id}"
+                f"{path.relative_to(PACKAGE)}::{node.name}.{statement.target.id}"
                 for statement in node.body
                 if isinstance(statement, ast.AnnAssign)
                 and isinstance(statement.target, ast.Name)

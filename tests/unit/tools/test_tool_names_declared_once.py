@@ -11,20 +11,20 @@ import ast
 from pathlib import Path
 
 import jupyter_agent
+from jupyter_agent.builtin_tools.catalog import OPT_IN_TOOLS, builtin_tools
+from jupyter_agent.builtin_tools.jobs import BashOutput, KillShell
+from jupyter_agent.builtin_tools.skill import SkillTool
+from jupyter_agent.builtin_tools.workflow.task import TASK_TOOL_NAME
+from jupyter_agent.permissions.policy import ACCESS_RULE_NAMES, SCOPE_EXEMPT
 from jupyter_agent.settings import AgentSettings
-from jupyter_agent.tools.builtin import OPT_IN_TOOLS, builtin_tools
-from jupyter_agent.tools.jobs import BashOutput, KillShell
-from jupyter_agent.tools.permissions import ACCESS_RULE_NAMES, SCOPE_EXEMPT
-from jupyter_agent.tools.skill import SkillTool
-from jupyter_agent.tools.workflow.task import TASK_TOOL_NAME
 
 PACKAGE = Path(jupyter_agent.__file__).parent
-TOOLS = PACKAGE / "tools"
+TOOLS = PACKAGE / "builtin_tools"
 
 #: Lines that may name tools as text, and why. Each table is checked against the tools below.
 NAMING_TABLES = {
-    "tools/builtin.py": "OPT_IN_TOOLS rows (their tools are imported only when wanted)",
-    "tools/permissions.py": "ACCESS_RULE_NAMES and SCOPE_EXEMPT (rule words of the permission syntax)",
+    "builtin_tools/catalog.py": "OPT_IN_TOOLS rows (their tools are imported only when wanted)",
+    "permissions/policy.py": "ACCESS_RULE_NAMES and SCOPE_EXEMPT (rule words of the permission syntax)",
     "host/commands.py": "an example rule in `%agent deny`'s help",
     "testing/demo.py": "the scripted model calls tools by name, as a model does",
 }
@@ -37,7 +37,7 @@ def _all_tool_names() -> set[str]:
 
 def _home_of(name: str) -> set[Path]:
     """Where a tool may write its own name: the module that defines it and, for a tool in a subpackage of
-    `tools/`, that subpackage (its helpers name it in their errors)."""
+    `builtin_tools/`, that subpackage (its helpers name it in their errors)."""
     homes: set[Path] = set()
     for path in TOOLS.rglob("*.py"):
         source = path.read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.stopping import StopSignal, run_context
-from jupyter_agent.tools.files import unified_diff
+from jupyter_agent.builtin_tools.files import unified_diff
 
 CASES: list[tuple[str, str, str, str, int, int]] = [
     ("nothing changed gives an empty diff", "a\nb\n", "a\nb\n", "", 0, 0),

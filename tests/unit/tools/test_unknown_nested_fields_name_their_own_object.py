@@ -11,7 +11,7 @@ from pathlib import Path
 
 from dispatch_harness import ToolHarness, file_harness
 
-from jupyter_agent.tools.workflow import workflow_tools
+from jupyter_agent.builtin_tools.workflow import workflow_tools
 
 
 def test_a_todo_item_with_old_fields_is_told_the_item_fields(tmp_path: Path) -> None:

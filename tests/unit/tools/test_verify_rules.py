@@ -13,17 +13,17 @@ import pytest
 
 import jupyter_agent
 from jupyter_agent.base.errors import ToolError
+from jupyter_agent.builtin_tools.verify import VerifyNotebook, VerifyNotebookInput
+from jupyter_agent.builtin_tools.verify.fresh import choose_spec
+from jupyter_agent.builtin_tools.verify.plan import plan_cells, runnable_source
+from jupyter_agent.builtin_tools.verify.runner import Failure
+from jupyter_agent.builtin_tools.verify.verdict import live_only_hint
 from jupyter_agent.host.command_error import CommandError
 from jupyter_agent.host.verify_command import verify_arguments
 from jupyter_agent.notebook.cells import Cell
+from jupyter_agent.permissions.policy import Ask, PermissionPolicy
 from jupyter_agent.startup_env import parse_environ
 from jupyter_agent.tools.call_facts import call_facts
-from jupyter_agent.tools.permissions import Ask, PermissionPolicy
-from jupyter_agent.tools.verify import VerifyNotebook, VerifyNotebookInput
-from jupyter_agent.tools.verify.fresh import choose_spec
-from jupyter_agent.tools.verify.plan import plan_cells, runnable_source
-from jupyter_agent.tools.verify.runner import Failure
-from jupyter_agent.tools.verify.verdict import live_only_hint
 
 
 def code(cell_id: str, source: str) -> Cell:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jupyter_agent.tools.verify import VerifyNotebook
+from jupyter_agent.builtin_tools.verify import VerifyNotebook
 
 EXPECTED = {
     "name": "VerifyNotebook",

@@ -15,13 +15,13 @@ from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.base.hosts import canonical_host
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.web import WebFetch
+from jupyter_agent.builtin_tools.web.addresses import forbidden
 from jupyter_agent.tools import (
     Approve,
     PermissionPolicy,
     Rule,
 )
-from jupyter_agent.tools.web import WebFetch
-from jupyter_agent.tools.web.addresses import forbidden
 
 
 def _fetch(url: str, tmp_path: Path, policy: PermissionPolicy) -> ToolResult:

@@ -16,8 +16,8 @@ import trustme
 from web_site import SiteHandler, serving
 
 from jupyter_agent.base.errors import ToolError
+from jupyter_agent.builtin_tools.web import addresses, http
 from jupyter_agent.tools import PermissionPolicy, Rule
-from jupyter_agent.tools.web import addresses, http
 
 LOCAL = PermissionPolicy(allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
 

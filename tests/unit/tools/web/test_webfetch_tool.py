@@ -14,14 +14,14 @@ from web_site import serving
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.web import WebFetch, http
+from jupyter_agent.builtin_tools.web import tool as web_tool
 from jupyter_agent.tools import (
     ApprovalRequest,
     Approve,
     PermissionPolicy,
     Rule,
 )
-from jupyter_agent.tools.web import WebFetch, http
-from jupyter_agent.tools.web import tool as web_tool
 
 PAGE = b"""<!doctype html><html><head><title>Sales  report</title>
 <style>body { color: red }</style><script>var secret = "SCRIPT_TEXT";</script></head>
@@ -170,8 +170,8 @@ def test_the_definition_the_model_sees_is_pinned() -> None:
 
 
 def test_webfetch_is_offered_by_default_and_a_setting_hides_it() -> None:
+    from jupyter_agent.builtin_tools.catalog import OPT_IN_TOOLS
     from jupyter_agent.settings import AgentSettings
-    from jupyter_agent.tools.builtin import OPT_IN_TOOLS
 
     row = next(row for row in OPT_IN_TOOLS if row.name == "WebFetch")
     assert row.wanted(getattr(AgentSettings(), row.setting), [])  # asking is pinned above
@@ -231,7 +231,7 @@ def test_every_hop_of_a_redirect_is_resolved_and_checked_again(
     site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """DNS can answer differently the second time (rebinding): each request resolves and checks on its own."""
-    from jupyter_agent.tools.web import addresses, http
+    from jupyter_agent.builtin_tools.web import addresses, http
 
     checked: list[str] = []
     real = addresses.checked_address

@@ -11,10 +11,7 @@ import pytest
 from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools import PermissionPolicy
-from jupyter_agent.tools.permissions import Mode
-from jupyter_agent.tools.question import Question
-from jupyter_agent.tools.workflow import (
+from jupyter_agent.builtin_tools.workflow import (
     Answer,
     AskUserQuestion,
     ChoiceQuestion,
@@ -23,6 +20,9 @@ from jupyter_agent.tools.workflow import (
     PlanReview,
     UserQuestions,
 )
+from jupyter_agent.permissions.policy import Mode
+from jupyter_agent.tools import PermissionPolicy
+from jupyter_agent.tools.question import Question
 
 QUESTIONS: list[dict[str, Any]] = [
     {

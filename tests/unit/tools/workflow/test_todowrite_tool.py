@@ -9,8 +9,8 @@ import pytest
 from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools.permissions import Mode
-from jupyter_agent.tools.workflow import TodoWrite, todo_list
+from jupyter_agent.builtin_tools.workflow import TodoWrite, todo_list
+from jupyter_agent.permissions.policy import Mode
 
 
 def _tools(tmp_path: Path, mode: Mode = "default") -> ToolHarness:
