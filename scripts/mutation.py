@@ -60,7 +60,7 @@ GROUPS: tuple[Group, ...] = (
         (_P + "tools/validation.py",),
         (
             _T + "tools/test_tool_schema_and_validation.py",
-            _T + "tools/test_mcp_schema_and_config.py",
+            _T + "builtin_tools/mcp/test_mcp_schema_and_config.py",
             _T + "tools/test_dispatcher.py",
         ),
     ),
@@ -68,22 +68,22 @@ GROUPS: tuple[Group, ...] = (
         "replace",
         (_P + "builtin_tools/files/replace.py",),
         (
-            _T + "tools/test_edit_tool.py",
-            _T + "tools/test_file_tool_errors.py",
-            _T + "tools/test_multiedit_tool.py",
+            _T + "builtin_tools/files/test_edit_tool.py",
+            _T + "builtin_tools/files/test_file_tool_errors.py",
+            _T + "builtin_tools/files/test_multiedit_tool.py",
         ),
     ),
     Group(
         "freshness",
         (_P + "tools/ledger.py", _P + "builtin_tools/files/access.py"),
         (
-            _T + "tools/test_edit_tool.py",
-            _T + "tools/test_write_tool.py",
-            _T + "tools/test_multiedit_tool.py",
-            _T + "tools/test_read_tool.py",
-            _T + "tools/test_file_tool_errors.py",
+            _T + "builtin_tools/files/test_edit_tool.py",
+            _T + "builtin_tools/files/test_write_tool.py",
+            _T + "builtin_tools/files/test_multiedit_tool.py",
+            _T + "builtin_tools/files/test_read_tool.py",
+            _T + "builtin_tools/files/test_file_tool_errors.py",
             _T + "tools/test_read_ledger.py",
-            _T + "tools/test_searches_leave_out_denied_files.py",
+            _T + "builtin_tools/files/test_searches_leave_out_denied_files.py",
         ),
     ),
     Group(
@@ -97,7 +97,7 @@ GROUPS: tuple[Group, ...] = (
             _T + "ui/test_run_view.py",
             _T + "ui/test_checklist_and_subagent_cards.py",
             _T + "ui/test_offline_demo_and_code_blocks.py",
-            _T + "tools/test_unified_diff.py",
+            _T + "builtin_tools/files/test_unified_diff.py",
         ),
     ),
     Group(
@@ -106,9 +106,9 @@ GROUPS: tuple[Group, ...] = (
         (
             _T + "undo/test_undo_files.py",
             _T + "notebook/test_notebook_edit_tool.py",
-            _T + "tools/test_write_tool.py",
-            _T + "tools/test_edit_tool.py",
-            _T + "tools/test_multiedit_tool.py",
+            _T + "builtin_tools/files/test_write_tool.py",
+            _T + "builtin_tools/files/test_edit_tool.py",
+            _T + "builtin_tools/files/test_multiedit_tool.py",
         ),
     ),
     Group(
@@ -133,9 +133,9 @@ GROUPS: tuple[Group, ...] = (
             _T + "tools/test_atomic_write_race.py",
             _T + "tools/test_atomic_write_files.py",
             _T + "tools/test_text_sniffing_and_output_caps.py",
-            _T + "tools/test_file_tool_errors.py",
-            _T + "tools/test_write_tool.py",
-            _T + "tools/test_bash_tool.py",
+            _T + "builtin_tools/files/test_file_tool_errors.py",
+            _T + "builtin_tools/files/test_write_tool.py",
+            _T + "builtin_tools/test_bash_tool.py",
         ),
     ),
     Group(
@@ -146,7 +146,7 @@ GROUPS: tuple[Group, ...] = (
             _T + "tools/test_what_the_dispatcher_reports.py",
             # not tools/test_dispatch_never_raises.py: its hypothesis search runs minutes per mutant
             _T + "tools/test_rules_through_dispatcher.py",
-            _T + "tools/test_permissions.py",
+            _T + "permissions/test_permissions.py",
             _T + "tools/test_tool_schema_and_validation.py",
             _T + "tools/test_kernel_hooks_examples.py",
             _T + "ui/test_approval_card.py",
@@ -172,10 +172,10 @@ GROUPS: tuple[Group, ...] = (
             _P + "permissions/command_patterns.py",
         ),
         (
-            _T + "tools/test_shell_rules_against_bash.py",
-            _T + "tools/test_shell_parsing.py",
-            _T + "tools/test_rule_properties.py",
-            _T + "tools/test_permissions.py",
+            _T + "permissions/test_shell_rules_against_bash.py",
+            _T + "permissions/test_shell_parsing.py",
+            _T + "permissions/test_rule_properties.py",
+            _T + "permissions/test_permissions.py",
             _T + "tools/test_rules_through_dispatcher.py",
         ),
         # every mutant runs the bash differential test: a smaller sample keeps a mutant to seconds
@@ -189,8 +189,8 @@ GROUPS: tuple[Group, ...] = (
             _T + "test_masking_units.py",
             _T + "agent/test_agent_masks_the_client_key.py",
             _T + "agent/test_project_memory.py",
-            _T + "tools/workflow/test_question_and_plan_tools.py",
-            _T + "tools/test_kernel_variables.py",
+            _T + "builtin_tools/workflow/test_question_and_plan_tools.py",
+            _T + "builtin_tools/kernel/test_kernel_variables.py",
             _T + "tools/test_text_sniffing_and_output_caps.py",
         ),
     ),
@@ -205,11 +205,11 @@ GROUPS: tuple[Group, ...] = (
         (
             # not tools/test_bash_sandbox.py: under mutmut's runner its sandboxed commands fail before the
             # code under test matters (its clean run fails), so it cannot score mutants
-            _T + "tools/test_sandbox_guards_protected_paths.py",
-            _T + "tools/test_bubblewrap_command_line.py",
-            _T + "tools/test_bash_tool.py",
-            _T + "tools/test_permissions.py",
-            _T + "tools/test_protected_paths.py",
+            _T + "permissions/test_sandbox_guards_protected_paths.py",
+            _T + "permissions/test_bubblewrap_command_line.py",
+            _T + "builtin_tools/test_bash_tool.py",
+            _T + "permissions/test_permissions.py",
+            _T + "permissions/test_protected_paths.py",
         ),
     ),
     Group(
@@ -220,25 +220,25 @@ GROUPS: tuple[Group, ...] = (
             _P + "builtin_tools/web/hosts.py",
         ),
         (
-            _T + "tools/web/test_webfetch_*.py",
-            _T + "tools/test_permissions.py",
-            _T + "tools/test_protected_paths.py",
+            _T + "builtin_tools/web/test_webfetch_*.py",
+            _T + "permissions/test_permissions.py",
+            _T + "permissions/test_protected_paths.py",
         ),
     ),
     Group(
         "inspect",
         (_P + "builtin_tools/kernel/inspect.py", _P + "builtin_tools/kernel/guards.py"),
-        (_T + "tools/test_kernel_variables.py", _T + "watch/test_kernel_watch_and_debug.py"),
+        (_T + "builtin_tools/kernel/test_kernel_variables.py", _T + "watch/test_kernel_watch_and_debug.py"),
     ),
     Group(
         "glob",
         (_P + "builtin_tools/files/globmatch.py", _P + "base/linear_regex.py"),
         (
-            _T + "tools/test_glob_tool.py",
-            _T + "tools/test_grep_tool.py",
+            _T + "builtin_tools/files/test_glob_tool.py",
+            _T + "builtin_tools/files/test_grep_tool.py",
             # not agent/test_background_jobs.py: its background job's output does not arrive under mutmut's
             # runner (its clean run fails there); BashOutput's RE2 filter is covered through linear_regex
-            _T + "tools/test_bounded_patterns.py",
+            _T + "builtin_tools/files/test_bounded_patterns.py",
         ),
     ),
     Group(

@@ -19,11 +19,11 @@ print(f"jupyter_agent: {check.describe()}")
 PY
 
 exec .venv/bin/python -m pytest -n 2 \
-  tests/unit/tools/test_bash_sandbox.py \
-  tests/unit/tools/test_bash_tool.py \
-  tests/unit/tools/test_bubblewrap_command_line.py \
-  tests/unit/tools/test_sandbox_guards_protected_paths.py \
-  tests/unit/tools/test_sandbox_removes_new_command_files.py \
+  tests/unit/builtin_tools/test_bash_sandbox.py \
+  tests/unit/builtin_tools/test_bash_tool.py \
+  tests/unit/permissions/test_bubblewrap_command_line.py \
+  tests/unit/permissions/test_sandbox_guards_protected_paths.py \
+  tests/unit/permissions/test_sandbox_removes_new_command_files.py \
   tests/unit/tools/test_rules_through_dispatcher.py \
   tests/unit/tools/test_dispatcher.py \
   tests/unit/tools/test_hooks_never_lift_a_protection.py \

@@ -25,8 +25,8 @@ from jupyter_agent.tools import (
 )
 
 BIN = Path(sys.executable).parent
-NPM_BIN = Path(__file__).resolve().parents[2] / "fixtures" / "mcp-npm" / "node_modules" / ".bin"
-OLD_MCP_BIN = Path(__file__).resolve().parents[3] / ".venv-mcp-servers" / "bin"
+NPM_BIN = Path(__file__).resolve().parents[3] / "fixtures" / "mcp-npm" / "node_modules" / ".bin"
+OLD_MCP_BIN = Path(__file__).resolve().parents[4] / ".venv-mcp-servers" / "bin"
 PIXEL_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )

@@ -24,7 +24,7 @@ from jupyter_agent.tools import (
     ToolPool,
 )
 
-ECHO_SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_echo_server.py"
+ECHO_SERVER = Path(__file__).resolve().parents[3] / "fixtures" / "mcp_echo_server.py"
 STDIO_ECHO = {"command": sys.executable, "args": [str(ECHO_SERVER)]}
 
 

@@ -13,7 +13,7 @@ from dispatch_harness import file_harness
 from jupyter_agent.settings import AgentSettings, SettingError
 from jupyter_agent.tools import Sandbox
 
-REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real"
+REAL = Path(__file__).resolve().parents[3] / "fixtures" / "real"
 
 
 def real(tmp_path: Path, name: str) -> bytes:

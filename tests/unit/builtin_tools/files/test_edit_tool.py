@@ -279,7 +279,7 @@ def test_a_one_line_match_replaced_by_several_lines_uses_the_files_line_breaks(t
     assert (tmp_path / "crlf.py").read_bytes() == b"a = 1\r\nc = 3\r\nb = 2\r\n"
 
 
-FLASK_CLI = Path(__file__).parents[2] / "fixtures" / "source" / "flask_cli.py.txt"
+FLASK_CLI = Path(__file__).parents[3] / "fixtures" / "source" / "flask_cli.py.txt"
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from jupyter_agent.tools import (
     ToolResult,
 )
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 RAW = {"command": sys.executable, "args": [str(FIXTURES / "mcp_raw_server.py")]}
 QUIRKY = {"command": sys.executable, "args": [str(FIXTURES / "mcp_echo_server.py"), "--quirky"]}
 
