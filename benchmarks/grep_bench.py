@@ -30,8 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from jupyter_agent.builtin_tools.files import file_tools, find_rg
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
-from jupyter_agent.tools.files import file_tools, find_rg
 
 DATA = Path(__file__).resolve().parent / ".data" / "grep_tree"
 TARGET_BYTES = 210 * 1024 * 1024

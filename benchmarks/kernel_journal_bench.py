@@ -35,9 +35,9 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.base.journal import RunJournal
 from jupyter_agent.base.kernel_journal import KernelUndoStore, human_bytes
-from jupyter_agent.tools.kernel.execution import CodeRun
-from jupyter_agent.tools.kernel.journal.capture import KernelWatch
-from jupyter_agent.tools.kernel.journal.copies import plan_copy, take_copy
+from jupyter_agent.builtin_tools.kernel.execution import CodeRun
+from jupyter_agent.builtin_tools.kernel.journal.capture import KernelWatch
+from jupyter_agent.builtin_tools.kernel.journal.copies import plan_copy, take_copy
 
 BUDGET = 512 * 1024 * 1024
 QUIET = "print(len(df)); total = sum(range({n}))"
@@ -103,9 +103,9 @@ def tool_calls(shell: InteractiveShell, ns: dict[str, Any], runs: int) -> tuple[
 
     from jupyter_agent.agent.worker import AgentWorker
     from jupyter_agent.base.sandbox import Sandbox
+    from jupyter_agent.builtin_tools.kernel import runcode
+    from jupyter_agent.builtin_tools.kernel.runcode import RunCode, RunCodeInput
     from jupyter_agent.tools.context import ToolContext, ToolServices
-    from jupyter_agent.tools.kernel import runcode
-    from jupyter_agent.tools.kernel.runcode import RunCode, RunCodeInput
     from jupyter_agent.ui.channel import UIChannel
     from jupyter_agent.ui.presenter import wait_quietly
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from jupyter_agent.tools.files.replace import not_found_message
+from jupyter_agent.builtin_tools.files.replace import not_found_message
 
 ROUNDS = 3
 LINES = 200

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_agent.agent import AgentConfig, AgentSession, AgentWorker
 from jupyter_agent.agent.events import AgentEvent, Usage, UsageUpdate
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, Thinking, ToolUse, Turn
 from jupyter_agent.tools import Sandbox, ToolContext, ToolPool
 from jupyter_agent.tools.dispatch import refuse_all
-from jupyter_agent.tools.files import file_tools
 
 
 def answer(body: dict[str, Any], _index: int) -> Turn:

@@ -31,7 +31,7 @@ import asyncio, json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from jupyter_agent.tools import Dispatcher, PermissionPolicy, Sandbox, ToolCall, ToolContext, ToolPool
-from jupyter_agent.tools.files import file_tools
+from jupyter_agent.builtin_tools.files import file_tools
 
 def peak_kb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "unit" / "tools"))
+sys.path.insert(0, str(ROOT / "tests" / "unit" / "permissions"))
 
 from shell_oracle import analysed, check, generate, run_in_bash  # noqa: E402
 

@@ -16,8 +16,8 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from .host.options import RUN_FLAGS, RunOptions, run_options
+from .permissions.rule_names import RuleNameError
 from .settings import AgentSettings
-from .tools.rule_names import RuleNameError
 
 if TYPE_CHECKING:
     from .host.kernel_agent import KernelAgent

@@ -24,11 +24,11 @@ from .agent.config import (
 from .agent.models import EFFORTS
 from .base.journal_store import DEFAULT_CAP_MB
 from .base.sandbox import BASH_SANDBOX_VALUES, DEFAULT_FALLBACK_ENCODING
+from .builtin_tools.mcp.config import DEFAULT_CALL_TIMEOUT
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
-from .tools.mcp.config import DEFAULT_CALL_TIMEOUT
-from .tools.modes import MODES, modes_help
-from .tools.permissions import Rule
-from .tools.rule_names import check_rule_names
+from .permissions.modes import MODES, modes_help
+from .permissions.policy import Rule
+from .permissions.rule_names import check_rule_names
 
 T = TypeVar("T")
 
@@ -381,6 +381,6 @@ def _unset_if_blank(value: str | None) -> str | None:
 
 def _builtin_tool_names() -> list[str]:
     """User and MCP tools appear later: at this point only a wrong-case builtin name can be told apart."""
-    from .tools.builtin import OPT_IN_TOOLS, builtin_tools
+    from .builtin_tools.catalog import OPT_IN_TOOLS, builtin_tools
 
     return [*(t.name for t in builtin_tools()), *(opt_in.name for opt_in in OPT_IN_TOOLS)]

@@ -57,8 +57,8 @@ fi
 # pypdf; then every kernel test.
 UNIT_AT_THE_FLOORS=(
   tests/unit/agent tests/unit/test_scripted_server.py tests/unit/test_scripted_web_search.py
-  tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/tools/web
-  tests/unit/tools/test_read_pdf.py
+  tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/builtin_tools/web
+  tests/unit/builtin_tools/files/test_read_pdf.py
 )
 echo "== unit tests that meet the dependencies most directly, and every kernel test, on the floors"
 status=0

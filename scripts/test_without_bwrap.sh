@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 export JUPYTER_AGENT_BWRAP=/nonexistent/bwrap
 .venv/bin/python - <<'PY'
-from jupyter_agent.tools.bubblewrap import check_sandbox
+from jupyter_agent.permissions.bubblewrap import check_sandbox
 
 check = check_sandbox()
 assert check.bubblewrap is None, "JUPYTER_AGENT_BWRAP did not hide bwrap"
@@ -19,11 +19,11 @@ print(f"jupyter_agent: {check.describe()}")
 PY
 
 exec .venv/bin/python -m pytest -n 2 \
-  tests/unit/tools/test_bash_sandbox.py \
-  tests/unit/tools/test_bash_tool.py \
-  tests/unit/tools/test_bubblewrap_command_line.py \
-  tests/unit/tools/test_sandbox_guards_protected_paths.py \
-  tests/unit/tools/test_sandbox_removes_new_command_files.py \
+  tests/unit/builtin_tools/test_bash_sandbox.py \
+  tests/unit/builtin_tools/test_bash_tool.py \
+  tests/unit/permissions/test_bubblewrap_command_line.py \
+  tests/unit/permissions/test_sandbox_guards_protected_paths.py \
+  tests/unit/permissions/test_sandbox_removes_new_command_files.py \
   tests/unit/tools/test_rules_through_dispatcher.py \
   tests/unit/tools/test_dispatcher.py \
   tests/unit/tools/test_hooks_never_lift_a_protection.py \

@@ -65,11 +65,11 @@ def pure_caches_start_empty() -> None:
     """The package caches what it derives from patterns and command lines. Each test starts with those caches
     empty, so what it checks is computed by the code under test (under mutation testing, by the mutant — a
     cache filled before the mutant was switched on would hide it)."""
-    from jupyter_agent.tools import startup_files
-    from jupyter_agent.tools.command_patterns import compile_pattern
-    from jupyter_agent.tools.commands import split_command
-    from jupyter_agent.tools.files.globmatch import glob_regex
-    from jupyter_agent.tools.rule_glob import glob_regex as rule_regex
+    from jupyter_agent.builtin_tools.files.globmatch import glob_regex
+    from jupyter_agent.permissions import startup_files
+    from jupyter_agent.permissions.command_patterns import compile_pattern
+    from jupyter_agent.permissions.commands import split_command
+    from jupyter_agent.permissions.rule_glob import glob_regex as rule_regex
 
     for cached in (compile_pattern, split_command, glob_regex, rule_regex):
         cached.cache_clear()

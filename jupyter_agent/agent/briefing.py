@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..builtin_tools.skill import SKILL_TOOL_NAME, SkillTool, skill_listing
 from ..tools.registry import ToolPool
-from ..tools.skill import SKILL_TOOL_NAME, SkillTool, skill_listing
 from .boundary import valid_for_model
 from .conversation import Conversation
 from .memory import MemoryFile

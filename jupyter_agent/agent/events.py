@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..tools.permissions import Decision
+from ..permissions.policy import Decision
 
 if TYPE_CHECKING:
     from ..tools.core import ToolKind

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..base.harness_texts import CONTEXT_HEADING, UPDATE_HEADING
-from ..tools.modes import MODE_PROMPT, Mode
-from ..tools.workflow.plan import ExitPlanMode
+from ..builtin_tools.workflow.plan import ExitPlanMode
+from ..permissions.modes import MODE_PROMPT, Mode
 
 
 @dataclass(frozen=True, kw_only=True)

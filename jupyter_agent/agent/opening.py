@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..base.harness_texts import OPENING_NOTE
-from ..tools.files.read import ReadTool
-from ..tools.skill import SKILL_TOOL_NAME
+from ..builtin_tools.files.read import ReadTool
+from ..builtin_tools.skill import SKILL_TOOL_NAME
 from .conversation import Block, Message
 
 _READ = ReadTool.name

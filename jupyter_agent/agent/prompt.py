@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..notebook.frontend import Frontend
-from ..tools.modes import MODE_PROMPT
+from ..permissions.modes import MODE_PROMPT
 from .memory import MemoryFile, memory_section
 
 _MAIN_OPENING = (

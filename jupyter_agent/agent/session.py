@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING
 
 from ..base.journal import RunJournal, set_run_journal
 from ..base.tempfiles import sweep_stale
+from ..builtin_tools.workflow import todo_list
+from ..permissions.policy import PermissionPolicy
 from ..sessions.recorder import SessionRecorder
 from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
 from ..tools.command_hooks import HookSession
 from ..tools.context import ToolContext
 from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
-from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolPool
 from ..tools.scope import RunChange, RunScope, own_policy
 from ..tools.todo_list import Todo
-from ..tools.workflow import todo_list
 from .briefing import open_conversation, project_files, tools_now, unsendable
 from .client import ModelClient
 from .config import AgentConfig

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..tools.modes import Mode
-from ..tools.permissions import Rule
+from ..permissions.modes import Mode
+from ..permissions.policy import Rule
 from .events import Usage
 
 

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..base.sandbox import Sandbox
+from ..permissions.modes import Mode
+from ..permissions.policy import DEFAULT_PROTECTED_PATHS, PermissionPolicy, Rule, ToolScope
 from ..tools.command_hooks import CommandHook, CommandHooks, HookSession
 from ..tools.core import AnyTool
 from ..tools.hooks import Hooks, PostHook, PreHook
-from ..tools.modes import Mode
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS, PermissionPolicy, Rule, ToolScope
 from .config import AgentConfig
 
 

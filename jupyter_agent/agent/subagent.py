@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING
 
 from ..base.harness_texts import SUBAGENT_OPENING_NOTE
 from ..base.result import ToolResult
+from ..builtin_tools.workflow.plan import ExitPlanMode
+from ..builtin_tools.workflow.question import AskUserQuestion
+from ..builtin_tools.workflow.task import TASK_TOOL_NAME
+from ..builtin_tools.workflow.todo import TodoWrite
+from ..permissions.policy import Rule
+from ..tools.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
 from ..tools.context import ToolContext
 from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
-from ..tools.permissions import Rule
 from ..tools.registry import ToolPool
-from ..tools.workflow.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
-from ..tools.workflow.plan import ExitPlanMode
-from ..tools.workflow.question import AskUserQuestion
-from ..tools.workflow.task import TASK_TOOL_NAME
-from ..tools.workflow.todo import TodoWrite
 from .boundary import valid_for_model
 from .conversation import Conversation
 from .events import (

@@ -19,8 +19,8 @@ from urllib.parse import quote, urlsplit
 
 from ..base.json_values import is_array, is_object
 from ..base.result import ToolResult
+from ..builtin_tools.web.search import WebSearchTool
 from ..masking import shorten
-from ..tools.web.search import WebSearchTool
 from .events import ToolFinished, ToolStarted, Usage
 
 #: USD per search: $10 per 1,000 searches (Anthropic's pricing page), on top of the tokens.

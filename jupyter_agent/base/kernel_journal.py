@@ -1,7 +1,7 @@
 """The kernel journal: what the agent's code (RunCode, each cell RunCell runs) changed in the user's namespace,
 and what `%agent undo`, `rewind` and `review` need to put it back.
 
-A data scientist's kernel holds work no file holds. Around each call `tools/kernel/state` records, per name the
+A data scientist's kernel holds work no file holds. Around each call `builtin_tools/kernel/state` records, per name the
 code changed, how it stood before (`Before`: absent, the old object kept by reference, a copy taken before the
 call, or lost with the reason) and what the code left there (`Pin`, plus a digest for an object changed in
 place). Undo compares what is there now with what the code left, like a file's bytes: a name the user changed

@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..base.sandbox import Sandbox
-from ..tools.builtin import builtin_tools
+from ..builtin_tools.catalog import builtin_tools
 from ..tools.context import ToolContext, ToolServices
 from ..tools.registry import ToolPool
 from .configure import agent_config
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..builtin_tools.mcp.servers import McpServers
     from ..notebook.bridge import LiveBridge
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
-    from ..tools.mcp.servers import McpServers
     from ..ui.channel import UIChannel
 
 #: How long starting the MCP servers' tasks on the worker may take (they connect afterwards, in the background).
@@ -65,7 +65,7 @@ def build_session(settings: AgentSettings, host: HostServices) -> BuiltSession:
     from ..agent.session import AgentSession
     from ..notebook.frontend import KernelSignals
     from ..notebook.provider import NotebookProvider, kernel_notebook_path
-    from ..tools.permissions import PermissionPolicy
+    from ..permissions.policy import PermissionPolicy
 
     user_ns = host.shell.user_ns if host.shell is not None else None
     nb_path = kernel_notebook_path(user_ns)
@@ -146,7 +146,7 @@ class McpLines:
 def _start_mcp(
     settings: AgentSettings, host: HostServices, session: AgentSession, lines: McpLines
 ) -> McpServers:
-    from ..tools.mcp.servers import McpServers
+    from ..builtin_tools.mcp.servers import McpServers
 
     def sync_pool() -> None:
         for source, tools in servers.sources().items():

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..tools.modes import MODES
+from ..permissions.modes import MODES
 from ..ui.tables import Report
 from .command_error import CommandError
 from .configure import check_rules
@@ -169,7 +169,7 @@ def _compact(agent: KernelAgent, _args: list[str]) -> str:
 
 
 def _jobs(agent: KernelAgent, _args: list[str]) -> str:
-    from ..tools.jobs import background_jobs
+    from ..builtin_tools.jobs import background_jobs
 
     return background_jobs(agent.session.ctx).listing()
 

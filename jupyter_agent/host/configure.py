@@ -16,12 +16,12 @@ from ..agent.models import Effort
 from ..agent.setup import RunSetup
 from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import BashSandbox, Sandbox
-from ..tools.builtin import OPT_IN_TOOLS
+from ..builtin_tools.catalog import OPT_IN_TOOLS
+from ..permissions.modes import Mode
+from ..permissions.policy import DEFAULT_PROTECTED_PATHS
+from ..permissions.rule_names import check_rule_names
 from ..tools.core import AnyTool
 from ..tools.hooks import PostHook, PreHook
-from ..tools.modes import Mode
-from ..tools.permissions import DEFAULT_PROTECTED_PATHS
-from ..tools.rule_names import check_rule_names
 from .options import NO_OPTIONS, RunOptions
 
 T = TypeVar("T")
@@ -99,9 +99,9 @@ def run_setup(
     """The next run's configuration as a value: the settings, this run's options, and a Claude Code project's
     rules, mode, roots, hooks and tools under the settings (project/setup.py says what they mean). `sandbox` is
     the session's now (its working directory and limits stay; its roots come from here). Changes nothing."""
+    from ..builtin_tools.web.search import WebSearchConfig, configure_web_search
     from ..project.anchors import session_rules
     from ..project.setup import ProjectSetup, run_scope
-    from ..tools.web.search import WebSearchConfig, configure_web_search
 
     claude = claude or ProjectSetup()
     cwd = sandbox.cwd
@@ -191,7 +191,7 @@ def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]
     """RuleNameError for a rule naming no tool of this session (`deny bash`): it would never match."""
     servers: list[str] = []
     if settings.mcp_servers:
-        from ..tools.mcp.names import tool_name
+        from ..builtin_tools.mcp.names import tool_name
 
         servers = [tool_name(name, "").split("__")[1] for name in settings.mcp_servers]
     known = [*session.pool.merged(), *(opt_in.name for opt_in in OPT_IN_TOOLS)]

@@ -18,12 +18,12 @@ if TYPE_CHECKING:
     from ..agent.events import RunFinished
     from ..agent.session import AgentSession
     from ..agent.worker import AgentWorker
+    from ..builtin_tools.mcp import McpServers
     from ..notebook.frontend import KernelSignals
+    from ..permissions.modes import Mode
     from ..project import ClaudeProject
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
-    from ..tools.mcp import McpServers
-    from ..tools.modes import Mode
     from ..tools.scope import RunChange
     from ..ui.interrupts import InterruptLatch
     from ..watch.note import KernelNote

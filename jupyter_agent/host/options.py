@@ -13,8 +13,8 @@ from typing import Any
 
 from ..agent.models import EFFORTS, Effort
 from ..agent.thinking import ThinkingSetting, parse_thinking
-from ..tools.modes import MODES, Mode
-from ..tools.permissions import Rule
+from ..permissions.modes import MODES, Mode
+from ..permissions.policy import Rule
 
 
 @dataclass(frozen=True, kw_only=True)

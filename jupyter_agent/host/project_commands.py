@@ -45,7 +45,7 @@ def mcp_prompts(agent: KernelAgent) -> list[tuple[str, str]]:
     """(command, description) of the connected MCP servers' prompts; none when no server is configured."""
     if not agent.settings.mcp_servers:
         return []
-    from ..tools.mcp.prompts import prompt_commands
+    from ..builtin_tools.mcp.prompts import prompt_commands
 
     return [(p.command, p.description) for p in agent.run_blocking(prompt_commands(agent.mcp))]
 
@@ -53,7 +53,7 @@ def mcp_prompts(agent: KernelAgent) -> list[tuple[str, str]]:
 def run_slash(agent: KernelAgent, name: str, args: str) -> None:
     """`%agent /name args`: the command's, skill's or MCP prompt's request, run like a `%%agent` cell."""
     if name.startswith(MCP_PREFIX):
-        from ..tools.mcp.prompts import PromptError, prompt_request
+        from ..builtin_tools.mcp.prompts import PromptError, prompt_request
 
         try:
             request = agent.run_blocking(prompt_request(agent.mcp, name, args))

@@ -11,15 +11,15 @@ from ..ui.tables import Report, html_table
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
+    from ..builtin_tools.mcp import ServerStatus
     from ..project import ClaudeProject
     from ..settings import AgentSettings
-    from ..tools.mcp import ServerStatus
 
 
 def status_report(
     session: AgentSession, settings: AgentSettings, project: ClaudeProject | None = None
 ) -> Report:
-    from ..tools.bubblewrap import check_sandbox
+    from ..permissions.bubblewrap import check_sandbox
     from .project_texts import rule_rows, rules_text
 
     status = session.status
@@ -164,7 +164,7 @@ def sessions_text(session: AgentSession) -> str:
 
 def _todo_rows(session: AgentSession) -> list[tuple[str, str]]:
     """The current TodoWrite checklist, if the agent keeps one."""
-    from ..tools.workflow import todo_list
+    from ..builtin_tools.workflow import todo_list
 
     todos = todo_list(session.ctx)
     if not todos.items:

@@ -43,7 +43,7 @@ def verify_arguments(args: list[str]) -> tuple[str | None, int | None, str | Non
 def verify_command(agent: KernelAgent, args: list[str]) -> str:
     """`%agent verify`: the notebook's cells, top to bottom, in a fresh kernel; the report as text."""
     from ..base.errors import ToolError
-    from ..tools.verify import verify_notebook
+    from ..builtin_tools.verify import verify_notebook
 
     path, timeout, until = verify_arguments(args)
     ctx = agent.current_session().ctx

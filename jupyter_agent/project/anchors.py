@@ -24,16 +24,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..tools.files.edit import EditTool
-from ..tools.files.glob import GlobTool
-from ..tools.files.grep import GrepTool
-from ..tools.files.multiedit import MultiEditTool
-from ..tools.files.read import ReadTool
-from ..tools.files.write import WriteTool
-from ..tools.notebook.edit import NotebookEdit
-from ..tools.notebook.read import NotebookRead
-from ..tools.permissions import Rule
-from ..tools.rule_glob import escape_pattern
+from ..builtin_tools.files.edit import EditTool
+from ..builtin_tools.files.glob import GlobTool
+from ..builtin_tools.files.grep import GrepTool
+from ..builtin_tools.files.multiedit import MultiEditTool
+from ..builtin_tools.files.read import ReadTool
+from ..builtin_tools.files.write import WriteTool
+from ..builtin_tools.notebook.edit import NotebookEdit
+from ..builtin_tools.notebook.read import NotebookRead
+from ..permissions.policy import Rule
+from ..permissions.rule_glob import escape_pattern
 
 #: Tools whose rule pattern is a path.
 PATH_RULE_TOOLS = frozenset(

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from ..builtin_tools.listing import left_out_warning
+from ..builtin_tools.skill import Skill, SkillTool, skill_list
+from ..builtin_tools.workflow.task import TaskTool, agent_listing
+from ..permissions.modes import Mode
+from ..tools.agent_types import AgentType
 from ..tools.command_hooks import CommandHook
 from ..tools.core import AnyTool
-from ..tools.listing import left_out_warning
-from ..tools.modes import Mode
-from ..tools.skill import Skill, SkillTool, skill_list
-from ..tools.workflow.agent_types import AgentType
-from ..tools.workflow.task import TaskTool, agent_listing
 from .definitions import Command, Shadowed, load_agents, load_commands, load_skills
 from .locate import ClaudeDirs, locate
 from .markdown_file import Problems
@@ -111,7 +111,7 @@ class ProjectLibrary:
     @cached_property
     def tools(self) -> list[AnyTool]:
         """`Skill` when there are skills, and `Task` with the project's agent types when there are any (it
-        replaces the built-in Task in the pool); each lists at most what `tools.listing` lets it."""
+        replaces the built-in Task in the pool); each lists at most what `builtin_tools.listing` lets it."""
         made: list[AnyTool] = [SkillTool(self.skills)] if self.skills else []
         return [*made, TaskTool(self.agents)] if self.agents else made
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from ..base.json_values import is_array
-from ..tools.permissions import Rule
-from ..tools.skill import SKILL_FILE, Skill
-from ..tools.workflow.agent_types import AgentType
+from ..builtin_tools.skill import SKILL_FILE, Skill
+from ..permissions.policy import Rule
+from ..tools.agent_types import AgentType
 from .markdown_file import Markdown, Problems, read_markdown
 
 #: Names a skill, agent or command may have (what follows `/` in `%agent /name`).

@@ -15,7 +15,7 @@ import yaml
 from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.json_values import is_object
-from ..tools.skill import front_matter_split
+from ..builtin_tools.skill import front_matter_split
 
 #: Markdown files larger than this are not read.
 MAX_DEFINITION_BYTES = 256 * 1024

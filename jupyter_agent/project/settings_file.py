@@ -19,8 +19,8 @@ from typing import Literal
 from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
+from ..permissions.modes import MODES, Mode
 from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
-from ..tools.modes import MODES, Mode
 from .anchors import effective_rule
 
 RuleKind = Literal["allow", "ask", "deny"]

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..permissions.modes import Mode
+from ..permissions.policy import Rule, ToolScope, parse_rules
 from ..tools.command_hooks import CommandHook
 from ..tools.core import AnyTool
-from ..tools.modes import Mode
-from ..tools.permissions import Rule, ToolScope, parse_rules
 
 if TYPE_CHECKING:
     from .claude import ClaudeProject

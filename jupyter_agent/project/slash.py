@@ -3,7 +3,7 @@
 A command's body becomes the request (`$ARGUMENTS`, `$1`… filled in; arguments with no place are appended),
 its `allowed-tools` narrow the run and its `model` runs it. A skill is loaded as the Skill tool would load it,
 and its `allowed-tools` narrow the run the same way. MCP prompts (`/mcp__server__prompt`) are fetched from the
-server by the host (`tools/mcp/prompts.py`).
+server by the host (`builtin_tools/mcp/prompts.py`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.errors import ToolError
-from ..tools.skill import instructions, with_arguments
+from ..builtin_tools.skill import instructions, with_arguments
 from .claude import ProjectLibrary
 
 

@@ -26,16 +26,16 @@ from ..agent.conversation import Block
 from ..base.errors import ToolError
 from ..base.json_values import is_object
 from ..base.sandbox import cap_text
+from ..builtin_tools.kernel.capped import Deadline
+from ..builtin_tools.kernel.describe import describe_variable, is_hidden
+from ..builtin_tools.kernel.guards import CREDENTIAL_HIDDEN, names_credential
+from ..builtin_tools.kernel.portraits import portray, type_path
+from ..builtin_tools.notebook.common import ledger_key, open_notebook, shown
+from ..builtin_tools.notebook.view import ImageBudget, render_full, render_outputs
 from ..masking import mask
 from ..notebook.base import Notebook
 from ..notebook.cells import Cell
 from ..tools.context import ToolContext
-from ..tools.kernel.capped import Deadline
-from ..tools.kernel.describe import describe_variable, is_hidden
-from ..tools.kernel.guards import CREDENTIAL_HIDDEN, names_credential
-from ..tools.kernel.portraits import portray, type_path
-from ..tools.notebook.common import ledger_key, open_notebook, shown
-from ..tools.notebook.view import ImageBudget, render_full, render_outputs
 from .parse import MAX_REFERENCES, Reference, find_references
 
 #: Characters of one attached reference, and of all of them together.

@@ -12,15 +12,14 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ..base.errors import ToolError
-    from ..base.result import ToolResult, error_code
+    from ..base.result import ToolResult
     from ..base.sandbox import Limits, Sandbox
+    from ..permissions.policy import Allow, Ask, Deny, PermissionPolicy, Rule
     from .context import ToolContext
     from .core import Preview, Tool, ToolAnnotations, ToolCall, ToolInput
     from .dispatch import Approval, ApprovalRequest, Approve, Dispatcher, Reject
     from .function_tool import FunctionTool, tool
     from .hooks import HookCall, Rewrite
-    from .kinds import ToolKind
-    from .permissions import Allow, Ask, Deny, PermissionPolicy, Rule
     from .registry import ToolPool
 
 EXPORTS = {
@@ -40,15 +39,13 @@ EXPORTS = {
     "tool": ".function_tool",
     "HookCall": ".hooks",
     "Rewrite": ".hooks",
-    "ToolKind": ".kinds",
-    "Allow": ".permissions",
-    "Ask": ".permissions",
-    "Deny": ".permissions",
-    "PermissionPolicy": ".permissions",
-    "Rule": ".permissions",
+    "Allow": "..permissions.policy",
+    "Ask": "..permissions.policy",
+    "Deny": "..permissions.policy",
+    "PermissionPolicy": "..permissions.policy",
+    "Rule": "..permissions.policy",
     "ToolPool": ".registry",
     "ToolResult": "..base.result",
-    "error_code": "..base.result",
     "Limits": "..base.sandbox",
     "Sandbox": "..base.sandbox",
 }
@@ -77,9 +74,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolInput",
-    "ToolKind",
     "ToolPool",
     "ToolResult",
-    "error_code",
     "tool",
 ]

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..permissions.policy import CallFacts, PathAccess
 from .context import ToolContext
 from .core import AnyTool
-from .permissions import CallFacts, PathAccess
 
 
 def path_access(tool: AnyTool) -> PathAccess | None:

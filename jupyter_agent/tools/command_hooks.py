@@ -23,9 +23,9 @@ from typing import Any, Literal
 from ..base.json_values import is_object
 from ..base.result import ToolResult
 from ..masking import mask, shorten
+from ..permissions.policy import Allow, Ask, Deny
+from ..permissions.process import run_process
 from .hooks import HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
-from .permissions import Allow, Ask, Deny
-from .process import run_process
 
 HookEvent = Literal["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]
 HOOK_EVENTS: tuple[HookEvent, ...] = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")

@@ -18,15 +18,15 @@ from ..base.kernel_journal import KernelUndoStore
 from ..base.result import ToolResult
 from ..base.sandbox import Sandbox
 from ..notebook.provider import NotebookProvider, kernel_notebook_path
+from ..permissions.policy import PermissionPolicy
 from .job_table import BackgroundJobs
 from .ledger import ReadLedger
-from .permissions import PermissionPolicy
 from .question import Question
 from .scope import RunScope
 from .todo_list import TodoList
 
 if TYPE_CHECKING:
-    from .workflow.agent_types import SubagentCall
+    from .agent_types import SubagentCall
 
 
 T = TypeVar("T")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..base.json_values import is_array, is_object
 from ..base.result import ToolResult
-from .kinds import RuleKind, ToolKind
+from ..permissions.kinds import RuleKind, ToolKind
 
 if TYPE_CHECKING:
     from .context import ToolContext

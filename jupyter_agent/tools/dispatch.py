@@ -14,11 +14,7 @@ from ..base.errors import ToolError
 from ..base.result import Issue, ToolResult
 from ..base.stopping import current_stop
 from ..masking import REGISTRY, SecretRegistry
-from .call_facts import call_facts
-from .context import ToolContext
-from .core import AnyTool, Preview, ToolCall, ToolKind
-from .hooks import HookCall, Hooks, PreResult, Rewrite
-from .permissions import (
+from ..permissions.policy import (
     Allow,
     Ask,
     CallFacts,
@@ -29,9 +25,13 @@ from .permissions import (
     Rule,
     RuleKind,
 )
+from ..permissions.rule_glob import escape_pattern
+from .call_facts import call_facts
+from .context import ToolContext
+from .core import AnyTool, Preview, ToolCall, ToolKind
+from .hooks import HookCall, Hooks, PreResult, Rewrite
 from .question import Question
 from .registry import ToolPool
-from .rule_glob import escape_pattern
 from .scope import RuleGranted, RunScope
 from .validation import invalid_args, validate
 

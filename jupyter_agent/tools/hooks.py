@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base.errors import ToolError
 from ..base.result import ToolResult
-from .permissions import Allow, Ask, Deny
+from ..permissions.policy import Allow, Ask, Deny
 
 
 @dataclass(frozen=True, kw_only=True)

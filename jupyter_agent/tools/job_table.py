@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..base.errors import ToolError
 from ..masking import clip
-from .process import kill_group
+from ..permissions.process import kill_group
 
 #: Unread output kept per job (head and tail); more is cut from the middle until the next read.
 MAX_UNREAD_BYTES = 512 * 1024
@@ -150,7 +150,7 @@ def _read(job: Job) -> None:
     job.drained.set()
     job.proc.wait()
     if job.startup is not None:
-        from .sandbox_guard import remove_new_startup_files
+        from ..permissions.sandbox_guard import remove_new_startup_files
 
         job.removed = remove_new_startup_files(*job.startup)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..permissions.policy import Rule
 from .core import AnyTool
-from .permissions import Rule
 
 
 @dataclass(kw_only=True)

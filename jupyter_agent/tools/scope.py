@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..base.journal import RunJournal
-from .modes import Mode
-from .permissions import PermissionPolicy, Rule
+from ..permissions.modes import Mode
+from ..permissions.policy import PermissionPolicy, Rule
 
 if TYPE_CHECKING:
     from ..notebook.frontend import KernelSignals

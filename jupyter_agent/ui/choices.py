@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..builtin_tools.workflow.asking import Answer, Answers, ChoiceQuestion, UserQuestions
 from ..tools.question import Question
-from ..tools.workflow.asking import Answer, Answers, ChoiceQuestion, UserQuestions
 from .cards import Status
 from .channel import PendingQuestion
 from .html import esc

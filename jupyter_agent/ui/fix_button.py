@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tools.kernel.tracebacks import headline
+from ..builtin_tools.kernel.tracebacks import headline
 from .html import esc
 from .jupyter_api import display
 

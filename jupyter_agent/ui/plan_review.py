@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..builtin_tools.workflow.asking import PlanApproval, PlanReview, PlanVerdict
 from ..tools.question import Question
-from ..tools.workflow.asking import PlanApproval, PlanReview, PlanVerdict
 from .cards import Status
 from .channel import PendingQuestion
 from .html import markdown_to_html

@@ -11,9 +11,9 @@ from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
 from ..agent.events import AgentEvent
+from ..builtin_tools.workflow.asking import PlanApproval, UserQuestions
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
-from ..tools.workflow.asking import PlanApproval, UserQuestions
 from .approval import NO_WIDGET_FRONTEND, ApprovalUI, WidgetApproval
 from .at_cell import CellPages, CellQuestion, outcome_of
 from .channel import PendingQuestion, UIChannel

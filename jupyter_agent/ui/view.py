@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from ..agent import events as ev
 from ..agent.pricing import OFFLINE_DEMO, offline_demo
 from ..base.json_values import is_array, is_object
+from ..builtin_tools.notebook.proposal import PROPOSAL_KEY
+from ..builtin_tools.notebook.run import CELL_OUTPUTS_KEY
+from ..builtin_tools.workflow.todo import TodoWrite
 from ..masking import clip, mask
-from ..tools.notebook.proposal import PROPOSAL_KEY
-from ..tools.notebook.run import CELL_OUTPUTS_KEY
-from ..tools.workflow.todo import TodoWrite
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown

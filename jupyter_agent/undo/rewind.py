@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..base.journal import RunJournal
-from ..tools.workflow import todo_list
+from ..builtin_tools.workflow import todo_list
 from .run import undo_run
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from ..base.journal import ReviewState, RunJournal, UndoStep
 from ..base.kernel_journal import Before, KernelStep, KernelUndoStore, Pin, VariableChange, VariableKind
+from ..builtin_tools.kernel.journal.capture import DIGEST_LIMIT
+from ..builtin_tools.kernel.journal.compare import digest
 from ..tools.context import ToolContext
-from ..tools.kernel.journal.capture import DIGEST_LIMIT
-from ..tools.kernel.journal.compare import digest
 
 #: What undoing one name did.
 Outcome = Literal["restored", "removed", "kept", "lost"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..tools.kernel.tracebacks import describe_exception, last_exception
+from ..builtin_tools.kernel.tracebacks import describe_exception, last_exception
 from .watcher import CellRun
 
 FIX_INSTRUCTIONS = (

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.result import ImageContent
+from ..builtin_tools.kernel.tracebacks import describe_exception
 from ..masking import clip, mask
-from ..tools.kernel.tracebacks import describe_exception
 from .watcher import CellRun, SinceLastLook, VariableChange
 
 

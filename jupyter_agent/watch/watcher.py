@@ -22,7 +22,7 @@ from ..base.agent_cells import is_agent_cell
 from ..base.json_values import is_object
 
 if TYPE_CHECKING:
-    from ..tools.kernel.describe import VariableFacts
+    from ..builtin_tools.kernel.describe import VariableFacts
 
 #: Figures kept between looks (the newest); the note attaches fewer, within its own budget.
 _FIGURES_KEPT = 4
@@ -214,7 +214,7 @@ class KernelWatcher:
         return SinceLastLook(cells=cells, cells_dropped=dropped, variables=changes, figures=figures)
 
     def _namespace(self) -> Mapping[str, Any]:
-        from ..tools.kernel.describe import is_callable_kind, is_hidden
+        from ..builtin_tools.kernel.describe import is_callable_kind, is_hidden
 
         namespace = getattr(self.shell, "user_ns", None)
         if not is_object(namespace):
@@ -241,8 +241,8 @@ class KernelWatcher:
     def _changes(
         before: Mapping[str, Fingerprint], now: Mapping[str, Fingerprint], namespace: Mapping[str, Any]
     ) -> tuple[VariableChange, ...]:
-        from ..tools.kernel.capped import Deadline
-        from ..tools.kernel.describe import VariableFacts, describe_variable
+        from ..builtin_tools.kernel.capped import Deadline
+        from ..builtin_tools.kernel.describe import VariableFacts, describe_variable
 
         deadline = Deadline(per_call=0.5, total=3.0)
         changes: list[VariableChange] = []

@@ -38,7 +38,7 @@ def kernel_spec(tmp: Path, server_url: str, api_key: str, hide: Path | None) -> 
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     if hide is not None:
-        from jupyter_agent.tools.bubblewrap import check_sandbox
+        from jupyter_agent.permissions.bubblewrap import check_sandbox
 
         bwrap = check_sandbox()
         assert bwrap.bubblewrap is not None, bwrap.describe(network=False)

@@ -31,8 +31,8 @@ from lab import (
 )
 
 from jupyter_agent.base.harness_texts import is_harness_text
+from jupyter_agent.permissions.bubblewrap import check_sandbox
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
-from jupyter_agent.tools.bubblewrap import check_sandbox
 
 CELLS = 6
 NOTEBOOK = "team/gw.ipynb"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from frontend import AgentKernel
 
+from jupyter_agent.permissions.bubblewrap import check_sandbox
 from jupyter_agent.testing import TEST_API_KEY, Text, ToolUse, Turn
-from jupyter_agent.tools.bubblewrap import check_sandbox
 
 pytestmark = pytest.mark.kernel
 

@@ -120,7 +120,7 @@ from pathlib import Path
 from jupyter_agent.notebook.bridge import LiveBridge
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext
-from jupyter_agent.tools.notebook import RunCell
+from jupyter_agent.builtin_tools.notebook import RunCell
 from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.ui.channel import CallOnMain, UIChannel
 from jupyter_agent.ui.pump import ShellPump

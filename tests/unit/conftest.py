@@ -15,11 +15,11 @@ import pytest
 from agent_testkit import Harness, HarnessFactory
 
 from jupyter_agent.agent import AgentConfig, AgentSession, AgentWorker
+from jupyter_agent.permissions.policy import Mode
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
 from jupyter_agent.testing.script import Script
 from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext, ToolPool
 from jupyter_agent.tools.core import AnyTool
-from jupyter_agent.tools.permissions import Mode
 
 
 @pytest.fixture

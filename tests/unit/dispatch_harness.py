@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import RgLocator, file_tools, find_rg
 from jupyter_agent.masking import REGISTRY, SecretRegistry
+from jupyter_agent.permissions.policy import Mode, ToolScope
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
@@ -34,9 +36,7 @@ from jupyter_agent.tools import (
 from jupyter_agent.tools.context import Asker, ToolServices
 from jupyter_agent.tools.core import AnyTool
 from jupyter_agent.tools.dispatch import Approver, Dispatched, refuse_all
-from jupyter_agent.tools.files import RgLocator, file_tools, find_rg
 from jupyter_agent.tools.hooks import Hooks
-from jupyter_agent.tools.permissions import Mode, ToolScope
 
 #: No input given: the call's input is `{}` plus the keyword fields (None is an input like any other).
 NO_INPUT: Any = object()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGES = ("jupyter_agent", "jupyter_agent.agent", "jupyter_agent.tools", "jupyter_agent.tools.mcp")
+PACKAGES = ("jupyter_agent", "jupyter_agent.agent", "jupyter_agent.tools", "jupyter_agent.builtin_tools.mcp")
 
 
 def _source(package: str) -> ast.Module:
@@ -84,3 +84,9 @@ def test_the_tool_api_is_what_the_docs_use_and_no_internals() -> None:
         assert internal not in tools.__all__
         with pytest.raises(AttributeError):
             getattr(tools, internal)
+
+
+def test_the_tool_api_stays_at_most_25_names() -> None:
+    """What a tool or hook author imports from `jupyter_agent.tools`; every other name lives in its module."""
+    tools = importlib.import_module("jupyter_agent.tools")
+    assert len(tools.__all__) <= 25, sorted(tools.__all__)

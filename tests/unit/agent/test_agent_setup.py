@@ -21,8 +21,8 @@ from jupyter_agent.agent.facts import SessionFacts, facts_text
 from jupyter_agent.agent.models import canonical_model, context_window_for
 from jupyter_agent.agent.pricing import turn_cost, unknown_price_note
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
+from jupyter_agent.permissions.modes import Mode
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer
-from jupyter_agent.tools.modes import Mode
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -216,7 +216,7 @@ def _png(width: int, height: int, payload: bytes) -> bytes:
 
 
 def test_an_image_over_the_apis_5_mb_as_sent_is_left_out_with_a_note(harness: HarnessFactory) -> None:
-    from jupyter_agent.tools.files import file_tools
+    from jupyter_agent.builtin_tools.files import file_tools
 
     h = harness(
         [Turn(blocks=[ToolUse(name="Read", input={"file_path": "big.png"})]), Turn(blocks=[Text("ok")])],

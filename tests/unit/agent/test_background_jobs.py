@@ -10,10 +10,10 @@ from pathlib import Path
 from agent_testkit import HarnessFactory, result_text, tool_results
 from dispatch_harness import ToolHarness
 
+from jupyter_agent.builtin_tools.jobs import BashOutput, KillShell, background_jobs
+from jupyter_agent.builtin_tools.shell import bash_tool
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools.job_table import Job
-from jupyter_agent.tools.jobs import BashOutput, KillShell, background_jobs
-from jupyter_agent.tools.shell import bash_tool
 
 JOB_TOOLS = [bash_tool(), BashOutput(), KillShell()]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.sandbox import Limits
+from jupyter_agent.builtin_tools.jobs import BashOutput, KillShell, background_jobs
 from jupyter_agent.tools.job_table import Job
-from jupyter_agent.tools.jobs import BashOutput, KillShell, background_jobs
 
 
 def ended_job_with_output(tools: ToolHarness, output: bytes) -> None:

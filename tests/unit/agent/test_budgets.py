@@ -8,9 +8,9 @@ import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, tool_results
 
 from jupyter_agent.agent import Notice, RunFinished
+from jupyter_agent.builtin_tools.workflow import workflow_tools
 from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn, scripted_model
 from jupyter_agent.tools import tool
-from jupyter_agent.tools.workflow import workflow_tools
 
 #: $2.0002 at the default model's prices (Sonnet 5.5: $2 / M input, $10 / M output); a small prompt, so
 #: nothing here comes near the context window.

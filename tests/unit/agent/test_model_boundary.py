@@ -12,9 +12,9 @@ from agent_testkit import HarnessFactory, assert_valid_request, result_text, too
 
 from jupyter_agent.agent import ErrorEvent
 from jupyter_agent.base.result import ImageContent, ToolResult
+from jupyter_agent.builtin_tools.catalog import builtin_tools
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import tool
-from jupyter_agent.tools.builtin import builtin_tools
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "real"
 PIXEL_PNG = base64.b64decode(

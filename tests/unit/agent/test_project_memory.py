@@ -12,8 +12,8 @@ from agent_testkit import HarnessFactory, assert_valid_request, texts
 
 from jupyter_agent.agent.memory import load_memory
 from jupyter_agent.base.harness_texts import OPENING_NOTE, SUBAGENT_OPENING_NOTE
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools.files import file_tools
 
 
 def _system(body: dict[str, Any]) -> str:
@@ -132,7 +132,7 @@ def test_a_git_work_tree_above_the_notebook_is_the_top(tmp_path: Path) -> None:
 
 
 def test_a_subagent_gets_the_same_files_in_its_own_opening(harness: HarnessFactory, tmp_path: Path) -> None:
-    from jupyter_agent.tools.workflow import TaskTool
+    from jupyter_agent.builtin_tools.workflow import TaskTool
 
     (tmp_path / "AGENTS.md").write_text("Dates are day-first.")
     task = {"description": "Check dates", "prompt": "Check the date format."}

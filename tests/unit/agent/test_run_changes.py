@@ -9,13 +9,13 @@ from typing import Any
 
 from agent_testkit import HarnessFactory
 
+from jupyter_agent.builtin_tools.workflow.asking import PlanApproval, PlanReview
+from jupyter_agent.builtin_tools.workflow.plan import ExitPlanMode
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import ApprovalRequest, Approve, Rule, tool
 from jupyter_agent.tools.dispatch import Approval
 from jupyter_agent.tools.question import Question
 from jupyter_agent.tools.scope import ModeSwitched, RuleGranted
-from jupyter_agent.tools.workflow.asking import PlanApproval, PlanReview
-from jupyter_agent.tools.workflow.plan import ExitPlanMode
 
 
 @tool

@@ -9,9 +9,9 @@ from typing import Any
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
 from jupyter_agent.agent import ToolFinished, ToolStarted
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.workflow import TaskTool, workflow_tools
 from jupyter_agent.testing import ScriptedUsage, Text, ToolUse, Turn
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.workflow import TaskTool, workflow_tools
 
 PARENT_TOOLS = [*file_tools(), *workflow_tools()]
 
@@ -183,7 +183,7 @@ def test_the_task_definition_the_model_sees_is_pinned() -> None:
 
 
 def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harness: HarnessFactory) -> None:
-    from jupyter_agent.tools.workflow import AgentType
+    from jupyter_agent.builtin_tools.workflow import AgentType
 
     reviewer = AgentType(
         name="reviewer",
@@ -216,7 +216,7 @@ def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harnes
 def test_a_projects_agent_definition_file_reaches_its_subagent_as_a_read_result(
     harness: HarnessFactory, tmp_path: Path
 ) -> None:
-    from jupyter_agent.tools.workflow import AgentType
+    from jupyter_agent.builtin_tools.workflow import AgentType
 
     definition = tmp_path / ".claude" / "agents" / "reviewer.md"
     reviewer = AgentType(
@@ -241,7 +241,7 @@ def test_a_projects_agent_definition_file_reaches_its_subagent_as_a_read_result(
 
 
 def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: HarnessFactory) -> None:
-    from jupyter_agent.tools.workflow import AgentType
+    from jupyter_agent.builtin_tools.workflow import AgentType
 
     def script(body: dict[str, Any], index: int) -> Turn:
         if index == 0:
@@ -261,7 +261,7 @@ def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: Harn
 def test_a_skill_a_subagent_loads_narrows_the_subagent_not_the_parent(
     harness: HarnessFactory, tmp_path: Path
 ) -> None:
-    from jupyter_agent.tools.skill import Skill, SkillTool
+    from jupyter_agent.builtin_tools.skill import Skill, SkillTool
 
     (tmp_path / "skills" / "look").mkdir(parents=True)
     (tmp_path / "skills" / "look" / "SKILL.md").write_text("---\ndescription: Look\n---\nOnly look.\n")

@@ -13,6 +13,7 @@ from agent_testkit import HarnessFactory, assert_valid_request
 from jupyter_agent.agent.events import RunFinished, TextDelta, ToolFinished, ToolStarted, Usage
 from jupyter_agent.agent.pricing import turn_cost
 from jupyter_agent.agent.web_search import citation_links
+from jupyter_agent.builtin_tools.web.search import WebSearchConfig, WebSearchTool
 from jupyter_agent.testing import (
     Citation,
     ScriptedUsage,
@@ -25,7 +26,6 @@ from jupyter_agent.testing import (
     WebSearchResult,
 )
 from jupyter_agent.tools import tool
-from jupyter_agent.tools.web.search import WebSearchConfig, WebSearchTool
 from jupyter_agent.ui.html import markdown_to_html
 
 PAGES = [

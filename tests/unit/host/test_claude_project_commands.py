@@ -14,8 +14,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.agent.config import DEFAULT_MODEL
+from jupyter_agent.builtin_tools.kernel.guards import CREDENTIAL_HIDDEN
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
-from jupyter_agent.tools.kernel.guards import CREDENTIAL_HIDDEN
 
 SECRET = "the launch code is swordfish-4471"
 Files = dict[str, str | dict[str, Any]]

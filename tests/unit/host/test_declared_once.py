@@ -11,8 +11,8 @@ from jupyter_agent.agent.facts import SessionFacts
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
 from jupyter_agent.host.commands import help_text
 from jupyter_agent.host.configure import agent_config
+from jupyter_agent.permissions.modes import MODE_HELP, MODE_PROMPT, MODES, Mode
 from jupyter_agent.settings import AgentSettings
-from jupyter_agent.tools.modes import MODE_HELP, MODE_PROMPT, MODES, Mode
 
 
 def test_untouched_settings_give_the_default_config(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,7 @@ def test_jobs_are_listed_and_die_when_the_extension_unloads(
     sandboxed: bool,
 ) -> None:
     if not sandboxed:  # without bwrap's --die-with-parent only the unload itself stops the job
-        from jupyter_agent.tools.bubblewrap import BWRAP_ENV
+        from jupyter_agent.permissions.bubblewrap import BWRAP_ENV
 
         monkeypatch.setenv(BWRAP_ENV, "/nonexistent/bwrap")
     shell.run_cell_magic("agent", "--mode bypassPermissions --allow Bash", "start a long job")

@@ -9,9 +9,9 @@ from jupyter_agent.agent.session import AgentSession
 from jupyter_agent.base.sandbox import Sandbox
 from jupyter_agent.host.configure import configure, run_setup
 from jupyter_agent.host.options import RunOptions
+from jupyter_agent.permissions.policy import Rule
 from jupyter_agent.settings import AgentSettings
 from jupyter_agent.tools.context import ToolContext
-from jupyter_agent.tools.permissions import Rule
 from jupyter_agent.tools.registry import ToolPool
 
 

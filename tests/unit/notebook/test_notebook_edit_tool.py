@@ -14,13 +14,13 @@ from dispatch_harness import ToolHarness
 from notebook_testkit import World, assert_valid
 
 from jupyter_agent.base.journal import CellChange
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
     Approve,
 )
 from jupyter_agent.tools.dispatch import Dispatched
-from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.undo.cells import undo_cell_change
 
 
@@ -253,7 +253,7 @@ def test_a_notebook_outside_the_roots_is_refused(world: World) -> None:
 
 def test_a_keystroke_between_the_check_and_the_change_is_caught_by_the_backend(world: World) -> None:
     from jupyter_agent.base.errors import ToolError
-    from jupyter_agent.tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
+    from jupyter_agent.builtin_tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
 
     read(world)
 
@@ -274,7 +274,7 @@ def test_a_keystroke_between_the_check_and_the_change_is_caught_by_the_backend(w
 def test_an_edit_of_a_cell_read_as_empty_is_refused_after_the_user_types_in_it(world: World) -> None:
     """An empty source is still an expectation ('' is not 'no check'), down to the backend's last check."""
     from jupyter_agent.base.errors import ToolError
-    from jupyter_agent.tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
+    from jupyter_agent.builtin_tools.notebook.edit import NotebookEditInput, apply_edit, plan_edit
 
     world.type_into("c1", "")
     read(world, "c1")

@@ -17,11 +17,11 @@ from dispatch_harness import Approvals, ToolHarness
 from notebook_testkit import World, assert_valid
 
 from jupyter_agent.base.journal import CellChange
+from jupyter_agent.builtin_tools.kernel import InlineMainThread
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 from jupyter_agent.tools import Approval, ApprovalRequest, Approve, Reject
 from jupyter_agent.tools.core import PendingCell
 from jupyter_agent.tools.dispatch import Dispatched
-from jupyter_agent.tools.kernel import InlineMainThread
-from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.undo.cells import undo_cell_change
 from jupyter_agent.undo.run import undo_run
 

@@ -12,10 +12,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from notebook_testkit import World
 
+from jupyter_agent.builtin_tools.notebook import NotebookRead
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.context import ToolServices
-from jupyter_agent.tools.notebook import NotebookRead
 
 #: A real 1×1 PNG: NotebookRead sniffs what it attaches (a PNG signature alone is not an image).
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jupyter_agent.tools.notebook import notebook_tools
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 
 EXPECTED = [
     {

@@ -13,11 +13,11 @@ from dispatch_harness import ToolHarness
 from notebook_testkit import World
 
 from jupyter_agent.base.journal import RunJournal
+from jupyter_agent.builtin_tools.kernel import InlineMainThread
+from jupyter_agent.builtin_tools.notebook import notebook_tools
+from jupyter_agent.builtin_tools.notebook.proposal import PROPOSAL_KEY
+from jupyter_agent.builtin_tools.notebook.run import CELL_OUTPUTS_KEY
 from jupyter_agent.tools import ToolResult
-from jupyter_agent.tools.kernel import InlineMainThread
-from jupyter_agent.tools.notebook import notebook_tools
-from jupyter_agent.tools.notebook.proposal import PROPOSAL_KEY
-from jupyter_agent.tools.notebook.run import CELL_OUTPUTS_KEY
 from jupyter_agent.tools.scope import RunScope
 
 HELD = (

@@ -16,12 +16,12 @@ import nbformat
 import pytest
 from dispatch_harness import ToolHarness
 
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 from jupyter_agent.notebook.file_backend import FileNotebook, load_notebook, serialize
 from jupyter_agent.notebook.ops import Replace
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools.context import ToolServices
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.notebook import notebook_tools
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "notebooks"
 COLAB = "colab-holiday-shopping.ipynb"

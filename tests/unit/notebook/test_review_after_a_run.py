@@ -13,8 +13,8 @@ from dispatch_harness import ToolHarness
 from notebook_testkit import World
 
 from jupyter_agent.base.journal import RunJournal
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.notebook import notebook_tools
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo import review
 from jupyter_agent.undo.net import NetCellChange, NetFileChange, net_changes

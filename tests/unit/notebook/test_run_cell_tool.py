@@ -16,9 +16,9 @@ import nbformat
 import pytest
 from notebook_testkit import World, assert_valid
 
+from jupyter_agent.builtin_tools.kernel import InlineMainThread
+from jupyter_agent.builtin_tools.notebook import RunCell
 from jupyter_agent.tools import ToolError, ToolResult
-from jupyter_agent.tools.kernel import InlineMainThread
-from jupyter_agent.tools.notebook import RunCell
 
 
 @pytest.fixture(params=["file", "live"])
@@ -163,7 +163,7 @@ def test_a_markdown_cell_in_a_batch_is_refused_before_anything_runs(world: World
 
 
 def test_a_batch_shares_the_output_limit_but_never_below_two_thousand_characters() -> None:
-    from jupyter_agent.tools.notebook.run_batch import cell_share
+    from jupyter_agent.builtin_tools.notebook.run_batch import cell_share
 
     assert cell_share(20_000, 1) == 20_000
     assert cell_share(20_000, 4) == 5_000

@@ -12,13 +12,13 @@ from notebook_testkit import World, write_notebook
 
 from jupyter_agent.base.errors import ToolError
 from jupyter_agent.base.journal import CellChange, RunJournal
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.notebook import notebook_tools
 from jupyter_agent.notebook.access import WriteKind, decide_write
 from jupyter_agent.notebook.frontend import Frontend, FrontendKind, KernelSignals
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext
 from jupyter_agent.tools.context import ToolServices
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.notebook import notebook_tools
 from jupyter_agent.undo.run import undo_run
 
 OWN = Path("/home/me/work/analysis.ipynb")
@@ -134,9 +134,9 @@ def test_a_new_notebook_file_elsewhere_may_still_be_written(tmp_path: Path) -> N
 def test_the_write_itself_refuses_the_kernels_notebook_even_if_a_tool_skipped_the_check(
     tmp_path: Path,
 ) -> None:
-    from jupyter_agent.tools.files.access import target
-    from jupyter_agent.tools.files.change import commit, plan
-    from jupyter_agent.tools.files.text import decode
+    from jupyter_agent.builtin_tools.files.access import target
+    from jupyter_agent.builtin_tools.files.change import commit, plan
+    from jupyter_agent.builtin_tools.files.text import decode
 
     ctx, path, before = vscode_world(tmp_path)
     asyncio.run(ctx.services.notebooks.current())

@@ -12,11 +12,11 @@ from dispatch_harness import Approvals, ToolHarness
 from project_tree import Tree
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.permissions.modes import Mode
 from jupyter_agent.tools.command_hooks import CommandHooks, HookSession
 from jupyter_agent.tools.dispatch import ApprovalRequest, Reject
-from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import Hooks
-from jupyter_agent.tools.modes import Mode
 
 
 def run_call(

@@ -15,13 +15,13 @@ import pytest
 from project_tree import Tree
 
 from jupyter_agent.base.errors import ToolError
+from jupyter_agent.builtin_tools.listing import MAX_ENTRY_CHARS, MAX_LISTED, MAX_LISTING_CHARS
+from jupyter_agent.builtin_tools.skill import SkillInput, SkillTool
+from jupyter_agent.builtin_tools.workflow import TaskTool
 from jupyter_agent.host.project_texts import skills_report
 from jupyter_agent.project.setup import project_setup
 from jupyter_agent.project.slash import slash_run
 from jupyter_agent.tools import Sandbox, ToolContext
-from jupyter_agent.tools.listing import MAX_ENTRY_CHARS, MAX_LISTED, MAX_LISTING_CHARS
-from jupyter_agent.tools.skill import SkillInput, SkillTool
-from jupyter_agent.tools.workflow import TaskTool
 
 SECRET = "aws_secret_access_key = wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 

@@ -9,11 +9,11 @@ import json
 import pytest
 from project_tree import Tree
 
+from jupyter_agent.builtin_tools.skill import SkillInput, SkillTool, with_arguments
+from jupyter_agent.builtin_tools.workflow import TaskTool
 from jupyter_agent.project.slash import UnknownCommand, slash_run
 from jupyter_agent.tools import PermissionPolicy, Sandbox, ToolContext
 from jupyter_agent.tools.scope import RunScope
-from jupyter_agent.tools.skill import SkillInput, SkillTool, with_arguments
-from jupyter_agent.tools.workflow import TaskTool
 
 SUMMARIZE = """---
 name: summarize

@@ -10,11 +10,11 @@ from dispatch_harness import ToolHarness
 from project_tree import Tree
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.host.configure import run_setup
 from jupyter_agent.project.setup import project_setup
 from jupyter_agent.settings import AgentSettings
 from jupyter_agent.tools import Sandbox
-from jupyter_agent.tools.files import file_tools
 
 SKILL = "---\nname: profile\ndescription: Profile a CSV file\n---\nSee reference.md.\n"
 

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from jupyter_agent.base.sandbox import Sandbox
+from jupyter_agent.builtin_tools.kernel.guards import CREDENTIAL_HIDDEN
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.references import MAX_REFERENCES, attach_references, find_references
 from jupyter_agent.tools.context import ToolContext, ToolServices
-from jupyter_agent.tools.kernel.guards import CREDENTIAL_HIDDEN
 
 PNG = base64.b64encode(
     bytes.fromhex(

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from agent_testkit import HarnessFactory, texts
 
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools.files import file_tools
 from jupyter_agent.undo.rewind import RewindRefused, choose, rewind
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from agent_testkit import HarnessFactory, assert_valid_request, result_text, tool_results
 
+from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.sessions import (
     SessionLog,
     SessionNotFound,
@@ -19,7 +20,6 @@ from jupyter_agent.sessions import (
     session_markdown,
 )
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools.files import file_tools
 
 
 def _saving(tmp_path: Path) -> dict[str, Any]:
@@ -223,8 +223,8 @@ def test_export_writes_the_conversation_as_markdown(harness: HarnessFactory, tmp
 def test_a_web_search_is_saved_and_exported_with_its_query_and_pages(
     harness: HarnessFactory, tmp_path: Path
 ) -> None:
+    from jupyter_agent.builtin_tools.web.search import WebSearchTool
     from jupyter_agent.testing import SearchHit, ServerToolUse, WebSearchResult
-    from jupyter_agent.tools.web.search import WebSearchTool
 
     hit = SearchHit(title="Release notes", url="https://example.org/notes")
     turn = Turn(

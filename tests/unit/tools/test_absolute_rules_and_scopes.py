@@ -11,10 +11,10 @@ import pytest
 from dispatch_harness import ToolHarness
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.policy import DEFAULT_PROTECTED_PATHS, ToolScope
 from jupyter_agent.tools import PermissionPolicy, Rule
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.permissions import DEFAULT_PROTECTED_PATHS, ToolScope
-from jupyter_agent.tools.shell import bash_tool
 
 
 @pytest.fixture

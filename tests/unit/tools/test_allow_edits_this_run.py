@@ -9,9 +9,9 @@ from pathlib import Path
 
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.shell import bash_tool
 from jupyter_agent.tools import Approve, Reject
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.shell import bash_tool
 
 
 def project(tmp_path: Path, person: Approvals, *, ask: tuple[str, ...] = ()) -> ToolHarness:

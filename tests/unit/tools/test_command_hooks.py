@@ -13,11 +13,11 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.permissions.modes import Mode
 from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookEvent, HookSession
 from jupyter_agent.tools.dispatch import Approve
-from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import HookCall, Hooks, PromptBlocked, PromptContext
-from jupyter_agent.tools.modes import Mode
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.catalog import builtin_tools
+from jupyter_agent.builtin_tools.kernel.main_thread import InlineMainThread
+from jupyter_agent.builtin_tools.shell import bash_tool
 from jupyter_agent.tools import Reject
-from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools.context import ToolServices
 from jupyter_agent.tools.dispatch import ApprovalRequest
-from jupyter_agent.tools.kernel.main_thread import InlineMainThread
-from jupyter_agent.tools.shell import bash_tool
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),

@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.permissions.modes import MODES, Mode
+from jupyter_agent.permissions.policy import CallFacts
 from jupyter_agent.tools import (
     Allow,
     Approval,
@@ -32,9 +35,6 @@ from jupyter_agent.tools import (
 from jupyter_agent.tools.call_facts import call_facts
 from jupyter_agent.tools.dispatch import refuse_all
 from jupyter_agent.tools.hooks import Hooks
-from jupyter_agent.tools.modes import MODES, Mode
-from jupyter_agent.tools.permissions import CallFacts
-from jupyter_agent.tools.shell import bash_tool
 
 written: list[str] = []
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.kernel import kernel_tools
+from jupyter_agent.permissions.policy import Allow
 from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookSession
 from jupyter_agent.tools.dispatch import Reject
-from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import Hooks
-from jupyter_agent.tools.kernel import kernel_tools
-from jupyter_agent.tools.permissions import Allow
 
 ALLOW_JSON = json.dumps(
     {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 from dispatch_harness import Approvals, ToolHarness
 
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.notebook import notebook_tools
+from jupyter_agent.builtin_tools.shell import bash_tool
 from jupyter_agent.tools import (
     Approve,
     Reject,
@@ -21,9 +24,6 @@ from jupyter_agent.tools import (
     Sandbox,
     tool,
 )
-from jupyter_agent.tools.files import file_tools
-from jupyter_agent.tools.notebook import notebook_tools
-from jupyter_agent.tools.shell import bash_tool
 
 
 @tool(name="mcp__db__drop")

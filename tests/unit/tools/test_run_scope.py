@@ -4,7 +4,7 @@ the journal and passes what it records up to its run."""
 from __future__ import annotations
 
 from jupyter_agent.base.journal import RunJournal
-from jupyter_agent.tools.permissions import PermissionPolicy, Rule
+from jupyter_agent.permissions.policy import PermissionPolicy, Rule
 from jupyter_agent.tools.scope import ModeSwitched, NextInputUsed, RuleGranted, RunScope, own_policy
 
 

@@ -14,6 +14,9 @@ import pytest
 from dispatch_harness import Approvals, ToolHarness, file_harness
 from test_dispatcher import boom, make, save, slow_echo
 
+from jupyter_agent.builtin_tools.files import file_tools
+from jupyter_agent.builtin_tools.shell import bash_tool
+from jupyter_agent.builtin_tools.web.tool import WebFetch
 from jupyter_agent.masking import SecretRegistry
 from jupyter_agent.tools import (
     Allow,
@@ -31,10 +34,7 @@ from jupyter_agent.tools import (
     tool,
 )
 from jupyter_agent.tools.dispatch import refuse_all, suggest_rule
-from jupyter_agent.tools.files import file_tools
 from jupyter_agent.tools.hooks import Hooks
-from jupyter_agent.tools.shell import bash_tool
-from jupyter_agent.tools.web.tool import WebFetch
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -17,10 +17,10 @@ from IPython.utils.capture import capture_output
 from jupyter_agent.host.pending_page import PendingAtCells
 from jupyter_agent.host.review_page import PageComm
 from jupyter_agent.masking import REGISTRY
+from jupyter_agent.permissions.kinds import ToolKind
+from jupyter_agent.permissions.policy import Rule
 from jupyter_agent.tools.core import PendingCell, Preview
 from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Reject
-from jupyter_agent.tools.kinds import ToolKind
-from jupyter_agent.tools.permissions import Rule
 from jupyter_agent.ui.approval import WidgetApproval
 from jupyter_agent.ui.at_cell import outcome_of
 from jupyter_agent.ui.channel import PendingQuestion

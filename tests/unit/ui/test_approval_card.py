@@ -12,10 +12,10 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from test_safe_html import assert_inert
 
+from jupyter_agent.builtin_tools.workflow import PlanApproval
+from jupyter_agent.permissions.policy import Rule
 from jupyter_agent.tools.core import Preview
 from jupyter_agent.tools.dispatch import Approval, ApprovalRequest, Approve, Reject
-from jupyter_agent.tools.permissions import Rule
-from jupyter_agent.tools.workflow import PlanApproval
 from jupyter_agent.ui.approval import ApprovalUI, WidgetApproval, ask_on_stdin, headless_refusal
 from jupyter_agent.ui.channel import PendingQuestion
 

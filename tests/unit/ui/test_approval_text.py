@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from dispatch_harness import ToolHarness
 
+from jupyter_agent.builtin_tools.shell import bash_tool
 from jupyter_agent.tools import (
     Approval,
     ApprovalRequest,
@@ -15,7 +16,6 @@ from jupyter_agent.tools import (
     PermissionPolicy,
     Sandbox,
 )
-from jupyter_agent.tools.shell import bash_tool
 from jupyter_agent.ui.approval import ask_on_stdin, headless_refusal
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from IPython.utils.capture import capture_output
 from test_approval_card import plain_request, widget
 
+from jupyter_agent.builtin_tools.workflow.asking import Answer, Choice, ChoiceQuestion, UserQuestions
 from jupyter_agent.tools.dispatch import Reject
-from jupyter_agent.tools.workflow.asking import Answer, Choice, ChoiceQuestion, UserQuestions
 from jupyter_agent.ui.approval import WidgetApproval
 from jupyter_agent.ui.channel import PendingQuestion
 from jupyter_agent.ui.choices import OTHER_PLACEHOLDER, WidgetChoices

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from jupyter_agent.tools.workflow import (
+from jupyter_agent.builtin_tools.workflow import (
     Answer,
     Choice,
     ChoiceQuestion,

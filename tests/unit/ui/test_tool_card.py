@@ -8,8 +8,8 @@ from typing import Any, TypedDict, Unpack
 import pytest
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools.kinds import ToolKind
-from jupyter_agent.tools.verify.tool import NOTEBOOK_FAILS
+from jupyter_agent.builtin_tools.verify.tool import NOTEBOOK_FAILS
+from jupyter_agent.permissions.kinds import ToolKind
 from jupyter_agent.ui.cards import Status, ToolCard
 
 DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"

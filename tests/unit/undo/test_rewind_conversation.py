@@ -122,7 +122,7 @@ def test_after_a_rewind_an_edit_needs_a_fresh_read_of_what_the_rewound_run_read(
 ) -> None:
     from agent_testkit import result_text, tool_results
 
-    from jupyter_agent.tools.files import file_tools
+    from jupyter_agent.builtin_tools.files import file_tools
 
     (tmp_path / "a.txt").write_text("one\n")
     edit = {"file_path": "a.txt", "old_string": "one", "new_string": "two"}
@@ -145,7 +145,7 @@ def test_after_a_rewind_an_edit_needs_a_fresh_read_of_what_the_rewound_run_read(
 
 
 def test_a_rewind_puts_the_todo_list_back_as_the_run_found_it(harness: HarnessFactory) -> None:
-    from jupyter_agent.tools.workflow import TodoWrite, todo_list
+    from jupyter_agent.builtin_tools.workflow import TodoWrite, todo_list
 
     def todos(*items: tuple[str, str]) -> ToolUse:
         listed = [{"content": c, "status": s, "activeForm": f"doing {c}"} for c, s in items]

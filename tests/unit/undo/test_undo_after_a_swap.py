@@ -20,11 +20,11 @@ from agent_testkit import Harness, HarnessFactory
 from dispatch_harness import ToolHarness, file_harness
 
 from jupyter_agent.base.journal import RunJournal
+from jupyter_agent.builtin_tools.catalog import builtin_tools
 from jupyter_agent.notebook.file_backend import parse_notebook
 from jupyter_agent.notebook.provider import NotebookProvider, WriteAccess
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import Sandbox
-from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.tools.scope import RunScope
 from jupyter_agent.undo.net import net_changes
 from jupyter_agent.undo.review import undo as review_undo

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from agent_testkit import Harness, HarnessFactory
 
+from jupyter_agent.builtin_tools.catalog import builtin_tools
 from jupyter_agent.notebook.file_backend import parse_notebook
 from jupyter_agent.testing import Text, ToolUse, Turn
-from jupyter_agent.tools.builtin import builtin_tools
 from jupyter_agent.undo.run import undo_run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -15,8 +15,8 @@ import pytest
 from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_agent.tools.kernel.debug import Debug
-from jupyter_agent.tools.kernel.variables import ListVariables
+from jupyter_agent.builtin_tools.kernel.debug import Debug
+from jupyter_agent.builtin_tools.kernel.variables import ListVariables
 from jupyter_agent.watch.note import render_note
 from jupyter_agent.watch.watcher import KernelWatcher
 

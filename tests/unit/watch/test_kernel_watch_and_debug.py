@@ -16,7 +16,7 @@ from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.base.result import ToolResult
-from jupyter_agent.tools.kernel.debug import Debug
+from jupyter_agent.builtin_tools.kernel.debug import Debug
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import NoteBudget, render_note
 from jupyter_agent.watch.watcher import Figure, KernelWatcher

@@ -9,7 +9,7 @@ import pytest
 from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_agent.tools.kernel.debug import Debug
+from jupyter_agent.builtin_tools.kernel.debug import Debug
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import render_note
 from jupyter_agent.watch.watcher import KernelWatcher

@@ -1,0 +1,94 @@
+"""WebFetch: fetch a URL, turn its HTML into Markdown, and hand it to the model with what to look for."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ...base.errors import ToolError
+from ...base.result import ToolResult
+from ...base.sandbox import cap_text
+from ...tools.context import ToolContext
+from ...tools.core import Tool, ToolAnnotations, ToolInput
+from .http import Fetched, Redirected, check_url, fetch, host_of
+from .markdown import html_to_markdown
+
+#: Bytes read from the server at most; the rest of a bigger page is not downloaded.
+MAX_FETCH_BYTES = 5 * 1024 * 1024
+#: Characters of Markdown passed on (head and tail kept).
+MAX_MARKDOWN_CHARS = 100_000
+FETCH_TIMEOUT = 30.0
+_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "application/x-yaml")
+
+DESCRIPTION = """\
+Fetch a web page and read it as Markdown (HTML is converted; scripts, styles and hidden parts are dropped).
+- url: a full http(s) URL. prompt: what you are looking for in the page; answer it from the content returned.
+- The user is asked before a fetch unless a rule allows the domain (WebFetch(domain:example.com)).
+- A redirect to another host is not followed: the result gives the new URL; fetch it with a new call.
+- Only public addresses are fetched: local, private and cloud-metadata addresses are refused unless the user \
+named the host in a rule.
+- Long pages are cut (the start and the end are kept). Binary content (images, PDFs, archives) is refused."""
+
+
+class WebFetchInput(ToolInput):
+    url: str = Field(min_length=1)
+    """The full URL to fetch (http or https)."""
+    prompt: str = Field(min_length=1)
+    """What to look for in the page."""
+
+
+def _decode(fetched: Fetched) -> str:
+    try:
+        return fetched.body.decode(fetched.charset or "utf-8", errors="replace")
+    except LookupError:  # an unknown charset name
+        return fetched.body.decode("utf-8", errors="replace")
+
+
+def page_text(fetched: Fetched) -> tuple[str, str]:
+    """(title, text) of the page: Markdown for HTML, the text itself for other text types."""
+    kind = fetched.content_type
+    looks_like_html = fetched.body.lstrip()[:1] == b"<"  # cut-ok: a sniff
+    if kind in ("text/html", "application/xhtml+xml") or (not kind and looks_like_html):
+        return html_to_markdown(_decode(fetched))
+    if kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml")):
+        return "", _decode(fetched)
+    raise ToolError(
+        "BINARY_FILE",
+        f"{fetched.url} is {kind or 'of an unknown type'}, not a text page; WebFetch reads HTML and text only",
+    )
+
+
+class WebFetch(Tool[WebFetchInput]):
+    name = "WebFetch"
+    description = DESCRIPTION
+    kind = "other"
+    #: Reaches outside the machine: it asks unless a rule allows the domain.
+    annotations = ToolAnnotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+    Input = WebFetchInput
+    rule_field = "url"
+
+    def rule_subject(self, params: WebFetchInput, ctx: ToolContext) -> str | None:
+        """`domain:<host>`, what `WebFetch(domain:example.com)` rules match (`*` globs, e.g. `domain:*.python.org`)."""
+        host = host_of(params.url)
+        return f"domain:{host}" if host else None
+
+    def title(self, params: WebFetchInput, ctx: ToolContext) -> str:
+        return f"WebFetch {params.url}"
+
+    async def run(self, params: WebFetchInput, ctx: ToolContext) -> ToolResult:
+        outcome = await fetch(
+            check_url(params.url), max_bytes=MAX_FETCH_BYTES, timeout=FETCH_TIMEOUT, policy=ctx.policy
+        )
+        if isinstance(outcome, Redirected):
+            return ToolResult.ok(
+                f"{outcome.url} redirects ({outcome.status}) to another host: {outcome.location}\n"
+                "It was not followed. To read it, call WebFetch again with that URL and the same prompt.",
+                summary=f"redirects to {host_of(outcome.location)}",
+            )
+        title, text = page_text(outcome)
+        cut = " (only the first part was downloaded: the page is larger)" if outcome.truncated else ""
+        header = f"Fetched {outcome.url}{cut}" + (f"\nTitle: {title}" if title else "")
+        body = cap_text(text, MAX_MARKDOWN_CHARS) if text else "(the page has no readable text)"
+        return ToolResult.ok(
+            f"{header}\nLook in it for: {params.prompt}\n\n{body}",
+            summary=f"{host_of(outcome.url)} · {len(text):,} chars",
+        )

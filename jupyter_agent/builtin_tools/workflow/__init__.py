@@ -1,0 +1,52 @@
+"""Tools that steer the agent's own work: TodoWrite, AskUserQuestion, ExitPlanMode, and Task (sub-agents)."""
+
+from __future__ import annotations
+
+from ...tools.agent_types import BUILTIN_AGENT_TYPES, AgentType
+from ...tools.core import AnyTool
+from ...tools.todo_list import Todo, TodoList
+from .asking import (
+    Answer,
+    Answers,
+    Choice,
+    ChoiceQuestion,
+    PlanApproval,
+    PlanReview,
+    PlanVerdict,
+    UserQuestions,
+)
+from .plan import ExitPlanMode, ExitPlanModeInput
+from .question import AskUserQuestion, AskUserQuestionInput
+from .task import SubagentType, TaskInput, TaskTool
+from .todo import TodoWrite, TodoWriteInput, todo_list
+
+
+def workflow_tools() -> list[AnyTool]:
+    return [TodoWrite(), AskUserQuestion(), ExitPlanMode(), TaskTool()]
+
+
+__all__ = [
+    "BUILTIN_AGENT_TYPES",
+    "AgentType",
+    "Answer",
+    "Answers",
+    "AskUserQuestion",
+    "AskUserQuestionInput",
+    "Choice",
+    "ChoiceQuestion",
+    "ExitPlanMode",
+    "ExitPlanModeInput",
+    "PlanApproval",
+    "PlanReview",
+    "PlanVerdict",
+    "SubagentType",
+    "TaskInput",
+    "TaskTool",
+    "Todo",
+    "TodoList",
+    "TodoWrite",
+    "TodoWriteInput",
+    "UserQuestions",
+    "todo_list",
+    "workflow_tools",
+]
