@@ -9,16 +9,14 @@ widgets into a one-line record, when output goes to the running cell again.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..masking import mask
 from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
+from .gate import show_widget, update_bundle
 from .html import esc
-from .jupyter_api import display, update_display
 
 A = TypeVar("A")
 
@@ -65,9 +63,7 @@ class WidgetQuestion(Generic[A]):
         raise NotImplementedError
 
     def show(self) -> None:
-        box = self.build()
-        self.display_id = uuid.uuid4().hex
-        display(box, display_id=self.display_id)
+        self.display_id = show_widget(self.build())
 
     def answer(self, answer: A) -> None:
         """A click: answer the worker now, collapse on the next tick."""
@@ -93,11 +89,10 @@ class WidgetQuestion(Generic[A]):
         return True
 
     def _collapse(self, text: str) -> None:
-        text = mask(text)  # the record stays in the notebook: no secret in it
         bundle = {
             "text/plain": text,
             "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',
         }
-        update_display(bundle, display_id=self.display_id)
+        update_bundle(bundle, display_id=self.display_id)
         for widget in self.widgets:
             widget.close()

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..undo.review import ReviewResult
+from .gate import show_widget, widgets
 from .html import esc
-from .jupyter_api import add_class, display, on_click, widget_bundle
+from .jupyter_api import add_class, on_click
 
 Action = Literal["keep", "undo"]
 
@@ -45,8 +46,7 @@ class ReviewWidget:
     """See the module docstring; `rows` reads the review state afresh (the journal is the source of truth)."""
 
     def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str]) -> None:
-        import ipywidgets as w
-
+        w = widgets()
         self._w = w
         self.title = title
         self.rows = rows
@@ -65,9 +65,7 @@ class ReviewWidget:
 
     def show(self) -> None:
         """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
-        bundle = widget_bundle(self.box)
-        bundle["text/plain"] = self.text()
-        display(bundle, raw=True)
+        show_widget(self.box, text=self.text())
 
     def redraw(self) -> None:
         with self._lock:
