@@ -124,12 +124,13 @@ class WidgetApproval(WidgetQuestion[Approval]):
             add_class(show, "jp-agent-show-in-notebook")
             row.append(show)
         buttons = w.HBox(row)
+        reply = w.HBox([message, send])
         box = w.VBox(
-            [head, body, buttons, w.HBox([message, send])],
+            [head, body, buttons, reply],
             layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
         )
         add_class(box, "jp-agent-approval")
-        self.widgets = [head, body, *row, message, send, buttons, box]
+        self.widgets = [head, body, *row, message, send, buttons, reply, box]
         return box
 
     def record_text(self, answer: Approval | None) -> str:

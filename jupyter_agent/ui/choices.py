@@ -62,11 +62,12 @@ class _Picker:
                 f'<ul style="margin:2px 0;font-size:12px;">{details}</ul>'
             )
         )
-        self.box = w.VBox([self.head, w.HBox(self.buttons), self.other])
+        self.row = w.HBox(self.buttons)
+        self.box = w.VBox([self.head, self.row, self.other])
 
     @property
     def widgets(self) -> list[Any]:
-        return [self.head, *self.buttons, self.other, self.box]
+        return [self.head, *self.buttons, self.row, self.other, self.box]
 
     def _toggle(self, label: str, on_pick: Callable[[], None]) -> None:
         if self.question.multi_select:

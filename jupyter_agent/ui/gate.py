@@ -109,8 +109,12 @@ def widgets() -> Any:
     return types.SimpleNamespace(**{name: _gated(kind) for name, kind in kinds.items()})
 
 
+@cache
 def _gated(kind: type[Any]) -> type[Any]:
-    """`kind` with its state and repr masked (a subclass: the frontend renders it as `kind`)."""
+    """`kind` with its state and repr masked (a subclass: the frontend renders it as `kind`), and so are the
+    widgets it makes for itself (its `layout`, its `style`)."""
+    import traitlets
+    from ipywidgets import Widget
 
     unmasked: Any = kind  # its methods, called with the instance (pyright reads `kind.__repr__` as type's)
 
@@ -120,7 +124,19 @@ def _gated(kind: type[Any]) -> type[Any]:
     def __repr__(self: Any) -> str:
         return mask(unmasked.__repr__(self))
 
+    parts: dict[str, Any] = {}
+    for name, trait in kind.class_traits(sync=True).items():
+        klass: object = getattr(trait, "klass", None)
+        if isinstance(trait, traitlets.Instance) and isinstance(klass, type) and issubclass(klass, Widget):
+            parts[name] = _gated_part(trait, klass)
+
     def body(namespace: dict[str, Any]) -> None:
-        namespace.update(get_state=get_state, __repr__=__repr__, __module__=__name__)
+        namespace.update(parts, get_state=get_state, __repr__=__repr__, __module__=__name__)
 
     return types.new_class(kind.__name__, (kind,), exec_body=body)
+
+
+def _gated_part(trait: Any, klass: type[Any]) -> Any:
+    """The trait of a widget made for the widget (`layout = InstanceDict(Layout)`), making a masked one."""
+    tags = {key: value for key, value in trait.metadata.items() if key != "help"}
+    return type(trait)(_gated(klass), allow_none=trait.allow_none, help=trait.help).tag(**tags)
