@@ -1,8 +1,9 @@
 """One registry of secret values, and the mask that keeps them out of model input, displays and saved files.
 
 Secrets are masked at two chokepoints rather than per tool: the Dispatcher masks every tool result before
-it becomes model input (built-in, MCP and user tools alike), and the publish layer masks every display
-bundle (cards, approvals, streamed text, diffs) before it reaches the frontend or the saved notebook. Anything
+it becomes model input (built-in, MCP and user tools alike), and the display gate (`ui/gate.py`) masks
+everything shown — every display bundle (cards, streamed text, diffs), every widget's state (labels, tooltips,
+HTML values) and every terminal line — before it reaches the frontend or the saved notebook. Anything
 else that writes agent data to disk (a session store, an export) calls `mask` on each text, or `mask_data` on
 each JSON-like record, before writing it.
 
