@@ -29,6 +29,7 @@ from jupyter_agent.ui.gate import WIDGET_KINDS, widgets
 from jupyter_agent.ui.plan_review import WidgetPlanReview, review_on_stdin
 from jupyter_agent.ui.presenter import _StopButton
 from jupyter_agent.ui.probe import widget_frontend_answers
+from jupyter_agent.ui.publish import TerminalPublisher
 from jupyter_agent.ui.review_view import Action, ReviewRow, ReviewWidget
 from jupyter_agent.undo.review import ReviewResult
 
@@ -196,9 +197,13 @@ def test_what_the_terminal_is_asked_is_masked(
     ask_on_stdin(approval())
     ask_choices_on_stdin(questions(), read=lambda _prompt: "1")
     review_on_stdin(plan(), read=lambda _prompt: "p")
+    terminal = TerminalPublisher()
+    terminal.stream_text(f"streamed {SECRET[:10]}")
+    terminal.stream_text(f"{SECRET[10:]} text\n")  # each chunk holds a run of 10: each is masked
+    terminal.show({"text/plain": f"a card {SECRET}"}, final=True)
     shown = capsys.readouterr().out
     assert_no_part_of(SECRET, shown)
-    assert shown.count("[redacted: DEPLOY_TOKEN]") >= 8
+    assert shown.count("[redacted: DEPLOY_TOKEN]") >= 10
 
 
 def test_markdown_cannot_split_a_secret_into_pieces_too_short_to_mask(
