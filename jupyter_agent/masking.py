@@ -1,8 +1,9 @@
 """One registry of secret values, and the mask that keeps them out of model input, displays and saved files.
 
 Secrets are masked at two chokepoints rather than per tool: the Dispatcher masks every tool result before
-it becomes model input (built-in, MCP and user tools alike), and the publish layer masks every display
-bundle (cards, approvals, streamed text, diffs) before it reaches the frontend or the saved notebook. Anything
+it becomes model input (built-in, MCP and user tools alike), and the display gate (`ui/gate.py`) masks
+everything shown — every display bundle (cards, streamed text, diffs), every widget's state (labels, tooltips,
+HTML values) and every terminal line — before it reaches the frontend or the saved notebook. Anything
 else that writes agent data to disk (a session store, an export) calls `mask` on each text, or `mask_data` on
 each JSON-like record, before writing it.
 
@@ -214,15 +215,9 @@ class SecretRegistry:
         return masked[:limit] + marker
 
     def mask_data(self, value: Any) -> Any:
-        """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked."""
-        if isinstance(value, str):
-            return self.mask(value)
-        if isinstance(value, Mapping):
-            items = cast("Mapping[object, object]", value)
-            return {self.mask_data(k): self.mask_data(v) for k, v in items.items()}
-        if isinstance(value, list | tuple):
-            return [self.mask_data(v) for v in cast("list[object] | tuple[object, ...]", value)]
-        return value
+        """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked (the
+        secrets read once for the whole value: a widget's state is masked at every change)."""
+        return _masked_data(self.scanner(), value)
 
     def scrubbed_environ(
         self, environ: Mapping[str, str] | None = None, *, keep: Collection[str] = ()
@@ -236,6 +231,17 @@ class SecretRegistry:
             for k, v in source.items()
             if k in keep or not (self.matches_patterns(k) or url_password(v) is not None)
         }
+
+
+def _masked_data(scanner: SecretScanner, value: Any) -> Any:
+    if isinstance(value, str):
+        return scanner.mask(value)
+    if isinstance(value, Mapping):
+        items = cast("Mapping[object, object]", value)
+        return {_masked_data(scanner, k): _masked_data(scanner, v) for k, v in items.items()}
+    if isinstance(value, list | tuple):
+        return [_masked_data(scanner, v) for v in cast("list[object] | tuple[object, ...]", value)]
+    return value
 
 
 #: The process's registry: secrets are the process's, whichever session or display asks.

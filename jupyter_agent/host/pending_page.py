@@ -7,8 +7,8 @@ widget in the `%%agent` output; an edit the user makes to one of the cells meanw
 and refuses the call with STALE_READ. When the question is answered anywhere, the pages get `pending_done`.
 
 Everything runs on the kernel's main thread: the offer and the close on the UI loop's tick, the page's messages
-through the shell pump while the cell runs. Texts are masked before they leave the kernel; the page builds its
-markup with textContent only. Nothing of it is saved in the notebook: the page keeps it in its DOM.
+through the shell pump while the cell runs. Every message is masked as it leaves the kernel (`ui.gate`); the page
+builds its markup with textContent only. Nothing of it is saved in the notebook: the page keeps it in its DOM.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from ..masking import mask
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..ui.at_cell import Outcome
+from ..ui.gate import to_page
 
 if TYPE_CHECKING:
     from .review_page import PageComm
@@ -40,7 +40,7 @@ _ANSWERS: dict[str, Callable[[], Approval]] = {
 def _send(page: PageComm, message: dict[str, Any]) -> None:
     """A page that went away meanwhile (its comm closed) must not cost the question its widget."""
     try:
-        page.send(message)
+        page.send(to_page(message))
     except Exception:
         log.debug("jupyter_agent: a page did not take %s", message.get("type"), exc_info=True)
 
@@ -77,8 +77,8 @@ class PendingQuestion:
             {
                 "cell_id": cell.cell_id,
                 "change": cell.change,
-                "before": mask(cell.before),
-                "after": mask(cell.after),
+                "before": cell.before,
+                "after": cell.after,
                 "cell_type": cell.cell_type,
                 "after_id": cell.after_id,
                 "clears_outputs": cell.clears_outputs,
@@ -88,7 +88,7 @@ class PendingQuestion:
         return {
             "type": "pending",
             "pending_id": self.pending_id,
-            "title": mask(self.request.title),
+            "title": self.request.title,
             "allow_edits": self.request.kind == "edit",
             "cells": cells,
         }
@@ -104,7 +104,7 @@ class PendingQuestion:
             return
         self.closed = True
         self.owner.questions.pop(self.pending_id, None)
-        done = {"type": "pending_done", "pending_id": self.pending_id, "outcome": outcome, "text": mask(text)}
+        done = {"type": "pending_done", "pending_id": self.pending_id, "outcome": outcome, "text": text}
         self.owner.send(done, self.notebooks)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..masking import mask
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
@@ -17,24 +16,23 @@ from .at_cell import CellQuestion
 from .cards import Status
 from .channel import PendingQuestion
 from .diff_view import diff_to_html
+from .gate import say, widgets
 from .html import esc, pre
 from .jupyter_api import add_class, on_click, on_submit
-from .publish import visible
 from .questions import WidgetQuestion
 
 
 def preview_html(preview: Preview) -> str:
-    """The effect to approve, as safe HTML with secrets masked (widgets are displayed outside the publisher)."""
-    text = mask(preview.text)
+    """The effect to approve, as safe HTML (masked by the widget it is shown in)."""
     if preview.kind == "diff":
-        body = diff_to_html(text)
+        body = diff_to_html(preview.text)
     else:
-        body = pre(text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;")
+        body = pre(
+            preview.text, style="padding:4px;background:var(--jp-layout-color2,#f5f5f5);border-radius:3px;"
+        )
     if not preview.note:
         return body
-    return (
-        body + f'<div class="jp-agent-approval-note" style="font-size:11px;">{esc(mask(preview.note))}</div>'
-    )
+    return body + f'<div class="jp-agent-approval-note" style="font-size:11px;">{esc(preview.note)}</div>'
 
 
 def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
@@ -76,13 +74,12 @@ class WidgetApproval(WidgetQuestion[Approval]):
     at_cell: CellQuestion | None = None
 
     def build(self) -> Any:
-        import ipywidgets as w
-
+        w = widgets()
         request = _approval(self.ask.request)
         head = w.HTML(
             value=(
-                f'<div style="font-weight:600;">Allow <code>{esc(mask(request.title))}</code>?</div>'
-                f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">{esc(mask(request.reason))}</div>'
+                f'<div style="font-weight:600;">Allow <code>{esc(request.title)}</code>?</div>'
+                f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">{esc(request.reason)}</div>'
             )
         )
         body = w.HTML(value=preview_html(request.preview))
@@ -129,12 +126,13 @@ class WidgetApproval(WidgetQuestion[Approval]):
             add_class(show, "jp-agent-show-in-notebook")
             row.append(show)
         buttons = w.HBox(row)
+        reply = w.HBox([message, send])
         box = w.VBox(
-            [head, body, buttons, w.HBox([message, send])],
+            [head, body, buttons, reply],
             layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
         )
         add_class(box, "jp-agent-approval")
-        self.widgets = [head, body, *row, message, send, buttons, box]
+        self.widgets = [head, body, *row, message, send, buttons, reply, box]
         return box
 
     def record_text(self, answer: Approval | None) -> str:
@@ -165,11 +163,8 @@ def _approval(request: Question[Approval]) -> ApprovalRequest:
 
 def ask_on_stdin(request: ApprovalRequest) -> Approval:
     """Terminal IPython: a plain question on stdin, control characters escaped and secrets masked."""
-    title, reason, preview, note = (
-        visible(mask(text))
-        for text in (request.title, request.reason, request.preview.text, request.preview.note)
-    )
-    print(f"\n{title} — {reason}\n{preview}\n" + (f"{note}\n" if note else ""))
+    note = request.preview.note
+    say(f"\n{request.title} — {request.reason}\n{request.preview.text}\n" + (f"{note}\n" if note else ""))
     answer = input("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ").strip()
     if answer.lower() in ("y", "yes"):
         return Approve()

@@ -14,6 +14,7 @@ from ..builtin_tools.workflow.asking import Answer, Answers, ChoiceQuestion, Use
 from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
+from .gate import say, widgets
 from .html import esc
 from .jupyter_api import add_class, on_click, on_submit
 from .questions import WidgetQuestion
@@ -39,8 +40,7 @@ class _Picker:
     """The buttons and the "Other" field of one question; `answer()` reads them."""
 
     def __init__(self, question: ChoiceQuestion, on_pick: Callable[[], None]) -> None:
-        import ipywidgets as w
-
+        w = widgets()
         self.question = question
         self.picked: list[str] = []
         self.buttons = [w.Button(description=o.label, tooltip=o.description) for o in question.options]
@@ -62,11 +62,12 @@ class _Picker:
                 f'<ul style="margin:2px 0;font-size:12px;">{details}</ul>'
             )
         )
-        self.box = w.VBox([self.head, w.HBox(self.buttons), self.other])
+        self.row = w.HBox(self.buttons)
+        self.box = w.VBox([self.head, self.row, self.other])
 
     @property
     def widgets(self) -> list[Any]:
-        return [self.head, *self.buttons, self.other, self.box]
+        return [self.head, *self.buttons, self.row, self.other, self.box]
 
     def _toggle(self, label: str, on_pick: Callable[[], None]) -> None:
         if self.question.multi_select:
@@ -87,8 +88,7 @@ class _Picker:
 
 class WidgetChoices(WidgetQuestion[Answers | None]):
     def build(self) -> Any:
-        import ipywidgets as w
-
+        w = widgets()
         request = _questions(self.ask.request)
         at_once = len(request.questions) == 1 and not request.questions[0].multi_select
         pickers: list[_Picker] = []
@@ -121,9 +121,9 @@ def ask_choices_on_stdin(request: UserQuestions, read: Callable[[str], str] = in
     """Terminal IPython: each question with numbered options; numbers pick, anything else is "Other"."""
     answers: list[Answer] = []
     for q in request.questions:
-        print(f"\n[{q.header}] {q.question}")
+        say(f"\n[{q.header}] {q.question}")
         for number, option in enumerate(q.options, start=1):
-            print(f"  {number}. {option.label} — {option.description}")
+            say(f"  {number}. {option.label} — {option.description}")
         several = " (several: 1,3)" if q.multi_select else ""
         reply = read(f"Choose a number{several}, or type your own answer: ").strip()
         numbers = [p.strip() for p in reply.split(",")]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..builtin_tools.kernel.tracebacks import headline
+from .gate import show_bundle
 from .html import esc
-from .jupyter_api import display
 
 FIX_MIME = "application/vnd.jupyter-agent.fix+json"
 FIX_COMMAND = "%agent fix"
@@ -30,4 +30,4 @@ def fix_bundle(error: BaseException) -> dict[str, Any]:
 
 
 def show_fix_button(error: BaseException) -> None:
-    display(fix_bundle(error), raw=True)
+    show_bundle(fix_bundle(error))

@@ -9,6 +9,8 @@ from typing import Any
 
 import mistune
 
+from ..masking import mask
+
 CODE_BLOCK_STYLE = (
     "background:var(--jp-layout-color2,#f3f3f3);padding:8px 10px;border-radius:4px;overflow-x:auto;"
     "margin:6px 0;font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4;"
@@ -39,8 +41,9 @@ def _markdown() -> Any:
 
 
 def markdown_to_html(text: str) -> str:
-    """Model Markdown as safe HTML."""
-    return str(_markdown()(text))
+    """Model Markdown as safe HTML, masked before it is rendered: emphasis or code spans could split a secret
+    into pieces too short for the display gate to recognise."""
+    return str(_markdown()(mask(text)))
 
 
 #: Classes that keep MathJax (v3 and v2 names) from typesetting `$…$` in our own lines (costs, tables).

@@ -3,7 +3,8 @@
 Neither library annotates these parameters (`Button.on_click(callback)`, `display(*objs, display_id=None)`),
 so every call would leave a checker with unknown types. The widget helpers take the small protocols below,
 which ipywidgets' classes satisfy; the display helpers import `IPython.display` on first use, as the
-package always has (importing `jupyter_agent` stays cheap).
+package always has (importing `jupyter_agent` stays cheap). Only `gate` calls the display helpers: it masks
+what they show.
 """
 
 from __future__ import annotations
@@ -28,12 +29,6 @@ class Styled(Protocol):
     """A widget that takes CSS classes (any `ipywidgets.DOMWidget`)."""
 
     def add_class(self, name: str, /) -> object: ...
-
-
-class DisplayHandle(Protocol):
-    """What the UI uses of IPython's `DisplayHandle`."""
-
-    def update(self, obj: object, **kwargs: Any) -> None: ...
 
 
 def on_click(button: Clickable, callback: Callable[[Any], None]) -> None:
@@ -69,12 +64,10 @@ def widget_bundle(widget: Any) -> dict[str, Any]:
 
 def display(obj: object, *, raw: bool = False, display_id: str | None = None) -> None:
     """Show `obj` (with `raw`, a mime bundle as it is) under `display_id`, to be updated later."""
-    _display(obj, raw=raw, display_id=display_id)
+    # IPython leaves most of display()'s parameters unannotated; the wrapper's signature is the typed one.
+    from IPython.display import display as ipython_display  # pyright: ignore[reportUnknownVariableType]
 
-
-def display_with_handle(obj: object) -> DisplayHandle | None:
-    """Show `obj` under a new display id; its handle (None outside an IPython shell)."""
-    return _display(obj, display_id=True)
+    ipython_display(obj, raw=raw, display_id=display_id)
 
 
 def update_display(bundle: Mapping[str, Any], *, display_id: str) -> None:
@@ -83,13 +76,6 @@ def update_display(bundle: Mapping[str, Any], *, display_id: str) -> None:
     from IPython.display import update_display as ipython_update  # pyright: ignore[reportUnknownVariableType]
 
     ipython_update(bundle, raw=True, display_id=display_id)
-
-
-def _display(obj: object, **options: Any) -> DisplayHandle | None:
-    # IPython leaves most of display()'s parameters unannotated; the wrappers' signatures are the typed ones.
-    from IPython.display import display as ipython_display  # pyright: ignore[reportUnknownVariableType]
-
-    return ipython_display(obj, **options)
 
 
 def offer_next_input(text: str) -> None:

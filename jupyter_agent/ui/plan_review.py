@@ -10,6 +10,7 @@ from ..builtin_tools.workflow.asking import PlanApproval, PlanReview, PlanVerdic
 from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
+from .gate import say, widgets
 from .html import markdown_to_html
 from .jupyter_api import add_class, on_click
 from .questions import WidgetQuestion
@@ -40,8 +41,7 @@ def review_record(review: PlanReview | None) -> str:
 
 class WidgetPlanReview(WidgetQuestion[PlanReview | None]):
     def build(self) -> Any:
-        import ipywidgets as w
-
+        w = widgets()
         plan = _plan(self.ask.request).plan
         head = w.HTML(
             value=(
@@ -75,7 +75,7 @@ class WidgetPlanReview(WidgetQuestion[PlanReview | None]):
 
 
 def review_on_stdin(request: PlanApproval, read: Callable[[str], str] = input) -> PlanReview:
-    print(f"\nThe agent's plan:\n{request.plan}\n")
+    say(f"\nThe agent's plan:\n{request.plan}\n")
     reply = read(
         "[a]pprove and switch to acceptEdits / approve, [k]eep asking / keep [p]lanning (or type feedback): "
     ).strip()

@@ -18,8 +18,9 @@ from .approval import NO_WIDGET_FRONTEND, ApprovalUI, WidgetApproval
 from .at_cell import CellPages, CellQuestion, outcome_of
 from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
+from .gate import show_widget, update_bundle, widgets
 from .interrupts import InterruptLatch
-from .jupyter_api import add_class, display_with_handle, on_click
+from .jupyter_api import add_class, on_click
 from .mainloop import MainLoop, Stoppable
 from .plan_review import PlanReviewUI
 from .publish import DisplayPublisher, TerminalPublisher
@@ -215,8 +216,7 @@ class _StopButton:
     """The Stop button under the running cell: the same clean stop as Interrupt."""
 
     def __init__(self, worker: Stoppable) -> None:
-        import ipywidgets as w
-
+        w = widgets()
         button = w.Button(
             description="Stop",
             icon="stop",
@@ -230,9 +230,8 @@ class _StopButton:
         on_click(button, stop)
         add_class(button, "jp-agent-stop")
         self.button = button
-        self.handle = display_with_handle(button)
+        self.display_id = show_widget(button)
 
     def hide(self) -> None:
         close_tree(self.button)  # with its layout and style
-        if self.handle is not None:
-            self.handle.update({"text/plain": ""}, raw=True)
+        update_bundle({"text/plain": ""}, display_id=self.display_id)

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import time
 
-from .jupyter_api import display_with_handle
+from .gate import show_widget, update_bundle, widgets
 from .pump import ShellPump
 from .widget_tree import close_tree
 
 
 def widget_frontend_answers(pump: ShellPump, timeout: float) -> bool:
     """True when the echo comes back within `timeout` seconds (the `probe_timeout` setting)."""
-    import ipywidgets as w
-    from ipywidgets.widgets.widget_link import Link
-
+    w = widgets()
     source = w.IntText(value=0, layout=w.Layout(display="none"))
     echo = w.IntText(value=0, layout=w.Layout(display="none"))
-    link = Link((source, "value"), (echo, "value"))  # what `w.jslink` builds, with its type
+    link = w.Link((source, "value"), (echo, "value"))  # what `jslink` builds
     box = w.HBox([source, echo], layout=w.Layout(display="none"))
-    handle = display_with_handle(box)
+    display_id = show_widget(box)
     try:
         source.value = 1
         deadline = time.monotonic() + timeout
@@ -28,5 +26,4 @@ def widget_frontend_answers(pump: ShellPump, timeout: float) -> bool:
         return echo.value == 1
     finally:
         close_tree(link, box)
-        if handle is not None:
-            handle.update({"text/plain": ""}, raw=True)
+        update_bundle({"text/plain": ""}, display_id=display_id)

@@ -9,16 +9,14 @@ widgets into a one-line record, when output goes to the running cell again.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..masking import mask
 from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
+from .gate import show_widget, update_bundle
 from .html import esc
-from .jupyter_api import display, update_display
 from .widget_tree import close_tree
 
 A = TypeVar("A")
@@ -70,8 +68,7 @@ class WidgetQuestion(Generic[A]):
 
     def show(self) -> None:
         self.root = self.build()
-        self.display_id = uuid.uuid4().hex
-        display(self.root, display_id=self.display_id)
+        self.display_id = show_widget(self.root)
 
     def answer(self, answer: A) -> None:
         """A click: answer the worker now, collapse on the next tick."""
@@ -108,10 +105,9 @@ class WidgetQuestion(Generic[A]):
 
     def _collapse(self, text: str) -> None:
         self.collapsed = True
-        text = mask(text)  # the record stays in the notebook: no secret in it
         bundle = {
             "text/plain": text,
             "text/html": f'<div style="font-size:12px;margin:2px 0;">{esc(text)}</div>',
         }
-        update_display(bundle, display_id=self.display_id)
+        update_bundle(bundle, display_id=self.display_id)
         close_tree(self.root, *self.widgets)

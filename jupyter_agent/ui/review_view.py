@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..undo.review import ReviewResult
+from .gate import show_widget, update_bundle, widgets
 from .html import esc
-from .jupyter_api import add_class, display, on_click, update_display, widget_bundle
-from .publish import masked
+from .jupyter_api import add_class, on_click
 from .widget_tree import close_tree
 
 Action = Literal["keep", "undo"]
@@ -65,8 +65,7 @@ class ReviewWidget:
     `again` is the command that shows this review once more (`%agent review 3`), said when it is frozen."""
 
     def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str], again: str = "") -> None:
-        import ipywidgets as w
-
+        w = widgets()
         self._w = w
         self.title = title
         self.rows = rows
@@ -107,9 +106,7 @@ class ReviewWidget:
 
     def show(self) -> None:
         """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
-        bundle = widget_bundle(self.box)
-        bundle["text/plain"] = self.text()
-        display(bundle, raw=True, display_id=self.display_id)
+        show_widget(self.box, text=self.text(), display_id=self.display_id)
 
     def redraw(self) -> None:
         with self._lock:
@@ -186,7 +183,7 @@ class ReviewWidget:
             if self.frozen:
                 return
             self.frozen = True
-            update_display(masked(self.static_bundle()), display_id=self.display_id)
+            update_bundle(self.static_bundle(), display_id=self.display_id)
             close_tree(self.box, self.all_box, *(row.box for row in self._rows.values()))
             self._rows.clear()
             # Closed widgets keep their state: the frozen review lets go of them (it lives as long as its run).
@@ -196,7 +193,7 @@ class ReviewWidget:
         """A frozen review shows the rows as they stand now (its run's review changed)."""
         with self._lock:
             if self.frozen:
-                update_display(masked(self.static_bundle()), display_id=self.display_id)
+                update_bundle(self.static_bundle(), display_id=self.display_id)
 
     def static_bundle(self) -> dict[str, str]:
         rows = list(self.rows())

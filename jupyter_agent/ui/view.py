@@ -11,7 +11,7 @@ from ..base.json_values import is_array, is_object
 from ..builtin_tools.notebook.proposal import PROPOSAL_KEY
 from ..builtin_tools.notebook.run import CELL_OUTPUTS_KEY
 from ..builtin_tools.workflow.todo import TodoWrite
-from ..masking import clip, mask
+from ..masking import clip
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
@@ -306,7 +306,7 @@ class RunView:
 
     def _collapse_intermediate_text(self) -> None:
         for block in self._blocks[:-1]:
-            text = mask(block.text)  # before the summary cuts it or Markdown splits it
+            text = block.text  # the summary's `clip` and the Markdown mask before they cut or split it
             html = (
                 '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
                 f"{esc(clip(text.strip().splitlines()[0], 80, marker='') if text.strip() else '…')}</summary>"
@@ -345,8 +345,6 @@ def finished_status(done: ev.ToolFinished) -> Status:
 
 
 def _md_bundle(text: str) -> Bundle:
-    # Masked before rendering as well as by the publisher: Markdown can split a secret (`*`, `_`, `` ` ``).
-    text = mask(text)
     return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{markdown_to_html(text)}</div>'}
 
 

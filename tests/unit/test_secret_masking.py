@@ -20,7 +20,8 @@ from jupyter_agent.tools import (
 )
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.ui.cards import ToolCard
-from jupyter_agent.ui.publish import DisplayPublisher, masked
+from jupyter_agent.ui.gate import masked
+from jupyter_agent.ui.publish import DisplayPublisher
 
 KEY = "sk-ant-api03-Zq8vR2mLx9TtY4pN7wKe"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...base.result import ToolResult
-from ...masking import mask
 from ...permissions.policy import Mode
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Preview, Tool, ToolInput
@@ -46,7 +45,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
                 f"ExitPlanMode only applies in plan mode and the mode is {ctx.policy.mode}; carry on without it",
             )
         request = PlanApproval(
-            tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=mask(params.plan)
+            tool_use_id=ctx.tool_use_id, title="ExitPlanMode: approve the plan?", plan=params.plan
         )
         review = await ask_user(ctx, request)
         if review is None:

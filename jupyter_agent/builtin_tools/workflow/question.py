@@ -5,7 +5,6 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...base.result import Issue, ToolResult
-from ...masking import mask
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Tool, ToolInput
 from .asking import Answer, Choice, ChoiceQuestion, UserQuestions, ask_user
@@ -63,13 +62,12 @@ def _duplicates(params: AskUserQuestionInput) -> tuple[Issue, ...]:
 
 
 def to_questions(params: AskUserQuestionInput) -> tuple[ChoiceQuestion, ...]:
-    """The questions as the person sees them: masked, since widgets' labels reach the page (and the saved
-    notebook's widget state) without passing through the display layer's mask."""
+    """The questions as the person is asked them (the UI's display gate masks what it shows)."""
     return tuple(
         ChoiceQuestion(
-            question=mask(q.question),
-            header=mask(q.header),
-            options=tuple(Choice(label=mask(o.label), description=mask(o.description)) for o in q.options),
+            question=q.question,
+            header=q.header,
+            options=tuple(Choice(label=o.label, description=o.description) for o in q.options),
             multi_select=q.multiSelect,
         )
         for q in params.questions

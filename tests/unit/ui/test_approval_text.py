@@ -86,7 +86,7 @@ def test_the_approval_card_and_its_collapsed_record_mask_secrets(
         card = WidgetApproval(ask=PendingQuestion(request=request, reply=concurrent.futures.Future()))
         with capture_output():
             card.show()
-        shown = [w.value for w in card.widgets if type(w).__name__ == "HTML"]
+        shown = [w.get_state() for w in card.widgets]  # what the page and the saved notebook get
         card.answer(Approve())
         with capture_output() as captured:
             assert card.settle()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 from dispatch_harness import ToolHarness
+from shown_kit import assert_no_part_of, watching
 
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.builtin_tools.workflow import (
@@ -23,6 +25,9 @@ from jupyter_agent.builtin_tools.workflow import (
 from jupyter_agent.permissions.policy import Mode
 from jupyter_agent.tools import PermissionPolicy
 from jupyter_agent.tools.question import Question
+from jupyter_agent.ui.channel import PendingQuestion
+from jupyter_agent.ui.choices import WidgetChoices
+from jupyter_agent.ui.plan_review import WidgetPlanReview
 
 QUESTIONS: list[dict[str, Any]] = [
     {
@@ -238,10 +243,11 @@ def test_a_secret_in_a_question_an_option_or_a_plan_never_reaches_the_widgets(
     _dispatch(tmp_path, "AskUserQuestion", {"questions": questions}, person=person, mode="plan")
     plans = Person(review=PlanReview(verdict="keep_planning"))
     _dispatch(tmp_path, "ExitPlanMode", {"plan": f"1. export KEY={key}"}, person=plans, mode="plan")
-    shown = repr(person.asked) + repr(plans.plans)
-    assert "[redacted: ANTHROPIC_API_KEY]" in shown
-    secret_part = key[13:]  # after the `sk-ant-api03-` every key shares
-    for start in range(len(secret_part) - 7):
-        assert (
-            secret_part[start : start + 8] not in shown and secret_part[::-1][start : start + 8] not in shown
-        )
+    with watching(tmp_path, monkeypatch) as shown:  # the widgets the person would be shown for these requests
+        asked = UserQuestions(questions=person.asked[0])
+        WidgetChoices(ask=PendingQuestion(request=asked, reply=concurrent.futures.Future())).show()
+        plan = PlanApproval(plan=plans.plans[0])
+        WidgetPlanReview(ask=PendingQuestion(request=plan, reply=concurrent.futures.Future())).show()
+    everything = shown.text()
+    assert "[redacted: ANTHROPIC_API_KEY]" in everything
+    assert_no_part_of(key[13:], everything)  # after the `sk-ant-api03-` every key shares
