@@ -46,3 +46,16 @@ def request_text(content: object) -> str:
         if fields.get("type") == "text" and isinstance(text, str) and not is_harness_text(text):
             return text
     return ""
+
+
+def told_texts(messages: object) -> list[str]:
+    """Every context and update text the harness put in a request's `messages`, oldest first (the latest wins)."""
+    found: list[str] = []
+    for message in cast("list[object]", messages) if isinstance(messages, list) else []:
+        content = cast("dict[str, object]", message).get("content") if isinstance(message, dict) else None
+        for block in cast("list[object]", content) if isinstance(content, list) else []:
+            fields = cast("dict[str, object]", block) if isinstance(block, dict) else {}
+            text = fields.get("text")
+            if fields.get("type") == "text" and isinstance(text, str) and is_harness_text(text):
+                found.append(text)
+    return found

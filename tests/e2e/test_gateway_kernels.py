@@ -30,7 +30,7 @@ from lab import (
     wait_for,
 )
 
-from jupyter_agent.base.harness_texts import is_harness_text
+from jupyter_agent.base.harness_texts import told_texts
 from jupyter_agent.permissions.bubblewrap import check_sandbox
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
 
@@ -222,13 +222,7 @@ def test_through_a_gateway_the_notebook_tools_work_through_the_page_and_files_st
     assert files_under(lab.root) == lab_files
     # The session's facts are told in the conversation (the latest wins), not in the system prompt: the page's
     # greeting may come in after the run started, and the next request's update names the notebook.
-    told = [
-        b["text"]
-        for m in server.requests[-1]["messages"]
-        if isinstance(m["content"], list)
-        for b in m["content"]
-        if b.get("type") == "text" and is_harness_text(b["text"])
-    ]
+    told = told_texts(server.requests[-1]["messages"])
     assert f"- Working directory: {gateway.home.resolve()} (relative paths start here)" in told[0]
     notebook_lines = [line for text in told for line in text.splitlines() if line.startswith("- Notebook:")]
     assert notebook_lines[-1].startswith(

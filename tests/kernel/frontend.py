@@ -20,7 +20,7 @@ from typing import Any
 
 from jupyter_client.manager import KernelManager
 
-from jupyter_agent.base.harness_texts import is_harness_text
+from jupyter_agent.base.harness_texts import told_texts
 
 
 @dataclass
@@ -284,13 +284,7 @@ def result_text(block: dict[str, Any]) -> str:
 def context_text(request: dict[str, Any]) -> str:
     """Every session context and update the harness put in a recorded request's messages, joined: the facts
     (notebook, kernel, mode, tools) are told there, not in the system prompt."""
-    return "\n".join(
-        b["text"]
-        for m in request["messages"]
-        if isinstance(m["content"], list)
-        for b in m["content"]
-        if b.get("type") == "text" and is_harness_text(b["text"])
-    )
+    return "\n".join(told_texts(request["messages"]))
 
 
 def outcome_of(text: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from jupyter_agent.agent import AgentSession, AgentWorker, RunFinished
 from jupyter_agent.agent.events import AgentEvent
-from jupyter_agent.base.harness_texts import is_harness_text
+from jupyter_agent.base.harness_texts import is_harness_text, told_texts
 from jupyter_agent.testing import ScriptedServer
 from jupyter_agent.tools.dispatch import Approver, refuse_all
 
@@ -87,13 +87,7 @@ def texts(message: dict[str, Any]) -> list[str]:
 
 def context_text(body: dict[str, Any]) -> str:
     """Every context and update text the harness appended in the request, joined."""
-    return "\n".join(
-        b["text"]
-        for m in body["messages"]
-        if isinstance(m["content"], list)
-        for b in m["content"]
-        if b["type"] == "text" and is_harness_text(b["text"])
-    )
+    return "\n".join(told_texts(body["messages"]))
 
 
 def assert_valid_request(body: dict[str, Any]) -> None:
