@@ -4,7 +4,8 @@
 imported when the first run builds its client. Requests go through the SDK's own retries (429, 5xx,
 529, connection errors, `retry-after`), its SSE parser and its error types, never raw HTTP.
 
-We consume the SDK's typed raw event stream (`messages.create(stream=True)`) rather than its
+We consume the SDK's typed raw event stream (what `messages.create(stream=True)` returns; to the Anthropic API
+the body goes already encoded, see `request_body`) rather than its
 `messages.stream()` helper: the helper re-parses a tool's partial JSON on every delta (quadratic for a
 large `Write`) and raises `ValueError` in the middle of the stream when the model sends malformed tool
 JSON, which loses the rest of the turn. `stream.TurnAssembler` parses each tool input once, at the end
@@ -15,14 +16,17 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.json_values import is_array, is_object
 from .api_errors import error_message, thinking_rejection
 from .config import AgentConfig
 from .events import RetryWait
+from .request_body import encoded_body
 from .retry import RetryPolicy, with_retries
 
 if TYPE_CHECKING:
@@ -91,9 +95,13 @@ class ModelClient:
             await stream.close()
 
     def _create(self, config: AgentConfig, params: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-        """The request without `betas`, and the SDK method that sends it (the beta one when there are betas)."""
+        """The request without `betas`, and the SDK method that sends it (the beta one when there are betas). To
+        the Anthropic API, a request whose messages carry their JSON text (`request_body`) goes as those bytes."""
         sdk = self.sdk(config)
         betas = params.get("betas")
+        body = encoded_body({**params, "stream": True}) if config.provider == "anthropic" else None
+        if body is not None:
+            return {}, partial(_post_encoded, sdk, body, model=str(params.get("model")), betas=betas or [])
         if not betas:
             return {k: v for k, v in params.items() if k != "betas"}, sdk.messages.create
         return params, sdk.beta.messages.create
@@ -116,6 +124,50 @@ class ModelClient:
         if self._client is not None:
             client, self._client = self._client, None
             await client.close()
+
+
+async def _post_encoded(sdk: Any, body: bytes, *, model: str, betas: list[str], stream: bool) -> Any:
+    """Stream a request whose body is already JSON, through the SDK's own `post` (its headers, retries off,
+    timeouts, SSE parser and error types), as `messages.create(stream=True)` would: the beta endpoint
+    (`?beta=true`, the `anthropic-beta` header) when there are betas, and the SDK's warning for a deprecated
+    model."""
+    from anthropic import AsyncStream
+    from anthropic.types import Message, RawMessageStreamEvent
+    from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
+
+    _warn_if_deprecated(model)
+    if not betas:
+        return await sdk.post(
+            "/v1/messages",
+            cast_to=Message,
+            content=body,
+            stream=stream,
+            stream_cls=AsyncStream[RawMessageStreamEvent],
+        )
+    return await sdk.post(
+        "/v1/messages",
+        cast_to=BetaMessage,
+        content=body,
+        options={"headers": {"anthropic-beta": ",".join(betas)}, "params": {"beta": "true"}},
+        stream=stream,
+        stream_cls=AsyncStream[BetaRawMessageStreamEvent],
+    )
+
+
+def _warn_if_deprecated(model: str) -> None:
+    """The warning `messages.create` gives for a model the SDK lists as deprecated (its own table and words)."""
+    import importlib
+
+    table: Any = getattr(
+        importlib.import_module("anthropic.resources.messages.messages"), "DEPRECATED_MODELS", {}
+    )
+    if model in table:
+        warnings.warn(
+            f"The model '{model}' is deprecated and will reach end-of-life on {table[model]}.\nPlease migrate to a "
+            "newer model. Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
+            DeprecationWarning,
+            stacklevel=4,
+        )
 
 
 def _policy(config: AgentConfig) -> RetryPolicy:

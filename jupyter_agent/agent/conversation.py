@@ -28,6 +28,7 @@ from ..base.result import ToolResult
 from .boundary import valid_blocks
 from .message_store import Block, Message, MessageStore, as_blocks, message_chars
 from .prefix import Prefix, Told
+from .request_body import EncodedMessages, encode
 from .shortening import stub
 
 #: What a pending call is told when the run stopped before it ran (the user interrupted, a limit was hit).
@@ -183,6 +184,7 @@ class Conversation(MessageStore):
             self._last_prompt_tokens = None
             self._chars_at_last_prompt = 0
             self._saved_upto = 0
+            self._encoded = []
             self.generation += 1
 
     def take_back(self, start: tuple[int, int]) -> bool:
@@ -267,20 +269,22 @@ class Conversation(MessageStore):
 
     # the request
 
-    def request_messages(self, *, cache: bool) -> list[Message]:
-        """The messages to send; with `cache`, the latest user or system message's last block is a cache breakpoint."""
+    def request_messages(self, *, cache: bool) -> EncodedMessages:
+        """The messages to send, with their JSON text (each stored message encoded once); with `cache`, the latest
+        user or system message's last block is a cache breakpoint."""
         with self._lock:
             messages = list(self._messages)
-        if not cache:
-            return messages
-        for i in range(len(messages) - 1, -1, -1):
-            if messages[i]["role"] != "assistant":
-                blocks = as_blocks(messages[i]["content"])
-                if blocks:
-                    tail = {**blocks[-1], "cache_control": _EPHEMERAL}
-                    messages[i] = {**messages[i], "content": [*blocks[:-1], tail]}
-                break
-        return messages
+            texts = self._encoded_texts(len(messages))
+        if cache:
+            for i in range(len(messages) - 1, -1, -1):
+                if messages[i]["role"] != "assistant":
+                    blocks = as_blocks(messages[i]["content"])
+                    if blocks:
+                        tail = {**blocks[-1], "cache_control": _EPHEMERAL}
+                        messages[i] = {**messages[i], "content": [*blocks[:-1], tail]}
+                        texts[i] = encode(messages[i])
+                    break
+        return EncodedMessages(messages, f"[{','.join(texts)}]")
 
     # the context budget
 

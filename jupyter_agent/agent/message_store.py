@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base.json_values import is_object
+from .request_body import encode
 
 Message = dict[str, Any]
 Block = dict[str, Any]
@@ -60,6 +61,9 @@ class MessageStore:
         self._chars_at_last_prompt = 0
         #: Messages before this index are unchanged since the last `take_unsaved` (the session store's cursor).
         self._saved_upto = 0
+        #: The JSON text of the first messages, kept for the next request (`request_body`): a change at an index
+        #: drops the text from there on (`_touch`), so a request encodes only what is new or changed.
+        self._encoded: list[str] = []
         #: Counts `replace` calls (a compaction, a reset, a resume): a `position` taken in an older generation
         #: no longer points into these messages, so a rewind to it is refused.
         self.generation: int = 0
@@ -146,7 +150,15 @@ class MessageStore:
     # the session store's cursor
 
     def _touch(self, index: int) -> None:
+        """Messages from `index` on changed: unsaved again, and their JSON text is stale."""
         self._saved_upto = min(self._saved_upto, index)
+        del self._encoded[index:]
+
+    def _encoded_texts(self, count: int) -> list[str]:
+        """The JSON text of the first `count` messages, encoding those not encoded since they last changed (with
+        the lock held)."""
+        self._encoded.extend(encode(message) for message in self._messages[len(self._encoded) : count])
+        return self._encoded[:count]
 
     def mark_unsaved(self, index: int) -> None:
         """Messages from `index` on count as changed again (a write of them failed)."""
