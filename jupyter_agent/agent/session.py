@@ -325,7 +325,7 @@ class AgentSession:
         self._run_id = max([self._run_id, saved.last_run_id, *(j.run_id for j in self.journals)])
         if self.project is not None:
             self.recorder = self._new_recorder(resumed_from=saved.id, base_messages=len(saved.messages))
-            self.recorder.continues(saved.prefix)
+            self.recorder.continues(saved.prefix, saved.told)
 
     @property
     def memory(self) -> list[MemoryFile]:

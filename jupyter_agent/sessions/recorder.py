@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..base.errors import ToolError
+from ..base.json_values import is_object
 from .log import Record, SessionLog
 from .store import FORMAT_VERSION, new_session_id, now_iso, project_dir
+from .told_changes import told_changes
 
 
 class UnsavedSource(Protocol):
@@ -49,6 +51,8 @@ class SessionRecorder:
         self.base_messages = base_messages
         #: The prefix last written (as JSON): a prefix record is written only when it changes.
         self._prefix_written: dict[str, Any] | None = None
+        #: What was told as last written (whole or by its changes): later records hold only what changed.
+        self._told_written: dict[str, Any] | None = None
         self.error: str | None = None
         self._warned = False
         self._log = SessionLog(self.path)
@@ -99,9 +103,11 @@ class SessionRecorder:
             "base_messages": self.base_messages,
         }
 
-    def continues(self, prefix: dict[str, Any] | None) -> None:
-        """The resumed session's prefix, which its file already holds (not written again)."""
+    def continues(self, prefix: dict[str, Any] | None, told: dict[str, Any] | None) -> None:
+        """The resumed session's prefix and what it had told, which its file already holds (not written again:
+        this file's records of what is told hold only what changed since)."""
         self._prefix_written = prefix
+        self._told_written = told
 
     def request(self, run_id: int, text: str, message_start: tuple[int, int] | None = None) -> None:
         """`message_start`: where the request goes in the conversation (`Conversation.position`), so a
@@ -128,7 +134,11 @@ class SessionRecorder:
             if prefix is not None and prefix != self._prefix_written:
                 records.append({"type": "prefix", **prefix})
                 self._prefix_written = prefix
-            records.append({"type": "told", **told})
+            if self._told_written is None:
+                records.append({"type": "told", **told})
+            elif changes := told_changes(self._told_written, told):
+                records.append({"type": "told_changes", **changes})
+            self._told_written = {k: dict(v) if is_object(v) else v for k, v in told.items()}  # as it is now
         start, changed = conversation.take_unsaved()
         if start != self._saved_len or changed:
             records.append({"type": "messages", "start": start, "messages": changed})
@@ -141,6 +151,7 @@ class SessionRecorder:
             conversation.mark_unsaved(start)  # the next sync writes these again, from `start`
             if state is not None:
                 self._prefix_written = None
+                self._told_written = None  # the next record of what is told is whole again
 
     def run_finished(
         self,

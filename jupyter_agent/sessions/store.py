@@ -12,6 +12,7 @@ started, so the file never holds half a line in the middle. Records:
 - `prefix`: the conversation's system prompt and tools, as sent in every request (a new conversation, or a
   redeclared tool list);
 - `told`: what the conversation told the model since its prefix (facts, tools, the thinking-binding choice);
+- `told_changes`: what changed in that since the last `told` or `told_changes` record (`told_changes.py`);
 - `request`: what the user asked, with its run id;
 - `messages`: the conversation as sent to the API, from index `start` on (replayed over the earlier ones,
   so shortening an old result or a compaction is a record too, never an edit of the file);
@@ -41,6 +42,7 @@ from typing import Any
 from ..base.confined import open_confined
 from ..base.json_values import is_array, is_object
 from .log import Record
+from .told_changes import told_after
 
 FORMAT_VERSION = 1
 _SUFFIX = ".jsonl"
@@ -181,8 +183,8 @@ def load_session(path: Path, *, _seen: frozenset[str] = frozenset()) -> SavedSes
             messages = _continued(saved, path, record, _seen | {path.stem})
         elif kind == "prefix":
             saved.prefix = {"system": record.get("system"), "tools": record.get("tools")}
-        elif kind == "told":
-            saved.told = {k: v for k, v in record.items() if k != "type"}
+        elif kind in ("told", "told_changes"):
+            saved.told = told_after(saved.told, record)
         elif kind == "request":
             saved.requests.append(
                 Request(

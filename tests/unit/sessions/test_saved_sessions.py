@@ -299,3 +299,58 @@ def test_a_resumed_file_whose_original_is_gone_says_so_and_resumes_what_it_holds
     first.session.recorder.path.unlink()
     saved = load_session(second.session.recorder.path)
     assert "whose file is missing" in saved.damage
+
+
+def _records(path: Path, kind: str) -> list[dict[str, Any]]:
+    return [r for r in map(json.loads, path.read_text().splitlines()) if r["type"] == kind]
+
+
+def test_what_was_told_is_written_whole_once_and_then_only_as_what_changed(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    h = harness(
+        [Turn(blocks=[Text("one")]), Turn(blocks=[Text("two")]), Turn(blocks=[Text("three")])],
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+    )
+    h.run("first")
+    h.session.policy.mode = "acceptEdits"  # %agent mode acceptEdits: one fact changes
+    h.run("second")
+    h.session.policy.mode = "plan"
+    h.run("third")
+    path = _only_file(tmp_path)
+    [whole] = _records(path, "told")
+    assert set(whole["tools"]) >= {"Read", "Edit", "Write"}
+    changes = _records(path, "told_changes")
+    assert len(changes) == 3  # the first run's facts, then a mode each
+    for change in changes:  # facts, not the tool definitions again
+        assert list(change["entries"]) == ["facts"] and "set" not in change
+        assert len(json.dumps(change)) < len(json.dumps(whole)) / 5
+    assert [list(c["entries"]["facts"]["set"]) for c in changes[1:]] == [["Permission mode"]] * 2
+    assert changes[-1]["entries"]["facts"]["set"]["Permission mode"].startswith("plan")
+    assert load_session(path).told == h.session.conversation.told.to_json()
+
+
+def test_a_resumed_file_starts_from_what_its_original_told_and_adds_only_the_changes(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    first = harness([Turn(blocks=[Text("one")])], tools=file_tools(), session_options=_saving(tmp_path))
+    first.run("first")
+    assert first.session.recorder is not None
+    told_before = json.dumps(_records(first.session.recorder.path, "told")[0]["tools"])
+    second = harness(
+        [Turn(blocks=[Text("two")]), Turn(blocks=[Text("three")])],
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+    )
+    second.session.resume(second.session.load_saved())
+    second.run("same facts")
+    second.session.policy.mode = "acceptEdits"
+    second.run("a new mode")
+    assert second.session.recorder is not None
+    resumed = second.session.recorder.path
+    assert _records(resumed, "told") == []  # never the whole of it again
+    assert told_before[:200] not in resumed.read_text()  # nor the tool definitions
+    [change] = _records(resumed, "told_changes")
+    assert change["entries"]["facts"]["set"]["Permission mode"].startswith("acceptEdits")
+    assert load_session(resumed).told == second.session.conversation.told.to_json()
