@@ -101,7 +101,8 @@ class ModelClient:
         betas = params.get("betas")
         body = encoded_body({**params, "stream": True}) if config.provider == "anthropic" else None
         if body is not None:
-            return {}, partial(_post_encoded, sdk, body, model=str(params.get("model")), betas=betas or [])
+            model, thinking = str(params.get("model")), params.get("thinking")
+            return {}, partial(_post_encoded, sdk, body, model=model, thinking=thinking, betas=betas or [])
         if not betas:
             return {k: v for k, v in params.items() if k != "betas"}, sdk.messages.create
         return params, sdk.beta.messages.create
@@ -126,16 +127,17 @@ class ModelClient:
             await client.close()
 
 
-async def _post_encoded(sdk: Any, body: bytes, *, model: str, betas: list[str], stream: bool) -> Any:
+async def _post_encoded(
+    sdk: Any, body: bytes, *, model: str, thinking: Any, betas: list[str], stream: bool
+) -> Any:
     """Stream a request whose body is already JSON, through the SDK's own `post` (its headers, retries off,
     timeouts, SSE parser and error types), as `messages.create(stream=True)` would: the beta endpoint
-    (`?beta=true`, the `anthropic-beta` header) when there are betas, and the SDK's warning for a deprecated
-    model."""
+    (`?beta=true`, the `anthropic-beta` header) when there are betas, and the SDK's warnings."""
     from anthropic import AsyncStream
     from anthropic.types import Message, RawMessageStreamEvent
     from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
-    _warn_if_deprecated(model)
+    _warn_as_create_does(model, thinking)
     if not betas:
         return await sdk.post(
             "/v1/messages",
@@ -154,18 +156,28 @@ async def _post_encoded(sdk: Any, body: bytes, *, model: str, betas: list[str], 
     )
 
 
-def _warn_if_deprecated(model: str) -> None:
-    """The warning `messages.create` gives for a model the SDK lists as deprecated (its own table and words)."""
+def _warn_as_create_does(model: str, thinking: Any) -> None:
+    """The warnings `messages.create` gives, from the SDK's own tables and in its words: a model it lists as
+    deprecated, and budget thinking (`type: enabled`) on a model it wants on adaptive thinking."""
     import importlib
 
-    table: Any = getattr(
-        importlib.import_module("anthropic.resources.messages.messages"), "DEPRECATED_MODELS", {}
-    )
-    if model in table:
+    tables = importlib.import_module("anthropic.resources.messages.messages")  # both tables, SDK 1.x and 2.x
+    deprecated: Any = getattr(tables, "DEPRECATED_MODELS", {})
+    if model in deprecated:
         warnings.warn(
-            f"The model '{model}' is deprecated and will reach end-of-life on {table[model]}.\nPlease migrate to a "
-            "newer model. Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
+            f"The model '{model}' is deprecated and will reach end-of-life on {deprecated[model]}.\nPlease migrate "
+            "to a newer model. Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more "
+            "information.",
             DeprecationWarning,
+            stacklevel=4,
+        )
+    budget_warned: Any = getattr(tables, "MODELS_TO_WARN_WITH_THINKING_ENABLED", ())
+    if model in budget_warned and is_object(thinking) and thinking.get("type") == "enabled":
+        warnings.warn(
+            f"Using Claude with {model} and 'thinking.type=enabled' is deprecated. Use 'thinking.type=adaptive' "
+            "instead which results in better model performance in our testing: "
+            "https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking",
+            UserWarning,
             stacklevel=4,
         )
 

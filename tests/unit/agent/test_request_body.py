@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -12,10 +15,11 @@ from agent_testkit import HarnessFactory
 from anthropic._utils._json import openapi_dumps  # the SDK's own encoder: the bytes it would send
 
 from jupyter_agent.agent import message_store
-from jupyter_agent.agent.client import without_unsupported
+from jupyter_agent.agent.client import ModelClient, without_unsupported
+from jupyter_agent.agent.config import AgentConfig
 from jupyter_agent.agent.conversation import Conversation
 from jupyter_agent.agent.request_body import EncodedMessages, encoded_body
-from jupyter_agent.testing import Text, ToolUse, Turn
+from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
 from jupyter_agent.tools import ToolResult
 
 
@@ -147,3 +151,43 @@ def test_the_sdk_sends_the_encoded_body_without_walking_the_conversation(
         "assistant",
         "user",
     ]
+
+
+def _sdk_table(name: str) -> Any:
+    return getattr(importlib.import_module("anthropic.resources.messages.messages"), name)
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking"),
+    [
+        (next(iter(_sdk_table("DEPRECATED_MODELS"))), None),
+        (
+            next(iter(_sdk_table("MODELS_TO_WARN_WITH_THINKING_ENABLED"))),
+            {"type": "enabled", "budget_tokens": 1024},
+        ),
+    ],
+    ids=["a deprecated model", "budget thinking the SDK warns about"],
+)
+def test_an_encoded_request_warns_as_messages_create_does(model: str, thinking: Any) -> None:
+    async def warned(messages: list[dict[str, Any]], url: str) -> list[tuple[type[Warning], str]]:
+        client = ModelClient()
+        params: dict[str, Any] = {"model": model, "max_tokens": 2048, "messages": messages}
+        if thinking is not None:
+            params["thinking"] = thinking
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                async with client.stream(AgentConfig(base_url=url, api_key=TEST_API_KEY), params) as events:
+                    async for _ in events:
+                        pass
+        finally:
+            await client.close()
+        return [(w.category, str(w.message)) for w in caught if "jupyter_agent" not in str(w.message)]
+
+    conversation = Conversation()
+    conversation.add_user_text("hi")
+    with ScriptedServer([Turn(blocks=[Text("a")]), Turn(blocks=[Text("b")])], strict=False) as server:
+        encoded = asyncio.run(warned(conversation.request_messages(cache=False), server.url))
+        by_create = asyncio.run(warned(list(conversation.request_messages(cache=False)), server.url))
+    assert by_create  # the SDK warns about this request
+    assert encoded == by_create
