@@ -24,6 +24,7 @@ class InterruptLatch:
         self.noted = False
         self._previous: Any = None
         self._installed = False
+        self._leave_noting = False
 
     def __enter__(self) -> InterruptLatch:
         if threading.current_thread() is threading.main_thread():
@@ -35,12 +36,20 @@ class InterruptLatch:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         if self._installed:
-            signal.signal(signal.SIGINT, self._previous)
+            signal.signal(signal.SIGINT, self._on_sigint if self._leave_noting else self._previous)
             self._installed = False
 
     def hold(self) -> None:
         """From now on an Interrupt is noted, not raised (called by the wait as its last step)."""
         self.raising = False
+
+    def note_until_replaced(self) -> None:
+        """On exit, leave the noting handler in place of the one that raises, for the kernel to replace: for a
+        cell that is the run and nothing else, in a kernel that puts its idle handler back once its reply is sent
+        (ipykernel's `post_handler_hook`). An Interrupt between the run's end and that reply has nothing left to
+        stop; raised there, it escaped ipykernel's handler, which then sent no reply (the cell never ended)."""
+        self.raising = False
+        self._leave_noting = True
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         if self.raising:
