@@ -5,7 +5,6 @@ lives in `ui/presenter.py`. This module only ties them together on the kernel's 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Coroutine, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -149,30 +148,13 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
-        from ..ui.interrupts import InterruptLatch
+        from ..ui.interrupts import InterruptLatch, finish_cell
 
         with InterruptLatch() as latch:
             interrupted = self._run_cell(request, options or RunOptions(), latch, references=references)
-            latch.hold()
-            # What the cell published is sent while an Interrupt is only noted (ipykernel flushes these streams
-            # again before its reply, waiting on its IO thread); and when the cell is this run and nothing else,
-            # an Interrupt stays noted until ipykernel has sent its reply (`InterruptLatch.note_until_replaced`).
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:
-                    stream.flush()
-            if self._cell_is_only_the_run():
-                latch.note_until_replaced()
+            finish_cell(latch, kernel=self.kernel, code=self.kernel_signals().execute.code)
         if interrupted or latch.noted:
             raise KeyboardInterrupt  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
-
-    def _cell_is_only_the_run(self) -> bool:
-        """The running cell is one `%%agent` cell or one `%agent …` line, in a kernel that restores its idle SIGINT
-        handler after each request (so nothing of the user's runs after the run in this cell, and the handler
-        left by the latch does not outlive the cell)."""
-        if self.kernel is None or not callable(getattr(self.kernel, "post_handler_hook", None)):
-            return False
-        code = self.kernel_signals().execute.code.strip()
-        return code.startswith("%%agent") or (code.startswith("%agent") and "\n" not in code)
 
     def _run_cell(
         self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool

@@ -10,6 +10,7 @@ the Interrupt is only noted, and the cell ends with one KeyboardInterrupt of its
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from types import FrameType, TracebackType
 from typing import Any
@@ -55,3 +56,21 @@ class InterruptLatch:
         if self.raising:
             raise KeyboardInterrupt
         self.noted = True
+
+
+def finish_cell(latch: InterruptLatch, *, kernel: Any, code: str) -> None:
+    """Between the run's end and the cell's: from here an Interrupt is only noted; what the cell published is sent
+    (ipykernel flushes these streams again before its reply, waiting on its IO thread, and finds nothing left);
+    and when the cell is only this run, the latch's noting handler outlives it until the kernel has replied."""
+    latch.hold()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    if only_the_run(code) and callable(getattr(kernel, "post_handler_hook", None)):
+        latch.note_until_replaced()
+
+
+def only_the_run(code: str) -> bool:
+    """The cell is one `%%agent` cell or one `%agent …` line: none of the user's code runs after the run in it."""
+    code = code.strip()
+    return code.startswith("%%agent") or (code.startswith("%agent") and "\n" not in code)
