@@ -138,21 +138,14 @@ async def _post_encoded(
     from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 
     _warn_as_create_does(model, thinking)
-    if not betas:
-        return await sdk.post(
-            "/v1/messages",
-            cast_to=Message,
-            content=body,
-            stream=stream,
-            stream_cls=AsyncStream[RawMessageStreamEvent],
-        )
+    beta = {"headers": {"anthropic-beta": ",".join(betas)}, "params": {"beta": "true"}}
     return await sdk.post(
         "/v1/messages",
-        cast_to=BetaMessage,
+        cast_to=BetaMessage if betas else Message,
         content=body,
-        options={"headers": {"anthropic-beta": ",".join(betas)}, "params": {"beta": "true"}},
+        options=beta if betas else {},
         stream=stream,
-        stream_cls=AsyncStream[BetaRawMessageStreamEvent],
+        stream_cls=AsyncStream[BetaRawMessageStreamEvent] if betas else AsyncStream[RawMessageStreamEvent],
     )
 
 

@@ -3,7 +3,7 @@
 Why: the `anthropic` SDK copies (`copy_tree`) and JSON-encodes the whole body on every request, and a long day's
 conversation makes that the part of a run that grows (at run 200: ~85 ms a request, measured by
 `benchmarks/long_session_bench.py --profile`). The conversation keeps each message's JSON text from the first
-request that sent it (`MessageStore.encoded_texts`), so a request encodes only what is new, and `ModelClient`
+request that sent it (`MessageStore._encoded_texts`), so a request encodes only what is new, and `ModelClient`
 hands the SDK the finished bytes (its `post(..., content=...)`), which it sends as they are.
 
 The text is what the SDK itself would send: its encoder's settings (compact separators, UTF-8 kept, no NaN).

@@ -148,18 +148,18 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
-        from ..ui.interrupts import InterruptLatch, finish_cell
+        from ..ui.interrupts import InterruptLatch
 
         with InterruptLatch() as latch:
             interrupted = self._run_cell(request, options or RunOptions(), latch, references=references)
-            finish_cell(latch, kernel=self.kernel, code=self.kernel_signals().execute.code)
         if interrupted or latch.noted:
             raise KeyboardInterrupt  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
 
     def _run_cell(
         self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool
     ) -> bool:
-        """`run_cell` inside the latch; True when the user interrupted the run."""
+        """`run_cell` inside the latch, to the cell's end (`finish_cell`); True when the user interrupted the run."""
+        from ..ui.interrupts import finish_cell
         from ..ui.presenter import RunPresenter
         from .configure import configure
 
@@ -191,6 +191,7 @@ class KernelAgent:
         finally:
             self.keep(session.take_changes(), options)
         self.review_pages.after_run(signals)  # the run's review: the page's marks, the footer's rows
+        finish_cell(latch, kernel=self.kernel, code=signals.execute.code)
         return interrupted
 
     def kernel_signals(self) -> KernelSignals:
