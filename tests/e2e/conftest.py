@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -108,6 +108,21 @@ def screenshotted_page(browser: Any, name: str) -> Iterator[Any]:
             page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
         finally:
             context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed test that used the shared server gets its kernels' stacks as a report section (taken before the
+    page's teardown shuts them down): where a kernel that never answered was."""
+    report = yield
+    if (
+        report.when == "call"
+        and report.failed
+        and isinstance(item, pytest.Function)
+        and "lab" in item.funcargs
+    ):
+        report.sections.append(("kernel stacks", cast(Lab, item.funcargs["lab"]).kernel_stacks()))
+    return report
 
 
 @pytest.fixture

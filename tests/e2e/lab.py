@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -21,6 +22,17 @@ from jupyter_agent.testing import Script, ScriptedServer, Text, ToolUse, Turn
 ROOT = Path(__file__).resolve().parents[2]
 #: Screenshots of every e2e test end up here (CI keeps them as artifacts).
 ARTIFACTS = ROOT / "test-artifacts"
+#: An IPython startup file of the test server's own IPYTHONDIR: on SIGUSR1 a kernel writes every thread's stack
+#: to <JUPYTER_AGENT_TEST_STACKS>/<pid>.txt (`Lab.kernel_stacks`). It leaves no name in the user's namespace.
+STACKS_STARTUP = """\
+import faulthandler, os, signal
+faulthandler.register(
+    signal.SIGUSR1,
+    file=open(os.path.join(os.environ["JUPYTER_AGENT_TEST_STACKS"], f"{os.getpid()}.txt"), "w"),
+    all_threads=True,
+)
+del faulthandler, os, signal
+"""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -74,6 +86,29 @@ class Lab:
             body = response.read()
         return json.loads(body) if body else None
 
+    @property
+    def stacks(self) -> Path:
+        """Where this server's kernels write their stacks (see `STACKS_STARTUP`)."""
+        return self.log.parent / "kernel-stacks"
+
+    def kernel_stacks(self) -> str:
+        """Every thread's stack in each kernel this server runs now: what a kernel that never answered was doing.
+        Only the server's own children are signalled (a pid of a kernel gone since may belong to another
+        process now)."""
+        reports: list[str] = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            dump = self.stacks / f"{pid}.txt"
+            if ppid != self.process.pid or not dump.exists():
+                continue
+            os.kill(pid, signal.SIGUSR1)
+            time.sleep(1)
+            reports.append(f"--- kernel process {pid}\n{dump.read_text()}")
+        return "\n".join(reports) or "(no kernel of this server is running)"
+
     def shutdown_kernels(self) -> None:
         for session in self.api("GET", "/api/sessions"):
             self.api("DELETE", f"/api/sessions/{session['id']}")
@@ -104,6 +139,10 @@ def start_lab(
     its kernels run on that kernel gateway (`--gateway-url`), not next to the server."""
     root = tmp / "work"
     root.mkdir()
+    (tmp / "kernel-stacks").mkdir(exist_ok=True)
+    startup = tmp / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-kernel-stacks.py").write_text(STACKS_STARTUP)
     port = free_port()
     token = "e2e-token"
     server_env = {
@@ -112,6 +151,7 @@ def start_lab(
         "JUPYTER_DATA_DIR": str(tmp / "data"),
         "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "IPYTHONDIR": str(tmp / "ipython"),
+        "JUPYTER_AGENT_TEST_STACKS": str(tmp / "kernel-stacks"),
         "JUPYTERLAB_SETTINGS_DIR": str(settings_dir(tmp)),
         "PYTHONPATH": str(ROOT),
         "ANTHROPIC_BASE_URL": server_url,
@@ -186,11 +226,15 @@ def notebook_with_ids(lab: Lab, name: str, cells: list[tuple[str, str]]) -> byte
     return (lab.root / name).read_bytes()
 
 
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+def wait_for(
+    condition: Callable[[], bool], timeout: float, what: str, state: Callable[[], object] | None = None
+) -> None:
+    """Poll `condition`; on timeout the error names `what` and, when given, the `state` that was seen."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {what}")
+            seen = f"; seen: {state()!r}" if state is not None else ""
+            raise TimeoutError(f"timed out waiting for {what}{seen}")
         time.sleep(0.1)
 
 
@@ -276,14 +320,31 @@ def live_sources(page: Any, path: str) -> list[str]:
 
 
 def run_cell_of(page: Any, path: str, index: int) -> None:
-    """Run one cell of a given notebook (activating its tab), without waiting for it to finish."""
+    """Run one cell of a given notebook (activating its tab), without waiting for it to finish.
+
+    The command names the panel (`widgetId`), so which notebook runs never depends on where the focus is: without
+    it, `notebook:run-cell` runs in the notebook tracker's current widget, the one that last had focus.
+    """
     page.evaluate(panel_js(path, "app.shell.activateById(panel.id); return true;"))
     page.wait_for_function(panel_js(path, "return app.shell.currentWidget === panel;"), timeout=10_000)
     page.evaluate(
         panel_js(
             path,
-            f"panel.content.activeCellIndex = {index}; app.commands.execute('notebook:run-cell'); return true;",
+            f"panel.content.activeCellIndex = {index};"
+            " app.commands.execute('notebook:run-cell', {widgetId: panel.id}); return true;",
         )
+    )
+
+
+def cell_text(page: Any, path: str, index: int) -> str:
+    """The text a person sees in one cell of the notebook at `path` (its input and its output)."""
+    return page.evaluate(panel_js(path, f"return panel.content.widgets[{index}].node.innerText;"))
+
+
+def execution_counts(page: Any, path: str) -> list[int | None]:
+    """Each cell's execution count in the live notebook at `path`: which cells ran, and in what order."""
+    return page.evaluate(
+        panel_js(path, "return panel.content.model.sharedModel.cells.map(c => c.execution_count ?? null);")
     )
 
 

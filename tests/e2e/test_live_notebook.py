@@ -9,6 +9,8 @@ from lab import (
     Lab,
     ScriptBox,
     agent_output,
+    cell_text,
+    execution_counts,
     insert_below_script,
     live_sources,
     notebook_with_ids,
@@ -112,12 +114,25 @@ def test_each_kernel_edits_only_its_own_notebook(
     for name in ("first.ipynb", "second.ipynb"):
         run_cell_of(page, name, 0)
         wait_cell_done_of(page, name, 0)
+
+    def seen() -> dict[str, object]:
+        """What each notebook has run (execution counts, in order) and how many requests reached the model."""
+        counts = {name: execution_counts(page, name) for name in ("first.ipynb", "second.ipynb")}
+        return {
+            **counts,
+            "requests": len(server.requests),
+            "agent output": cell_text(page, "first.ipynb", 1)[-300:],
+        }
+
     box.set(insert("written by the first notebook's agent"), server)
     run_cell_of(page, "first.ipynb", 1)
     wait_for(
-        lambda: live_sources(page, "first.ipynb")[-1].startswith("written by the first"), 60, "first insert"
+        lambda: live_sources(page, "first.ipynb")[-1].startswith("written by the first"),
+        60,
+        "first insert",
+        seen,
     )
-    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "first run to end")
+    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "first run to end", seen)
     wait_cell_done_of(page, "first.ipynb", 1)
     box.set(insert("written by the second notebook's agent"), server)
     run_cell_of(page, "second.ipynb", 1)
@@ -125,6 +140,7 @@ def test_each_kernel_edits_only_its_own_notebook(
         lambda: live_sources(page, "second.ipynb")[-1].startswith("written by the second"),
         60,
         "second insert",
+        seen,
     )
     first, second = live_sources(page, "first.ipynb"), live_sources(page, "second.ipynb")
     assert [s for s in first if s.startswith("written")] == ["written by the first notebook's agent"]
@@ -139,7 +155,7 @@ def test_each_kernel_edits_only_its_own_notebook(
     ]  # fmt: skip
     box.set(reach, server)
     run_cell_of(page, "first.ipynb", 1)  # the %%agent cell (the agent's insert went below it)
-    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "the cross-notebook attempt")
+    wait_for(lambda: len(server.requests) >= box.offset + 2, 60, "the cross-notebook attempt", seen)
     refusal = server.requests[-1]["messages"][-1]["content"][0]
     assert refusal["is_error"] is True
     assert "is open in JupyterLab with another kernel" in refusal["content"][0]["text"]
