@@ -29,11 +29,12 @@ __all__ = [
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:
     """`%load_ext jupyter_agent`: register the magics and their settings, start warming the heavy imports."""
-    from ._preload import start_preload
+    from ._preload import hold_cells_until_preloaded, start_preload
     from .magics import load
 
     load(ipython)
-    start_preload()
+    if start_preload() is not None:
+        hold_cells_until_preloaded(ipython)
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:

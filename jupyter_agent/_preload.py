@@ -10,12 +10,20 @@ needs, so the wait is time the main thread would have spent importing (and a run
 SDK import either). Subcommands that need none of it (`%agent help`) never wait. Any failure (a missing or broken SDK)
 is kept in `preload_error` and otherwise ignored: the first run imports again and reports the error where the
 user sees it.
+
+No cell runs while the thread imports (`hold_cells_until_preloaded`): importing builds pydantic models whose field
+docs pydantic reads with `ast.parse`, and on Python 3.11 two threads making AST objects at once can corrupt
+each other's (CPython's AST recursion counter is shared by the interpreter's threads): the user's cell then failed
+with "SystemError: AST constructor recursion depth mismatch", or its traceback was printed as "Unexpected
+exception formatting exception" with no error output. IPython parses a cell, compiles it, formats its traceback
+and the kernel journal reads it, all with AST objects on the main thread.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
+from typing import Any
 
 #: What the first run imports, heaviest first.
 MODULES = (
@@ -66,6 +74,20 @@ def start_preload() -> threading.Thread | None:
         return None
     _started = thread
     return thread
+
+
+def hold_cells_until_preloaded(shell: Any) -> None:
+    """Each cell waits, before IPython parses it, until the warm-up has ended (at once after that); see the module
+    docstring. A shell without IPython's events (a stand-in) is left as it is."""
+    events = getattr(shell, "events", None)
+    if events is None:
+        return
+
+    def before_the_cell() -> None:
+        finish_preload()
+        events.unregister("pre_execute", before_the_cell)  # IPython triggers a copy of the list
+
+    events.register("pre_execute", before_the_cell)
 
 
 def finish_preload() -> None:

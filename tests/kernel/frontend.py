@@ -132,7 +132,12 @@ class KernelFrontend:
         while not condition():
             if time.monotonic() > deadline:
                 recent = [
-                    (m["msg_type"], m["content"].get("ename") or m["content"].get("execution_state") or "")
+                    (
+                        m["msg_type"],
+                        m["content"].get("ename")
+                        or m["content"].get("execution_state")
+                        or str(m["content"].get("text", ""))[-300:],  # a stream says what it printed
+                    )
                     for m in self.iopub_log[-8:]
                 ]
                 raise TimeoutError(f"timed out waiting for {what}; last iopub messages: {recent}")
