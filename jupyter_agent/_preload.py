@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 #: What the first run imports, heaviest first.
 MODULES = (
@@ -76,18 +79,15 @@ def start_preload() -> threading.Thread | None:
     return thread
 
 
-def hold_cells_until_preloaded(shell: Any) -> None:
+def hold_cells_until_preloaded(shell: InteractiveShell) -> None:
     """Each cell waits, before IPython parses it, until the warm-up has ended (at once after that); see the module
-    docstring. A shell without IPython's events (a stand-in) is left as it is."""
-    events = getattr(shell, "events", None)
-    if events is None:
-        return
+    docstring."""
 
     def before_the_cell() -> None:
         finish_preload()
-        events.unregister("pre_execute", before_the_cell)  # IPython triggers a copy of the list
+        shell.events.unregister("pre_execute", before_the_cell)  # IPython triggers a copy of the list
 
-    events.register("pre_execute", before_the_cell)
+    shell.events.register("pre_execute", before_the_cell)
 
 
 def finish_preload() -> None:

@@ -86,32 +86,33 @@ class Lab:
             body = response.read()
         return json.loads(body) if body else None
 
-    @property
-    def stacks(self) -> Path:
-        """Where this server's kernels write their stacks (see `STACKS_STARTUP`)."""
-        return self.log.parent / "kernel-stacks"
-
     def kernel_stacks(self) -> str:
         """Every thread's stack in each kernel this server runs now: what a kernel that never answered was doing.
         Only the server's own children are signalled (a pid of a kernel gone since may belong to another
         process now)."""
-        reports: list[str] = []
+        dumps: dict[int, Path] = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
-            dump = self.stacks / f"{pid}.txt"
-            if ppid != self.process.pid or not dump.exists():
-                continue
-            os.kill(pid, signal.SIGUSR1)
-            time.sleep(1)
-            reports.append(f"--- kernel process {pid}\n{dump.read_text()}")
-        return "\n".join(reports) or "(no kernel of this server is running)"
+            dump = stacks_dir(self.log.parent) / f"{pid}.txt"
+            if ppid == self.process.pid and dump.exists():
+                os.kill(pid, signal.SIGUSR1)
+                dumps[pid] = dump
+        if not dumps:
+            return "(no kernel of this server is running)"
+        time.sleep(1)  # each kernel writes its stacks from its signal handler
+        return "\n".join(f"--- kernel process {pid}\n{dump.read_text()}" for pid, dump in dumps.items())
 
     def shutdown_kernels(self) -> None:
         for session in self.api("GET", "/api/sessions"):
             self.api("DELETE", f"/api/sessions/{session['id']}")
+
+
+def stacks_dir(tmp: Path) -> Path:
+    """Where the kernels of the server started in `tmp` write their stacks (see `STACKS_STARTUP`)."""
+    return tmp / "kernel-stacks"
 
 
 def settings_dir(tmp: Path) -> Path:
@@ -139,7 +140,7 @@ def start_lab(
     its kernels run on that kernel gateway (`--gateway-url`), not next to the server."""
     root = tmp / "work"
     root.mkdir()
-    (tmp / "kernel-stacks").mkdir(exist_ok=True)
+    stacks_dir(tmp).mkdir(exist_ok=True)
     startup = tmp / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00-kernel-stacks.py").write_text(STACKS_STARTUP)
@@ -151,7 +152,7 @@ def start_lab(
         "JUPYTER_DATA_DIR": str(tmp / "data"),
         "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "IPYTHONDIR": str(tmp / "ipython"),
-        "JUPYTER_AGENT_TEST_STACKS": str(tmp / "kernel-stacks"),
+        "JUPYTER_AGENT_TEST_STACKS": str(stacks_dir(tmp)),
         "JUPYTERLAB_SETTINGS_DIR": str(settings_dir(tmp)),
         "PYTHONPATH": str(ROOT),
         "ANTHROPIC_BASE_URL": server_url,
