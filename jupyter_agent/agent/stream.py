@@ -138,7 +138,7 @@ class TurnAssembler:
             if self.narration:
                 return TextDone() if block.data.get("thinking") else None
             return ThinkingDone()
-        if kind == "web_search_tool_result":
+        if isinstance(kind, str) and kind.endswith("_tool_result"):  # a call the API ran: its card finishes
             return self.server.finish(block.data)
         if not takes_streamed_input(block.data):
             return None
@@ -148,11 +148,9 @@ class TurnAssembler:
             raw = json.dumps(sent_whole)
         value, error = parse_tool_input(raw)
         block.data["input"] = value if isinstance(value, dict) else {}
-        if kind != "tool_use" and kind != "server_tool_use":
-            return (
-                None  # a call the API ran itself (mcp_tool_use, …): kept with its input, nothing to run here
-            )
-        if kind == "server_tool_use":
+        if (
+            kind != "tool_use"
+        ):  # a call the API runs itself (server_tool_use, mcp_tool_use, …): a card, no call
             return self.server.start(block.data)
         call = ToolCall(id=block.data["id"], name=block.data["name"], input=value, raw_input_error=error)
         self.calls.append(call)
@@ -208,7 +206,7 @@ class TurnAssembler:
                     citations = block.data.get("citations") if block.done else None
                     text = {"type": "text", "text": block.data["text"]}
                     kept.append({**text, "citations": citations} if citations else text)
-            elif kind == "server_tool_use" and block.data.get("id") not in answered and not self.finished:
+            elif _runs_on_server(kind) and block.data.get("id") not in answered and not self.finished:
                 continue  # a stopped stream's search without its result (a whole turn keeps it: pause_turn)
             elif block.done:
                 kept.append(_clean(block.data))
@@ -253,6 +251,11 @@ def iterations_of(usage: Any) -> list[dict[str, Any]]:
     found: Any = getattr(usage, "iterations", None)
     items: list[Any] = list(found) if isinstance(found, list | tuple) else []  # pyright: ignore[reportUnknownArgumentType]
     return [d for d in (_as_dict(item) for item in items) if d is not None]
+
+
+def _runs_on_server(kind: Any) -> bool:
+    """A call the API runs itself (`server_tool_use`, `mcp_tool_use`, …): its result comes in the same turn."""
+    return isinstance(kind, str) and kind.endswith("tool_use") and kind != "tool_use"
 
 
 def takes_streamed_input(data: dict[str, Any]) -> bool:

@@ -14,7 +14,7 @@ import pytest
 from agent_testkit import HarnessFactory, assert_valid_request
 from anthropic.types.beta import BetaContentBlock
 
-from jupyter_agent.agent.events import Compacted, ErrorEvent, Notice
+from jupyter_agent.agent.events import Compacted, ErrorEvent, Notice, ToolFinished, ToolStarted
 from jupyter_agent.builtin_tools.web.search import WebSearchConfig, WebSearchTool
 from jupyter_agent.sessions import load_session
 from jupyter_agent.testing import (
@@ -106,6 +106,11 @@ def test_every_recorded_shape_is_shown_and_goes_back_exactly_as_it_came(
     [sent_back] = assistant_turns(h.server.requests[1])
     for block, came in zip(sent_back, [kept(b) for b in response["content"]], strict=True):
         assert block == came if came["type"] != "thinking" else block["thinking"] == came["thinking"]
+    calls = {b["id"] for b in response["content"] if b["type"].endswith("tool_use")}
+    started = {e.call_id for e in h.of(ToolStarted)}
+    finished = {e.call_id: e for e in h.of(ToolFinished)}
+    assert calls == started == set(finished)  # each call the API ran is a card, finished with its result
+    assert not [e for e in finished.values() if "web search failed" in e.result.content]
     shown = "".join(getattr(e, "text", "") for e in h.events)
     for came in response["content"]:
         if came["type"] == "text" and came["text"].strip():
