@@ -16,7 +16,7 @@ from anthropic.types.beta import BetaContentBlock
 
 from jupyter_agent.agent.events import Compacted, ErrorEvent, Notice, ToolFinished, ToolStarted
 from jupyter_agent.builtin_tools.web.search import WebSearchConfig, WebSearchTool
-from jupyter_agent.sessions import load_session
+from jupyter_agent.sessions import load_session, session_markdown
 from jupyter_agent.testing import (
     Recorded,
     ScriptedUsage,
@@ -211,7 +211,7 @@ def test_each_block_type_goes_back_as_it_came_input_included(harness: HarnessFac
 FUTURE = {"type": "hologram_tool_result", "tool_use_id": "srvtoolu_future", "content": {"frames": [1, 2]}}
 
 
-def test_an_unknown_block_type_survives_save_and_resume_unchanged(
+def test_an_unknown_block_type_survives_save_resume_rewind_and_export_unchanged(
     harness: HarnessFactory, tmp_path: Path
 ) -> None:
     saving = {"project": tmp_path / "analysis.ipynb", "sessions_root": tmp_path / "store"}
@@ -229,6 +229,12 @@ def test_an_unknown_block_type_survives_save_and_resume_unchanged(
     second.run("and again")
     [sent_back] = assistant_turns(second.server.requests[0])
     assert sent_back[0] == FUTURE
+    assert "projected" in session_markdown(saved)  # the export reads past a block it does not know
+    conversation = second.session.conversation
+    conversation.truncate(
+        (len(conversation) - 2, 0)
+    )  # a rewind of the last run keeps the earlier turn as it was
+    assert FUTURE in [b for m in conversation.messages for b in m["content"]]
 
 
 def test_the_scripted_server_reports_server_tool_turns_cumulatively_with_iterations(
