@@ -83,7 +83,7 @@ async def compact_run(run: AgentRun, *, automatic: bool) -> bool:
             )
         )
         return False
-    run.account(done.usage, prompt_of_conversation=False)
+    run.account(done.usage, prompt_tokens=None, of_conversation=False)
     run.compacted_turn = run.turns
     if done.cut_chars:
         run.emit(

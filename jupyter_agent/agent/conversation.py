@@ -187,11 +187,21 @@ class Conversation(MessageStore):
             self._encoded = []
             self.generation += 1
 
-    def take_back(self, start: tuple[int, int]) -> bool:
+    def take_back(self, start: tuple[int, int], *, generation: int | None = None) -> bool:
         """Cut what no response has seen: back to `start` (a run's request) when nothing after it was answered,
-        else to just after the last answer (its calls are then answered "not run"). True if anything was cut."""
+        else to just after the last answer (its calls are then answered "not run"). True if anything was cut.
+
+        `start` is read against the conversation as it is now: one taken before the history was replaced
+        (`generation` differs: a compaction) or before it shrank (a rewind) points nowhere, so only what follows
+        the last answer is cut, and nothing when no answer is left (the compaction's summary stays)."""
         answered = self.last_assistant_index()
-        cut = start if answered < start[0] else (answered + 1, 0)
+        stale = (generation is not None and generation != self.generation) or start[0] > len(self)
+        if stale:
+            if answered < 0:
+                return False
+            cut = (answered + 1, 0)
+        else:
+            cut = start if answered < start[0] else (answered + 1, 0)
         before = self.position()
         self.truncate(cut)
         if self.position() == before:

@@ -136,6 +136,10 @@ class AgentRun:
         self.plan: ThinkingPlan | None = None
         #: The latest `input_transformations` the API reported (thinking blocks it dropped or let through).
         self.transformations: list[dict[str, object]] = []
+        #: Where the run's request went and the conversation's generation then: a refused request is taken back
+        #: to there (a compaction since makes the position stale; `Conversation.take_back` knows).
+        self.pending_start: tuple[int, int] = (0, 0)
+        self.pending_generation = 0
         #: Whether a Stop hook already sent the model back in this run (the hook's input says so).
         self._stop_hook_active = False
 
@@ -171,7 +175,8 @@ class AgentRun:
             if note:  # capped: _limit_reached says it
                 self.emit(Notice(level="info", message=note))
         self.conversation.repair()
-        start = self.conversation.position()
+        self.pending_start = self.conversation.position()
+        self.pending_generation = self.conversation.generation
         self.conversation.add_user_text(request, attachments=attachments)
         self.checkpoint()
         reason: RunReason = "end_turn"
@@ -186,7 +191,7 @@ class AgentRun:
         except RunFailed as failure:
             self._abandon_turn()
             if failure.refused:
-                self._take_back_pending(start)
+                self._take_back_pending()
             self.emit(ErrorEvent(message=failure.message, retryable=failure.retryable))
             reason = "error"
         except Exception as exc:  # a bug of ours: report it, keep the conversation usable
@@ -215,10 +220,11 @@ class AgentRun:
         self.emit(finished)
         return finished
 
-    def _take_back_pending(self, start: tuple[int, int]) -> None:
+    def _take_back_pending(self) -> None:
         """After the API refused a request (400): what no response has seen is taken back out, so that the next
-        run does not send the refused content again."""
-        if self.conversation.take_back(start):
+        run does not send the refused content again (`take_back` reads the run's start against the conversation
+        as it is now: after a compaction, the summary stays)."""
+        if self.conversation.take_back(self.pending_start, generation=self.pending_generation):
             self.emit(
                 Notice(
                     level="warning",
@@ -240,7 +246,7 @@ class AgentRun:
             self._tell()  # after a compaction, the new history is told the facts and tools again
             self.checkpoint()
             turn = await self._request()
-            self.account(turn.usage)
+            self.account(turn.usage, prompt_tokens=turn.prompt_tokens())
             self.conversation.add_assistant(turn.content())
             self.checkpoint()
             if stop.requested:  # the turn ended as the user stopped the run: its calls do not start
@@ -260,7 +266,7 @@ class AgentRun:
             if after.failure is not None:
                 raise RunFailed(after.failure, retryable=False)
             if after.notice is not None:
-                self.emit(after.notice(self.config))
+                self.emit(after.notice(self.config, turn.stop_details))
             if not after.continues:
                 if turn.stop_reason == "end_turn" and await self._stop_hooks_continue():
                     continue
@@ -328,11 +334,14 @@ class AgentRun:
         if self.recorder is not None:
             self.recorder.sync(self.conversation)
 
-    def account(self, turn: Usage, *, prompt_of_conversation: bool = True) -> None:
+    def account(self, turn: Usage, *, prompt_tokens: int | None, of_conversation: bool = True) -> None:
+        """Cost from the usage as billed (summed over a turn's server-side iterations); the conversation's size
+        from `prompt_tokens`, the prompt the API measured for this request (None: it did not say, so the
+        conversation is counted by its characters), unless the request was not the conversation's own."""
         cost = turn_cost(self.config.model, turn)
         self.tally.add(turn, cost)
-        if prompt_of_conversation:
-            self.conversation.note_prompt_size(turn.prompt_tokens)
+        if of_conversation:
+            self.conversation.note_prompt_size(prompt_tokens)
         self.emit(
             UsageUpdate(
                 turn=turn,

@@ -88,8 +88,9 @@ class MessageStore:
     def estimated_tokens(self) -> int:
         return self.chars() // 4
 
-    def note_prompt_size(self, tokens: int) -> None:
-        """Record the prompt size the API reported for the conversation as it is now."""
+    def note_prompt_size(self, tokens: int | None) -> None:
+        """Record the prompt size the API reported for the conversation as it is now (None: it reported none,
+        e.g. a turn's usage summed over server-side iterations; the size is counted from the characters)."""
         self._last_prompt_tokens = tokens
         self._chars_at_last_prompt = self.chars()
 

@@ -7,15 +7,25 @@ taken for a finished turn: its tool calls are not run and the run ends with an e
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .config import AgentConfig
 from .events import Notice, RunReason
 
 if TYPE_CHECKING:
     from anthropic.types import StopReason
+
+
+#: The response's `stop_details` as a dict (a refusal's `category` and `explanation`), or None.
+StopDetails = Mapping[str, Any] | None
+
+#: What a user can do after a refusal (the docs: the refused turn must not be sent again as it was).
+REFUSAL_NEXT = (
+    "rephrase the request or say more about its purpose and run the cell again; `%agent rewind` takes this "
+    "request back out of the conversation, `%agent reset` starts over"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,13 +36,14 @@ class AfterStop:
     continues: bool = False
     #: How the run ends when it does not go on.
     reason: RunReason = "end_turn"
-    #: What the cell says when the turn ends without tool calls.
-    notice: Callable[[AgentConfig], Notice] | None = None
+    #: What the cell says when the turn ends without tool calls (from the settings and the response's
+    #: `stop_details`, when it carried them).
+    notice: Callable[[AgentConfig, StopDetails], Notice] | None = None
     #: The run cannot go on: an error that says why (an unknown stop reason).
     failure: str | None = None
 
 
-def _cut(config: AgentConfig) -> Notice:
+def _cut(config: AgentConfig, _details: StopDetails) -> Notice:
     return Notice(
         level="warning",
         message=f"the answer was cut at max_tokens ({config.max_tokens} output tokens); "
@@ -40,15 +51,26 @@ def _cut(config: AgentConfig) -> Notice:
     )
 
 
-def _paused(_config: AgentConfig) -> Notice:
+def _paused(_config: AgentConfig, _details: StopDetails) -> Notice:
     return Notice(level="info", message="the model paused a long turn; continuing it")
 
 
-def _refused(_config: AgentConfig) -> Notice:
-    return Notice(level="warning", message="the model declined to continue this request (refusal)")
+def _refused(_config: AgentConfig, details: StopDetails) -> Notice:
+    return Notice(level="warning", message=refusal_text(details))
 
 
-def _window_full(_config: AgentConfig) -> Notice:
+def refusal_text(details: StopDetails) -> str:
+    """The refusal as the cell says it: the policy category and the API's explanation where the response
+    carried them (`stop_details`), then what the user can do next."""
+    details = details or {}
+    category = details.get("category")
+    explanation = str(details.get("explanation") or "").strip()
+    said = f"refusal, category '{category}'" if isinstance(category, str) and category else "refusal"
+    why = f": {explanation.rstrip('.')}" if explanation else ""
+    return f"the model declined to continue this request ({said}){why}. To go on, {REFUSAL_NEXT}"
+
+
+def _window_full(_config: AgentConfig, _details: StopDetails) -> Notice:
     return Notice(
         level="warning", message="the model's context window is full; start over with `%agent reset`"
     )

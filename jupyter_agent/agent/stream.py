@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..base.json_values import is_object
 from ..masking import clip
 from ..tools.core import ToolCall
 from .boundary import surrogate_at
@@ -46,6 +47,8 @@ class _Block:
     data: dict[str, Any]
     json_parts: list[str] = field(default_factory=list[str])
     done: bool = False
+    #: The `input` the block started with: kept when no `input_json_delta` follows (a call sent whole).
+    start_input: Any = None
 
 
 class TurnAssembler:
@@ -68,6 +71,11 @@ class TurnAssembler:
         #: What the API changed in the request before the model read it (`input_transformations`: thinking
         #: blocks it dropped or let through), as dicts; a later list (after a fallback) replaces the first.
         self.transformations: list[dict[str, Any]] = []
+        #: `usage.iterations` as dicts: one entry per sampling iteration of a server-side tool loop (the top-level
+        #: usage is their sum); empty when the API did not report them.
+        self.iterations: list[dict[str, Any]] = []
+        #: `stop_details` of a refusal (`category`, `explanation`), as the API sent it; None when absent.
+        self.stop_details: dict[str, Any] | None = None
 
     def feed(self, event: Any) -> StreamItem | None:
         kind = event.type
@@ -75,19 +83,25 @@ class TurnAssembler:
             return self._delta(event.index, event.delta)
         if kind == "content_block_start":
             data: dict[str, Any] = event.content_block.to_dict()
-            if data.get("type") in ("tool_use", "server_tool_use"):
+            start_input = data.get("input")
+            if takes_streamed_input(data):
                 data["input"] = {}
-            self._blocks[event.index] = _Block(data=data, done=data.get("type") == "redacted_thinking")
+            self._blocks[event.index] = _Block(
+                data=data, done=data.get("type") == "redacted_thinking", start_input=start_input
+            )
             return None
         if kind == "content_block_stop":
             return self._stop(event.index)
         if kind == "message_start":
             self.message_id = event.message.id
             self.usage = Usage.from_api(event.message.usage)
+            self.iterations = iterations_of(event.message.usage) or self.iterations
             self.transformations = transformations_of(event.message) or self.transformations
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason
+            self.stop_details = _as_dict(getattr(event.delta, "stop_details", None)) or self.stop_details
             self._merge_usage(event.usage)
+            self.iterations = iterations_of(event.usage) or self.iterations
             self.transformations = transformations_of(event) or self.transformations
         elif kind == "message_stop":
             self.finished = True
@@ -124,14 +138,19 @@ class TurnAssembler:
             if self.narration:
                 return TextDone() if block.data.get("thinking") else None
             return ThinkingDone()
-        if kind == "web_search_tool_result":
+        if isinstance(kind, str) and kind.endswith("_tool_result"):  # a call the API ran: its card finishes
             return self.server.finish(block.data)
-        if kind not in ("tool_use", "server_tool_use"):
+        if not takes_streamed_input(block.data):
             return None
         raw = "".join(block.json_parts)
+        sent_whole = block.start_input
+        if not raw.strip() and is_object(sent_whole) and sent_whole:
+            raw = json.dumps(sent_whole)
         value, error = parse_tool_input(raw)
         block.data["input"] = value if isinstance(value, dict) else {}
-        if kind == "server_tool_use":
+        if (
+            kind != "tool_use"
+        ):  # a call the API runs itself (server_tool_use, mcp_tool_use, …): a card, no call
             return self.server.start(block.data)
         call = ToolCall(id=block.data["id"], name=block.data["name"], input=value, raw_input_error=error)
         self.calls.append(call)
@@ -156,6 +175,19 @@ class TurnAssembler:
             web_searches=web_search_requests(usage) or current.web_searches,
         )
 
+    def prompt_tokens(self) -> int | None:
+        """The size of the prompt this request sent, as the API measured it, or None when the response does not
+        say. Usage is cumulative over the server-side iterations of a turn that ran server tools (web search,
+        MCP, code execution; a `pause_turn`): there the first `message` entry of `usage.iterations` is the
+        prompt, and without that breakdown the sum measures no prompt at all (the caller counts by itself)."""
+        first = next((i for i in self.iterations if i.get("type") == "message"), None)
+        if first is not None:
+            return sum(int(first.get(key) or 0) for key in _INPUT_SIDE)
+        ran_on_server = self.stop_reason == "pause_turn" or any(
+            b.data.get("type") not in _MODEL_BLOCKS for b in self._blocks.values()
+        )
+        return None if ran_on_server else self.usage.prompt_tokens
+
     def content(self) -> list[dict[str, Any]]:
         """The assistant blocks to keep: a whole turn exactly as it came; of a stopped one, the finished blocks plus
         a partial text block (never a partial call, nor a server tool call whose result did not come: the API
@@ -174,7 +206,7 @@ class TurnAssembler:
                     citations = block.data.get("citations") if block.done else None
                     text = {"type": "text", "text": block.data["text"]}
                     kept.append({**text, "citations": citations} if citations else text)
-            elif kind == "server_tool_use" and block.data.get("id") not in answered and not self.finished:
+            elif _runs_on_server(kind) and block.data.get("id") not in answered and not self.finished:
                 continue  # a stopped stream's search without its result (a whole turn keeps it: pause_turn)
             elif block.done:
                 kept.append(_clean(block.data))
@@ -199,6 +231,38 @@ class TurnAssembler:
             b.data.get("type") == "thinking" and b.data.get("thinking") and not b.done
             for b in self._blocks.values()
         )
+
+
+#: Blocks the model writes itself; any other kind in a turn was run by the API (a server-side iteration).
+_MODEL_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use")
+_INPUT_SIDE = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    return {str(k): v for k, v in value.items()} if is_object(value) else None
+
+
+def iterations_of(usage: Any) -> list[dict[str, Any]]:
+    """`usage.iterations` as dicts (the SDK's beta types model it; the plain ones keep it as an extra field)."""
+    found: Any = getattr(usage, "iterations", None)
+    items: list[Any] = list(found) if isinstance(found, list | tuple) else []  # pyright: ignore[reportUnknownArgumentType]
+    return [d for d in (_as_dict(item) for item in items) if d is not None]
+
+
+def _runs_on_server(kind: Any) -> bool:
+    """A call the API runs itself (`server_tool_use`, `mcp_tool_use`, …): its result comes in the same turn."""
+    return isinstance(kind, str) and kind.endswith("tool_use") and kind != "tool_use"
+
+
+def takes_streamed_input(data: dict[str, Any]) -> bool:
+    """Whether a block's `input` arrives as `input_json_delta` chunks: every kind of tool call (`tool_use`,
+    `server_tool_use`, `mcp_tool_use`, and any later `*_tool_use`), whose start carries `input: {}`."""
+    kind = data.get("type")
+    return isinstance(kind, str) and kind.endswith("tool_use") and "input" in data
 
 
 def transformations_of(value: Any) -> list[dict[str, Any]]:

@@ -55,12 +55,14 @@ class ServerCalls:
             return None
         name, tool_input, began = known
         query = str(tool_input.get("query", ""))
+        content = block.get("content")
+        searched = block.get("type") == "web_search_tool_result"
         return ToolFinished(
             call_id=call_id,
             name=name,
             title=f"{name} {query}".strip(),
             kind="read",
-            result=search_result(block.get("content")),
+            result=search_result(content) if searched else server_result(content),
             duration=time.monotonic() - began,
             decision=None,
         )
@@ -81,6 +83,23 @@ class ServerCalls:
         ]
         self.started.clear()
         return done
+
+
+def server_result(content: Any) -> ToolResult:
+    """The card's result of a call the API ran itself other than a search (code execution, web fetch, an MCP
+    server, the advisor): its error code, its output (stdout, text blocks), or its kind."""
+    if is_object(content):
+        code = content.get("error_code")
+        if code is not None:
+            return ToolResult.error("EXECUTION_ERROR", f"the server tool failed: {code}")
+        said = str(content.get("stdout") or content.get("text") or content.get("url") or "")
+        return ToolResult.ok(shorten(said, 2_000) or str(content.get("type", "done")), summary="done")
+    parts = (
+        [str(b.get("text", "")) for b in content if is_object(b)]
+        if is_array(content)
+        else [str(content or "")]
+    )
+    return ToolResult.ok(shorten("\n".join(p for p in parts if p), 2_000) or "done", summary="done")
 
 
 def search_result(content: Any) -> ToolResult:

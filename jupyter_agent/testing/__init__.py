@@ -27,6 +27,7 @@ from .script import (
     ErrorType,
     Fault,
     FaultKind,
+    Recorded,
     Script,
     ScriptedUsage,
     ScriptFn,
@@ -36,7 +37,7 @@ from .script import (
     ToolUse,
     Turn,
 )
-from .script_json import ScriptFormatError, load_script, script_from_json
+from .script_json import ScriptFormatError, load_script, recorded_turn, script_from_json
 from .server import TEST_API_KEY, RecordedRequest, ScriptedServer
 from .server_tools import Citation, SearchHit, ServerToolUse, WebSearchResult
 from .strict.canonical import estimate_tokens
@@ -51,6 +52,7 @@ __all__ = [
     "ErrorType",
     "Fault",
     "FaultKind",
+    "Recorded",
     "RecordedRequest",
     "Script",
     "ScriptFn",
@@ -68,6 +70,7 @@ __all__ = [
     "WebSearchResult",
     "estimate_tokens",
     "load_script",
+    "recorded_turn",
     "script_from_json",
     "scripted_model",
 ]

@@ -91,8 +91,19 @@ class ToolUse:
         return self.raw_input if self.raw_input is not None else json.dumps(dict(self.input))
 
 
-Block: TypeAlias = Text | Thinking | ToolUse | ServerToolUse | WebSearchResult
-BLOCK_TYPES = (Text, Thinking, ToolUse, ServerToolUse, WebSearchResult)
+@dataclass(frozen=True)
+class Recorded:
+    """A content block exactly as the real API sent it (a recorded response's block, of any type: `mcp_tool_use`,
+    `web_fetch_tool_result`, `bash_code_execution_tool_result`, `compaction`, one not invented yet). Streamed as the
+    API streams its kind: a `*tool_use` block starts with `input: {}` and sends its input as `input_json_delta`
+    chunks, a text block as `text_delta` and `citations_delta` events, any other block whole in its
+    `content_block_start`."""
+
+    block: Mapping[str, Any]
+
+
+Block: TypeAlias = Text | Thinking | ToolUse | ServerToolUse | WebSearchResult | Recorded
+BLOCK_TYPES = (Text, Thinking, ToolUse, ServerToolUse, WebSearchResult, Recorded)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,6 +121,10 @@ class ScriptedUsage:
     cache_read_input_tokens: int | None = None
     #: `server_tool_use.web_search_requests`; None counts the turn's web search calls.
     web_search_requests: int | None = None
+    #: `usage.iterations` as sent (a recorded response's). None, with no input side scripted: a turn with
+    #: server-run blocks reports one `message` entry per server-side iteration, and its top-level counts are
+    #: their sums, as the real API does (a scripted input side is the top-level figure as given).
+    iterations: Sequence[Mapping[str, Any]] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +222,9 @@ class Turn:
     delay: float = 0.0
     chunk_size: int = 16
     fault: Fault | None = None
+    #: `stop_details` sent with the stop reason (a refusal's `{"type": "refusal", "category": …,
+    #: "explanation": …}`).
+    stop_details: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.chunk_size < 1:

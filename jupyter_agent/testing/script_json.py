@@ -12,7 +12,18 @@ from pathlib import Path
 from typing import Any, cast, get_args
 
 from ..base.json_values import is_array, is_object
-from .script import Block, ErrorType, Fault, ScriptedUsage, StopReason, Text, Thinking, ToolUse, Turn
+from .script import (
+    Block,
+    ErrorType,
+    Fault,
+    Recorded,
+    ScriptedUsage,
+    StopReason,
+    Text,
+    Thinking,
+    ToolUse,
+    Turn,
+)
 from .server_tools import Citation, SearchHit, ServerToolUse, WebSearchResult
 
 
@@ -245,3 +256,32 @@ def load_script(path: str | Path) -> list[Turn]:
     except json.JSONDecodeError as e:
         raise ScriptFormatError(f"{path}: not valid JSON: {e}") from e
     return script_from_json(data)
+
+
+def recorded_turn(response: dict[str, Any]) -> Turn:
+    """The turn that answers as a recorded real response did (a Messages API `Message` body, as a test
+    cassette keeps it): its blocks verbatim (`Recorded`; a thinking block as `Thinking`, so the strict server
+    signs it for this conversation as the API would), its stop reason and `stop_details`, and its usage as
+    reported: cumulative, with `iterations` only where the recording has them."""
+    usage: dict[str, Any] = response.get("usage") or {}
+    server: dict[str, Any] = usage.get("server_tool_use") or {}
+    blocks: list[Block] = [
+        Thinking(str(b.get("thinking", "")), str(b.get("signature", "")))
+        if b.get("type") == "thinking"
+        else Recorded({k: v for k, v in b.items() if v is not None})
+        for b in cast(list[dict[str, Any]], response.get("content") or [])
+    ]
+    stop_reason = response.get("stop_reason")
+    return Turn(
+        blocks=blocks,
+        stop_reason=cast(StopReason, stop_reason) if stop_reason in get_args(StopReason) else None,
+        stop_details=response.get("stop_details"),
+        usage=ScriptedUsage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cache_creation_input_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            cache_read_input_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            web_search_requests=server.get("web_search_requests"),
+            iterations=list(usage.get("iterations") or ()),
+        ),
+    )

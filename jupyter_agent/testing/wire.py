@@ -3,12 +3,13 @@ API's order, and the API's error body."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .script import Block, Text, Thinking, ToolUse, Turn
+from .script import Block, Recorded, Text, Thinking, ToolUse, Turn
 from .server_tools import (
     ServerToolUse,
     WebSearchResult,
@@ -48,7 +49,61 @@ def _usage(
     )
     if searches:
         usage["server_tool_use"] = {"web_search_requests": searches, "web_fetch_requests": 0}
+    # A scripted input side is the turn's top-level (cumulative) figure as given: iterations only if scripted too.
+    derived = u.iterations is None and all(value is None for value in scripted)
+    iterations = _iterations(turn, usage) if derived else [dict(i) for i in u.iterations or ()]
+    if iterations:
+        usage["iterations"] = iterations
+        if derived:  # the top level is the sum of the iterations, as the real API reports it
+            keys = _INPUT_SIDE if u.output_tokens is not None else (*_INPUT_SIDE, "output_tokens")
+            for key in keys:
+                usage[key] = sum(int(i.get(key) or 0) for i in iterations)
     return usage
+
+
+_INPUT_SIDE = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _iterations(turn: Turn, prompt: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One `message` entry per server-side sampling iteration of a turn that ran server tools: a new iteration
+    starts after each server tool's result, and reads the prompt plus everything the turn produced before it
+    (the first one reads the prompt as the cache reported it). None for a turn the API did not loop on."""
+    results = [i for i, b in enumerate(turn.blocks) if _is_server_result(b)]
+    if not results:
+        return []
+    bounds = [0, *(i + 1 for i in results), len(turn.blocks)]
+    iterations: list[dict[str, Any]] = []
+    read = 0
+    for start, end in itertools.pairwise(bounds):
+        if start >= end and iterations:
+            break
+        produced = estimate_tokens(json.dumps([_full_block(turn.blocks, 0, i) for i in range(start, end)]))
+        first = not iterations
+        iterations.append(
+            {
+                "type": "message",
+                "input_tokens": int(prompt.get("input_tokens") or 0) + read,
+                "cache_creation_input_tokens": int(prompt.get("cache_creation_input_tokens") or 0)
+                if first
+                else 0,
+                "cache_read_input_tokens": (
+                    int(prompt.get("cache_read_input_tokens") or 0)
+                    if first
+                    else int(prompt.get("cache_read_input_tokens") or 0)
+                    + int(prompt.get("cache_creation_input_tokens") or 0)
+                ),
+                "output_tokens": produced,
+            }
+        )
+        read += produced
+    return iterations
+
+
+def _is_server_result(block: Block) -> bool:
+    if isinstance(block, WebSearchResult):
+        return True
+    kind = block.block.get("type") if isinstance(block, Recorded) else None
+    return isinstance(kind, str) and kind.endswith("_tool_result")
 
 
 def _output_tokens(turn: Turn) -> int:
@@ -68,6 +123,8 @@ def _tool_id(block: ToolUse, index: int, position: int) -> str:
 
 def _full_block(blocks: Sequence[Block], index: int, position: int) -> dict[str, Any]:
     block = blocks[position]
+    if isinstance(block, Recorded):
+        return dict(block.block)
     if isinstance(block, ServerToolUse | WebSearchResult):
         return full_server_block(blocks, index, position)
     if isinstance(block, Text):
@@ -120,6 +177,7 @@ def _message(
         "content": [dict(block) for block in content],
         "stop_reason": turn.resolved_stop_reason,
         "stop_sequence": turn.stop_sequence,
+        **({"stop_details": dict(turn.stop_details)} if turn.stop_details is not None else {}),
         "usage": usage,
         **shaped.extra,
     }
@@ -142,7 +200,10 @@ def _block_events(
     size = turn.chunk_size
     block = turn.blocks[position]
     start: dict[str, Any]
-    if isinstance(block, ServerToolUse | WebSearchResult):
+    if isinstance(block, Recorded):
+        start, payloads = recorded_events(dict(block_json), size)
+        deltas = [delta(payload) for payload in payloads]
+    elif isinstance(block, ServerToolUse | WebSearchResult):
         chunks = _chunks(json.dumps(dict(block.input)), size) if isinstance(block, ServerToolUse) else []
         start, payloads = server_block_events(turn.blocks, index, position, chunks)
         deltas = [delta(payload) for payload in payloads]
@@ -178,18 +239,35 @@ def stream_events(
     shaped = _shaped(turn, index, shaped)
     message = _message(turn, request, index, shaped, [])
     message_usage = dict(message["usage"], output_tokens=1)
-    start = message | {"stop_reason": None, "stop_sequence": None, "usage": message_usage}
+    start = {k: v for k, v in message.items() if k != "stop_details"}
+    start |= {"stop_reason": None, "stop_sequence": None, "usage": message_usage}
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": start})
     ]
     for position in range(len(turn.blocks)):
         events.extend(_block_events(turn, shaped.content[position], index, position))
     events.insert(2 if turn.blocks else 1, ("ping", {"type": "ping"}))
-    delta = {"stop_reason": turn.resolved_stop_reason, "stop_sequence": turn.stop_sequence}
+    delta: dict[str, Any] = {"stop_reason": turn.resolved_stop_reason, "stop_sequence": turn.stop_sequence}
+    if turn.stop_details is not None:
+        delta["stop_details"] = dict(turn.stop_details)
     final_usage = dict(message["usage"])
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def recorded_events(block: dict[str, Any], size: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the `content_block_start` block, its deltas) for a block as the real API streams its kind."""
+    kind = block.get("type")
+    if isinstance(kind, str) and kind.endswith("tool_use") and "input" in block:
+        chunks = _chunks(json.dumps(block["input"]), size)
+        return {**block, "input": {}}, [{"type": "input_json_delta", "partial_json": c} for c in chunks]
+    if kind == "text":
+        citations: list[Any] = list(block.get("citations") or [])
+        deltas = [{"type": "text_delta", "text": c} for c in _chunks(str(block.get("text", "")), size)]
+        deltas += [{"type": "citations_delta", "citation": c} for c in citations]
+        return {"type": "text", "text": ""}, deltas
+    return block, []
 
 
 def error_body(

@@ -471,7 +471,7 @@ def test_turn_rejects_values_that_cannot_be_served() -> None:
     with pytest.raises(ValueError, match="chunk_size must be >= 1"):
         Turn(chunk_size=0)
     with pytest.raises(
-        TypeError, match="takes Text, Thinking, ToolUse, ServerToolUse, WebSearchResult, got str"
+        TypeError, match="takes Text, Thinking, ToolUse, ServerToolUse, WebSearchResult, Recorded, got str"
     ):
         Turn(blocks=["hi"])  # pyright: ignore[reportArgumentType]  (the wrong type on purpose)
 
