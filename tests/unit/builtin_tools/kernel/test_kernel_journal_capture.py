@@ -211,7 +211,7 @@ def test_a_failure_of_the_journal_is_said_and_the_code_s_result_stands(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("digest exploded")
 
-    monkeypatch.setattr(capture, "_digest_of_new", broken)
+    monkeypatch.setattr(capture, "_fingerprint_of", broken)
     namespace: dict[str, Any] = {}
     watch = KernelWatch(
         namespace=namespace,
