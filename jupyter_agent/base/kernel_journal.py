@@ -88,6 +88,9 @@ class VariableChange:
     after: Pin | None
     #: A digest of what the call left (None: not taken, identity alone guards the undo).
     after_digest: bytes | None = None
+    #: Why no digest was taken of what the call left (too large, not picklable): undo cannot rule out a later
+    #: change, so it skips the name unless forced. '' when a digest was taken or none is needed (immutable).
+    unchecked: str = ""
     #: The object is in place but may have changed and was not copied (`before.lost` says why): undo cannot
     #: say whether it changed, only that it cannot be put back.
     unknown: bool = False

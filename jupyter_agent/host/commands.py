@@ -109,8 +109,12 @@ def _rules(which: str) -> Callable[[KernelAgent, list[str]], str]:
     return add
 
 
-def _undo(agent: KernelAgent, _args: list[str]) -> str:
-    return agent.undo()
+def _undo(agent: KernelAgent, args: list[str]) -> str:
+    if args not in ([], ["--force"]):
+        raise CommandError(
+            f"%agent undo takes no argument but --force, not {' '.join(args)!r}; run `%agent undo` alone"
+        )
+    return agent.undo(force=bool(args))
 
 
 def _mcp(agent: KernelAgent, args: list[str]) -> str:
@@ -221,7 +225,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="undo",
-        help="revert the last run's changes to files, cells and the kernel's variables (again for the one before)",
+        optional="--force",
+        help="revert the last run's changes to files, cells and the kernel's variables (again for the one before); "
+        "--force also puts back variables undo could not check for your later changes",
         run=_undo,
     ),
     Subcommand(name="review", optional="RUN", help=REVIEW_HELP, run=review_command),

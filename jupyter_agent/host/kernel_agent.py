@@ -363,14 +363,15 @@ class KernelAgent:
         self.run_blocking(self.current_session().compact(emit=collect))
         return "\n".join(said)
 
-    def undo(self) -> str:
-        """Revert the newest run with changes not yet undone; say what was done."""
+    def undo(self, *, force: bool = False) -> str:
+        """Revert the newest run with changes not yet undone; say what was done (`force`: `%agent undo --force`,
+        also the variables undo could not check for a later change)."""
         from ..undo.run import undo_run
 
         session = self.session
         for journal in reversed(session.history):
             if (journal.changes or journal.kernel) and not journal.undone:
-                said = self.run_blocking(undo_run(journal, session.ctx))
+                said = self.run_blocking(undo_run(journal, session.ctx, force=force))
                 self.review_pages.publish([journal])  # the page's marks and the run's review follow
                 return said
         return "nothing to undo"

@@ -75,24 +75,36 @@ def now_iso() -> str:
     return datetime.now().astimezone().isoformat(timespec="microseconds")
 
 
-def read_records(path: Path) -> tuple[list[Record], int]:
-    """(the records, how many lines were skipped because they do not parse — a torn write)."""
+def read_records(path: Path) -> tuple[list[Record], list[str]]:
+    """(the records, each line skipped because it is no record, named with its number and why: `line 3 (not valid
+    JSON: …)`). A session file is input like any other: no line of it (torn, foreign, nested 200,000 deep) stops
+    the rest from being read."""
     records: list[Record] = []
-    skipped = 0
+    skipped: list[str] = []
     with os.fdopen(open_confined(path, (path.parent,)), "rb") as f:
-        for raw in f:
+        for number, raw in enumerate(f, start=1):
             if not raw.strip():
                 continue
             try:
                 value = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                skipped += 1
+            except Exception as exc:  # any failure of one line is that line's, never the file's
+                skipped.append(f"line {number} ({_why_unreadable(exc)})")
                 continue
             if is_object(value) and isinstance(value.get("type"), str):
                 records.append(value)
             else:
-                skipped += 1
+                skipped.append(f"line {number} (not a session record)")
     return records, skipped
+
+
+def _why_unreadable(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} at column {exc.colno}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +144,8 @@ class SavedSession:
     runs: list[RunRecord] = field(default_factory=list[RunRecord])
     #: The conversation as it was before each compaction replaced it (oldest first), for the export.
     compacted: list[list[dict[str, Any]]] = field(default_factory=list[list[dict[str, Any]]])
-    skipped_lines: int = 0
+    #: The lines skipped because they are no record, each named (`line 3 (not valid JSON: …)`).
+    skipped: list[str] = field(default_factory=list[str])
     #: What the file lost (a record that was never written, a conversation cut at a broken message), said
     #: in a line each; the conversation above is the part that is whole.
     gaps: list[str] = field(default_factory=list[str])
@@ -145,9 +158,18 @@ class SavedSession:
     def damage(self) -> str:
         """What resuming this session leaves out, in one sentence (empty when the file is whole)."""
         notes = list(self.gaps)
-        if self.skipped_lines:
-            notes.append(f"{self.skipped_lines} line(s) of the file could not be read and were skipped")
+        if self.skipped:
+            lines = ", ".join(self.skipped[:5]) + (
+                f" and {len(self.skipped) - 5} more" if len(self.skipped) > 5 else ""
+            )
+            notes.append(
+                f"{_count_lines(len(self.skipped))} of the file could not be read and skipped: {lines}"
+            )
         return "; ".join(notes)
+
+    @property
+    def skipped_lines(self) -> int:
+        return len(self.skipped)
 
     @property
     def cost_usd(self) -> float:
@@ -162,6 +184,10 @@ class SavedSession:
         return max([r.run_id for r in self.requests] + [r.run_id for r in self.runs], default=0)
 
 
+def _count_lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"
+
+
 #: How many resumed sessions deep a file may continue others (a cycle or a runaway chain stops there).
 _MAX_CHAIN = 100
 
@@ -170,7 +196,7 @@ def load_session(path: Path, *, _seen: frozenset[str] = frozenset()) -> SavedSes
     """Replay a session file (pure: reads the file, needs no kernel), after the session it continues, if any.
     Torn or foreign lines are skipped."""
     records, skipped = read_records(path)
-    saved = SavedSession(id=path.stem, path=path, skipped_lines=skipped)
+    saved = SavedSession(id=path.stem, path=path, skipped=skipped)
     messages: list[dict[str, Any]] = []
     for record in records:
         kind = record["type"]

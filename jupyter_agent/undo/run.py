@@ -24,7 +24,8 @@ def describe_change(change: Change, sandbox: Sandbox) -> str:
     return f"{change.tool}: {change.op} cell {change.cell_id} in {Path(change.notebook).name}"
 
 
-async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
+async def undo_run(journal: RunJournal, ctx: ToolContext, *, force: bool = False) -> str:
+    """Undo the run's changes; `force` also puts back variables undo could not check (`%agent undo --force`)."""
     lines = [f"undo run {journal.run_id}:"]
     all_done = True
     reviewed: set[str] = set()
@@ -48,7 +49,9 @@ async def undo_run(journal: RunJournal, ctx: ToolContext) -> str:
     for path, write in journal.notebook_files.items():
         if path not in restored and (left := what_stays(path, write, ctx.sandbox.roots)) is not None:
             lines.append(f"  {left}")
-    variables, variables_done = undo_run_variables(journal, ctx)  # the kernel's, after the files and cells
+    variables, variables_done = undo_run_variables(
+        journal, ctx, force=force
+    )  # the kernel's, after the files and cells
     lines += [f"  {line}" for line in variables]
     all_done = all_done and variables_done
     journal.undone = all_done

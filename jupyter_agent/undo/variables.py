@@ -3,8 +3,9 @@
 A run's kernel journal (`RunJournal.kernel`, one step per RunCode call or RunCell cell) nets to one change per
 name, like a file: how the name stood before the run's first change to it, and what the run's last change left.
 Undo is guarded the way a file's is: a name is put back only while it still holds what the agent's code left
-there (the same object, and where a digest was taken, the same content); a name the user changed since is kept,
-with the reason. A name the run created is removed; one that could not be kept (not copyable, over the budget, a
+there (the same object, with the same content by its digest); a name the user changed since is kept, with the
+reason. Where no digest could be taken (too large, not picklable) undo cannot rule out a later change: the name
+is skipped, with the reason, unless `%agent undo --force` asks to put it back anyway. A name the run created is removed; one that could not be kept (not copyable, over the budget, a
 copy dropped for newer ones) is said, never skipped in silence.
 """
 
@@ -36,6 +37,8 @@ class NetVariableChange:
     before: Before
     after: Pin | None
     after_digest: bytes | None
+    #: Why no digest of what the code left was taken ('' when one was, or none is needed).
+    unchecked: str
     #: It may have changed in place and was not copied: nothing to compare, nothing to restore.
     unknown: bool
     review: ReviewState
@@ -83,6 +86,7 @@ def net_variable_changes(journal: RunJournal) -> list[NetVariableChange]:
                 before=first.before,
                 after=last.after,
                 after_digest=last.after_digest,
+                unchecked=last.unchecked,
                 unknown=all(change.unknown for change in records),
                 review=journal.review.get(f"kernel:{name}") or ("undone" if journal.undone else "pending"),
                 last=last_at,
@@ -100,13 +104,21 @@ class NameUndo:
     why: str = ""
 
 
-def undo_variable(change: NetVariableChange, namespace: dict[str, Any], store: KernelUndoStore) -> NameUndo:
-    """Put one name back unless the user changed it since (see the module docstring)."""
+def undo_variable(
+    change: NetVariableChange, namespace: dict[str, Any], store: KernelUndoStore, *, force: bool = False
+) -> NameUndo:
+    """Put one name back unless the user changed it since, or (without `force`) undo cannot rule that out (see
+    the module docstring)."""
     name = change.name
     if change.before.lost:
         return NameUndo(name=name, outcome="lost", why=change.before.lost)
     current = namespace.get(name, _MISSING)
     kept = _changed_since(change, current)
+    if kept is None and change.unchecked and not force:
+        kept = (
+            f"undo cannot tell whether you changed it since the agent's code ran ({change.unchecked}); "
+            "%agent undo --force puts it back anyway"
+        )
     if kept is not None:
         return NameUndo(name=name, outcome="kept", why=kept)
     if change.before.present:
@@ -162,9 +174,12 @@ def undo_step(result: NameUndo) -> UndoStep:
     return UndoStep(done=True, text=f"{verb} variable {result.name}{caveat}")
 
 
-def undo_run_variables(journal: RunJournal, ctx: ToolContext) -> tuple[list[str], bool]:
+def undo_run_variables(
+    journal: RunJournal, ctx: ToolContext, *, force: bool = False
+) -> tuple[list[str], bool]:
     """Undo every pending variable change of the run: the report's lines, and False when one was kept because
-    the user changed it since (running undo again after resolving it can still take it back)."""
+    the user changed it since, or undo could not tell (running undo again after resolving it, or with `force`,
+    can still take it back)."""
     pending = [
         change for change in net_variable_changes(journal) if journal.review.get(change.key) != "undone"
     ]
@@ -175,7 +190,7 @@ def undo_run_variables(journal: RunJournal, ctx: ToolContext) -> tuple[list[str]
         return ["kernel variables were not restored: this session has no kernel namespace"], False
     results: list[NameUndo] = []
     for change in sorted(pending, key=lambda c: c.last, reverse=True):
-        result = undo_variable(change, namespace, ctx.services.kernel_undo)
+        result = undo_variable(change, namespace, ctx.services.kernel_undo, force=force)
         if result.outcome in ("restored", "removed"):
             journal.review[change.key] = "undone"
         results.append(result)

@@ -317,3 +317,51 @@ def test_each_cell_run_cell_runs_is_journaled_and_undone(agent_kernel: AgentKern
     history = frontend.run("%agent history").text()
     assert "RunCell cell clean: added cleaned, changed scores in place" in history
     assert "RunCell cell drop: deleted raw" in history
+
+
+#: An object deepcopy copies but pickle refuses (it holds state of its own it will not serialize).
+UNPICKLABLE = """
+import copy
+class State:
+    def __init__(self): self.steps = ['agent']
+    def __reduce_ex__(self, protocol): raise TypeError('State objects are not picklable')
+    def __deepcopy__(self, memo):
+        made = State.__new__(State); made.steps = copy.deepcopy(self.steps, memo); return made
+"""
+
+
+def test_a_later_change_undo_cannot_rule_out_is_never_overwritten(agent_kernel: AgentKernel) -> None:
+    """A 20 MB bytearray (over the pickle digest's limit) and an unpicklable object the agent's code made, each
+    changed in place by the user afterwards: undo keeps both, and says why; `--force` still can take back what
+    it could not check."""
+    frontend, _ = agent_kernel(run_code("blob = bytearray(20_000_000); state = State()"), headless=True)
+    frontend.run(UNPICKLABLE)
+    agent(frontend)
+    frontend.run("blob[123] = 7; state.steps.append('user')")  # the user goes on working on both
+
+    said = frontend.run("%agent undo", timeout=60).text()
+
+    assert "restored" not in said and "removed" not in said, said
+    assert frontend.run("print(blob[123], state.steps)").text().strip() == "7 ['agent', 'user']"
+    assert "skipped variable blob: it changed after the agent's code ran (you changed it in place)" in said
+    assert (
+        "skipped variable state: undo cannot tell whether you changed it since the agent's code ran "
+        "(it cannot be pickled to compare: TypeError: State objects are not picklable); "
+        "%agent undo --force puts it back anyway" in said
+    ), said
+
+    forced = frontend.run("%agent undo --force", timeout=60).text()
+
+    assert "removed 1 variable (state)" in forced, forced
+    assert "skipped variable blob: it changed after the agent's code ran" in forced  # force never loses that
+    assert frontend.run("print('state' in globals(), blob[123])").text().strip() == "False 7"
+
+
+def test_a_large_buffer_the_user_left_alone_is_undone(agent_kernel: AgentKernel) -> None:
+    frontend, _ = agent_kernel(run_code("blob = bytearray(20_000_000)"), headless=True)
+    agent(frontend)
+
+    said = frontend.run("%agent undo", timeout=60).text()
+
+    assert "removed 1 variable (blob)" in said, said
+    assert frontend.run("print('blob' in globals())").text().strip() == "False"

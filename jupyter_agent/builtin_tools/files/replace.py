@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ...base.errors import ToolError
-from .text import Eol, dominant_eol, normalize_eol
+from .text import Eol, display, dominant_eol, normalize_eol
 
 _CRLF = re.compile(r"\r\n")
 _MAX_LISTED = 20
@@ -174,7 +174,8 @@ def not_found_message(text: str, needle: str, shown: str) -> str:
     blocks: list[str] = []
     for start in starts:
         shown_lines = lines[start : start + min(len(wanted), _NEAR_LINES)]
-        blocks.append("\n".join(f"{start + i + 1:>6}\t{line}" for i, line in enumerate(shown_lines)))
+        # A byte the encoding does not define is a surrogate here: shown as U+FFFD, as Read shows it.
+        blocks.append("\n".join(f"{start + i + 1:>6}\t{display(line)}" for i, line in enumerate(shown_lines)))
     where = "line" if len(starts) == 1 else "lines"
     numbers = ", ".join(str(start + 1) for start in starts)
     return (

@@ -55,6 +55,8 @@ class Outcome:
     traceback: str = ""
     timed_out: bool = False
     interrupted: bool = False
+    #: Why the code never ran though its journal had begun (`the kernel journal failed while …`); '' when it ran.
+    not_run: str = ""
 
 
 def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -145,6 +147,7 @@ class CodeRun:
         self.log = OutputLog(max_chars=max_chars, max_image_bytes=max_image_bytes)
         self.error: BaseException | None = None
         self.interrupted = False
+        self.not_run = ""
         #: Set when run() ends, also when it re-raises the user's KeyboardInterrupt.
         self.outcome: Outcome | None = None
 
@@ -177,10 +180,10 @@ class CodeRun:
     def _run_guarded(self) -> None:
         try:
             body, last, effects = self._compile()
-            if self.watch is not None and effects is not None:
-                self.watch.before(effects, code_names(body, last))
-            alarm = _Alarm(self.timeout)  # started after the journal's copies: the time limit is the code's
+            alarm = _Alarm(self.timeout)  # started before the journal's copies: they count against the limit
             try:
+                if self.watch is not None and effects is not None:
+                    self._journal_before(effects, code_names(body, last))
                 if self.shell is not None:
                     self.shell.events.trigger("pre_execute")
                 try:
@@ -199,6 +202,31 @@ class CodeRun:
             self.error = exc
         except BaseException as exc:  # the user's error (SystemExit included) is a result, not our crash
             self.error = exc
+
+    def _journal_before(self, effects: CodeEffects, names: frozenset[str] | None) -> None:
+        """The journal's copies, before the code: what stops or breaks them (the time limit, an Interrupt, a
+        `__deepcopy__` raising SystemExit) stops the call there, and the result says the code never ran."""
+        assert self.watch is not None
+        watched = ", ".join(name for name in effects.mutates_in_order if name in self.namespace)
+        try:
+            self.watch.before(effects, names)
+        except CodeTimeout:
+            self.not_run = (
+                f"the {self.timeout:g} s time limit ran out while the kernel journal copied the variables it "
+                f"may change ({watched}); a longer timeout, or a smaller kernel_undo_budget_mb, leaves it time"
+            )
+            raise
+        except KeyboardInterrupt:
+            self.not_run = (
+                f"the user interrupted the kernel journal's copy of the variables it may change ({watched})"
+            )
+            raise
+        except BaseException as exc:
+            self.not_run = (
+                f"the kernel journal failed while it copied the variables it may change ({watched}): "
+                f"{type(exc).__name__}: {exc}"
+            )
+            raise
 
     def _compile(self) -> tuple[CodeType, CodeType | None, CodeEffects | None]:
         source = self.shell.transform_cell(self.code) if self.shell is not None else self.code
@@ -247,4 +275,5 @@ class CodeRun:
             traceback=text,
             timed_out=timed_out,
             interrupted=self.interrupted,
+            not_run=self.not_run,
         )

@@ -74,6 +74,10 @@ def outcome_result(outcome: Outcome, *, seconds: float, max_chars: int) -> ToolR
         summary = f"{_lines(output)} of output{attached}" if output else f"no output{attached}"
         return ToolResult.ok(cap_text(output or "(no output)", max_chars), summary=summary, images=images)
     before = f"\nOutput before {{}}:\n{output}" if output else ""
+    if outcome.not_run:  # the journal's copies were stopped or broke: nothing of the code ran
+        code = "TIMEOUT" if outcome.timed_out else "INTERRUPTED" if outcome.interrupted else "EXECUTION_ERROR"
+        message = f"the code did not run: {outcome.not_run}" + before.format("that")
+        return ToolResult.error(code, cap_text(message, max_chars), images=images)
     if outcome.timed_out:
         message = (
             f"the code did not finish in {seconds:g} s and was stopped by a CodeTimeout exception; what it "

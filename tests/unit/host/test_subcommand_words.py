@@ -29,8 +29,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("undo 3", r"%agent undo takes no argument, not '3'; run `%agent undo` alone"),
-        ("undo all runs", r"%agent undo takes no argument, not 'all runs'"),
+        ("undo 3", r"%agent undo takes no argument but --force, not '3'; run `%agent undo` alone"),
+        ("undo all runs", r"%agent undo takes no argument but --force, not 'all runs'"),
         ("reset everything", r"%agent reset takes no argument"),
         ("history --all", r"%agent history takes no argument, not '--all'"),
         ("status now", r"%agent status takes no argument"),

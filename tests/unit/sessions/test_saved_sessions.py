@@ -354,3 +354,22 @@ def test_a_resumed_file_starts_from_what_its_original_told_and_adds_only_the_cha
     [change] = _records(resumed, "told_changes")
     assert change["entries"]["facts"]["set"]["Permission mode"].startswith("acceptEdits")
     assert load_session(resumed).told == second.session.conversation.told.to_json()
+
+
+def test_any_bad_line_is_skipped_and_named_even_one_nested_too_deep_to_parse(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    SessionLog(path).append(
+        [{"type": "session", "id": "s1"}, {"type": "request", "run_id": 1, "text": "first"}]
+    )
+    with open(path, "ab") as f:
+        f.write(b'{"type": "request", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}\n")  # line 3
+        f.write(b'"a string, not a record"\n')  # line 4
+    SessionLog(path).append([{"type": "request", "run_id": 2, "text": "after it"}])
+
+    saved = load_session(path)
+
+    assert [r.text for r in saved.requests] == ["first", "after it"]
+    assert saved.damage == (
+        "2 lines of the file could not be read and skipped: line 3 (nested too deeply to read), "
+        "line 4 (not a session record)"
+    )

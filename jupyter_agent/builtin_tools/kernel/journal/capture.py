@@ -34,13 +34,13 @@ from ....base.kernel_journal import (
     human_bytes,
 )
 from .analysis import CodeEffects
-from .compare import digest, same_value
+from .compare import fingerprint, same_value
 from .copies import SILENT, CopyPlan, NotCopyable, is_immutable, plan_copy, size_of, take_copy
 
 log = logging.getLogger(__name__)
 
-#: Objects the code created or rebound are hashed (to see a later change by the user) up to this size; a larger
-#: one is compared by identity alone.
+#: Objects the code created or rebound are hashed (to see a later change by the user) up to this size of pickle
+#: (array buffers are checked apart, `compare.BUFFER_LIMIT`); undo skips a larger one unless forced.
 DIGEST_LIMIT = 16 * 1024 * 1024
 _MISSING: Any = object()
 #: Names Python itself puts in a namespace it runs code in: never the user's, never undone.
@@ -180,13 +180,15 @@ class KernelWatch:
         before = ABSENT if old is _MISSING else self._old(old)
         if new is _MISSING:
             return VariableChange(name=name, kind="deleted", in_place=False, before=before, after=None)
+        after_digest, unchecked = _fingerprint_of(new, DIGEST_LIMIT)
         return VariableChange(
             name=name,
             kind="added" if old is _MISSING else "changed",
             in_place=False,
             before=before,
             after=Pin(new),
-            after_digest=_digest_of_new(new),
+            after_digest=after_digest,
+            unchecked=unchecked,
         )
 
     def _in_place(self, name: str, obj: Any) -> VariableChange | None:
@@ -202,13 +204,15 @@ class KernelWatch:
             before, unknown = Before(present=True, lost=self._lost[id(obj)]), True
         else:
             return None
+        after_digest, unchecked = (None, "") if unknown else _fingerprint_of(obj, None)
         return VariableChange(
             name=name,
             kind="changed",
             in_place=True,
             before=before,
             after=Pin(obj),
-            after_digest=None if unknown else digest(obj),
+            after_digest=after_digest,
+            unchecked=unchecked,
             unknown=unknown,
         )
 
@@ -266,10 +270,14 @@ def _defined_here(obj: object, namespace: dict[str, Any]) -> bool:
     return kind.__module__ == namespace.get("__name__", "__main__")
 
 
-def _digest_of_new(new: object) -> bytes | None:
-    """What a name the code bound now holds, to see a later change in place by the user (None: a value no one can
-    change in place, where identity is the whole story, or one too large to hash each call)."""
-    return None if is_immutable(new) else digest(new, DIGEST_LIMIT)
+def _fingerprint_of(obj: object, limit: int | None) -> tuple[bytes | None, str]:
+    """What a name the code left holds, to see a later change in place by the user: its digest, or why none was
+    taken (too large to hash each call, not picklable). Neither for a value no one can change in place, where
+    identity is the whole story."""
+    if is_immutable(obj):
+        return None, ""
+    found = fingerprint(obj, limit)
+    return (found, "") if isinstance(found, bytes) else (None, found)
 
 
 def _worth_counting(value: object) -> bool:

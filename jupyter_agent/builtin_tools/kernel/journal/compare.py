@@ -4,21 +4,32 @@ at undo time (`digest`), without a second copy.
 - `same_value`: the type's own equality (pandas `.equals` with the labels, name and attrs; NumPy
   `array_equal` with NaN equal to NaN; polars `.equals`), or the structure of objects that compare by identity
   (their attributes, compared the same way). False when it cannot tell: the safe answer is "changed".
-- `digest`: a hash of the object's pickle, its array buffers checked where they lie (protocol 5, out of band;
-  a CRC-32 each), so a 100 MB frame costs a pass over its memory, not a copy. What plain pickling refuses (a lambda, a class, a
-  lock) is pickled as its identity.
+- `digest` / `fingerprint`: a hash of the object's pickle, its array buffers checked where they lie (protocol 5,
+  out of band; a CRC-32 each), so a 100 MB frame costs a pass over its memory, not a copy; a `bytearray` or
+  `array.array` is checked the same way (pickle would copy it in band). What plain pickling refuses (a lambda, a
+  class, a lock) is pickled as its identity. `limit` bounds the pickled bytes; buffers, checked at CRC-32
+  speed, are bounded apart by `BUFFER_LIMIT` (a memory-mapped file is not read from disk to the end). When no
+  digest can be taken, `fingerprint` says why: undo then cannot rule out a later change, and says so.
 """
 
 from __future__ import annotations
 
+import array
 import hashlib
 import io
+import mmap
 import pickle
 import socket
 import zlib
 from typing import Any, cast
 
+from ....base.kernel_journal import human_bytes
 from .copies import LOCK_TYPES, SILENT, is_numpy, is_pandas, is_polars, slots_of
+
+#: Buffers (an array's memory, a bytearray) are checked up to this many bytes in all, when a limit is given.
+BUFFER_LIMIT = 1024 * 1024 * 1024
+#: Kinds of buffer pickle would copy into its stream: checked in place instead.
+_PLAIN_BUFFERS = (bytearray, array.array, memoryview, mmap.mmap)
 
 
 def same_value(a: object, b: object, depth: int = 0) -> bool:
@@ -102,30 +113,33 @@ def _same_slots(a: object, b: object, depth: int) -> bool:
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
 
 
 class _HashWriter:
-    """A file for the pickler that hashes what it is given instead of keeping it, up to a limit."""
+    """A file for the pickler that hashes what it is given instead of keeping it, up to its limits."""
 
     def __init__(self, limit: int | None) -> None:
         self.hash = hashlib.sha1(usedforsecurity=False)
         self.limit = limit
+        self.buffer_limit = None if limit is None else BUFFER_LIMIT
         self.count = 0
-
-    def _count(self, size: int) -> None:
-        self.count += size
-        if self.limit is not None and self.count > self.limit:
-            raise _TooLarge
+        self.buffered = 0
 
     def add_buffer(self, data: memoryview) -> None:
         """An array's memory: its CRC-32 and length go into the hash (a pass over 100 MB in ~0.1 s, half of
         SHA-1's time; a change the user makes slips through a 32-bit check once in four billion)."""
-        self._count(data.nbytes)
+        self.buffered += data.nbytes
+        if self.buffer_limit is not None and self.buffered > self.buffer_limit:
+            raise _TooLarge(f"its memory is over the {human_bytes(self.buffer_limit)} undo checks")
         self.hash.update(data.nbytes.to_bytes(8, "little") + zlib.crc32(data).to_bytes(4, "little"))
 
     def write(self, data: bytes) -> int:
-        self._count(len(data))
+        self.count += len(data)
+        if self.limit is not None and self.count > self.limit:
+            raise _TooLarge(f"its pickle is over the {human_bytes(self.limit)} undo checks")
         self.hash.update(data)
         return len(data)
 
@@ -140,8 +154,18 @@ class _ByIdentity(pickle.Pickler):
 
 
 def digest(obj: object, limit: int | None = None) -> bytes | None:
-    """A hash of `obj`'s state (its pickle, array buffers hashed in place), to tell later whether it changed.
-    None when it cannot be pickled even by identity, or (with `limit`) when it is larger than `limit` bytes."""
+    """`fingerprint`'s digest, or None when it could not be taken."""
+    found = fingerprint(obj, limit)
+    return found if isinstance(found, bytes) else None
+
+
+def fingerprint(obj: object, limit: int | None = None) -> bytes | str:
+    """A hash of `obj`'s state (its pickle, array buffers hashed in place), to tell later whether it changed; or
+    why none could be taken (`it cannot be pickled to compare: TypeError: …`, `its pickle is over the 16 MB
+    undo checks`)."""
+    if isinstance(obj, _PLAIN_BUFFERS):
+        return _buffer_fingerprint(cast(object, obj), limit)
+    refused = ""
     for pickler in (pickle.Pickler, _ByIdentity):
         writer = _HashWriter(limit)
 
@@ -156,9 +180,31 @@ def digest(obj: object, limit: int | None = None) -> bytes | None:
 
         try:
             pickler(writer, protocol=5, buffer_callback=out_of_band).dump(obj)
-        except _TooLarge:
-            return None
-        except Exception:  # unpicklable (a lambda, a local class …): try again by identity, then give up
+        except _TooLarge as exc:
+            return exc.what
+        except (
+            Exception
+        ) as exc:  # unpicklable (a lambda, a local class …): try again by identity, then give up
+            refused = refused or f"it cannot be pickled to compare: {type(exc).__name__}: {exc}"
             continue
         return writer.hash.digest()
-    return None
+    return refused
+
+
+def _buffer_fingerprint(obj: object, limit: int | None) -> bytes | str:
+    """A bytearray's (an array.array's, a memoryview's, an mmap's) type, layout and the CRC-32 of its memory."""
+    writer = _HashWriter(limit)
+    try:
+        with memoryview(cast(Any, obj)) as view:
+            layout = (type(obj).__qualname__, view.format, view.shape, getattr(obj, "typecode", ""))
+            writer.write(repr(layout).encode())
+            if view.contiguous:
+                with view.cast("B") as flat:
+                    writer.add_buffer(flat)
+            else:
+                writer.add_buffer(memoryview(view.tobytes()))
+    except _TooLarge as exc:
+        return exc.what
+    except (ValueError, TypeError) as exc:  # a released view, a closed mmap
+        return f"its memory cannot be read to compare: {type(exc).__name__}: {exc}"
+    return writer.hash.digest()

@@ -169,3 +169,25 @@ def test_old_string_copied_with_a_replacement_character_gets_a_hint(tmp_path: Pa
     )
     h.ok("Edit", file_path="mixed.py", old_string=" au lait", new_string=" noir")
     assert (tmp_path / "mixed.py").read_bytes() == "# crème brûlée\n# caf".encode() + b"\xe9 noir\n"
+
+
+@pytest.mark.parametrize("tool", ["Edit", "MultiEdit"])
+def test_an_old_string_not_found_in_a_file_with_undefined_bytes_gets_the_nearest_match(
+    tmp_path: Path, tool: str
+) -> None:
+    """A Latin-1 middle dot (0xb7) among UTF-8 text, as in sphinx's texinputs/LatinRules.xdy: the not-found
+    message shows the closest lines (the byte as U+FFFD), never a Python encoding failure."""
+    original = b'(merge-rule "\xb7" "~e" :string)\n(merge-rule "\xc3\xa9\xc3\xa8" "e" :string)\n' * 3
+    (tmp_path / "LatinRules.xdy").write_bytes(original)
+    h = file_harness(tmp_path)
+    h.read("LatinRules.xdy")
+    edit = {"old_string": '(merge-rule "x" "~e" :strin)', "new_string": "(gone)"}
+    inputs = {"file_path": "LatinRules.xdy", **(edit if tool == "Edit" else {"edits": [edit]})}
+
+    result = h.call(tool, **inputs)
+
+    text = result.content
+    assert "old_string was not found in 'LatinRules.xdy'" in text, text
+    assert "The closest text is at" in text and '(merge-rule "\ufffd" "~e" :string)' in text, text
+    text.encode("utf-8")  # what goes to the model is text (a surrogate here failed the request)
+    assert (tmp_path / "LatinRules.xdy").read_bytes() == original

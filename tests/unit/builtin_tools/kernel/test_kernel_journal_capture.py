@@ -211,7 +211,7 @@ def test_a_failure_of_the_journal_is_said_and_the_code_s_result_stands(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("digest exploded")
 
-    monkeypatch.setattr(capture, "_digest_of_new", broken)
+    monkeypatch.setattr(capture, "_fingerprint_of", broken)
     namespace: dict[str, Any] = {}
     watch = KernelWatch(
         namespace=namespace,
@@ -347,3 +347,70 @@ def test_an_object_that_copies_itself_its_own_way_is_not_refused_for_what_it_hol
     box.run("cache.items.append(1)")
     assert box.undo() == ["restored 1 variable (cache)"]
     assert box.namespace["cache"].items == []
+
+
+class _SlowToCopy:
+    """Its copy takes 3 s (in small sleeps, so the time limit can stop it) — or raises what `fail` says."""
+
+    def __init__(self, fail: BaseException | None = None) -> None:
+        self.items = [1]
+        self.fail = fail
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _SlowToCopy:
+        import time
+
+        if self.fail is not None:
+            raise self.fail
+        until = time.monotonic() + 3
+        while time.monotonic() < until:
+            time.sleep(0.01)
+        return _SlowToCopy()
+
+
+def _run_watched(namespace: dict[str, Any], timeout: float) -> tuple[Any, KernelWatch]:
+    from jupyter_agent.builtin_tools.kernel.runcode import outcome_result
+
+    watch = KernelWatch(
+        namespace=namespace,
+        store=KernelUndoStore(),
+        budget=MB,
+        journal=RunJournal(run_id=1),
+        tool="RunCode",
+        label="RunCode",
+    )
+    outcome = CodeRun(
+        "slow.items.append(2)\nprint('ran')",
+        namespace,
+        shell=None,
+        timeout=timeout,
+        max_chars=1000,
+        max_image_bytes=0,
+        watch=watch,
+    ).run()
+    return outcome_result(outcome, seconds=timeout, max_chars=1000), watch
+
+
+def test_the_journal_s_copy_counts_against_the_call_s_time_limit() -> None:
+    namespace: dict[str, Any] = {"slow": _SlowToCopy()}
+
+    result, _ = _run_watched(namespace, timeout=0.5)
+
+    assert result.is_error and result.error_code == "TIMEOUT"
+    assert namespace["slow"].items == [1]  # the code never ran: the limit ran out while the journal copied
+    assert result.content.startswith(
+        "TIMEOUT: the code did not run: the 0.5 s time limit ran out while the kernel journal copied the variables it "
+        "may change (slow)"
+    ), result.content
+
+
+def test_when_the_journal_fails_the_model_is_told_the_code_never_ran() -> None:
+    namespace: dict[str, Any] = {"slow": _SlowToCopy(fail=SystemExit("from __deepcopy__"))}
+
+    result, _ = _run_watched(namespace, timeout=30)
+
+    assert namespace["slow"].items == [1]
+    assert "the code raised" not in result.content
+    assert result.content.startswith(
+        "EXECUTION_ERROR: the code did not run: the kernel journal failed while it copied the variables it may change (slow): "
+        "SystemExit: from __deepcopy__"
+    ), result.content
