@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..base.harness_texts import CONTEXT_HEADING, UPDATE_HEADING
-from ..builtin_tools.workflow.plan import ExitPlanMode
-from ..permissions.modes import MODE_PROMPT, Mode
+from ..permissions.modes import EXIT_PLAN_TOOL, Mode, mode_line
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +29,8 @@ class SessionFacts:
     notebook_note: str = ""
     #: The tool names the model has (to say whether ExitPlanMode is there in plan mode).
     tool_names: Sequence[str] = ()
+    #: Whether the permission mode is told (not to a sub-agent whose tools only read: no call of it asks).
+    mode_told: bool = True
     #: Tools that came or went, for models that are told in text (no mid-conversation tool changes).
     tools_added: Sequence[str] = ()
     tools_removed: Sequence[str] = ()
@@ -43,9 +44,10 @@ class SessionFacts:
             "Notebook": notebook,
             "Working directory": f"{self.cwd} (relative paths start here)",
             "Kernel": f"{self.kernel}; its variables are live, so inspect them rather than guess",
-            "Permission mode": mode_line(self.mode, self.tool_names),
-            "Date": self.date,
         }
+        if self.mode_told:
+            lines["Permission mode"] = mode_line(self.mode, exit_plan=EXIT_PLAN_TOOL in self.tool_names)
+        lines["Date"] = self.date
         if self.tools_added:
             lines["Tools now available"] = ", ".join(self.tools_added)
         if self.tools_removed:
@@ -53,15 +55,6 @@ class SessionFacts:
                 f"{', '.join(self.tools_removed)} (a call to one is refused with the reason)"
             )
         return lines
-
-
-def mode_line(mode: Mode, tool_names: Sequence[str]) -> str:
-    if mode == "plan" and ExitPlanMode.name in tool_names:
-        return (
-            "plan: only read-only tools run. Investigate, then present your plan with ExitPlanMode; the user "
-            "approves it (the mode switches) or asks you to keep planning. Do not attempt edits."
-        )
-    return MODE_PROMPT[mode]
 
 
 #: Lines said once, not kept as facts to compare (a tool change is told when it happens).

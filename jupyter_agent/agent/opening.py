@@ -8,9 +8,14 @@ the opening is:
 
     user:      a note saying the harness reads the project's files first
     assistant: Read(file) for each file, Skill() for the skill listing (no thinking: the harness wrote it)
-    user:      their tool results — and then the request itself, appended to this message
+    user:      their tool results
+    assistant: a harness note closing the opening (`OPENING_CLOSE`)
+    user:      the request itself (the session context before it)
 
-Only declared tools are called (a conversation without Read gets the files as plain text blocks marked as
+The closing note makes the opening a finished exchange, so the request's own user turn starts no tool loop:
+with a thinking budget (`thinking.type: "enabled"`) the API refuses a request whose last user turn answers an
+assistant turn that does not start with thinking, and the harness's calls carry none (a test runs the opening
+under every row of the model table against the strict server). Only declared tools are called (a conversation without Read gets the files as plain text blocks marked as
 the repository's, which is the docs' second-best place). The tool results are what the model would have read.
 """
 
@@ -19,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..base.harness_texts import OPENING_NOTE
+from ..base.harness_texts import OPENING_CLOSE, OPENING_NOTE
 from ..builtin_tools.files.read import ReadTool
 from ..builtin_tools.skill import SKILL_TOOL_NAME
 from .conversation import Block, Message
@@ -71,6 +76,7 @@ def opening_messages(
         {"role": "user", "content": [{"type": "text", "text": note}]},
         {"role": "assistant", "content": uses},
         {"role": "user", "content": results},
+        {"role": "assistant", "content": [{"type": "text", "text": OPENING_CLOSE}]},
     ]
 
 

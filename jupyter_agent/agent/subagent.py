@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..base.harness_texts import SUBAGENT_OPENING_NOTE
+from ..base.harness_texts import SUBAGENT_OPENING_NOTE, is_harness_text
 from ..base.result import ToolResult
 from ..builtin_tools.workflow.plan import ExitPlanMode
 from ..builtin_tools.workflow.question import AskUserQuestion
@@ -120,15 +120,25 @@ class Subagents:
         config = (
             dataclasses.replace(parent.config, model=agent_type.model) if agent_type.model else parent.config
         )
-        tools = {definition_name(d): d for d in (t.to_param() for t in sub_dispatcher.tools().values())}
+        granted = sub_dispatcher.tools()
+        tools = {definition_name(d): d for d in (t.to_param() for t in granted.values())}
+        # A sub-agent whose tools only read is taught nothing of modes and approvals: no call of it asks.
+        read_only = agent_type.read_only or all(t.read_only for t in granted.values())
         run = AgentRun(
             run_id=parent.run_id,
-            conversation=self._conversation(agent_type, tools, config.extra_instructions),
+            conversation=self._conversation(
+                agent_type, tools, config.extra_instructions, read_only=read_only
+            ),
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
             ctx=sub_ctx,
             config=config,
-            surroundings=Surroundings(facts=self.facts, tools=lambda _searches: tools),
+            surroundings=Surroundings(
+                facts=lambda: dataclasses.replace(
+                    self.facts(), tool_names=tuple(tools), mode_told=not read_only
+                ),
+                tools=lambda _searches: tools,
+            ),
             emit=_Relay(parent, call_id, call.description).emit,
             session_tally=parent.session_tally,
             within=parent.run_total,
@@ -154,7 +164,12 @@ class Subagents:
         )
 
     def _conversation(
-        self, agent_type: AgentType, tools: dict[str, dict[str, object]], instructions: str
+        self,
+        agent_type: AgentType,
+        tools: dict[str, dict[str, object]],
+        instructions: str,
+        *,
+        read_only: bool,
     ) -> Conversation:
         """The sub-agent's own conversation: its fixed prefix, and as tool results the repository's files — its
         own definition (`.claude/agents/*.md`) first, for a project's agent (a type registered in code keeps its
@@ -164,6 +179,8 @@ class Subagents:
         system = system_prompt(
             PromptFacts(
                 subagent=True,
+                read_only=read_only,
+                report=agent_type.report,
                 extra_instructions=instructions,
                 memory=self.memory,
                 role="" if from_file else agent_type.prompt,
@@ -187,7 +204,9 @@ def _final_text(conversation: Conversation) -> str:
             content = message["content"]
             if isinstance(content, str):
                 return content.strip()
-            return "\n".join(b["text"] for b in content if b.get("type") == "text").strip()
+            return "\n".join(
+                b["text"] for b in content if b.get("type") == "text" and not is_harness_text(b["text"])
+            ).strip()
     return ""
 
 

@@ -23,7 +23,11 @@ SUBAGENT_OPENING_NOTE = (
     "repository, not from the main agent or the user.]"
 )
 
-HARNESS_HEADINGS = (CONTEXT_HEADING, UPDATE_HEADING, OPENING_NOTE, SUBAGENT_OPENING_NOTE)
+#: The assistant text that closes the opening's tool loop (`agent/opening.py`): with a thinking budget the API
+#: refuses a request whose last user turn answers tool calls of an assistant turn without thinking.
+OPENING_CLOSE = "[The harness has handed over the files above; the request follows.]"
+
+HARNESS_HEADINGS = (CONTEXT_HEADING, UPDATE_HEADING, OPENING_NOTE, SUBAGENT_OPENING_NOTE, OPENING_CLOSE)
 
 
 def is_harness_text(text: str) -> bool:

@@ -34,7 +34,7 @@ from ..base.hosts import canonical_host
 from .command_patterns import compile_pattern
 from .commands import CommandWords, ParsedCommand, split_command
 from .kinds import RuleKind, ToolKind
-from .modes import Mode
+from .modes import Mode, mode_refusal
 from .protected import DEFAULT_PROTECTED_PATHS, protected_match
 from .rule_glob import WILDCARDS, glob_regex, literal
 from .rule_glob import escape_pattern as escape_pattern
@@ -307,10 +307,7 @@ class PermissionPolicy:
         if self.mode == "bypassPermissions":
             return Allow(reason="bypassPermissions mode")
         if self.mode == "plan":
-            return Deny(
-                message=f"{call.tool} is not available in plan mode: only read-only tools run. "
-                "Finish the plan and present it; the user switches the mode to carry it out"
-            )
+            return Deny(message=mode_refusal(call.tool, self.mode))
         if self.mode == "acceptEdits" and call.kind == "edit":
             return Allow(reason="acceptEdits mode")
         return Ask(reason=f"{self.mode} mode asks before {call.kind} tools", by="mode")

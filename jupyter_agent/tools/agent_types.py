@@ -17,6 +17,9 @@ class AgentType:
     read_only: bool = False
     #: Its own system prompt (a custom agent's body), before the sub-agent's standing lines.
     prompt: str = ""
+    #: What its report must hold ('': the default for what its tools can do, `prompt.REPORT_READ_ONLY` /
+    #: `REPORT_WORKER`).
+    report: str = ""
     #: The model that runs it; None: the parent's.
     model: str | None = None
     #: Where it was defined: "built-in" (in code), or the file.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...base.result import ToolResult
-from ...permissions.policy import Mode
+from ...permissions.modes import EXIT_PLAN_TOOL, MODE_TEXTS, Mode
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Preview, Tool, ToolInput
 from ...tools.scope import ModeSwitched
@@ -17,10 +17,6 @@ work that changes files, the notebook or the kernel; not for research or questio
 (the mode switches and you carry the plan out at once) or asks you to keep planning, with feedback."""
 
 _SWITCH: dict[PlanVerdict, Mode] = {"accept_edits": "acceptEdits", "keep_asking": "default"}
-_WHAT_RUNS: dict[Mode, str] = {
-    "acceptEdits": "file and notebook edits run without asking; running code still asks",
-    "default": "every change asks the user for approval first",
-}
 
 
 class ExitPlanModeInput(ToolInput):
@@ -29,7 +25,7 @@ class ExitPlanModeInput(ToolInput):
 
 
 class ExitPlanMode(Tool[ExitPlanModeInput]):
-    name = "ExitPlanMode"
+    name = EXIT_PLAN_TOOL
     description = DESCRIPTION
     kind = "other"
     annotations = READ_ONLY
@@ -68,7 +64,7 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
         mode = _SWITCH[review.verdict]
         ctx.run.record(ModeSwitched(mode))
         return ToolResult.ok(
-            f"The user approved your plan. The mode is now {mode}: {_WHAT_RUNS[mode]}.{note} Carry out the plan now.",
+            f"The user approved your plan. The mode is now {mode}: {MODE_TEXTS[mode].runs}.{note} Carry out the plan now.",
             summary=f"plan approved · mode {mode}",
             data={"mode": mode},
         )

@@ -24,6 +24,7 @@ from jupyter_agent.agent import ErrorEvent, Notice
 from jupyter_agent.agent.prefix import INLINE_TOOLS_BETA
 from jupyter_agent.agent.turn import BINDING_BETA
 from jupyter_agent.base.harness_texts import UPDATE_HEADING
+from jupyter_agent.permissions.modes import mode_line
 from jupyter_agent.testing import Fault, Text, Thinking, ToolUse, Turn
 from jupyter_agent.tools import tool
 
@@ -80,12 +81,9 @@ def test_a_mode_change_between_runs_is_an_update_and_the_prefix_stays(harness: H
     h.run("second")
     first, second = h.server.requests
     assert _prefix(first) == _prefix(second)
-    assert "acceptEdits" not in second["system"][0]["text"].split("The permission modes:")[0]
+    assert "acceptEdits" not in second["system"][0]["text"].split("The permission modes")[0]
     update = [b["text"] for b in second["messages"][-1]["content"] if b["text"].startswith(UPDATE_HEADING)]
-    assert update == [
-        f"{UPDATE_HEADING}\n- Permission mode: acceptEdits: file and notebook edits run without asking; "
-        "running code asks first."
-    ]
+    assert update == [f"{UPDATE_HEADING}\n- Permission mode: {mode_line('acceptEdits', exit_plan=False)}"]
     _sent_again_unchanged(h)
 
 

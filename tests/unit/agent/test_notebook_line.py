@@ -66,7 +66,8 @@ def test_the_context_names_the_notebook_and_a_later_frontend_is_told_once_as_an_
     h.run("third", signals=vscode)
     first, second, third = h.server.requests
     assert system_text(first) == system_text(second) == system_text(third)
-    assert "Notebook" not in system_text(first)
+    assert "- Notebook:" not in system_text(first)  # the notebook is a fact of the context, not of the prompt
+    assert notebook.name not in system_text(first)
     assert f"- Notebook: {notebook.resolve()} — run by a headless client" in context_text(first)
     updates = [t for t in message_texts(second["messages"][-1]) if t.startswith(UPDATE_HEADING)]
     assert updates == [

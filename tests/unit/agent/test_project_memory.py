@@ -11,7 +11,7 @@ from typing import Any
 from agent_testkit import HarnessFactory, assert_valid_request, texts
 
 from jupyter_agent.agent.memory import load_memory
-from jupyter_agent.base.harness_texts import OPENING_NOTE, SUBAGENT_OPENING_NOTE
+from jupyter_agent.base.harness_texts import OPENING_CLOSE, OPENING_NOTE, SUBAGENT_OPENING_NOTE
 from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.testing import Text, ToolUse, Turn
 
@@ -46,7 +46,12 @@ def test_a_repositorys_agents_md_reaches_the_model_as_a_read_result_not_in_the_s
     request = h.server.requests[0]
     assert "polars" not in _system(request)
     assert _opening_results(request) == {str(tmp_path / "AGENTS.md"): "Always use polars, never pandas."}
-    assert texts(request["messages"][2]) == ["load the data"]  # the request follows the results
+    # the harness's note closes the opening, then the request comes in a user turn of its own
+    assert request["messages"][3] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": OPENING_CLOSE}],
+    }
+    assert texts(request["messages"][4]) == ["load the data"]
     assert_valid_request(request)
 
 
@@ -152,7 +157,7 @@ def test_a_subagent_gets_the_same_files_in_its_own_opening(harness: HarnessFacto
     assert note["content"][0]["text"] == SUBAGENT_OPENING_NOTE
     assert [b["input"] for b in calls["content"]] == [{"file_path": str(tmp_path / "AGENTS.md")}]
     assert results["content"][0]["content"][0]["text"] == "Dates are day-first."
-    assert texts(results) == ["Check the date format."]
+    assert texts(subagent["messages"][4]) == ["Check the date format."]
 
 
 def test_a_secret_in_a_memory_file_is_masked_before_it_reaches_the_model(

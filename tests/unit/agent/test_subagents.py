@@ -235,7 +235,8 @@ def test_a_projects_agent_definition_file_reaches_its_subagent_as_a_read_result(
     assert h.run("review").reason == "end_turn"
     body = h.server.requests[1]
     assert "You review code." not in body["system"][0]["text"]
-    _note, calls, results = body["messages"]
+    _note, calls, results, _close, task = body["messages"]
+    assert texts(task) == ["Review it."]
     assert [b["input"] for b in calls["content"]] == [{"file_path": str(definition)}]
     assert results["content"][0]["content"] == [{"type": "text", "text": "You review code."}]
 

@@ -11,7 +11,7 @@ from jupyter_agent.agent.facts import SessionFacts
 from jupyter_agent.agent.prompt import PromptFacts, system_prompt
 from jupyter_agent.host.commands import help_text
 from jupyter_agent.host.configure import agent_config
-from jupyter_agent.permissions.modes import MODE_HELP, MODE_PROMPT, MODES, Mode
+from jupyter_agent.permissions.modes import MODE_HELP, MODES, Mode, mode_line
 from jupyter_agent.settings import AgentSettings
 
 
@@ -90,9 +90,10 @@ def test_the_settings_offer_exactly_the_configs_providers_and_modes() -> None:
 def test_every_mode_is_explained_to_the_person_and_to_the_model(mode: Mode) -> None:
     assert f"{mode}: {MODE_HELP[mode]}" in AgentSettings.class_traits()["mode"].help
     assert mode in help_text()
-    assert MODE_PROMPT[mode] in system_prompt(PromptFacts())  # every mode, explained once per conversation
+    # every mode, explained once per conversation, and the one in force in the context (the table's texts)
+    assert f"- {mode_line(mode, exit_plan=None)}" in system_prompt(PromptFacts())
     facts = SessionFacts(cwd="/w", kernel="k", mode=mode, date="2026-11-28", tool_names=("Read",))
-    assert facts.lines()["Permission mode"] == MODE_PROMPT[mode]  # and the one in force, in the context
+    assert facts.lines()["Permission mode"] == mode_line(mode, exit_plan=False)
 
 
 def test_no_setting_writes_out_a_default_the_config_already_declares() -> None:

@@ -227,8 +227,8 @@ def test_memory_and_compact_on_demand(
     capsys.readouterr()
     shell.run_line_magic("agent", "compact")
     line = capsys.readouterr().out.strip()
-    # the opening (the AGENTS.md read as a tool result), the request and the answer
-    assert line.startswith("conversation compacted on request: 4 messages") and "\n" not in line
+    # the opening (a note, the AGENTS.md read as a tool result, the harness's closing note), the request, the answer
+    assert line.startswith("conversation compacted on request: 6 messages") and "\n" not in line
     shell.run_cell_magic("agent", "", "next")
     last = server.requests[-1]
     assert "SUMMARY: asked hello" in json.dumps(last["messages"]) and '"ok"' not in json.dumps(
@@ -314,8 +314,8 @@ def test_context_shows_the_update_the_next_request_will_append(
     shell.run_line_magic("agent", "context")
     shown = capsys.readouterr().out
     assert "The next request also says:\n[Update to the session context" in shown
-    assert "- Permission mode: plan: only read-only tools run." in shown
+    assert "- Permission mode: plan: only read-only tools run;" in shown
     shell.run_cell_magic("agent", "", "second")
-    assert "- Permission mode: plan: only read-only tools run." in json.dumps(
+    assert "- Permission mode: plan: only read-only tools run;" in json.dumps(
         server.requests[1]["messages"][-1]
     )

@@ -397,8 +397,10 @@ def test_deny_messages_name_the_rule_and_plan_mode_explains_itself() -> None:
     assert denied == Deny(message="Edit is denied by the rule Edit(*.lock); do not retry it, tell the user")
     planned = PermissionPolicy(mode="plan").decide(facts("Write", "a.py"))
     assert planned == Deny(
-        message="Write is not available in plan mode: only read-only tools run. "
-        "Finish the plan and present it; the user switches the mode to carry it out"
+        message="Write is not available in plan mode: only read-only tools run; RunCode, RunCell, Bash and every "
+        "edit of a file or cell are refused. Investigate, then present the plan with ExitPlanMode: the user "
+        "approves it (the mode switches and you carry the plan out at once) or asks you to keep planning. Without "
+        "ExitPlanMode, give the plan as your answer: the user switches the mode to carry it out."
     )
 
 

@@ -132,8 +132,9 @@ def test_approving_the_plan_switches_the_mode_at_once(tmp_path: Path) -> None:
     assert person.plans == ["1. fix\n2. test"]
     assert policy.mode == "acceptEdits"
     assert result.content == (
-        "The user approved your plan. The mode is now acceptEdits: file and notebook edits run without asking; "
-        'running code still asks. The user added: "skip the tests" Carry out the plan now.'
+        "The user approved your plan. The mode is now acceptEdits: edits of files and cells run without asking; "
+        'running code (RunCode, RunCell, Bash) asks the user first. The user added: "skip the tests" Carry out the '
+        "plan now."
     )
     keep_asking, policy = _dispatch(
         tmp_path,
