@@ -75,7 +75,7 @@ def test_insert_with_an_empty_after_cell_id_goes_to_the_top_even_with_a_running_
         world, {"edit_mode": "insert", "after_cell_id": "", "cell_type": "markdown", "new_source": "# Top"}
     )
     assert not done.result.is_error, done.result.content
-    assert list(world.sources())[0] == done.result.data["cell_id"]
+    assert next(iter(world.sources())) == done.result.data["cell_id"]
     assert "at the top" in done.result.content
 
 
@@ -231,3 +231,45 @@ def test_old_string_found_twice_is_multiple_matches_unless_replace_all(world: Wo
     assert not every.result.is_error, every.result.content
     assert "Replaced 2 occurrences (they were at lines 1, 2)." in every.result.content
     assert world.sources() == {**ORIGINAL, "c0": "count = 0\nprint(count)"}
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("NotebookEdit", {"cell_id": "3", "new_source": "x = 9"}),
+        (
+            "NotebookEdit",
+            {"edit_mode": "insert", "after_cell_id": "3", "cell_type": "code", "new_source": "y"},
+        ),
+        ("NotebookRead", {"cell_id": "3"}),
+        ("NotebookRead", {"cell_ids": ["c0", "#3"]}),
+        ("RunCell", {"cell_id": "3"}),
+    ],
+)
+def test_a_cell_id_that_is_a_position_names_the_cell_at_that_position(
+    world: World, name: str, tool_input: dict[str, Any]
+) -> None:
+    asked = str(tool_input.get("cell_id") or tool_input.get("after_cell_id") or "#3")
+    done = call(world, tool_input, name)
+    assert done.result.content == (
+        f"CELL_NOT_FOUND: no cell with id '{asked}' in analysis.ipynb; cells are addressed by id, not position: "
+        "position 3 is cell 'c2' (a code cell); pass cell_id 'c2' if that is the one"
+    )
+    assert unchanged(world)
+
+
+def test_an_id_that_is_no_position_either_points_to_notebook_read(world: World) -> None:
+    done = call(world, {"cell_id": "9", "new_source": "x"})
+    assert done.result.content == (
+        "CELL_NOT_FOUND: no cell with id '9' in analysis.ipynb; call NotebookRead for the current ids"
+    )
+
+
+def test_a_cell_never_read_is_not_read_and_one_changed_since_is_stale_read(world: World) -> None:
+    never = call(world, {"cell_id": "c1", "old_string": "x = 1", "new_string": "x = 2"})
+    assert never.result.error_code == "NOT_READ"
+    read(world)
+    world.type_into("c1", "x = 1  # mine\nprint(x)")
+    changed = call(world, {"cell_id": "c1", "old_string": "x = 1", "new_string": "x = 2"})
+    assert changed.result.error_code == "STALE_READ"
+    assert world.sources()["c1"] == "x = 1  # mine\nprint(x)"

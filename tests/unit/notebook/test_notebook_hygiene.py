@@ -161,7 +161,7 @@ def test_clear_outputs_empties_the_outputs_and_count_and_keeps_the_source(world:
 
 def test_clearing_a_cell_not_read_is_refused(world: World) -> None:
     done = call(world, {"cell_id": "c1", "clear_outputs": True})
-    assert done.result.error_code == "STALE_READ"
+    assert done.result.error_code == "NOT_READ"
     assert outputs(world, "c1") == (["1\n"], 2)
 
 
