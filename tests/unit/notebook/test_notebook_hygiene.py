@@ -89,7 +89,9 @@ def test_move_to_the_top_is_asked_for_with_an_empty_after_cell_id(world: World) 
 
 
 @pytest.mark.parametrize("after", [{}, {"after_cell_id": None}])
-def test_move_without_after_cell_id_is_refused_not_moved_to_the_top(world: World, after: dict[str, Any]) -> None:
+def test_move_without_after_cell_id_is_refused_not_moved_to_the_top(
+    world: World, after: dict[str, Any]
+) -> None:
     done = call(world, {"cell_id": "md", "edit_mode": "move", **after})
     assert done.result.content == (
         "INVALID_ARGS: edit_mode 'move' needs after_cell_id: the id of the cell it should follow, or \"\" to move "

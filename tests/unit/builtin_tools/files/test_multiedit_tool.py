@@ -188,7 +188,7 @@ def test_the_definition_the_model_sees_is_pinned() -> None:
         "additionalProperties": False,
         "properties": {
             "file_path": {
-                "description": "The file to change: absolute, or relative to the notebook's directory.",
+                "description": "The file to change: absolute, or relative to the working directory.",
                 "type": "string",
             },
             "edits": {
