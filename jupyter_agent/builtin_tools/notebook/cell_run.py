@@ -47,6 +47,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
         max_image_bytes=limits.max_image_bytes,
         reraise_interrupt=True,
         watch=watch,
+        origin=f"RunCell (cell '{cell.id}')",
     )
     log = CellOutputs(
         max_chars=max_chars // 2,
