@@ -20,7 +20,7 @@ from .capped import Deadline
 from .describe import describe_variable
 from .guards import CREDENTIAL_HIDDEN, INTERNAL_PACKAGES, is_internal, names_credential
 from .portraits import safe_repr
-from .tracebacks import FrameInfo, headline, last_exception, syntax_location, user_frames
+from .tracebacks import FrameInfo, headline, last_exception_and_origin, syntax_location, user_frames
 
 _MAX_CHARS = 12_000
 _MAX_LOCALS = 40
@@ -61,7 +61,8 @@ def _local_line(name: str, value: Any, deadline: Deadline) -> str:
 class Debug(Tool[DebugInput]):
     name = "Debug"
     description = (
-        "Post-mortem look at the last exception raised in the user's kernel: the list of traceback frames, "
+        "Post-mortem look at the last exception raised in the user's kernel, by a cell the user ran or by "
+        "RunCode or RunCell (the result says which): the list of traceback frames, "
         "and for one frame (default: the innermost, where it was raised) its function, file:line, the "
         "source around the line and its local variables (types, shapes and bounded reprs). Nothing is "
         "evaluated; to run an expression in the kernel use RunCode."
@@ -78,13 +79,14 @@ class Debug(Tool[DebugInput]):
         return f"Debug frame {params.frame}"
 
     async def run(self, params: DebugInput, ctx: ToolContext) -> ToolResult:
-        exc = last_exception()
-        if exc is None:
+        found = last_exception_and_origin()
+        if found is None:
             raise ToolError(
                 "NOT_AVAILABLE",
-                "there is no exception to debug: no cell in this kernel has raised one yet "
-                "(run the failing cell, then call Debug)",
+                "there is no exception to debug: nothing in this kernel has raised one yet (no cell the user "
+                "ran, no RunCode or RunCell); ask the user rather than re-running their cells to get one",
             )
+        exc, origin = found
         frames = user_frames(exc)
         if not frames and isinstance(exc, SyntaxError):
             where = "\n".join(syntax_location(exc))
@@ -102,11 +104,11 @@ class Debug(Tool[DebugInput]):
                 f"use 0..{len(frames) - 1} or -1..-{len(frames)}",
             )
         index = params.frame % len(frames)
-        return await asyncio.to_thread(self._describe, exc, frames, index)
+        return await asyncio.to_thread(self._describe, exc, origin, frames, index)
 
-    def _describe(self, exc: BaseException, frames: list[FrameInfo], index: int) -> ToolResult:
+    def _describe(self, exc: BaseException, origin: str, frames: list[FrameInfo], index: int) -> ToolResult:
         chosen = frames[index]
-        lines = [headline(exc), "", "frames (0 = outermost):"]
+        lines = [f"{headline(exc)}  (raised by {origin})", "", "frames (0 = outermost):"]
         for number, info in enumerate(frames):
             mark = "→" if number == index else " "
             lines.append(f"{mark} {number}: {info.function} at {info.where}")

@@ -31,6 +31,7 @@ from ...base.result import ImageContent
 from .journal.analysis import CodeEffects, code_effects, code_names
 from .journal.capture import KernelWatch
 from .output_log import LogStream, OutputLog
+from .tracebacks import note_agent_exception
 
 _COUNTER = itertools.count(1)
 
@@ -134,8 +135,11 @@ class CodeRun:
         max_image_bytes: int,
         reraise_interrupt: bool = False,
         watch: KernelWatch | None = None,
+        origin: str = "RunCode",
     ) -> None:
         self.code = code
+        #: Who ran it, as Debug names the exception it raised ("RunCode", "RunCell (cell 'load')").
+        self.origin = origin
         #: The kernel journal around the code (None: not journaled): copies before it runs, compares after.
         self.watch = watch
         #: Re-raise the user's KeyboardInterrupt after capture (the caller must then catch it, see run()).
@@ -202,6 +206,7 @@ class CodeRun:
             self.error = exc
         except BaseException as exc:  # the user's error (SystemExit included) is a result, not our crash
             self.error = exc
+            note_agent_exception(exc, self.origin)
 
     def _journal_before(self, effects: CodeEffects, names: frozenset[str] | None) -> None:
         """The journal's copies, before the code: what stops or breaks them (the time limit, an Interrupt, a

@@ -48,10 +48,35 @@ class FrameInfo:
         return "\n".join(lines)
 
 
-def last_exception() -> BaseException | None:
-    """The exception IPython last showed a traceback for (`sys.last_exc`, or `sys.last_value` before 3.12)."""
+def _users_last() -> BaseException | None:
     exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
     return exc if isinstance(exc, BaseException) else None
+
+
+#: The last exception the agent's own code raised (RunCode, RunCell), where it came from, and the user's last
+#: exception at that moment: a user's cell that raised since is newer.
+_agents_last: tuple[BaseException, str, BaseException | None] | None = None
+
+
+def note_agent_exception(exc: BaseException, origin: str) -> None:
+    """RunCode or RunCell caught `exc` (IPython never showed it, so `sys.last_exc` does not have it)."""
+    global _agents_last
+    _agents_last = (exc, origin, _users_last())
+
+
+def last_exception_and_origin() -> tuple[BaseException, str] | None:
+    """The newest exception in this kernel and who raised it: "RunCode", "RunCell (cell 'x')", or "a cell"."""
+    users = _users_last()
+    if _agents_last is not None and _agents_last[2] is users:
+        return _agents_last[0], _agents_last[1]
+    return None if users is None else (users, "a cell the user ran")
+
+
+def last_exception() -> BaseException | None:
+    """The newest exception in this kernel: IPython's last traceback (`sys.last_exc`, or `sys.last_value` before
+    3.12), or the one RunCode or RunCell caught after it."""
+    found = last_exception_and_origin()
+    return None if found is None else found[0]
 
 
 def user_frames(exc: BaseException) -> list[FrameInfo]:

@@ -16,7 +16,9 @@ from dispatch_harness import ToolHarness
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_agent.base.result import ToolResult
+from jupyter_agent.builtin_tools.kernel import tracebacks
 from jupyter_agent.builtin_tools.kernel.debug import Debug
+from jupyter_agent.builtin_tools.kernel.execution import CodeRun
 from jupyter_agent.watch.fix import fix_request
 from jupyter_agent.watch.note import NoteBudget, render_note
 from jupyter_agent.watch.watcher import Figure, KernelWatcher
@@ -182,11 +184,32 @@ def test_debug_out_of_range_frame_says_the_range(shell: InteractiveShell, tmp_pa
     assert "use 0..1 or -1..-2" in result.content
 
 
-def test_debug_without_an_exception_says_what_to_do(shell: InteractiveShell, tmp_path: Path) -> None:
+def test_debug_without_an_exception_says_what_to_do(
+    shell: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        tracebacks, "_agents_last", None
+    )  # what earlier tests' RunCode raised in this process
     shell.run_cell("fine = 1")
     result = debug({}, tmp_path)
     assert result.error_code == "NOT_AVAILABLE"
-    assert "run the failing cell" in result.content
+    assert "ask the user rather than re-running their cells" in result.content
+
+
+def test_debug_sees_what_runcode_raised_and_a_newer_user_cells_error_and_says_which(
+    shell: InteractiveShell, tmp_path: Path
+) -> None:
+    shell.run_cell("1 / 0")
+    job = CodeRun(FAILING, {}, shell=shell, timeout=30, max_chars=2000, max_image_bytes=1000)
+    job.run()
+    agents = debug({}, tmp_path)
+    assert agents.content.startswith("IndexError: list index out of range  (raised by RunCode)"), (
+        agents.content
+    )
+    assert "month (str 5) = 'March'" in agents.content
+    shell.run_cell("{}['March']")
+    users = debug({}, tmp_path)
+    assert users.content.startswith("KeyError: 'March'  (raised by a cell the user ran)"), users.content
 
 
 def test_debug_does_not_wait_for_a_hanging_repr(shell: InteractiveShell, tmp_path: Path) -> None:

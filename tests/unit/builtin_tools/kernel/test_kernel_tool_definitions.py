@@ -50,8 +50,8 @@ EXPECTED = [
     },
     {
         "name": "Debug",
-        "description": "Post-mortem look at the last exception raised in the user's kernel: the list of "
-        "traceback frames, and for one frame (default: the innermost, where it was raised) its function, "
+        "description": "Post-mortem look at the last exception raised in the user's kernel, by a cell the user "
+        "ran or by RunCode or RunCell (the result says which): the list of traceback frames, and for one frame (default: the innermost, where it was raised) its function, "
         "file:line, the source around the line and its local variables (types, shapes and bounded reprs). "
         "Nothing is evaluated; to run an expression in the kernel use RunCode.",
         "input_schema": {
