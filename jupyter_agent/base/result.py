@@ -17,6 +17,7 @@ BuiltinErrorCode = Literal[
     "TEXT_MULTIPLE_MATCHES",
     "NO_CHANGE",
     "OUTSIDE_ROOTS",
+    "NOT_READ",
     "STALE_READ",
     "FILE_TOO_LARGE",
     "BINARY_FILE",

@@ -1,4 +1,4 @@
-"""Bash: run a shell command in the notebook's directory — off unless enabled, and it asks unless a rule allows.
+"""Bash: run a shell command in the working directory — off unless enabled, and it asks unless a rule allows.
 
 The command runs as `/bin/bash -c command` in its own process group (run_process): on timeout the whole
 group gets SIGTERM, then SIGKILL, so `make &` or a pipeline leaves nothing behind. Output is capped, head
@@ -34,7 +34,7 @@ def scrubbed_environment(environ: Mapping[str, str], *, keep: Collection[str] = 
 
 class BashInput(ToolInput):
     command: str
-    """The command, run with /bin/bash -c in the notebook's directory."""
+    """The command, run with /bin/bash -c in the working directory."""
     timeout: int | None = Field(default=None, ge=1, le=600_000)
     """Milliseconds before the command and everything it started are killed; default 120000 (2 minutes), max 600000 (10 minutes)."""
     description: str | None = None
@@ -81,7 +81,7 @@ def process_result(result: ProcessResult, *, seconds: float) -> ToolResult:
 class BashTool(Tool[BashInput]):
     name = "Bash"
     description = (
-        "Run a bash command in the notebook's directory and return its output (stdout, then stderr) and exit "
+        "Run a bash command in the working directory and return its output (stdout, then stderr) and exit "
         "status. Each call is a fresh shell: `cd` and variables do not carry over. The command and every "
         "process it starts are killed at the timeout (default 2 minutes, `timeout` in milliseconds, max 10 "
         "minutes); long output is cut in the middle. Credentials (ANTHROPIC_*, *_API_KEY, *_TOKEN, …) are "

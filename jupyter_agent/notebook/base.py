@@ -46,12 +46,24 @@ class Notebook(ABC):
 
     async def cell(self, cell_id: str) -> tuple[int, Cell]:
         """The cell's index and value, or `CELL_NOT_FOUND` naming the notebook and the fix."""
-        for index, cell in enumerate(await self.cells()):
+        cells = await self.cells()
+        for index, cell in enumerate(cells):
             if cell.id == cell_id:
                 return index, cell
-        raise self.not_found(cell_id)
+        raise self.not_found(cell_id, cells)
 
-    def not_found(self, cell_id: str) -> NotebookError:
+    def not_found(self, cell_id: str, cells: Sequence[Cell] = ()) -> NotebookError:
+        """`CELL_NOT_FOUND`; for an id that is a position the model saw (`"3"`, NotebookRead's `index="3"`), the
+        id of the cell there, which it probably meant."""
+        position = cell_id.strip().lstrip("#")
+        if position.isdigit() and 1 <= int(position) <= len(cells):
+            meant = cells[int(position) - 1]
+            return NotebookError(
+                "CELL_NOT_FOUND",
+                f"no cell with id '{cell_id}' in {self.name}; cells are addressed by id, not position: position "
+                f"{int(position)} is cell '{meant.id}' (a {meant.cell_type} cell); pass cell_id '{meant.id}' if that is "
+                "the one",
+            )
         return NotebookError(
             "CELL_NOT_FOUND",
             f"no cell with id '{cell_id}' in {self.name}; call NotebookRead for the current ids",

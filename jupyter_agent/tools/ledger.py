@@ -33,11 +33,11 @@ class ReadLedger:
             return key in self._seen
 
     def require_fresh(self, key: str, current: bytes | str, *, what: str, reread: str) -> None:
-        """`STALE_READ` unless `current` is exactly what the model last read of `key`."""
+        """`NOT_READ` when the model never read `key` in this conversation; `STALE_READ` when it changed since."""
         with self._lock:
             seen = self._seen.get(key)
         if seen is None:
-            raise ToolError("STALE_READ", f"{what} has not been read in this conversation; {reread} first")
+            raise ToolError("NOT_READ", f"{what} has not been read in this conversation; {reread} first")
         if seen != content_hash(current):
             raise ToolError(
                 "STALE_READ",

@@ -108,7 +108,7 @@ def test_in_vscode_the_open_notebook_is_never_written_and_edits_become_proposals
         "the saved file of the notebook open in VS Code; changes not yet saved in the editor are not visible"
         in read
     )
-    assert "the running %%agent cell is 'ask' (position 3)" in read
+    assert "the running %%agent cell is 'ask' at position 3" in read
     assert "unsaved: the user is typing here" not in read
     # NotebookEdit: shown, not applied — and the model is told so.
     assert replace.startswith("Proposed, not applied: VS Code holds 'analysis.ipynb' in its editor")

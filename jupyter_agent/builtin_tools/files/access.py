@@ -105,7 +105,7 @@ def remember(ctx: ToolContext, where: Target, data: bytes | None = None) -> None
 
 
 def require_fresh(ctx: ToolContext, where: Target, data: bytes) -> None:
-    """`STALE_READ` unless the model read this file and nobody changed it since."""
+    """`STALE_READ` unless the model read this file and nobody changed it since (`NOT_READ` if it never read it)."""
     ctx.reads.require_fresh(
         where.key,
         freshness_token(where.real, data, ctx.sandbox.limits.max_file_bytes),

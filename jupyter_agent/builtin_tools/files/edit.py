@@ -33,7 +33,7 @@ every occurrence (e.g. to rename a variable).
 
 class EditInput(ToolInput):
     file_path: str
-    """The file to change: absolute, or relative to the notebook's directory."""
+    """The file to change: absolute, or relative to the working directory."""
     old_string: str
     """The exact text to replace (empty only to create a new file)."""
     new_string: str

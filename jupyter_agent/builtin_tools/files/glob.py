@@ -21,7 +21,7 @@ DESCRIPTION = """\
 Find files by name with a glob pattern; returns paths, most recently modified first.
 - `**` matches any number of directories, `*` and `?` stay within one: `*.py` is the top level only, \
 `**/*.py` every depth, `src/**/*.{ts,tsx}` under src.
-- path is the directory to search (default: the notebook's directory).
+- path is the directory to search (default: the working directory).
 - .gitignore'd files are skipped, and hidden ones unless the pattern names them (`.github/**`).
 - Use Grep to search inside files. You may run several Globs at once."""
 
@@ -30,7 +30,7 @@ class GlobInput(ToolInput):
     pattern: str = Field(min_length=1)
     """The glob to match against paths relative to `path`, e.g. `**/*.csv` or `notebooks/*.ipynb`."""
     path: str | None = None
-    """The directory to search in (default: the notebook's directory)."""
+    """The directory to search in (default: the working directory)."""
 
 
 class GlobTool(Tool[GlobInput]):

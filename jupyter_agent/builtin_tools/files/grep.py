@@ -41,7 +41,7 @@ class GrepInput(ToolInput):
     pattern: str
     """The regular expression to search for in file contents."""
     path: str | None = None
-    """The file or directory to search (default: the notebook's directory)."""
+    """The file or directory to search (default: the working directory)."""
     glob: str | None = None
     """Only search files matching this glob, e.g. `*.py` or `*.{ts,tsx}` (a glob without `/` matches at any depth)."""
     type: str | None = None

@@ -46,7 +46,7 @@ class EditOperation(ToolInput):
 
 class MultiEditInput(ToolInput):
     file_path: str
-    """The file to change: absolute, or relative to the notebook's directory."""
+    """The file to change: absolute, or relative to the working directory."""
     edits: list[EditOperation] = Field(min_length=1)
     """The replacements, applied in order to the file's text."""
 

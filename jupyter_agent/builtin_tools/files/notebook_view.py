@@ -34,6 +34,20 @@ def _parse(data: bytes, name: str) -> dict[str, Any] | None:
         return None
 
 
+def _own_notebook_note(ctx: ToolContext, where: Target) -> str:
+    """For this kernel's own notebook held by a frontend: the file may be behind what the user sees."""
+    from ...notebook.access import decide_write
+
+    decision = decide_write(ctx.services.notebooks.frontend, where.real)
+    if not decision.own or decision.kind == "file":
+        return ""
+    return (
+        ". This is this kernel's own notebook, and it is open in a frontend: this is its saved file, which may "
+        "be behind the page (unsaved edits, the outputs of cells run since the last save). NotebookRead reads "
+        "what the user sees"
+    )
+
+
 def read_notebook(
     offset: int | None, limit: int | None, ctx: ToolContext, where: Target
 ) -> ToolResult | None:
@@ -67,7 +81,7 @@ def read_notebook(
             f"{header}: offset {start + 1} is past the last cell. Use an offset from 1 to {shown.total}.",
             summary=f"Read {where.shown} (offset past the end)",
         )
-    text = f"{header}:\n{shown.text}"
+    text = f"{header}{_own_notebook_note(ctx, where)}:\n{shown.text}"
     if shown.last + 1 < shown.total:
         text += (
             f"\n\n[Showing cells {shown.first + 1}–{shown.last + 1} of {shown.total}. "

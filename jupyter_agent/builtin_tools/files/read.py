@@ -26,7 +26,7 @@ _DEFAULTS = Limits()
 READ_OUTPUT_CHARS = 100_000
 
 DESCRIPTION = """\
-Read a file from the project (paths are absolute or relative to the notebook's directory).
+Read a file from the project (paths are absolute or relative to the working directory).
 - Text comes back numbered like `cat -n`: the line number, a tab, then the line. The numbers are not part \
 of the file: never copy them into Edit's old_string.
 - Without offset/limit the whole file is read (up to {lines} lines); files over {size} must be read in \
@@ -36,14 +36,15 @@ parts with offset (1-based first line) and limit (number of lines).
 - PDFs come back as text, page by page; for a PDF over {pdf_pages} pages pass pages (e.g. "1-5"), at most \
 {pdf_per_read} pages per call.
 - Jupyter notebooks (.ipynb) are shown as cells with ids, types, sources and outputs; offset/limit then \
-count cells.
+count cells. For this kernel's own notebook use NotebookRead: Read gives its saved file, which may be \
+behind what the user sees.
 - Write and Edit only change a file you have read in this conversation, so Read before changing one.
 - Use Glob to list a directory and Grep to search; you may Read several files at once."""
 
 
 class ReadInput(ToolInput):
     file_path: str
-    """The file to read: absolute, or relative to the notebook's directory."""
+    """The file to read: absolute, or relative to the working directory."""
     offset: int | None = Field(default=None, ge=0)
     """The line to start at (1-based; for notebooks, the cell). Only needed for files too large to read at once."""
     limit: int | None = Field(default=None, ge=1)

@@ -61,13 +61,19 @@ def _line_numbers(text: str, positions: list[int]) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-def replace(raw: str, old: str, new: str, *, replace_all: bool, shown: str) -> Replaced:
-    """`raw` with `old` replaced by `new`; `TEXT_NOT_FOUND` / `TEXT_MULTIPLE_MATCHES` otherwise."""
+def replace(
+    raw: str, old: str, new: str, *, replace_all: bool, shown: str, noun: str = "file", reader: str = "Read"
+) -> Replaced:
+    """`raw` with `old` replaced by `new`; `TEXT_NOT_FOUND` / `TEXT_MULTIPLE_MATCHES` otherwise.
+
+    `noun` and `reader` name what the text is and the tool that shows it (a notebook cell, NotebookRead)."""
     folded = _Folded(raw)
     needle, replacement = normalize_eol(old), normalize_eol(new)
     positions = _occurrences(folded.text, needle)
     if not positions:
-        raise ToolError("TEXT_NOT_FOUND", not_found_message(folded.text, needle, shown))
+        raise ToolError(
+            "TEXT_NOT_FOUND", not_found_message(folded.text, needle, shown, noun=noun, reader=reader)
+        )
     lines = _line_numbers(folded.text, positions)
     if len(positions) > 1 and not replace_all:
         listed = ", ".join(str(n) for n in lines[:_MAX_LISTED]) + (", …" if len(lines) > _MAX_LISTED else "")
@@ -144,19 +150,20 @@ def _loose_matches(text: str, needle: str) -> list[int]:
     return starts
 
 
-def not_found_message(text: str, needle: str, shown: str) -> str:
+def not_found_message(text: str, needle: str, shown: str, *, noun: str = "file", reader: str = "Read") -> str:
     """What the model needs to fix its old_string: the closest text in the file, with line numbers.
 
     Text that matches except for whitespace is found exactly (the similarity search compares whole lines, so
     a short old_string inside a long line would point elsewhere); otherwise the most similar lines are shown.
     """
     message = (
-        f"old_string was not found in '{shown}'. It must match the file exactly, including whitespace "
-        "and indentation (the line numbers Read shows are not part of the file)."
+        f"old_string was not found in '{shown}'. It must match the {noun} exactly, including whitespace "
+        "and indentation"
+        + (" (the line numbers Read shows are not part of the file)." if reader == "Read" else ".")
     )
     if "\ufffd" in needle and any("\udc80" <= ch <= "\udcff" for ch in text):
         message += (
-            " The file has bytes its encoding does not define, which Read shows as '\ufffd'; old_string cannot "
+            f" The {noun} has bytes its encoding does not define, which Read shows as '\ufffd'; old_string cannot "
             "match them: start or end old_string next to them instead."
         )
     lines = text.split("\n")
@@ -170,7 +177,10 @@ def not_found_message(text: str, needle: str, shown: str) -> str:
     else:
         starts = [start for _, start in _best_windows(lines, wanted)]
     if not starts:
-        return message + " No similar lines were found; Read the file and copy old_string from it exactly."
+        return (
+            message
+            + f" No similar lines were found; {reader} the {noun} and copy old_string from it exactly."
+        )
     blocks: list[str] = []
     for start in starts:
         shown_lines = lines[start : start + min(len(wanted), _NEAR_LINES)]
@@ -180,5 +190,5 @@ def not_found_message(text: str, needle: str, shown: str) -> str:
     return (
         f"{message} The closest text is at {where} {numbers}:\n"
         + "\n---\n".join(blocks)
-        + "\nCopy old_string from the file exactly (Read it again if it may have changed)."
+        + f"\nCopy old_string from the {noun} exactly ({reader} it again if it may have changed)."
     )

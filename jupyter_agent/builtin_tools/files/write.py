@@ -19,12 +19,12 @@ Write a file: create it (missing parent directories are created) or replace all 
 since, Read it again.
 - Prefer Edit for changing part of an existing file: it sends only the change.
 - The file keeps its line endings (CRLF stays CRLF) and encoding.
-- Paths are absolute or relative to the notebook's directory, inside the allowed roots."""
+- Paths are absolute or relative to the working directory, inside the allowed roots."""
 
 
 class WriteInput(ToolInput):
     file_path: str
-    """The file to write: absolute, or relative to the notebook's directory."""
+    """The file to write: absolute, or relative to the working directory."""
     content: str
     """The complete new content of the file."""
 

@@ -83,7 +83,7 @@ def find(cells: list[Cell], cell_id: str, book: Notebook) -> tuple[int, Cell]:
     for index, cell in enumerate(cells):
         if cell.id == cell_id:
             return index, cell
-    raise book.not_found(cell_id)
+    raise book.not_found(cell_id, cells)
 
 
 def reread(cell_id: str) -> str:
@@ -91,7 +91,7 @@ def reread(cell_id: str) -> str:
 
 
 def require_fresh(ctx: ToolContext, book: Notebook, cell: Cell) -> None:
-    """`STALE_READ` unless the model read this cell and nobody changed it since."""
+    """`STALE_READ` unless the model read this cell and nobody changed it since (`NOT_READ` if it never read it)."""
     ctx.reads.require_fresh(
         ledger_key(book, cell.id),
         cell.source,

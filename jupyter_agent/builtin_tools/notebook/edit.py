@@ -30,6 +30,7 @@ from ...notebook.ops import (
 )
 from ...tools.context import ToolContext
 from ...tools.core import WRITES, Preview
+from ..files.edit import snippet
 from .common import (
     LIVE_NOTE,
     NotebookPathTool,
@@ -37,26 +38,31 @@ from .common import (
     shown,
     stale_while_waiting,
 )
-from .edit_plan import CellEdit, EditMode, NotebookEditInput, plan_edit
+from .edit_args import EditMode, NotebookEditInput
+from .edit_plan import CellEdit, plan_edit
 from .hygiene import outputs_of
 from .proposal import propose
 
 DESCRIPTION = """\
-Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead).
-- edit_mode "replace" (default): new_source replaces the cell's source; cell_type, if given, also \
-changes its type; clear_outputs true also clears the cell's outputs and execution count (omit new_source \
-to only clear them).
-- edit_mode "insert": a new cell with new_source goes after cell_id; without cell_id it goes right below \
-the running %%agent cell of this kernel's notebook (at the top of another notebook); cell_type is required. The result gives the new cell's id.
-- edit_mode "delete": removes the cell (new_source is ignored).
-- edit_mode "move": the cell goes right after after_cell_id, or to the top when after_cell_id is omitted or \
-empty; it keeps its id, source and outputs (new_source is ignored).
+Change one cell of a Jupyter notebook, addressed by its id (from NotebookRead), never by its position.
+- edit_mode "replace" (default) changes the cell named by cell_id. Either new_source replaces its whole \
+source, or old_string and new_string change only that text in it, as Edit does for files: old_string must \
+match the cell exactly and be unique in it, unless replace_all is true. cell_type, if given, also changes \
+its type; clear_outputs true also clears its outputs and execution count (omit new_source to only clear them).
+- edit_mode "insert": a new cell with new_source and cell_type (required) goes right after the cell \
+after_cell_id names ("" for the top); without after_cell_id it goes right below the running %%agent cell \
+of this kernel's notebook (at the top of another notebook). The result gives the new cell's id.
+- edit_mode "delete": removes the cell named by cell_id.
+- edit_mode "move": the cell named by cell_id goes right after after_cell_id ("" for the top; \
+after_cell_id is required); it keeps its id, source and outputs.
+- A parameter that does not apply to the edit_mode is refused (INVALID_ARGS), not ignored.
 - Without notebook_path it edits this kernel's notebook; when that is open in JupyterLab the change \
 shows there at once and the user can undo it (the file is saved by the user). Where the notebook is held \
 by a frontend that cannot be changed from here (VS Code, a page without the extension, a headless run), the \
 change is shown to the user as a proposal to apply instead, and the result says so.
-- Read a cell with NotebookRead before replacing, deleting or clearing it; a cell the user changed since is \
-refused (STALE_READ): read it again and redo the change.
+- Read a cell with NotebookRead before replacing, deleting or clearing it: a cell never read is refused \
+(NOT_READ), and a cell the user changed since your read is refused (STALE_READ): read it again and redo \
+the change.
 - Editing a cell does not run it; use RunCell for that."""
 
 __all__ = ["CellEdit", "EditMode", "NotebookEdit", "NotebookEditInput", "apply_edit", "plan_edit"]
@@ -168,9 +174,22 @@ def _replaced(
         counts = edit.diff.counts
         if cleared:
             extra += " Its outputs and execution count were cleared."
-        content = f"Edited cell '{cell.id}' in {name} ({counts}).{extra}{note}"
+        content = f"Edited cell '{cell.id}' in {name} ({counts}).{extra}{note}{_changed_lines(edit)}"
         summary = f"Edited cell {cell.id} ({counts})"
     return ToolResult.ok(content, summary=summary, diff=edit.diff.text, data={**data, "cell_id": cell.id})
+
+
+def _changed_lines(edit: CellEdit) -> str:
+    """After an in-cell replace, the lines it changed, numbered like Edit's result (or where they were)."""
+    replaced = edit.replaced
+    if replaced is None:
+        return ""
+    lines = replaced.lines
+    count = len(lines)
+    if count > 1:
+        listed = ", ".join(str(n) for n in lines[:20]) + (", …" if count > 20 else "")
+        return f" Replaced {count} occurrences (they were at lines {listed})."
+    return " The changed lines now read:\n" + snippet(edit.new_source, lines[0], edit.new_string)
 
 
 def _journal(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from ...base.errors import ToolError
 from ...notebook.base import Notebook
@@ -16,30 +15,14 @@ from ...notebook.cells import Cell, CellType
 from ...notebook.ops import ClearOutputs, Delete, Move, Op, Replace, SetType
 from ...notebook.provider import WriteAccess
 from ...tools.context import ToolContext
-from ...tools.core import CellChangeKind, PendingCell, ToolInput
+from ...tools.core import CellChangeKind, PendingCell
 from ..files.diff import Diff, unified_diff
+from ..files.edit import require_change
+from ..files.replace import Replaced, replace
 from .common import find, open_for_write, require_fresh, shown
+from .edit_args import EditMode, NotebookEditInput, check_args, insert_anchor
 from .hygiene import clear_diff, has_outputs, joined_diff, move_diff, moved, neighbour_before
 from .proposal import Proposal
-
-EditMode = Literal["replace", "insert", "delete", "move"]
-
-
-class NotebookEditInput(ToolInput):
-    notebook_path: str | None = None
-    """The notebook to edit, absolute or relative to the notebook's directory. Omit it for this kernel's notebook."""
-    cell_id: str | None = None
-    """The cell to replace, delete or move; for insert, the cell to insert after (omit: below the running %%agent cell)."""
-    new_source: str | None = None
-    """The cell's new source: required for insert and for replace (unless clear_outputs); ignored for delete and move."""
-    cell_type: Literal["code", "markdown"] | None = None
-    """The cell's type: required for insert; for replace, changes the type when it differs."""
-    edit_mode: EditMode = "replace"
-    """replace (default), insert, delete, or move."""
-    after_cell_id: str | None = None
-    """move: the cell to put it right after (omit or empty: the top)."""
-    clear_outputs: bool = False
-    """replace: also clear the cell's outputs and execution count (omit new_source to only clear them)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +44,9 @@ class CellEdit:
     clear: bool = False
     #: move: the cell right above it before the move (None: it was first), where an undo puts it back.
     was_after: str | None = None
+    #: replace with old_string: where the occurrences were, and the text put in (the result echoes the lines).
+    replaced: Replaced | None = None
+    new_string: str = ""
 
     def proposal(self) -> Proposal:
         return Proposal(
@@ -145,17 +131,8 @@ def _running_cell(ctx: ToolContext, notebook_path: str | None, cells: Sequence[C
     return next((cell for cell in cells if cell.id == running), None)
 
 
-def _clear_args(params: NotebookEditInput) -> None:
-    if params.clear_outputs and params.edit_mode != "replace":
-        raise ToolError(
-            "INVALID_ARGS",
-            f"clear_outputs goes with edit_mode 'replace' (got '{params.edit_mode}'); to only clear a cell's "
-            "outputs, pass cell_id and clear_outputs true without new_source",
-        )
-
-
 async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
-    _clear_args(params)
+    check_args(params)
     access = await open_for_write(ctx, params.notebook_path)
     book = access.book
     cells = await book.cells()
@@ -165,10 +142,13 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
             raise ToolError("INVALID_ARGS", "edit_mode 'insert' needs cell_type ('code' or 'markdown')")
         if params.new_source is None:
             raise ToolError("INVALID_ARGS", "edit_mode 'insert' needs new_source (the new cell's source)")
+        anchor = insert_anchor(params)
         after = (
-            find(cells, params.cell_id, book)[1]
-            if params.cell_id is not None
-            else _running_cell(ctx, params.notebook_path, cells)
+            _running_cell(ctx, params.notebook_path, cells)
+            if anchor is None
+            else find(cells, anchor, book)[1]
+            if anchor
+            else None
         )
         diff = unified_diff("", params.new_source, label.format("new"))
         return CellEdit(
@@ -208,8 +188,8 @@ def _plan_move(
     if after_id == cell.id:
         raise ToolError(
             "INVALID_ARGS",
-            f"after_cell_id is the cell itself ('{cell.id}'); name the cell it should follow, or omit "
-            "after_cell_id to move it to the top",
+            f"after_cell_id is the cell itself ('{cell.id}'); name the cell it should follow, or pass \"\" "
+            "to move it to the top",
         )
     after = find(cells, after_id, access.book)[1] if after_id is not None else None
     if moved(cells, cell, after) == cells:
@@ -228,13 +208,36 @@ def _plan_move(
     )
 
 
+def _in_cell(params: NotebookEditInput, cell: Cell, book: Notebook) -> Replaced | None:
+    """old_string → new_string inside the cell, with Edit's matching and errors (None for a whole-cell replace)."""
+    if params.old_string is None or params.new_string is None:
+        return None
+    require_change(params.old_string, params.new_string)
+    return replace(
+        cell.source,
+        params.old_string,
+        params.new_string,
+        replace_all=params.replace_all,
+        shown=f"{book.name}#{cell.id}",
+        noun="cell",
+        reader="NotebookRead",
+    )
+
+
 def _plan_replace(params: NotebookEditInput, access: WriteAccess, cell: Cell, label: str) -> CellEdit:
-    new_source = cell.source if params.new_source is None else params.new_source
-    if params.new_source is None and not params.clear_outputs:
+    replaced = _in_cell(params, cell, access.book)
+    new_source = (
+        replaced.text
+        if replaced is not None
+        else cell.source
+        if params.new_source is None
+        else params.new_source
+    )
+    if params.new_source is None and replaced is None and not params.clear_outputs:
         raise ToolError(
             "INVALID_ARGS",
-            "edit_mode 'replace' needs new_source (the cell's whole new source), or clear_outputs true to "
-            "only clear its outputs",
+            "edit_mode 'replace' needs new_source (the cell's whole new source), old_string and new_string (the "
+            "part to change), or clear_outputs true to only clear its outputs",
         )
     if params.clear_outputs and params.new_source == "" and cell.source.strip():
         raise ToolError(
@@ -249,7 +252,7 @@ def _plan_replace(params: NotebookEditInput, access: WriteAccess, cell: Cell, la
     clear = params.clear_outputs and has_outputs(cell)
     retype = params.cell_type if params.cell_type not in (None, cell.cell_type) else None
     if new_source == cell.source and retype is None and not clear:
-        if params.new_source is None:
+        if params.new_source is None and replaced is None:
             raise ToolError("NO_CHANGE", f"cell '{cell.id}' has no outputs to clear; nothing to do")
         raise ToolError(
             "NO_CHANGE",
@@ -268,4 +271,6 @@ def _plan_replace(params: NotebookEditInput, access: WriteAccess, cell: Cell, la
         new_type=retype,
         diff=diff,
         clear=clear,
+        replaced=replaced,
+        new_string=params.new_string or "",
     )

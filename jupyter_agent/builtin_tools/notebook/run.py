@@ -32,7 +32,8 @@ DESCRIPTION = """\
 Run code cells of the user's notebook (this kernel's notebook) in this kernel, as if the user pressed \
 Shift+Enter: it runs the cell's current source in the user's namespace, its outputs are written into the \
 cell, and you get them back (printed text, displayed values and images, the traceback if it raised).
-- cell_id is the id NotebookRead shows. Only code cells run.
+- cell_id is the id NotebookRead shows. Only code cells run; %%agent cells (the running one included) are \
+refused before anything is asked or run.
 - To run several cells in one call (one approval), give cell_ids instead, in notebook order: they run one \
 at a time, and the first that raises (or an interrupt) stops the rest; the result says which ran, which \
 failed and which did not run.
@@ -99,7 +100,7 @@ def is_batch(params: RunCellInput) -> bool:
 async def cells_to_run(ctx: ToolContext, book: Notebook, params: RunCellInput) -> list[Cell]:
     """The code cells the call runs, checked before anything runs."""
     if params.range is None:
-        return await code_cells(book, requested_ids(params))
+        return await code_cells(book, requested_ids(params), running=ctx.run.running_cell_id)
     if params.cell_id is None or params.cell_ids is not None:
         raise ToolError(
             "INVALID_ARGS",
@@ -146,8 +147,9 @@ def requested_ids(params: RunCellInput) -> list[str]:
     return list(ids)
 
 
-async def code_cells(book: Notebook, ids: list[str]) -> list[Cell]:
-    """The cells, found and checked before anything runs: in notebook order, all of them code cells."""
+async def code_cells(book: Notebook, ids: list[str], *, running: str | None = None) -> list[Cell]:
+    """The cells, found and checked before anything runs (and before the user is asked): in notebook order, all
+    of them code cells, none an `%%agent` cell."""
     found = [await book.cell(cell_id) for cell_id in ids]
     positions = [index for index, _ in found]
     if positions != sorted(positions):
@@ -162,5 +164,16 @@ async def code_cells(book: Notebook, ids: list[str]) -> list[Cell]:
                 "INVALID_ARGS",
                 f"cell '{cell.id}' is a {cell.cell_type} cell; only code cells run (RunCode runs code that is "
                 "not in a cell)" + ("; nothing ran" if len(found) > 1 else ""),
+            )
+        if is_agent_cell(cell.source):
+            which = (
+                "the %%agent cell running now (this conversation)"
+                if cell.id == running
+                else "an %%agent cell"
+            )
+            raise ToolError(
+                "INVALID_ARGS",
+                f"cell '{cell.id}' is {which}; RunCell does not run %%agent cells: an agent cannot start "
+                "another agent run while this one runs. Nothing ran; run the code cells themselves, or RunCode",
             )
     return [cell for _, cell in found]

@@ -83,15 +83,27 @@ def render_full(cell: Cell, index: int, *, text_chars: int, images: ImageBudget)
     )
 
 
-def _error_name(cell: Cell) -> str | None:
-    for output in cell.outputs:
+def output_facts(outputs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a cell's outputs are and what reading them costs: `text 1,204 chars`, `image/png`, `error: KeyError`
+    (so the model can choose which cells to read whole from an outline)."""
+    text = 0
+    kinds: list[str] = []
+    for output in outputs:
+        data = output.get("data")
+        bundle: Mapping[str, Any] = cast("Mapping[str, Any]", data) if isinstance(data, Mapping) else {}
         if output.get("output_type") == "error":
-            return str(output.get("ename", "Error"))
-    return None
+            kinds.append(f"error: {output.get('ename', 'Error')}")
+            continue
+        image = next((mime for mime in IMAGE_TYPES if mime in bundle), None)
+        if image is not None:
+            kinds.append(image)
+            continue
+        text += len(render_output(output))
+    return ([f"text {text:,} chars"] if text else []) + list(dict.fromkeys(kinds)) or ["empty"]
 
 
 def outline_line(cell: Cell, index: int) -> str:
-    """`  4  3f2a9c1b  code [12]  df = load(path)  (6 lines, 2 outputs, error: KeyError)`."""
+    """`  4  3f2a9c1b  code [12]  df = load(path)  (6 lines; 2 outputs: text 1,204 chars, error: KeyError)`."""
     count = (
         f" [{cell.execution_count if cell.execution_count is not None else ' '}]"
         if cell.cell_type == "code"
@@ -100,13 +112,11 @@ def outline_line(cell: Cell, index: int) -> str:
     first = cell.first_line
     first = shorten(first, 80)
     lines = len(cell.source.splitlines())
-    facts = [f"{lines} line{'s' if lines != 1 else ''}"]
+    facts = f"{lines} line{'s' if lines != 1 else ''}"
     if cell.outputs:
-        facts.append(f"{len(cell.outputs)} output{'s' if len(cell.outputs) != 1 else ''}")
-    error = _error_name(cell)
-    if error:
-        facts.append(f"error: {error}")
-    return f"{index + 1:>4}  {cell.id}  {cell.cell_type}{count}  {first}  ({', '.join(facts)})"
+        many = len(cell.outputs)
+        facts += f"; {many} output{'s' if many != 1 else ''}: {', '.join(output_facts(cell.outputs))}"
+    return f"{index + 1:>4}  {cell.id}  {cell.cell_type}{count}  {first}  ({facts})"
 
 
 def render_notebook_view(cells: Sequence[Cell], *, images: ImageBudget) -> tuple[str, bool]:

@@ -31,6 +31,8 @@ NOTEBOOK_FAILS = error_code("NOTEBOOK_FAILS")
 #: Seconds each cell may run by default (nbclient has none: a hung cell would hang the check).
 DEFAULT_CELL_TIMEOUT = 600
 MAX_CELL_TIMEOUT = 3600
+#: The tool's timeout is in milliseconds, as every tool's is (Claude Code's unit); the check runs in seconds.
+_MS = 1000
 
 DESCRIPTION = """\
 Check that a notebook runs top to bottom from a clean state: its code cells run in order in a fresh, \
@@ -48,9 +50,10 @@ It runs the user's code, so the user is asked first unless a rule allows it."""
 
 class VerifyNotebookInput(ToolInput):
     notebook_path: str | None = None
-    """The notebook to check, absolute or relative to the notebook's directory. Omit it for this kernel's notebook."""
-    timeout: int | None = Field(default=None, ge=1, le=MAX_CELL_TIMEOUT)
-    """Seconds each cell may run before the check stops it and fails; default 600, max 3600."""
+    """The notebook to check, absolute or relative to the working directory. Omit it for this kernel's notebook."""
+    timeout: int | None = Field(default=None, ge=_MS, le=MAX_CELL_TIMEOUT * _MS)
+    """Milliseconds each cell may run before the check stops it and fails; default 600000 (10 minutes), max \
+3600000 (1 hour)."""
     until_cell_id: str | None = None
     """Stop after this cell (it runs); the cells below it are not run."""
 
@@ -126,7 +129,7 @@ class VerifyNotebook(NotebookPathTool[VerifyNotebookInput]):
         checked = await verify_notebook(
             ctx,
             notebook_path=params.notebook_path,
-            timeout=params.timeout,
+            timeout=params.timeout / _MS if params.timeout is not None else None,
             until_cell_id=params.until_cell_id,
         )
         result = checked.result

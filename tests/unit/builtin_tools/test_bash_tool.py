@@ -179,7 +179,7 @@ def test_bash_is_not_among_the_kernel_tools() -> None:
 
 BASH_DEFINITION = {
     "name": "Bash",
-    "description": "Run a bash command in the notebook's directory and return its output (stdout, "
+    "description": "Run a bash command in the working directory and return its output (stdout, "
     "then stderr) and exit status. Each call is a fresh shell: `cd` and variables do "
     "not carry over. The command and every process it starts are killed at the timeout "
     "(default 2 minutes, `timeout` in milliseconds, max 10 minutes); long output is "
@@ -191,7 +191,7 @@ BASH_DEFINITION = {
         "additionalProperties": False,
         "properties": {
             "command": {
-                "description": "The command, run with /bin/bash -c in the notebook's directory.",
+                "description": "The command, run with /bin/bash -c in the working directory.",
                 "type": "string",
             },
             "timeout": {

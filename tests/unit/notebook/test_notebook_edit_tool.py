@@ -58,7 +58,7 @@ def read(world: World, cell_id: str | None = None) -> Dispatched:
 def test_replacing_a_cell_not_read_is_refused(world: World) -> None:
     done = call(world, "NotebookEdit", {"cell_id": "c1", "new_source": "x = 100"})
     assert done.result.content == (
-        "STALE_READ: cell 'c1' of analysis.ipynb has not been read in this conversation; "
+        "NOT_READ: cell 'c1' of analysis.ipynb has not been read in this conversation; "
         "call NotebookRead with cell_id='c1' first"
     )
     assert world.sources()["c1"] == "x = 1\nprint(x)"
@@ -300,7 +300,7 @@ def test_undo_run_reverts_cell_edits_and_the_agent_must_read_the_cell_again(worl
     assert report == "undo run 0:\n  restored cell c0 in analysis.ipynb"
     assert world.sources()["c0"] == "x = 0\nprint(x)"
     again = call(world, "NotebookEdit", {"cell_id": "c0", "new_source": "x = 'again'"})
-    assert again.result.content.startswith("STALE_READ: cell 'c0' of analysis.ipynb has not been read")
+    assert again.result.content.startswith("NOT_READ: cell 'c0' of analysis.ipynb has not been read")
 
 
 def test_undo_of_a_cell_whose_notebook_is_gone_is_skipped_with_the_reason(world: World) -> None:

@@ -81,12 +81,23 @@ def test_move_puts_the_cell_after_another_with_its_id_and_outputs_and_needs_no_r
         assert_valid(world.path)
 
 
-@pytest.mark.parametrize("after", [{}, {"after_cell_id": ""}, {"after_cell_id": None}])
-def test_move_without_a_cell_to_follow_goes_to_the_top(world: World, after: dict[str, Any]) -> None:
-    done = call(world, {"cell_id": "md", "edit_mode": "move", **after})
+def test_move_to_the_top_is_asked_for_with_an_empty_after_cell_id(world: World) -> None:
+    done = call(world, {"cell_id": "md", "edit_mode": "move", "after_cell_id": ""})
     assert not done.result.is_error, done.result.content
     assert order(world) == ["md", "c0", "c1", "c2"]
     assert "to the top" in done.result.content and "(now position 1)" in done.result.content
+
+
+@pytest.mark.parametrize("after", [{}, {"after_cell_id": None}])
+def test_move_without_after_cell_id_is_refused_not_moved_to_the_top(
+    world: World, after: dict[str, Any]
+) -> None:
+    done = call(world, {"cell_id": "md", "edit_mode": "move", **after})
+    assert done.result.content == (
+        "INVALID_ARGS: edit_mode 'move' needs after_cell_id: the id of the cell it should follow, or \"\" to move "
+        "it to the top"
+    )
+    assert order(world) == ["c0", "c1", "c2", "md"] and world.ctx.journal.changes == []
 
 
 def test_the_move_preview_is_the_outline_before_and_after(world: World) -> None:
@@ -108,8 +119,8 @@ def test_a_move_that_changes_nothing_or_names_the_cell_itself_is_refused(world: 
     assert same.result.content == "NO_CHANGE: cell 'c1' is already right after cell 'c0'; nothing to move"
     itself = call(world, {"cell_id": "c1", "edit_mode": "move", "after_cell_id": "c1"})
     assert itself.result.content == (
-        "INVALID_ARGS: after_cell_id is the cell itself ('c1'); name the cell it should follow, or omit "
-        "after_cell_id to move it to the top"
+        "INVALID_ARGS: after_cell_id is the cell itself ('c1'); name the cell it should follow, or pass \"\" "
+        "to move it to the top"
     )
     missing = call(world, {"cell_id": "c1", "edit_mode": "move", "after_cell_id": "zz"})
     assert missing.result.error_code == "CELL_NOT_FOUND"
@@ -152,7 +163,7 @@ def test_clear_outputs_empties_the_outputs_and_count_and_keeps_the_source(world:
 
 def test_clearing_a_cell_not_read_is_refused(world: World) -> None:
     done = call(world, {"cell_id": "c1", "clear_outputs": True})
-    assert done.result.error_code == "STALE_READ"
+    assert done.result.error_code == "NOT_READ"
     assert outputs(world, "c1") == (["1\n"], 2)
 
 
@@ -183,13 +194,13 @@ def test_a_new_source_and_cleared_outputs_are_one_change_and_one_undo(world: Wor
         ),
         (
             {"cell_id": "c0", "edit_mode": "delete", "clear_outputs": True},
-            "INVALID_ARGS: clear_outputs goes with edit_mode 'replace' (got 'delete'); to only clear a cell's "
-            "outputs, pass cell_id and clear_outputs true without new_source",
+            "INVALID_ARGS: clear_outputs does not apply to edit_mode 'delete' (it is for replace); delete takes "
+            "only cell_id",
         ),
         (
             {"cell_id": "c0"},
-            "INVALID_ARGS: edit_mode 'replace' needs new_source (the cell's whole new source), or clear_outputs "
-            "true to only clear its outputs",
+            "INVALID_ARGS: edit_mode 'replace' needs new_source (the cell's whole new source), old_string and "
+            "new_string (the part to change), or clear_outputs true to only clear its outputs",
         ),
         (
             {"edit_mode": "insert", "cell_type": "code"},
@@ -216,7 +227,7 @@ def test_agent_undo_restores_the_order_and_the_outputs(world: World) -> None:
     read(world)
     call(world, {"cell_id": "c0", "edit_mode": "move", "after_cell_id": "c2"})
     call(world, {"cell_id": "c2", "clear_outputs": True})
-    call(world, {"cell_id": "md", "edit_mode": "move"})
+    call(world, {"cell_id": "md", "edit_mode": "move", "after_cell_id": ""})
     assert order(world) == ["md", "c1", "c2", "c0"]
     assert outputs(world, "c2") == ([], None)
     text = asyncio.run(undo_run(world.ctx.journal, world.ctx))

@@ -16,6 +16,7 @@ from jupyter_agent.builtin_tools.notebook import NotebookRead
 from jupyter_agent.notebook.provider import NotebookProvider
 from jupyter_agent.tools import Sandbox, ToolContext, ToolError, ToolResult
 from jupyter_agent.tools.context import ToolServices
+from jupyter_agent.tools.scope import RunScope
 
 #: A real 1×1 PNG: NotebookRead sniffs what it attaches (a PNG signature alone is not an image).
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -123,11 +124,14 @@ def test_a_large_notebook_comes_back_as_an_outline(tmp_path: Path) -> None:
     lines = result.content.splitlines()
     assert lines[0] == (
         "Notebook 'big.ipynb' (on disk, 151 cells) is too large to show whole; here is an outline (position, "
-        "id, type, first line). Call NotebookRead with cell_id for a full cell."
+        "id, type, first line, outputs). Call NotebookRead with cell_ids for the cells you need, whole with "
+        "their outputs."
     )
     assert lines[1] == "   1  id000  markdown  # Big analysis  (1 line)"
-    assert lines[2] == "   2  id001  code [1]  step_0()  (2 lines, 1 output)"
-    assert lines[-1] == " 151  id150  code [150]  step_149()  (2 lines, 2 outputs, error: ValueError)"
+    assert lines[2] == "   2  id001  code [1]  step_0()  (2 lines; 1 output: text 3 chars)"
+    assert lines[-1] == (
+        " 151  id150  code [150]  step_149()  (2 lines; 2 outputs: text 3 chars, error: ValueError)"
+    )
     assert result.summary == "Read big.ipynb (outline of 151 cells)"
     assert not ctx.reads.has_read(f"{(tmp_path / 'big.ipynb').resolve()}#id001")
 
@@ -143,3 +147,61 @@ def test_without_a_known_notebook_the_model_is_asked_for_a_path(tmp_path: Path) 
         "this kernel does not know its notebook: it is not running in a Jupyter kernel; pass notebook_path to "
         "work with a notebook file"
     )
+
+
+def big_notebook(tmp_path: Path, *, running: str | None = None) -> ToolContext:
+    """150 code cells, each with an output of a different kind, so the outline has something to tell."""
+    cells = []
+    for i in range(150):
+        cell = new_code_cell(f"step_{i}()", execution_count=i + 1)
+        if i % 3 == 0:
+            cell.outputs = [new_output("stream", name="stdout", text="row\n" * (i + 1))]
+        elif i % 3 == 1:
+            cell.outputs = [new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"})]
+        cells.append(cell)
+    nb = new_notebook(cells=cells)
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"id{i:03d}"
+    ctx = ctx_for(tmp_path, nb)
+    return ctx if running is None else ctx.for_run(RunScope(running_cell_id=running))
+
+
+def test_the_outline_shows_each_cells_output_kind_and_size(tmp_path: Path) -> None:
+    lines = read(big_notebook(tmp_path)).content.splitlines()
+    assert lines[1] == "   1  id000  code [1]  step_0()  (1 line; 1 output: text 4 chars)"
+    assert lines[2] == "   2  id001  code [2]  step_1()  (1 line; 1 output: image/png)"
+    assert lines[3] == "   3  id002  code [3]  step_2()  (1 line)"
+    assert lines[100] == " 100  id099  code [100]  step_99()  (1 line; 1 output: text 400 chars)"
+
+
+def test_the_outline_header_of_a_notebook_with_the_running_cell_is_one_sentence(tmp_path: Path) -> None:
+    first = read(big_notebook(tmp_path, running="id149")).content.splitlines()[0]
+    assert first.startswith(
+        "Notebook 'big.ipynb' (on disk, 150 cells; the running %%agent cell is 'id149' at position 150) is too "
+        "large to show whole; here is an outline"
+    )
+
+
+def test_cell_ids_return_several_cells_with_their_outputs_in_notebook_order(world: World) -> None:
+    where = "open in JupyterLab" if world.page else "on disk"
+    tool = NotebookRead()
+    result = asyncio.run(tool.run(tool.Input(cell_ids=["c2", "c0"]), world.ctx))
+    assert result.content == (
+        f"Cells 1, 3 of 4 in 'analysis.ipynb' ({where}):\n"
+        '<cell id="c0" index="1" type="code" execution_count="1">\nx = 0\nprint(x)\n</cell>\n<outputs>\n0\n</outputs>\n'
+        '<cell id="c2" index="3" type="code" execution_count="3">\nx = 2\nprint(x)\n</cell>\n<outputs>\n2\n</outputs>'
+    )
+    assert result.summary == "Read 2 cells of analysis.ipynb"
+    reads = world.ctx.reads
+    assert [reads.has_read(f"{world.path.resolve()}#{c}") for c in ("c0", "c1", "c2")] == [True, False, True]
+
+
+def test_cell_ids_with_an_unknown_id_or_beside_cell_id_are_refused(world: World) -> None:
+    tool = NotebookRead()
+    with pytest.raises(ToolError) as unknown:
+        asyncio.run(tool.run(tool.Input(cell_ids=["c0", "zz"]), world.ctx))
+    assert unknown.value.code == "CELL_NOT_FOUND" and "'zz'" in unknown.value.message
+    with pytest.raises(ToolError) as both:
+        asyncio.run(tool.run(tool.Input(cell_ids=["c0"], cell_id="c1"), world.ctx))
+    assert both.value.message == "pass cell_id (one cell) or cell_ids (several), not both"
+    assert not world.ctx.reads.has_read(f"{world.path.resolve()}#c0")

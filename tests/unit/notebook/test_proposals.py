@@ -64,7 +64,7 @@ def test_a_replace_is_proposed_with_its_diff_and_the_file_is_untouched(vscode: W
 
 def test_a_replace_is_still_refused_for_a_cell_not_read(vscode: World) -> None:
     result = call(vscode, "NotebookEdit", {"cell_id": "c1", "new_source": "x = 100"})
-    assert result.error_code == "STALE_READ"
+    assert result.error_code == "NOT_READ"
 
 
 def test_one_new_code_cell_per_run_is_offered_as_the_next_input(vscode: World) -> None:

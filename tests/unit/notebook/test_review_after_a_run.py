@@ -256,7 +256,7 @@ def test_a_moved_cell_whose_outputs_were_cleared_nets_to_one_change_and_undo_put
 
 def test_undo_of_a_move_of_a_cell_the_user_changed_since_moves_nothing(world: World) -> None:
     call(world, "NotebookRead")
-    call(world, "NotebookEdit", cell_id="c2", edit_mode="move")
+    call(world, "NotebookEdit", cell_id="c2", edit_mode="move", after_cell_id="")
     world.type_into("c2", "x = 'user'")
     (result,) = undo(world, "c2")
     assert result.outcome == "refused"

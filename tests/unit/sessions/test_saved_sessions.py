@@ -143,7 +143,7 @@ def test_resume_in_a_new_session_sends_the_earlier_messages_and_an_edit_needs_a_
     assert request["messages"][: len(earlier)] == earlier
     assert request["messages"][len(earlier)]["content"][-1]["text"] == "set x to 2"
     [stale] = tool_results(second.server.requests[1])
-    assert stale["is_error"] is True and result_text(stale).startswith("STALE_READ")
+    assert stale["is_error"] is True and result_text(stale).startswith("NOT_READ")
     [edited] = tool_results(second.server.requests[3])
     assert "is_error" not in edited
     assert (tmp_path / "load.py").read_text() == "x = 2\n"

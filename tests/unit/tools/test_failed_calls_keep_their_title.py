@@ -14,11 +14,11 @@ from dispatch_harness import file_harness
     ("name", "fields", "code", "title"),
     [
         ("Read", {"file_path": "missing one.txt"}, "FILE_NOT_FOUND", "Read missing one.txt"),
-        ("Write", {"file_path": "notes.md", "content": "x"}, "STALE_READ", "Write notes.md"),
+        ("Write", {"file_path": "notes.md", "content": "x"}, "NOT_READ", "Write notes.md"),
         (
             "Edit",
             {"file_path": "notes.md", "old_string": "a", "new_string": "b"},
-            "STALE_READ",
+            "NOT_READ",
             "Edit notes.md",
         ),
         ("Glob", {"pattern": "*.py", "path": "nowhere"}, "FILE_NOT_FOUND", "Glob *.py in nowhere"),
@@ -27,7 +27,7 @@ from dispatch_harness import file_harness
 def test_a_call_that_fails_in_its_tool_keeps_its_title(
     tmp_path: Path, name: str, fields: dict[str, Any], code: str, title: str
 ) -> None:
-    (tmp_path / "notes.md").write_text("a\n")  # never read: writing it is a stale read
+    (tmp_path / "notes.md").write_text("a\n")  # never read: writing it is refused (NOT_READ)
 
     dispatched = file_harness(tmp_path).dispatch(name, **fields)
 

@@ -17,6 +17,18 @@ def test_a_forgotten_file_must_be_read_again_before_an_edit() -> None:
     with pytest.raises(ToolError) as refused:
         ledger.require_fresh("/p/a.py", b"x = 1\n", what="'a.py'", reread="Read it")
     assert refused.value.message == "'a.py' has not been read in this conversation; Read it first"
+    assert refused.value.code == "NOT_READ"
+
+
+def test_never_read_is_not_read_and_changed_since_the_read_is_stale_read() -> None:
+    """Two codes, because the fixes differ: read it for the first time, or read it again (someone changed it)."""
+    ledger = ReadLedger()
+    with pytest.raises(ToolError) as never:
+        ledger.require_fresh("/p/a.py", b"x = 1\n", what="'a.py'", reread="Read it")
+    ledger.record("/p/a.py", b"x = 1\n")
+    with pytest.raises(ToolError) as changed:
+        ledger.require_fresh("/p/a.py", b"x = 2\n", what="'a.py'", reread="Read it")
+    assert (never.value.code, changed.value.code) == ("NOT_READ", "STALE_READ")
 
 
 def test_forgetting_a_file_never_read_is_fine() -> None:

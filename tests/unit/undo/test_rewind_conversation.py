@@ -140,7 +140,7 @@ def test_after_a_rewind_an_edit_needs_a_fresh_read_of_what_the_rewound_run_read(
     assert "files and cells are read again before the agent edits them" in rewind_to(h, 1, keep_changes=True)
     h.run("edit a")
     [result] = tool_results(h.server.requests[-1])
-    assert result_text(result).startswith("STALE_READ: 'a.txt' has not been read in this conversation")
+    assert result_text(result).startswith("NOT_READ: 'a.txt' has not been read in this conversation")
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
 

@@ -108,7 +108,7 @@ def test_after_an_undo_the_agent_must_read_the_file_again(tmp_path: Path) -> Non
     files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 2")
     asyncio.run(undo_run(journal, ctx))
     refused = files.call("Edit", file_path="a.py", old_string="x = 1", new_string="x = 3").content
-    assert refused == "STALE_READ: 'a.py' has not been read in this conversation; Read it first"
+    assert refused == "NOT_READ: 'a.py' has not been read in this conversation; Read it first"
 
 
 def test_history_lines_say_what_each_change_did(tmp_path: Path) -> None:

@@ -104,13 +104,13 @@ CASES: list[tuple[str, str, dict[str, object], str]] = [
         "writing over a file that was never read asks for a Read",
         "Write",
         {"file_path": "notes.md", "content": "new\n"},
-        "STALE_READ: 'notes.md' has not been read in this conversation; Read it first",
+        "NOT_READ: 'notes.md' has not been read in this conversation; Read it first",
     ),
     (
         "editing a file that was never read asks for a Read",
         "Edit",
         {"file_path": "notes.md", "old_string": "beta", "new_string": "gamma"},
-        "STALE_READ: 'notes.md' has not been read in this conversation; Read it first",
+        "NOT_READ: 'notes.md' has not been read in this conversation; Read it first",
     ),
     (
         "an edit that changes nothing is refused",

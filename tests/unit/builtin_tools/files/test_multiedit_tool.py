@@ -94,12 +94,12 @@ def test_a_non_unique_or_no_op_edit_fails_the_whole_call(tmp_path: Path) -> None
     assert path.read_bytes() == SOURCE
 
 
-def test_an_unread_file_is_refused_as_stale(tmp_path: Path) -> None:
+def test_an_unread_file_is_refused_as_not_read(tmp_path: Path) -> None:
     (tmp_path / "x.py").write_text("a = 1\n")
     result = file_harness(tmp_path).call(
         "MultiEdit", file_path="x.py", edits=[{"old_string": "a", "new_string": "b"}]
     )
-    assert result.error_code == "STALE_READ"
+    assert result.error_code == "NOT_READ"
     assert (tmp_path / "x.py").read_text() == "a = 1\n"
 
 
@@ -188,7 +188,7 @@ def test_the_definition_the_model_sees_is_pinned() -> None:
         "additionalProperties": False,
         "properties": {
             "file_path": {
-                "description": "The file to change: absolute, or relative to the notebook's directory.",
+                "description": "The file to change: absolute, or relative to the working directory.",
                 "type": "string",
             },
             "edits": {

@@ -177,7 +177,7 @@ def test_a_stale_write_fails_before_anyone_is_asked(tmp_path: Path) -> None:
         return Reject()
 
     harness = file_harness(tmp_path, mode="default", approver=approver)
-    assert harness.call("Write", file_path="cfg.py", content="A = 2\n").error_code == "STALE_READ"
+    assert harness.call("Write", file_path="cfg.py", content="A = 2\n").error_code == "NOT_READ"
     assert asked == []
 
 

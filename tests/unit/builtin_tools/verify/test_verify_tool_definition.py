@@ -25,14 +25,14 @@ EXPECTED = {
                 "anyOf": [{"type": "string"}, {"type": "null"}],
                 "default": None,
                 "description": "The notebook to check, absolute or "
-                "relative to the notebook's directory. "
+                "relative to the working directory. "
                 "Omit it for this kernel's notebook.",
             },
             "timeout": {
-                "anyOf": [{"maximum": 3600, "minimum": 1, "type": "integer"}, {"type": "null"}],
+                "anyOf": [{"maximum": 3600000, "minimum": 1000, "type": "integer"}, {"type": "null"}],
                 "default": None,
-                "description": "Seconds each cell may run before the check "
-                "stops it and fails; default 600, max 3600.",
+                "description": "Milliseconds each cell may run before the check stops it and fails; default "
+                "600000 (10 minutes), max 3600000 (1 hour).",
             },
             "until_cell_id": {
                 "anyOf": [{"type": "string"}, {"type": "null"}],
