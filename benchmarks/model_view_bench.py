@@ -56,6 +56,13 @@ def record(only: set[str]) -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
+    package = subprocess.run(
+        ["git", "log", "-1", "--format=%H", "--", "jupyter_agent"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     views = run_views("baseline", only)
     shared = next(iter(views.values()))["prefix"]
     for view in views.values():
@@ -69,6 +76,8 @@ def record(only: set[str]) -> None:
             "tool_result blocks as sent. Re-record with: .venv/bin/python benchmarks/model_view_bench.py --record"
         ),
         "commit": commit,
+        # The last commit that changed the package: what the model was shown is the package's, not the tests'.
+        "package_commit": package,
         # The prefix is the same for every trajectory; each keeps its own only where it differs.
         "prefix": shared,
         "trajectories": views,
@@ -86,14 +95,16 @@ def row(name: str, old: Figures, new: Figures) -> str:
         f"{name:<22} prefix {old.prefix:>6} → {new.prefix:>6} ({ratio(new.prefix, old.prefix)})  "
         f"median {old.median:>7.1f} → {new.median:>7.1f} ({ratio(new.median, old.median)})  "
         f"max {old.max:>6} → {new.max:>6} ({ratio(new.max, old.max)})  "
-        f"calls {old.calls:>2} → {new.calls:>2}"
+        f"total {sum(old.step_tokens):>6} → {sum(new.step_tokens):>6}  calls {old.calls:>2} → {new.calls:>2}"
     )
 
 
 def compare(only: set[str]) -> None:
     recorded = json.loads(BASELINE.read_text(encoding="utf-8"))
     fresh = run_views("new", only)
-    print(f"baseline recorded at {recorded['commit'][:10]}; estimator: block_tokens (scripted server)")
+    print(
+        f"baseline recorded at {recorded['commit'][:10]} (package {recorded['package_commit'][:10]}); estimator: block_tokens (scripted server)"
+    )
     old_steps: list[int] = []
     new_steps: list[int] = []
     worse_calls: list[str] = []
@@ -124,7 +135,7 @@ def compare(only: set[str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
         "--record", action="store_true", help="re-record the baseline from the 'baseline' calls"
     )

@@ -203,10 +203,11 @@ POSITION_CELLS = [
     ("p_cols", "list(wine2.columns[:4])"),
     ("p_mean", "wine2['alcohol'].mean().round(2)"),
     ("p_std", "wine2['alcohol'].std().round(2)"),
+    ("p_broken", "wine2['proline_per_alcohol'] = wine2['prolin'] / wine2['alcohol']"),
     ("p_count", "wine2['target'].value_counts().sort_index().tolist()"),
     ("p_ratio", "ratio = wine2['malic_acid'] / wine2['ash']\nratio.mean().round(3)"),
-    ("p_broken", "wine2['proline_per_alcohol'] = wine2['prolin'] / wine2['alcohol']"),
 ]
+BROKEN_SOURCE = POSITION_CELLS[6][1]
 POSITION = "7"
 _at_position = id_named(r"cell '([A-Za-z0-9_-]+)'", "p_broken")
 
@@ -241,7 +242,7 @@ fix_by_position = Trajectory(
             call(
                 "NotebookEdit",
                 cell_id="p_broken",
-                new_source=POSITION_CELLS[-1][1].replace("'prolin'", "'proline'"),
+                new_source=BROKEN_SOURCE.replace("'prolin'", "'proline'"),
             ),
             call("RunCell", cell_id="p_broken"),
             answer("The column is 'proline'; the ratio is computed now."),

@@ -16,7 +16,7 @@ import json
 import re
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -276,11 +276,6 @@ def calls(*uses: tuple[str, dict[str, Any]]) -> list[Block]:
     return [ToolUse(name=name, input=inputs) for name, inputs in uses]
 
 
-def later(make: Callable[[dict[str, Any]], list[Block]]) -> TurnMaker:
-    """A turn decided on what the last results said."""
-    return make
-
-
 __all__ = [
     "INTERNALS",
     "Figures",
@@ -291,11 +286,9 @@ __all__ = [
     "answer",
     "call",
     "calls",
-    "field",
     "figures",
     "id_named",
     "last_text",
-    "later",
     "prefix_tokens",
     "view_of",
 ]
