@@ -42,7 +42,14 @@ class NextInputUsed:
     proposal in the same run must say so instead."""
 
 
-RunChange = RuleGranted | ModeSwitched | NextInputUsed
+@dataclass(frozen=True)
+class ExecutionCountTaken:
+    """RunCell gave a cell the kernel's next execution count, and kept one more for the `%%agent` cell's own reply
+    (IPython reports the cell's count as the counter minus one when it ends); later cells of the run take that
+    one and keep the next. Ends with its run."""
+
+
+RunChange = RuleGranted | ModeSwitched | NextInputUsed | ExecutionCountTaken
 
 
 def own_policy(policy: PermissionPolicy) -> PermissionPolicy:
@@ -84,10 +91,17 @@ class RunScope:
 
     @property
     def next_input_used(self) -> bool:
+        return any(isinstance(change, NextInputUsed) for change in self._root().changes)
+
+    @property
+    def execution_count_taken(self) -> bool:
+        return any(isinstance(change, ExecutionCountTaken) for change in self._root().changes)
+
+    def _root(self) -> RunScope:
         root = self
         while root.parent is not None:
             root = root.parent
-        return any(isinstance(change, NextInputUsed) for change in root.changes)
+        return root
 
     def child(self) -> RunScope:
         """A sub-agent's scope. It shares the run's journal (its edits are the run's, for undo), the signals and

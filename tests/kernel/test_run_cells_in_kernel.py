@@ -118,3 +118,28 @@ def test_interrupt_during_a_batch_stops_it_and_the_cells_after_do_not_run(
         "not run: last",
     ]
     assert [c.get("outputs", []) for c in page.cells if c["id"] == "last"] == [[]]
+
+
+def test_each_cell_of_a_run_gets_and_keeps_its_own_execution_count(agent_kernel: AgentKernel) -> None:
+    """Two cells of one call, and a third in a later call of the run: three counts, none the agent cell's or the
+    next user cell's (issue #42: "ran as [5]" twice, stored as 5 twice)."""
+    script = [
+        Turn(blocks=[ToolUse(name="RunCell", input={"cell_ids": ["load", "plot"]})]),
+        Turn(blocks=[ToolUse(name="RunCell", input={"cell_id": "calc"})]),
+        Turn(blocks=[Text("Ran them.")]),
+    ]
+    frontend, server = agent_kernel(script)
+    page = NotebookPage(frontend)
+    sources = {"load": "ran = ['load']", "calc": "ran.append('calc')", "plot": "ran.append('plot')"}
+    page.cells = [new_cell_json("code", source, cell_id=cell_id) for cell_id, source in sources.items()]
+    agent = frontend.run("%%agent --allow RunCell\nrun them", timeout=90)
+    assert agent.reply is not None and agent.reply["status"] == "ok", agent.text()
+    after = frontend.run("ran")
+    stored = {c["id"]: c.get("execution_count") for c in page.cells}
+    told = [result_text(tool_results(server.requests[step])[0]) for step in (1, 2)]
+    assert f"ran as [{stored['load']}]" in told[0] and f"ran as [{stored['plot']}]" in told[0]
+    assert f"ran as [{stored['calc']}]" in told[1]
+    counts = [stored["load"], stored["plot"], stored["calc"], agent.reply["execution_count"]]
+    numbers = [count for count in counts if isinstance(count, int)]
+    assert numbers == counts and numbers == sorted(set(numbers)), counts  # distinct, in the order they ran
+    assert after.reply is not None and after.reply["execution_count"] > agent.reply["execution_count"]

@@ -1,5 +1,5 @@
 """One cell run the way RunCell runs it: on the kernel's main thread with RunCode's capture, its outputs and
-the `%%agent` cell's execution count written back into the cell (or shown under the call where the notebook
+the execution count it really got written back into the cell (or shown under the call where the notebook
 cannot take them), the result capped. `run.RunCell` runs one; `run_batch` runs several in turn."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from ...base.sandbox import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...tools.context import ToolContext
+from ...tools.scope import ExecutionCountTaken
 from ..kernel.execution import CodeRun
 from ..kernel.journal.calls import watch_call
 from ..kernel.journal.notes import result_note
@@ -33,7 +34,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
     namespace = user_namespace(ctx, "RunCell")
     unread = cap_text(_unread_note(ctx, book, cell), max_chars // 4)
     shell = ctx.services.shell
-    count: int | None = getattr(shell, "execution_count", None)
+    count = _take_execution_count(ctx)
     limits = ctx.sandbox.limits
     seconds = limits.max_timeout
     watch = watch_call(ctx, namespace, f"RunCell cell {cell.id}")
@@ -72,6 +73,24 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
         summary=f"Ran cell {cell.id}: {result.summary}",
         data=data,
     )
+
+
+def _take_execution_count(ctx: ToolContext) -> int | None:
+    """The count this cell really gets: the kernel's next one, as if the user ran it, so two cells of a run never
+    share a number. While the `%%agent` cell runs, IPython's counter already points past it, and when it ends
+    the cell is reported as the counter minus one; so the first cell of a run skips one count, which the agent
+    cell's reply then takes, and each later cell takes that one and keeps the next (None outside a kernel)."""
+    shell = ctx.services.shell
+    following = getattr(shell, "execution_count", None)
+    if not isinstance(following, int):
+        return None
+    if ctx.run.execution_count_taken:
+        count = following - 1
+    else:
+        count = following
+        ctx.run.record(ExecutionCountTaken())
+    shell.execution_count = count + 2
+    return count
 
 
 def _unread_note(ctx: ToolContext, book: Notebook, cell: Cell) -> str:

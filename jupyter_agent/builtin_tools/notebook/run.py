@@ -2,8 +2,8 @@
 
 The cell's current source runs on the kernel's main thread with RunCode's capture (`CodeRun`); the outputs
 and the execution count are written back into the cell (live: into the page; else into the file), and the
-model gets them capped. The execution count is the running `%%agent` cell's own: the kernel's counter is
-not advanced, so the numbers in the notebook stay consistent with JupyterLab's.
+model gets them capped. Each cell gets the kernel's next execution count, as if the user had run it
+(`cell_run._take_execution_count`), so no two cells share a number.
 
 Several cells (`cell_ids`, in notebook order, or a `range` of the notebook relative to `cell_id`) are one call
 and one approval; they run one at a time through the same single-cell path and stop at the first error or
