@@ -168,3 +168,14 @@ def test_a_sub_agent_reads_the_notebook_and_its_report_is_the_task_result(kernel
     report = run.texts()[-1]
     assert "bmi 0.586 and s5 0.566" in report
     untouched(run)
+
+
+def test_running_the_running_agent_cell_is_refused_with_why_and_the_meant_cell_runs(
+    kernel: TrajectoryKernel,
+) -> None:
+    run = ran(kernel, t.agent_cell)
+    refused, reran = run.texts()
+    assert run.results()[0][0]["is_error"] and "%%agent" in refused, refused
+    assert len(refused) < 400, refused  # a reason, not the run's internals
+    assert reran.startswith("(150, 5)")
+    untouched(run, "a_load")

@@ -376,6 +376,23 @@ subagent = Trajectory(
     },
 )
 
+# 11. the model tries to run the running %%agent cell, is told why not, and runs the cell it meant
+agent_cell = Trajectory(
+    name="agent_cell",
+    request="Re-run the loading cell so iris2 is fresh.",
+    cells=[
+        ("imports", IMPORTS),
+        ("a_load", "iris2 = datasets.load_iris(as_frame=True).frame\nprint(iris2.shape)"),
+    ],
+    turns={
+        "new": [
+            call("RunCell", cell_id="agent"),
+            call("RunCell", cell_id="a_load"),
+            answer("Re-ran the loading cell: iris2 is 150 × 5."),
+        ]
+    },
+)
+
 TRAJECTORIES = [
     loader_bug,
     chart_after_cleaning,
@@ -387,4 +404,5 @@ TRAJECTORIES = [
     denial,
     not_read,
     subagent,
+    agent_cell,
 ]

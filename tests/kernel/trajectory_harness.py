@@ -37,6 +37,7 @@ Driver = Callable[[KernelFrontend, Execution], None]
 #: Text that is the package's own machinery, never something the model should read.
 INTERNALS = (
     "RuntimeError: an agent run is already in progress",
+    "while a run is in progress",
     "Button(",
     "[rich output with no text form",
     'Traceback (most recent call last):\n  File "/',  # a traceback into the package's files
