@@ -66,8 +66,11 @@ def run_slash(agent: KernelAgent, name: str, args: str) -> None:
         raise ProjectCommandError(
             f"%agent /{name}: commands and skills come from .claude/, which is not read (claude_project is off)"
         )
-    from ..project.slash import UnknownCommand, slash_run
+    from ..project.slash import UnknownCommand, refusal, slash_run
 
+    refused = refusal(agent.current_session().policy, name, args)
+    if refused is not None:
+        raise ProjectCommandError(refused)
     try:
         run = slash_run(name, args, project.library)
     except UnknownCommand as exc:
