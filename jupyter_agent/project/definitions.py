@@ -50,6 +50,8 @@ class DefinitionDir:
     areas: tuple[Path, ...]
     #: Whether a definition's `model:` is used (yours, or a trusted project's).
     models: bool = True
+    #: A plugin's name: its definitions are named `plugin:name`, as Claude Code names them.
+    namespace: str = ""
 
     def within(self, folder: Path) -> DefinitionDir:
         """The directory as seen from one of its kind folders (`skills/`, `agents/`, `commands/`)."""
@@ -138,9 +140,12 @@ def _model(doc: Markdown, source: DefinitionDir, problems: Problems) -> str | No
     return MODEL_ALIASES.get(value.lower(), value)
 
 
-def _named(doc: Markdown, default: str, problems: Problems) -> str | None:
+def _named(doc: Markdown, default: str, problems: Problems, namespace: str = "") -> str | None:
     """The `name:`, or where it is missing or not a name `/name` can call (`name: Plugin Settings`), the file's
-    or folder's name, as Claude Code calls such a skill."""
+    or folder's name, as Claude Code calls such a skill; a plugin's as `plugin:name`."""
+    if namespace:
+        found = _named(doc, default, problems)
+        return None if found is None else f"{namespace}:{found}"
     name = _text(doc, "name", problems)
     if _NAME.match(name):
         return name
@@ -157,7 +162,7 @@ def read_skill(path: Path, source: DefinitionDir, problems: Problems) -> Skill |
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, folder.name, problems)
+    name = _named(doc, folder.name, problems, source.namespace)
     if name is None:
         return None
     description = _text(doc, "description", problems) or first_paragraph(doc.body)
@@ -195,7 +200,7 @@ def read_agent(path: Path, source: DefinitionDir, problems: Problems) -> AgentTy
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, path.stem, problems)
+    name = _named(doc, path.stem, problems, source.namespace)
     if name is None:
         return None
     description = _text(doc, "description", problems)
@@ -225,7 +230,7 @@ def read_command(path: Path, source: DefinitionDir, problems: Problems) -> Comma
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, path.stem, problems)
+    name = _named(doc, path.stem, problems, source.namespace)
     if name is None:
         return None
     if not doc.body.strip():

@@ -49,6 +49,8 @@ class SettingsFile:
     default_mode: Mode | None = None
     additional_dirs: tuple[Path, ...] = ()
     hooks: tuple[CommandHook, ...] = ()
+    #: `enabledPlugins`: `name@marketplace` → on or off (`project/plugins.py`).
+    enabled_plugins: tuple[tuple[str, bool], ...] = ()
     warnings: tuple[str, ...] = ()
 
 
@@ -130,8 +132,43 @@ def read_settings_file(path: Path, scope: Scope, anchors: Anchors) -> SettingsFi
         default_mode=_mode(reader, given.get("defaultMode")),
         additional_dirs=tuple(_directories(reader, given.get("additionalDirectories"))),
         hooks=tuple(_hooks(reader, data.get("hooks"))),
+        enabled_plugins=_enabled_plugins(reader, data.get("enabledPlugins")),
         warnings=tuple(reader.warnings),
     )
+
+
+def _enabled_plugins(reader: _Reader, value: object) -> tuple[tuple[str, bool], ...]:
+    if value is None:
+        return ()
+    if not is_object(value):
+        reader.warn(
+            "enabledPlugins", f"expected an object of true / false, got {type(value).__name__}; ignored"
+        )
+        return ()
+    found: list[tuple[str, bool]] = []
+    for key, on in value.items():
+        if isinstance(on, bool):
+            found.append((key, on))
+        else:
+            reader.warn(f"enabledPlugins.{key}", f"expected true or false, got {on!r}; ignored")
+    return tuple(found)
+
+
+def read_hooks_file(path: Path, anchors: Anchors) -> tuple[list[CommandHook], list[str]]:
+    """A plugin's `hooks/hooks.json` (`{"hooks": {event: [...]}}`, as in a settings file): its hooks and the
+    warnings; none when there is no such file."""
+    reader = _Reader(path=path, anchors=anchors)
+    try:
+        data: object = json.loads(
+            read_confined(path, anchors.areas, limit=MAX_SETTINGS_BYTES).decode("utf-8-sig")
+        )
+    except FileNotFoundError:
+        return [], []
+    except (ToolError, OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reader.warn("(file)", f"cannot be read ({getattr(exc, 'message', exc)}); its hooks are not run")
+        return [], reader.warnings
+    hooks = _hooks(reader, data.get("hooks") if is_object(data) else data)
+    return hooks, reader.warnings
 
 
 def _rules(reader: _Reader, kind: RuleKind, value: object) -> list[SourcedRule]:

@@ -52,6 +52,8 @@ class CommandHook:
     source: str = ""
     #: The working directory it runs in (the project directory).
     cwd: Path
+    #: Variables set for it besides `CLAUDE_PROJECT_DIR` (a plugin's `CLAUDE_PLUGIN_ROOT`).
+    env: tuple[tuple[str, str], ...] = ()
 
     def matches(self, tool: str) -> bool:
         if self.matcher in MATCH_ALL or self.matcher == tool:
@@ -176,7 +178,11 @@ class CommandHooks:
         return runs
 
     async def _run_one(self, hook: CommandHook, stdin: bytes) -> HookRun:
-        env = {**(self.env if self.env is not None else os.environ), "CLAUDE_PROJECT_DIR": str(hook.cwd)}
+        env = {
+            **(self.env if self.env is not None else os.environ),
+            "CLAUDE_PROJECT_DIR": str(hook.cwd),
+            **dict(hook.env),
+        }
         try:
             done = await run_process(
                 ["/bin/sh", "-c", hook.command],

@@ -4,6 +4,7 @@ them, from every place a skill or a sub-agent starts: the Skill tool, `%agent /n
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,3 +129,33 @@ def test_an_ask_rule_on_a_skill_or_an_agent_asks_before_it_starts_and_a_no_refus
     results = tool_results(server.requests[1])
     assert [r.get("is_error", False) for r in results] == [True, True, False]
     assert "Deploy" not in result_text(results[0]) and SKILL_SECRET in result_text(results[2])
+
+
+def test_percent_agent_plugins_lists_what_each_plugin_brought_and_what_was_skipped(
+    project_shell: ProjectShell, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell = project_shell({})
+    user = Path.home() / ".claude"
+    root = user / "plugins" / "cache" / "market" / "guard" / "1.0.0"
+    (root / "skills" / "scan").mkdir(parents=True)
+    (root / "skills" / "scan" / "SKILL.md").write_text("---\ndescription: Scan for secrets\n---\nScan.\n")
+    (root / "agents").mkdir()
+    (root / "agents" / "empty.md").write_text("---\nname: empty\n---\nNo description.\n")
+    record = {"version": 2, "plugins": {"guard@market": [{"installPath": str(root)}]}}
+    (user / "plugins" / "installed_plugins.json").write_text(json.dumps(record))
+    (user / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"guard@market": True, "gone@market": True}})
+    )
+    shell.run_line_magic("agent", "reset")
+    capsys.readouterr()
+    shell.run_line_magic("agent", "plugins")
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == [
+        f"guard@market  {root}  (enabled in {user / 'settings.json'})",
+        "  skills: guard:scan",
+        f"  skipped: jupyter_agent: {root}/agents/empty.md: description: missing: the model cannot tell when to "
+        "use the agent; skipped",
+    ]
+    assert out[3].startswith(
+        f"skipped: jupyter_agent: {user / 'settings.json'}: enabledPlugins.gone@market: not"
+    )
