@@ -20,6 +20,7 @@ from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
 from ..permissions.modes import MODES, Mode
+from ..permissions.policy import Rule
 from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
 from .anchors import effective_rule
 
@@ -278,4 +279,19 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         timeout=float(timeout),
         source=str(reader.path),
         cwd=reader.anchors.project_dir,
+        when=_when(reader, f"{key}.if", entry.get("if")),
     )
+
+
+def _when(reader: _Reader, key: str, value: object) -> Rule | None:
+    """A hook's `if` (`Bash(git commit:*)`); one it cannot read leaves the hook running on every call (a guard
+    that runs too often, never one that stops guarding)."""
+    if value is None:
+        return None
+    try:
+        if not isinstance(value, str):
+            raise ValueError(f"expected a permission rule, got {type(value).__name__}")
+        return Rule.parse(value)
+    except ValueError as exc:
+        reader.warn(key, f"{exc}; the hook runs on every call its matcher names")
+        return None
