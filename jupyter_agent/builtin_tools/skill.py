@@ -4,8 +4,9 @@ The tool's description is fixed; the skills' names and descriptions (text from t
 `Skill` without a name — a tool result the conversation's opening holds — and a body is read when the model asks
 for it. A skill's
 other files are listed; `Skill(skill="<name>/<file>")` reads one (confined to the skill's directory), and those
-inside the allowed roots can be read with Read too. A skill's `allowed-tools` narrows what runs while it is
-active (until the end of the run, or until another skill with `allowed-tools` replaces it); it never allows
+inside the allowed roots can be read with Read too. `Skill(name)` permission rules match the skill a call
+names (`Skill(deploy *)`: with any arguments), so a denied skill is never loaded. A skill's `allowed-tools`
+narrows what runs while it is active (until the end of the run, or until another skill with `allowed-tools` replaces it); it never allows
 anything the rules and the mode would not.
 """
 
@@ -134,6 +135,12 @@ class SkillTool(InstanceTool[SkillInput]):
     def title(self, params: SkillInput, ctx: ToolContext) -> str:
         return f"Skill {params.skill}" if params.skill else "Skill (list)"
 
+    def rule_subject(self, params: SkillInput, ctx: ToolContext) -> str | None:
+        """What `Skill(name)` rules match: the skill's name (also for one of its files), then its arguments."""
+        if params.skill is None:
+            return None
+        return skill_subject(params.skill.partition("/")[0], params.args or "")
+
     def find(self, name: str) -> Skill:
         skill = self.skills.get(name)
         if skill is None:
@@ -160,6 +167,11 @@ class SkillTool(InstanceTool[SkillInput]):
             return ToolResult.ok(read_skill_file(skill, inner), summary=f"{name}/{inner}")
         text = activate(skill, params.args or "", ctx)
         return ToolResult.ok(text, summary=f"skill {name} loaded")
+
+
+def skill_subject(name: str, args: str) -> str:
+    """The subject of `Skill(…)` rules, as Claude Code matches them: `review-pr 42` (`Skill(review-pr *)`)."""
+    return f"{name} {args.strip()}" if args.strip() else name
 
 
 def activate(skill: Skill, args: str, ctx: ToolContext) -> str:

@@ -20,7 +20,7 @@ from .command_error import CommandError
 from .configure import check_rules
 from .fix_command import fix_command
 from .options import RUN_FLAGS, split_rules
-from .project_commands import ProjectCommandError, rules, run_slash, skills, trust
+from .project_commands import ProjectCommandError, plugins, rules, run_slash, skills, trust
 from .review_commands import REVIEW_HELP, review_command
 from .rewind_command import REWIND_HELP, rewind_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
@@ -283,6 +283,11 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="skills",
         help="the project's skills, custom commands and sub-agents, and the MCP servers' prompts",
         run=skills,
+    ),
+    Subcommand(
+        name="plugins",
+        help="the Claude Code plugins enabledPlugins turns on: what each brought, and what was skipped and why",
+        run=plugins,
     ),
     Subcommand(
         name="trust",

@@ -1,4 +1,4 @@
-"""The `%agent` subcommands of a Claude Code project: `rules`, `skills`, `trust`, and `/name args`.
+"""The `%agent` subcommands of a Claude Code project: `rules`, `skills`, `plugins`, `trust`, and `/name args`.
 
 `/name args` runs a custom command or a skill (project/slash.py), or an MCP prompt (`/mcp__server__prompt`,
 fetched from the server on the worker's loop); the run's model and allowed tools come from the command.
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..ui.tables import Report
 from .options import RunOptions
-from .project_texts import rules_report, skills_report
+from .project_texts import plugins_text, rules_report, skills_report
 
 if TYPE_CHECKING:
     from .kernel_agent import KernelAgent
@@ -30,6 +30,15 @@ def rules(agent: KernelAgent, _args: list[str]) -> Report:
 
 def skills(agent: KernelAgent, _args: list[str]) -> Report:
     return skills_report(agent.project, mcp_prompts(agent))
+
+
+def plugins(agent: KernelAgent, _args: list[str]) -> str:
+    project = agent.project
+    if project is None:
+        raise ProjectCommandError(
+            "%agent plugins: claude_project is off (%config AgentMagics.claude_project = True)"
+        )
+    return plugins_text(project)
 
 
 def trust(agent: KernelAgent, _args: list[str]) -> str:
@@ -66,8 +75,11 @@ def run_slash(agent: KernelAgent, name: str, args: str) -> None:
         raise ProjectCommandError(
             f"%agent /{name}: commands and skills come from .claude/, which is not read (claude_project is off)"
         )
-    from ..project.slash import UnknownCommand, slash_run
+    from ..project.slash import UnknownCommand, refusal, slash_run
 
+    refused = refusal(agent.current_session().policy, name, args)
+    if refused is not None:
+        raise ProjectCommandError(refused)
     try:
         run = slash_run(name, args, project.library)
     except UnknownCommand as exc:

@@ -91,3 +91,33 @@ def skills_report(project: ClaudeProject | None, prompts: list[tuple[str, str]])
     note = "%agent /name args runs a skill or command; sub-agents are Task's subagent_type"
     text = "\n".join(f"{name:<24} {kind}: {about}" for name, kind, about in rows) + f"\n{note}"
     return Report(text=text, html=html_table(rows, headers=("name", "what", "description"), note=note))
+
+
+def plugins_text(project: ClaudeProject) -> str:
+    """`%agent plugins`: each enabled plugin, where it is and who enabled it, what it brought (`plugin:name`
+    skills, commands, sub-agents, hooks), then every line of what was skipped and why."""
+    settings, library = project.settings, project.library
+    lines: list[str] = []
+    for plugin in settings.plugins.found:
+        prefix = f"{plugin.name}:"
+        brought = {
+            "skills": [s.name for s in library.skills if s.name.startswith(prefix)],
+            "commands": [c.name for c in library.commands if c.name.startswith(prefix)],
+            "sub-agents": [a.name for a in library.agents if a.name.startswith(prefix)],
+        }
+        lines.append(f"{plugin.key}  {plugin.root}  (enabled in {plugin.enabled_by})")
+        lines += [f"  {kind}: {', '.join(names)}" for kind, names in brought.items() if names]
+        if plugin.hooks:
+            lines.append(f"  hooks: {', '.join(sorted({h.event for h in plugin.hooks}))}")
+        root = str(plugin.root)
+        lines += [f"  skipped: {w}" for w in library.warnings if w.startswith(f"jupyter_agent: {root}/")]
+        lines += [
+            f"  skipped: {w}" for w in settings.plugins.skipped if w.startswith(f"jupyter_agent: {root}/")
+        ]
+    others = [
+        w
+        for w in settings.plugins.skipped
+        if not any(w.startswith(f"jupyter_agent: {p.root}/") for p in settings.plugins.found)
+    ]
+    lines += [f"skipped: {w}" for w in others]
+    return "\n".join(lines) or "no plugins: enabledPlugins in a settings file turns an installed plugin on"

@@ -13,6 +13,8 @@ Rules mean what Claude Code's rules mean:
   ask rules match the path as written or its real path; allow rules only the real path, so a symlink in the
   project neither dodges a deny rule nor widens an allow rule.
 - `mcp__server` names every tool of that server (as does `mcp__server__*`).
+- `Skill(name)` and `Agent(type)` (or its older name `Task(type)`) match the skill or sub-agent a call starts;
+  `Skill(review *)` is that skill with or without arguments (`rule_glob`).
 - A path pattern that starts with `/` is absolute: it matches the call's absolute path (as written or real),
   wherever the working directory is; the rules of a Claude Code settings file are made absolute this way.
 - Protected paths (`.git/**`, `.env*`, shell rc files, `.claude/**`, …) always ask before a write, whatever the
@@ -45,6 +47,10 @@ ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
 
 #: Tools a scope never refuses: switching to another skill is how the model leaves one.
 SCOPE_EXEMPT = frozenset({"Skill"})
+
+#: Claude Code's other names of a tool: `Agent(Explore)` is its rule for a sub-agent, `Task(Explore)` the older
+#: one; both name this package's Task tool.
+TOOL_ALIASES: dict[str, str] = {"Agent": "Task"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,7 +145,7 @@ class Rule:
 
     def names(self, tool_name: str, access: PathAccess | None = None) -> bool:
         """Whether the rule is about this tool: by name (anchored glob), by MCP server, or by path access."""
-        if glob_regex(self.tool, "command").match(tool_name):
+        if glob_regex(TOOL_ALIASES.get(self.tool, self.tool), "command").match(tool_name):
             return True
         if _is_server_rule(self.tool) and tool_name.startswith(self.tool + "__"):
             return True

@@ -26,13 +26,16 @@ def literal(pattern: str) -> str | None:
 def glob_regex(pattern: str, kind: RuleKind) -> re.Pattern[str]:
     """`**` crosses `/`; for paths `*` and `?` stay within one segment; for commands `*` matches anything.
 
-    Anchored at both ends. A command pattern ending in `:*` is a prefix that ends at a word boundary; a path
+    Anchored at both ends. A command pattern ending in `:*` (a text pattern also ` *`) is a prefix that ends at
+    a word boundary; a path
     pattern ending in `/**` also matches the directory itself (a search rooted there reads what is in it).
     """
     out: list[str] = []
     tail = r"\Z"
     if kind == "command" and pattern.endswith(":*") and literal(pattern[:-2]) is not None:
         pattern, tail = pattern[:-2], r"(?:\s.*)?\Z"
+    elif kind == "text" and pattern.endswith((":*", " *")) and literal(pattern[:-2]) is not None:
+        pattern, tail = pattern[:-2], r"(?:\s.*)?\Z"  # `Skill(deploy *)`: deploy, with or without arguments
     elif kind == "path" and pattern.endswith("/**") and not pattern.endswith("\\/**"):
         pattern, tail = pattern[:-3], r"(?:/.*)?\Z"  # `dir/**` is the directory and everything in it
     i = 0

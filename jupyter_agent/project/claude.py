@@ -9,6 +9,7 @@ is in `trust.py`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from ..tools.core import AnyTool
 from .definitions import Command, Shadowed, load_agents, load_commands, load_skills
 from .locate import ClaudeDirs, locate
 from .markdown_file import Problems
+from .plugins import INSTALLED, Plugins, load_plugins
 from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file
 from .trust import trust, trusted_by
 
@@ -37,6 +39,8 @@ class ProjectSettings:
     project_dir: Path
     #: "Claude Code" or "%agent trust" when the project is trusted, else None.
     trusted: str | None
+    #: The plugins `enabledPlugins` of the applied files turns on (`project/plugins.py`).
+    plugins: Plugins = field(default_factory=Plugins)
 
     def _applies(self, settings: SettingsFile) -> bool:
         return settings.scope == "user" or self.trusted is not None
@@ -72,11 +76,24 @@ class ProjectSettings:
 
     @property
     def hooks(self) -> list[CommandHook]:
-        return [h for f in self.files if self._applies(f) for h in f.hooks]
+        own = [h for f in self.files if self._applies(f) for h in f.hooks]
+        return [*own, *(h for plugin in self.plugins.found for h in plugin.hooks)]
+
+    @property
+    def enabled_plugins(self) -> dict[str, Path]:
+        """`name@marketplace` → the settings file that turned it on (a more specific file's `false` turns off)."""
+        enabled: dict[str, Path] = {}
+        for f in self.files:
+            for key, on in f.enabled_plugins if self._applies(f) else ():
+                if on:
+                    enabled[key] = f.path
+                else:
+                    enabled.pop(key, None)
+        return enabled
 
     @property
     def warnings(self) -> list[str]:
-        lines = [w for f in self.files for w in f.warnings]
+        lines = [*(w for f in self.files for w in f.warnings), *self.plugins.skipped]
         for f in self.files:
             if f.default_mode == "bypassPermissions" and f.scope != "user" and self._applies(f):
                 lines.append(
@@ -87,14 +104,16 @@ class ProjectSettings:
         if waiting:
             names = ", ".join(str(f.path) for f in waiting)
             lines.append(
-                f"jupyter_agent: {names}: hooks, allow rules, defaultMode and additionalDirectories are not applied "
+                f"jupyter_agent: {names}: hooks, allow rules, defaultMode, additionalDirectories and enabledPlugins "
+                "are not applied "
                 f"until you trust this project ({self.project_dir}): run %agent trust (deny and ask rules apply)"
             )
         return lines
 
 
 def _widens(f: SettingsFile) -> bool:
-    return bool(f.hooks or f.additional_dirs or f.default_mode or any(r.kind == "allow" for r in f.rules))
+    widening = f.hooks or f.additional_dirs or f.default_mode or f.enabled_plugins
+    return bool(widening or any(r.kind == "allow" for r in f.rules))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,7 +187,7 @@ class ClaudeProject:
     def _trust_paths(self) -> list[Path]:
         from .trust import CLAUDE_CODE, OURS
 
-        return [self.home / CLAUDE_CODE, self.home / OURS]
+        return [self.home / CLAUDE_CODE, self.home / OURS, self.dirs.user / INSTALLED]
 
     @property
     def settings(self) -> ProjectSettings:
@@ -176,11 +195,18 @@ class ClaudeProject:
         signature = _signature([*(path for path, _, _ in files), *self._trust_paths()])
         if self._settings is None or signature != self._seen:
             read = [read_settings_file(path, scope, anchors) for path, scope, anchors in files]
-            self._settings = ProjectSettings(
+            settings = ProjectSettings(
                 files=tuple(f for f in read if f is not None),
                 project_dir=self.dirs.project_dir,
                 trusted=trusted_by(self.dirs.project_dir, self.home),
             )
+            plugins = load_plugins(
+                settings.enabled_plugins,
+                claude_dir=self.dirs.user,
+                project_dir=self.dirs.project_dir,
+                home=self.home,
+            )
+            self._settings = dataclasses.replace(settings, plugins=plugins)
             self._seen = signature
         return self._settings
 
@@ -188,7 +214,9 @@ class ClaudeProject:
     def library(self) -> ProjectLibrary:
         if self._library is None:
             problems = Problems()
-            where = self.dirs.definition_dirs(trusted=self.settings.trusted is not None)
+            own = self.dirs.definition_dirs(trusted=self.settings.trusted is not None)
+            plugins = [plugin.definitions() for plugin in self.settings.plugins.found]
+            where = [own[0], *plugins, *own[1:]]  # a plugin's names are its own (`plugin:name`)
             skills, agents = load_skills(where, problems), load_agents(where, problems)
             commands = load_commands(where, problems)
             self._library = ProjectLibrary(

@@ -1,13 +1,15 @@
 """Skills, sub-agents and commands: Markdown files with YAML front matter under `.claude/`.
 
 - `skills/<name>/SKILL.md`: `name`, `description`, optional `allowed-tools`; the body is read on demand.
-- `agents/*.md`: `name`, `description`, optional `tools` and `model`; the body is the sub-agent's system prompt.
+- `agents/**/*.md` (subfolders too, as Claude Code reads them): `name`, `description`, optional `tools` and
+  `model`; the body is the sub-agent's system prompt.
 - `commands/**/*.md`: the file name is the command; optional `description`, `allowed-tools`, `model`,
   `argument-hint`; the body is the request, with `$ARGUMENTS` and `$1`… filled in.
 
 Directories are read from the most general (`~/.claude`) to the most specific (the notebook's directory), and a
-later definition of the same name wins. A file that cannot be used is one warning naming it and the key. Front
-matter YAML refuses is read one `key: value` a line, as Claude Code reads it (`markdown_file.py`). A
+later definition of the same name wins. A file that cannot be used is one warning naming it and the key. A
+`name:` that `/name` cannot call (`name: Plugin Settings`) gives way to the file's or folder's name. Front
+matter YAML refuses is read as Claude Code reads it (`markdown_file.py`). A
 definition that leads out of its allowed folders through a symlink is not read (`DefinitionDir.areas`).
 """
 
@@ -48,6 +50,8 @@ class DefinitionDir:
     areas: tuple[Path, ...]
     #: Whether a definition's `model:` is used (yours, or a trusted project's).
     models: bool = True
+    #: A plugin's name: its definitions are named `plugin:name`, as Claude Code names them.
+    namespace: str = ""
 
     def within(self, folder: Path) -> DefinitionDir:
         """The directory as seen from one of its kind folders (`skills/`, `agents/`, `commands/`)."""
@@ -136,12 +140,20 @@ def _model(doc: Markdown, source: DefinitionDir, problems: Problems) -> str | No
     return MODEL_ALIASES.get(value.lower(), value)
 
 
-def _named(doc: Markdown, default: str, problems: Problems) -> str | None:
-    name = _text(doc, "name", problems) or default
-    if not _NAME.match(name):
-        problems.warn(doc.path, "name", f"{name!r} is not a usable name (letters, digits, - _ . :); skipped")
+def _named(doc: Markdown, default: str, problems: Problems, namespace: str = "") -> str | None:
+    """The `name:`, or where it is missing or not a name `/name` can call (`name: Plugin Settings`), the file's
+    or folder's name, as Claude Code calls such a skill; a plugin's as `plugin:name`."""
+    if namespace:
+        found = _named(doc, default, problems)
+        return None if found is None else f"{namespace}:{found}"
+    name = _text(doc, "name", problems)
+    if _NAME.match(name):
+        return name
+    if not _NAME.match(default):
+        shown = f"{name!r} nor {default!r} is" if name else f"{default!r} is"
+        problems.warn(doc.path, "name", f"neither {shown} a usable name (letters, digits, - _ . :); skipped")
         return None
-    return name
+    return default
 
 
 def read_skill(path: Path, source: DefinitionDir, problems: Problems) -> Skill | None:
@@ -150,7 +162,7 @@ def read_skill(path: Path, source: DefinitionDir, problems: Problems) -> Skill |
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, folder.name, problems)
+    name = _named(doc, folder.name, problems, source.namespace)
     if name is None:
         return None
     description = _text(doc, "description", problems) or first_paragraph(doc.body)
@@ -188,7 +200,7 @@ def read_agent(path: Path, source: DefinitionDir, problems: Problems) -> AgentTy
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, path.stem, problems)
+    name = _named(doc, path.stem, problems, source.namespace)
     if name is None:
         return None
     description = _text(doc, "description", problems)
@@ -218,7 +230,7 @@ def read_command(path: Path, source: DefinitionDir, problems: Problems) -> Comma
     doc = read_markdown(path, source.areas, problems)
     if doc is None:
         return None
-    name = _named(doc, path.stem, problems)
+    name = _named(doc, path.stem, problems, source.namespace)
     if name is None:
         return None
     if not doc.body.strip():
@@ -294,7 +306,7 @@ def load_skills(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Ski
 
 
 def load_agents(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[AgentType]:
-    return _load(dirs, "agents", "*.md", read_agent, problems, lambda a: (a.name, Path(a.source)))
+    return _load(dirs, "agents", "**/*.md", read_agent, problems, lambda a: (a.name, Path(a.source)))
 
 
 def load_commands(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Command]:

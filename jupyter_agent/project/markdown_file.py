@@ -14,7 +14,7 @@ import yaml
 
 from ..base.confined import read_confined
 from ..base.errors import ToolError
-from ..base.json_values import is_object
+from ..base.json_values import is_array, is_object
 from ..builtin_tools.skill import front_matter_split
 
 #: Markdown files larger than this are not read.
@@ -73,28 +73,58 @@ def read_markdown(path: Path, areas: Sequence[Path], problems: Problems) -> Mark
 
 _LOOSE_KEY = re.compile(r"([A-Za-z][\w-]*):(?:\s+(.*))?\Z")
 
+#: The front matter keys of Claude Code's skills, sub-agents, commands and output styles: in front matter YAML
+#: refuses, a line starting with one of them starts a new value; any other line goes on with the value before it
+#: (a description's `Context: …`, `user: "…"` and `<example>` lines).
+KNOWN_KEYS = frozenset(
+    {
+        "name", "description", "when_to_use", "tools", "disallowedTools", "model", "color", "effort",
+        "allowed-tools", "argument-hint", "disable-model-invocation", "user-invocable", "context", "agent",
+        "hooks", "permissionMode", "skills", "mcpServers", "maxTurns", "memory", "isolation", "background",
+        "version", "license", "metadata", "paths", "shell", "keep-coding-instructions", "initialPrompt",
+    }
+)  # fmt: skip
+
 
 def loose_front_matter(header: str) -> dict[str, Any] | None:
-    """Front matter as Claude Code reads what YAML refuses: one `key: value` a line, the value as written
-    (`argument-hint: [pr-number] [priority]`, `description: Use when: the data is late`), `- item` lines under
-    a key with no value as its list; None when a line is neither."""
-    meta: dict[str, Any] = {}
+    """Front matter as Claude Code reads what YAML refuses: `key: value` lines with the value as written
+    (`argument-hint: [pr-number] [priority]`, `description: Use when: the data is late`), a value going on over
+    the lines that start no known key (`KNOWN_KEYS`; literal `\\n` read as line breaks), `- item` lines under a
+    key with no value as its list, and a flow list (`tools: ["Read", "Grep"]`) as its list; None when the first
+    line starts no key."""
+    meta: dict[str, str | None] = {}
     lists: dict[str, list[str]] = {}
     last: str | None = None
     for line in header.splitlines():
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or (stripped.startswith("#") and last is None):
             continue
         if line[0].isspace() and last is not None and meta[last] is None and stripped.startswith("- "):
             lists.setdefault(last, []).append(_unquoted(stripped[2:]))
             continue
         found = _LOOSE_KEY.match(stripped) if not line[0].isspace() else None
-        if found is None:
+        if found is not None and (last is None or found.group(1) in KNOWN_KEYS):
+            key, value = str(found.group(1)), found.group(2)
+            meta[key] = value or None
+            last = key
+        elif last is not None and last not in lists:
+            meta[last] = f"{meta[last] or ''}\n{stripped}".lstrip("\n")
+        else:
             return None
-        key, value = str(found.group(1)), found.group(2)
-        meta[key] = _unquoted(value) if value else None
-        last = key
-    return {**meta, **lists}
+    return {**{k: None if v is None else _value(v) for k, v in meta.items()}, **lists}
+
+
+def _value(value: str) -> str | list[str]:
+    """A value as written, unquoted; a flow list `["Read", "Grep"]` as its items."""
+    value = value.strip()
+    if value.startswith("[") and value.endswith("]"):
+        try:
+            items: object = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        if is_array(items):
+            return [str(item) for item in items]
+    return _unquoted(value).replace("\\n", "\n")
 
 
 def _unquoted(value: str) -> str:

@@ -20,6 +20,7 @@ from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
 from ..permissions.modes import MODES, Mode
+from ..permissions.policy import Rule
 from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
 from .anchors import effective_rule
 
@@ -49,6 +50,8 @@ class SettingsFile:
     default_mode: Mode | None = None
     additional_dirs: tuple[Path, ...] = ()
     hooks: tuple[CommandHook, ...] = ()
+    #: `enabledPlugins`: `name@marketplace` → on or off (`project/plugins.py`).
+    enabled_plugins: tuple[tuple[str, bool], ...] = ()
     warnings: tuple[str, ...] = ()
 
 
@@ -130,8 +133,43 @@ def read_settings_file(path: Path, scope: Scope, anchors: Anchors) -> SettingsFi
         default_mode=_mode(reader, given.get("defaultMode")),
         additional_dirs=tuple(_directories(reader, given.get("additionalDirectories"))),
         hooks=tuple(_hooks(reader, data.get("hooks"))),
+        enabled_plugins=_enabled_plugins(reader, data.get("enabledPlugins")),
         warnings=tuple(reader.warnings),
     )
+
+
+def _enabled_plugins(reader: _Reader, value: object) -> tuple[tuple[str, bool], ...]:
+    if value is None:
+        return ()
+    if not is_object(value):
+        reader.warn(
+            "enabledPlugins", f"expected an object of true / false, got {type(value).__name__}; ignored"
+        )
+        return ()
+    found: list[tuple[str, bool]] = []
+    for key, on in value.items():
+        if isinstance(on, bool):
+            found.append((key, on))
+        else:
+            reader.warn(f"enabledPlugins.{key}", f"expected true or false, got {on!r}; ignored")
+    return tuple(found)
+
+
+def read_hooks_file(path: Path, anchors: Anchors) -> tuple[list[CommandHook], list[str]]:
+    """A plugin's `hooks/hooks.json` (`{"hooks": {event: [...]}}`, as in a settings file): its hooks and the
+    warnings; none when there is no such file."""
+    reader = _Reader(path=path, anchors=anchors)
+    try:
+        data: object = json.loads(
+            read_confined(path, anchors.areas, limit=MAX_SETTINGS_BYTES).decode("utf-8-sig")
+        )
+    except FileNotFoundError:
+        return [], []
+    except (ToolError, OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reader.warn("(file)", f"cannot be read ({getattr(exc, 'message', exc)}); its hooks are not run")
+        return [], reader.warnings
+    hooks = _hooks(reader, data.get("hooks") if is_object(data) else data)
+    return hooks, reader.warnings
 
 
 def _rules(reader: _Reader, kind: RuleKind, value: object) -> list[SourcedRule]:
@@ -241,4 +279,19 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         timeout=float(timeout),
         source=str(reader.path),
         cwd=reader.anchors.project_dir,
+        when=_when(reader, f"{key}.if", entry.get("if")),
     )
+
+
+def _when(reader: _Reader, key: str, value: object) -> Rule | None:
+    """A hook's `if` (`Bash(git commit:*)`); one it cannot read leaves the hook running on every call (a guard
+    that runs too often, never one that stops guarding)."""
+    if value is None:
+        return None
+    try:
+        if not isinstance(value, str):
+            raise ValueError(f"expected a permission rule, got {type(value).__name__}")
+        return Rule.parse(value)
+    except ValueError as exc:
+        reader.warn(key, f"{exc}; the hook runs on every call its matcher names")
+        return None

@@ -2,7 +2,9 @@
 
 A command's body becomes the request (`$ARGUMENTS`, `$1`… filled in; arguments with no place are appended),
 its `allowed-tools` narrow the run and its `model` runs it. A skill is loaded as the Skill tool would load it,
-and its `allowed-tools` narrow the run the same way. MCP prompts (`/mcp__server__prompt`) are fetched from the
+and its `allowed-tools` narrow the run the same way. `Skill(name)` deny rules refuse both here as they refuse the
+Skill tool (Claude Code makes a command a skill of the same name); an ask rule is answered by the user typing
+the command. MCP prompts (`/mcp__server__prompt`) are fetched from the
 server by the host (`builtin_tools/mcp/prompts.py`).
 """
 
@@ -11,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.errors import ToolError
-from ..builtin_tools.skill import instructions, with_arguments
+from ..builtin_tools.skill import SKILL_TOOL_NAME, instructions, skill_subject, with_arguments
+from ..permissions.policy import CallFacts, PermissionPolicy
 from .claude import ProjectLibrary
 
 
@@ -55,3 +58,19 @@ def slash_run(name: str, args: str, library: ProjectLibrary) -> SlashRun:
     known = [f"/{c.name}" for c in library.commands] + [f"/{s.name}" for s in library.skills]
     listed = ", ".join(sorted(known)) or "none (put them in .claude/commands/ and .claude/skills/)"
     raise UnknownCommand(f"%agent /{name}: no command or skill by that name; there are: {listed}")
+
+
+def refusal(policy: PermissionPolicy, name: str, args: str) -> str | None:
+    """Why `%agent /name args` may not run (a `Skill(…)` deny rule matches it), or None; checked before the skill's
+    file is read."""
+    facts = CallFacts(
+        tool=SKILL_TOOL_NAME,
+        subject=skill_subject(name, args),
+        rule_kind="text",
+        kind="read",
+        read_only=True,
+    )
+    rule = next((r for r in policy.deny if r.matches(facts)), None)
+    if rule is None:
+        return None
+    return f"%agent /{name}: denied by the rule {rule}; nothing was run (remove the rule to run it)"

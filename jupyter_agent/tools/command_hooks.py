@@ -23,7 +23,8 @@ from typing import Any, Literal
 from ..base.json_values import is_object
 from ..base.result import ToolResult
 from ..masking import mask, shorten
-from ..permissions.policy import Allow, Ask, Deny
+from ..permissions.kinds import RuleKind
+from ..permissions.policy import Allow, Ask, CallFacts, Deny, Rule
 from ..permissions.process import run_process
 from .hooks import HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
 
@@ -52,6 +53,18 @@ class CommandHook:
     source: str = ""
     #: The working directory it runs in (the project directory).
     cwd: Path
+    #: Variables set for it besides `CLAUDE_PROJECT_DIR` (a plugin's `CLAUDE_PLUGIN_ROOT`).
+    env: tuple[tuple[str, str], ...] = ()
+    #: Its `if`: a permission rule (`Bash(git commit:*)`) the call must match for it to run; None: every call.
+    when: Rule | None = None
+
+    def applies(self, call: HookCall) -> bool:
+        """Whether its `if` matches the call, read as a deny rule is (any subcommand of a compound command)."""
+        if self.when is None:
+            return True
+        kind: RuleKind = "command" if call.tool == "Bash" else "text"
+        facts = CallFacts(tool=call.tool, subject=call.subject, rule_kind=kind, kind="other", read_only=False)
+        return self.when.matches(facts)
 
     def matches(self, tool: str) -> bool:
         if self.matcher in MATCH_ALL or self.matcher == tool:
@@ -150,9 +163,10 @@ class CommandHooks:
         return [hook for hook in self.hooks if hook.event == event]
 
     async def _run_all(
-        self, event: HookEvent, fields: dict[str, Any], tool: str | None = None
+        self, event: HookEvent, fields: dict[str, Any], tool: str | None = None, call: HookCall | None = None
     ) -> list[HookRun]:
         wanted = [h for h in self.of(event) if tool is None or h.matches(tool)]
+        wanted = [h for h in wanted if call is None or h.applies(call)]
         unique = list({h.command: h for h in wanted}.values())  # the same command once, as Claude Code does
         if not unique:
             return []
@@ -176,7 +190,11 @@ class CommandHooks:
         return runs
 
     async def _run_one(self, hook: CommandHook, stdin: bytes) -> HookRun:
-        env = {**(self.env if self.env is not None else os.environ), "CLAUDE_PROJECT_DIR": str(hook.cwd)}
+        env = {
+            **(self.env if self.env is not None else os.environ),
+            "CLAUDE_PROJECT_DIR": str(hook.cwd),
+            **dict(hook.env),
+        }
         try:
             done = await run_process(
                 ["/bin/sh", "-c", hook.command],
@@ -215,7 +233,7 @@ class CommandHooks:
         """Exit code 2 or a `deny` blocks (the reason goes to the model); `ask` asks; `allow` lets it through
         where the mode would ask; `updatedInput` replaces the input. A block wins over everything else."""
         fields = {"tool_name": call.tool, "tool_input": call.input, "tool_use_id": call.tool_use_id}
-        runs = await self._run_all("PreToolUse", fields, call.tool)
+        runs = await self._run_all("PreToolUse", fields, call.tool, call)
         verdicts = [_pre_verdict(run, call.tool) for run in runs]
         for kind in (Deny, Rewrite, Ask, Allow):
             for verdict in verdicts:
@@ -231,7 +249,7 @@ class CommandHooks:
             "error_code": result.error_code,
         }
         fields = {"tool_name": call.tool, "tool_input": call.input, "tool_use_id": call.tool_use_id}
-        runs = await self._run_all("PostToolUse", {**fields, "tool_response": response}, call.tool)
+        runs = await self._run_all("PostToolUse", {**fields, "tool_response": response}, call.tool, call)
         notes = [
             f"[PostToolUse hook feedback: {text}]"
             for run in runs

@@ -76,7 +76,10 @@ TASK_TOOL_NAME = "Task"
 
 
 class TaskTool(InstanceTool[TaskInput]):
-    """The Task tool: the built-in sub-agent types, plus the project's (`custom`)."""
+    """The Task tool: the built-in sub-agent types, plus the project's (`custom`). `Agent(type)` rules (and the
+    older `Task(type)`) match the sub-agent type a call starts."""
+
+    rule_field = "subagent_type"
 
     def __init__(self, custom: Sequence[AgentType] = ()) -> None:
         builtin = {t.name for t in BUILTIN_AGENT_TYPES}

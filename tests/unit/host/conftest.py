@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from project_shell_kit import project_shell, serve
 
 from jupyter_agent.testing import TEST_API_KEY
+
+__all__ = ["project_shell", "serve"]  # the Claude Code project tests' fixtures
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,118 @@
+"""Claude Code plugins (issue #44): an installed plugin (Claude Code's cache, `installed_plugins.json`) or one of
+the project's own marketplace file, turned on by `enabledPlugins`, brings its skills, commands and agents named
+`plugin:name` and its `hooks/hooks.json` with `${CLAUDE_PLUGIN_ROOT}` set; a project's `enabledPlugins` waits for
+trust. The layout is the one Claude Code's plugin docs describe and anthropics/claude-code `plugins/` uses
+(`.claude-plugin/plugin.json`, `skills/<name>/SKILL.md`, `hooks/hooks.json`); the file texts are written here.
+The "user" Claude dir is the test's own home (`tree`), never the real one."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from project_tree import Tree
+
+from jupyter_agent.tools.command_hooks import CommandHooks, HookSession
+from jupyter_agent.tools.hooks import HookCall
+
+MARKET = "claude-plugins-official"
+
+
+def install(tree: Tree, name: str) -> Path:
+    """A plugin in Claude Code's cache, recorded in `installed_plugins.json` (its version 2 shape)."""
+    root = tree.home / ".claude" / "plugins" / "cache" / MARKET / name / "0.1.0"
+    tree.write(".claude-plugin/plugin.json", {"name": name, "version": "0.1.0"}, base=root)
+    tree.write(
+        "skills/plugin-settings/SKILL.md",
+        "---\nname: Plugin Settings\ndescription: Keep a plugin's settings\n---\nBody.\n",
+        base=root,
+    )
+    tree.write("commands/create-plugin.md", "---\ndescription: Make a plugin\n---\nMake one.\n", base=root)
+    tree.write(
+        "agents/review/checker.md", "---\nname: checker\ndescription: Checks it\n---\nCheck.\n", base=root
+    )
+    tree.write("agents/bad.md", "---\nname: bad\n---\nNo description.\n", base=root)
+    record = {"version": 2, "plugins": {f"{name}@{MARKET}": [{"scope": "user", "installPath": str(root)}]}}
+    tree.write(".claude/plugins/installed_plugins.json", record, base=tree.home)
+    return root
+
+
+def test_an_enabled_installed_plugin_brings_its_definitions_named_as_claude_code_names_them(
+    tree: Tree,
+) -> None:
+    root = install(tree, "plugin-dev")
+    tree.user_settings({"enabledPlugins": {f"plugin-dev@{MARKET}": True}})
+    claude = tree.claude()
+    library = claude.library
+    assert [s.name for s in library.skills] == ["plugin-dev:plugin-settings"]
+    assert [c.name for c in library.commands] == ["plugin-dev:create-plugin"]
+    assert [a.name for a in library.agents] == ["plugin-dev:checker"]
+    (line,) = claude.take_warnings()
+    assert line.startswith(f"jupyter_agent: {root}/agents/bad.md: description: missing")
+
+
+def test_a_plugin_that_is_not_enabled_or_not_installed_brings_nothing_and_says_why(tree: Tree) -> None:
+    install(tree, "plugin-dev")
+    settings = tree.user_settings({"enabledPlugins": {f"plugin-dev@{MARKET}": False, "ghost@nowhere": True}})
+    claude = tree.claude()
+    assert claude.library.skills == ()
+    assert claude.take_warnings() == [
+        f"jupyter_agent: {settings}: enabledPlugins.ghost@nowhere: not installed (install it with Claude Code's "
+        "/plugin, or list it in .claude-plugin/marketplace.json); skipped"
+    ]
+
+
+def test_a_projects_marketplace_plugin_enabled_by_the_project_waits_for_trust(tree: Tree) -> None:
+    tree.write(
+        ".claude-plugin/marketplace.json",
+        {"name": "team", "plugins": [{"name": "tidy", "source": "./plugins/tidy"}]},
+    )
+    tree.write("plugins/tidy/skills/tidy/SKILL.md", "---\ndescription: Tidy up\n---\nTidy.\n")
+    tree.settings({"enabledPlugins": {"tidy@team": True}})
+    claude = tree.claude()
+    assert claude.library.skills == ()
+    assert any("enabledPlugins are not applied until you trust" in w for w in claude.take_warnings())
+    claude.trust()
+    claude.reload()
+    assert [s.name for s in claude.library.skills] == ["tidy:tidy"]
+
+
+def test_a_plugins_hook_runs_with_its_root_set_and_expanded(tree: Tree) -> None:
+    root = install(tree, "guard")
+    script = root / "hooks" / "check.py"
+    tree.write(
+        "hooks/check.py",
+        "import json, os, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "ok = os.environ['CLAUDE_PLUGIN_ROOT'] == sys.argv[1] and data['hook_event_name'] == 'PreToolUse'\n"
+        "sys.exit(0 if ok else 2)\n",
+        base=root,
+    )
+    hooks = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f'{sys.executable} "${{CLAUDE_PLUGIN_ROOT}}/hooks/check.py" "{root}"',
+                        }
+                    ],
+                }
+            ]
+        }
+    }
+    tree.write("hooks/hooks.json", hooks, base=root)
+    tree.user_settings({"enabledPlugins": {f"guard@{MARKET}": True}})
+    (hook,) = tree.claude().settings.hooks
+    assert str(script) in hook.command and "${CLAUDE_PLUGIN_ROOT}" not in hook.command
+    session = HookSession(
+        session_id="s1", transcript_path="", cwd=str(tree.project), permission_mode="default"
+    )
+    said: list[str] = []
+    runner = CommandHooks([hook], session=lambda: session, report=said.append)
+    call = HookCall(tool="Bash", input={"command": "ls"}, subject="ls", tool_use_id="toolu_1")
+    verdict = asyncio.run(runner.pre_tool_use(call))
+    assert verdict is None and said == []  # exit 2 (a wrong root or payload) would deny the call
