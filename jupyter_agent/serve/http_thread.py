@@ -51,7 +51,9 @@ class HttpThread:
         ready.wait(timeout)
         if not self._server.started:
             self.stop()
-            raise RuntimeError(f"the MCP server on {HOST}:{self.port} did not start within {timeout:g} s")
+            raise RuntimeError(
+                f"the MCP server on {HOST}:{self.port} did not start (within {timeout:g} s); the kernel's log says why"
+            )
 
     @property
     def running(self) -> bool:
