@@ -249,3 +249,75 @@ def test_an_approval_shows_in_the_serve_cell_and_allow_applies_it(
     assert results and not results[0].is_error, results
     assert "".join(cells_of(notebook)["load"]["source"]) == "approved = True"
     frontend.run("%agent serve stop")
+
+
+def test_deny_in_the_serve_cell_leaves_the_file_byte_identical_and_the_board_shows_the_call(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    frontend, _ = agent_kernel([])
+    notebook = tmp_path / "other.ipynb"
+    make_notebook(notebook)
+    original = notebook.read_bytes()
+    url, token, _ = serve(frontend, "")
+    results: list[Any] = []
+
+    async def read_then_edit(client: Client) -> Any:
+        await client.call_tool("NotebookRead", {"notebook_path": str(notebook)})
+        return await client.call_tool(
+            "NotebookEdit", {"notebook_path": str(notebook), "cell_id": "load", "new_source": "denied = True"}
+        )
+
+    outside = threading.Thread(target=lambda: results.append(with_client(url, token, read_then_edit)))
+    outside.start()
+    frontend.click("Deny", timeout=60)
+    deadline = time.monotonic() + 60
+    while outside.is_alive() and time.monotonic() < deadline:
+        frontend.poll(0.05)
+    outside.join(5)
+    assert results and results[0].is_error and "DENIED" in text_of(results[0]), results
+    assert notebook.read_bytes() == original
+    frontend.poll(0.2)
+    board = "\n".join(
+        str(w.state.get("value", "")) for w in frontend.live_widgets() if w.model == "HTMLModel"
+    )
+    assert f"from {CLIENT}" in board and "Read other.ipynb" in board and "NotebookEdit other.ipynb" in board
+    assert 'data-status="denied"' in board
+    assert token not in board
+    frontend.run("%agent serve stop")
+
+
+def test_interrupt_stops_an_outside_calls_code(agent_kernel: AgentKernel) -> None:
+    frontend, _ = agent_kernel([], headless=True)
+    url, token, _ = serve(frontend, "--allow RunCode")
+    results: list[mcp_types.CallToolResult] = []
+    code = "import time\nfor _ in range(600):\n    time.sleep(0.1)\nfinished = True"
+    outside = threading.Thread(target=lambda: results.append(call(url, token, "RunCode", {"code": code})))
+    started = time.monotonic()
+    outside.start()
+    time.sleep(3)
+    frontend.km.interrupt_kernel()
+    outside.join(40)
+    assert results, "the outside call did not end after the Interrupt"
+    assert results[0].is_error, text_of(results[0])
+    assert time.monotonic() - started < 40
+    assert frontend.run("print('finished' in globals())").text().strip() == "False"
+    assert frontend.run("print(6 * 7)").text().strip() == "42"  # the kernel still serves cells
+    frontend.run("%agent serve stop")
+
+
+def test_plan_mode_refuses_code_and_a_token_file_keeps_the_token_out_of_the_output(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    frontend, _ = agent_kernel([], headless=True)
+    token_file = tmp_path / "serve-token"
+    cell = frontend.run(f"%agent serve --mode plan --token-file {token_file}")
+    text = cell.text()
+    token = token_file.read_text().strip()
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    assert token not in text and f"TOKEN written to {token_file}" in text
+    url = re.search(r"^URL (\S+)$", text, re.M)
+    assert url is not None
+    ran = call(url.group(1), token, "RunCode", {"code": "planned = 1"})
+    assert ran.is_error
+    assert frontend.run("print('planned' in globals())").text().strip() == "False"
+    frontend.run("%agent serve stop")
