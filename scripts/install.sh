@@ -105,6 +105,11 @@ MCP_NPM=tests/fixtures/mcp-npm
 if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
   npm ci --prefix "$MCP_NPM" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
 fi
+# The MCP Inspector's CLI, the second client of `%agent serve` (tests/kernel/test_serve_inspector.py).
+MCP_INSPECTOR=tests/fixtures/mcp-inspector
+if [ ! "$MCP_INSPECTOR/node_modules/.package-lock.json" -nt "$MCP_INSPECTOR/package-lock.json" ]; then
+  npm ci --prefix "$MCP_INSPECTOR" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
+fi
 # Third-party MCP servers from PyPI that require an `mcp` older than the package's own: a venv of their own (a
 # server is a separate process, so its dependencies never meet the package's). Remade when the pins change.
 MCP_PYPI=.venv-mcp-servers

@@ -216,6 +216,12 @@ class AgentSession:
             self.recorder.request(self._run_id, request, journal.message_start)
         return journal
 
+    def outside_journal(self, request: str, by: str) -> RunJournal:
+        """An outside call's journal (`%agent serve`): kept like a run's for undo and review, not in the talk."""
+        self._run_id += 1
+        self.journals.append(RunJournal(run_id=self._run_id, request=request, by=by))
+        return self.journals[-1]
+
     def take_changes(self) -> tuple[RunChange, ...]:
         """What the last run changed that outlives it, as it recorded them (once: a second call says nothing)."""
         scope, self._scope = self._scope, None

@@ -221,6 +221,8 @@ class RunJournal:
 
     run_id: int
     request: str = ""
+    #: Who asked for the run: "" for the agent, else an outside client's name (`%agent serve`).
+    by: str = ""
     changes: list[Change] = field(default_factory=list[Change])
     #: Set by `%agent undo` once every change of the run was reverted.
     undone: bool = False

@@ -54,7 +54,19 @@ class Subcommand:
 
 
 def _status(agent: KernelAgent, _args: list[str]) -> Report:
-    return status_report(agent.current_session(), agent.settings, agent.project)
+    from ..serve import serve_status
+
+    extra = (("serve", serve_status(agent)),)
+    return status_report(agent.current_session(), agent.settings, agent.project, extra=extra)
+
+
+def _serve(agent: KernelAgent, args: list[str]) -> str | None:
+    from ..serve import ServeUsageError, serve_command
+
+    try:
+        return serve_command(agent, args)
+    except (ServeUsageError, OSError) as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _reset(agent: KernelAgent, _args: list[str]) -> str:
@@ -243,6 +255,15 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         name="mcp",
         help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
         run=_mcp,
+        own_words=True,
+    ),
+    Subcommand(
+        name="serve",
+        optional="stop",
+        help="an MCP server in this kernel for an outside agent (Claude Code, Cursor), on 127.0.0.1 with a token: "
+        "--port N, --token-file PATH, --mode MODE, --allow RULES, --deny RULES, --approval-timeout S (docs/serve.md); "
+        "`%agent serve stop` stops it",
+        run=_serve,
         own_words=True,
     ),
     Subcommand(

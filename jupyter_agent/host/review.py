@@ -76,7 +76,8 @@ class RunReview:
 
     def widget(self) -> ReviewWidget:
         run_id = self.journal.run_id
-        title = f"Review run {run_id}: Keep marks a change reviewed, Undo puts it back"
+        by = f" by {self.journal.by} (outside)" if self.journal.by else ""
+        title = f"Review run {run_id}{by}: Keep marks a change reviewed, Undo puts it back"
         return ReviewWidget(
             title=title, rows=self.rows, act=self.act, text=self.text, again=f"%agent review {run_id}"
         )

@@ -3,6 +3,7 @@ HTML table and its text/plain twin, from the same rows); and the text of `%agent
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..agent.pricing import OFFLINE_DEMO, offline_demo, price_for
@@ -17,8 +18,13 @@ if TYPE_CHECKING:
 
 
 def status_report(
-    session: AgentSession, settings: AgentSettings, project: ClaudeProject | None = None
+    session: AgentSession,
+    settings: AgentSettings,
+    project: ClaudeProject | None = None,
+    *,
+    extra: Sequence[tuple[str, str]] = (),
 ) -> Report:
+    """`%agent status`; `extra`: rows of the parts above the host (the MCP server of `%agent serve`)."""
     from ..permissions.bubblewrap import check_sandbox
     from .project_texts import rule_rows, rules_text
 
@@ -64,6 +70,7 @@ def status_report(
         ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
         *_todo_rows(session),
+        *extra,
     ]
     text = "\n".join(f"{key + ':':<10}{value}".replace("\n", "\n" + " " * 10) for key, value in rows)
     return Report(text=text, html=html_table(rows))
@@ -211,6 +218,7 @@ def history_report(session: AgentSession) -> Report:
     rows: list[tuple[str, str, str]] = []
     for journal in journals:
         request = shorten(_first_line(journal.request), 80)
+        request = f"[{journal.by}, outside] {request}" if journal.by else request
         undone = " (rewound)" if journal.rewound else " (undone)" if journal.undone else ""
         changes = [
             *(describe_change(c, session.ctx.sandbox) for c in journal.changes),

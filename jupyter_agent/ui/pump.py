@@ -31,10 +31,11 @@ kernel's state, and the kernel is busy until the cell ends.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import inspect
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,6 +217,22 @@ class ShellPump:
             kernel.set_parent(ident, parent, channel="shell")
             if parent.get("header", {}).get("msg_id"):
                 kernel._publish_status("busy", "shell", parent)
+
+    @contextlib.contextmanager
+    def parent_for(self, parent: Any) -> Generator[None]:
+        """Between cells (an outside call's turn, `serve/turns.py`): output, and the status the pump publishes,
+        go to `parent` (the `%agent serve` cell) while inside; after, the frontend sees the kernel idle again
+        if a pumped message said busy, and the kernel's own parent is back."""
+        kernel = self.kernel
+        ident, before = _shell_ident(kernel), kernel.get_parent("shell")
+        kernel.set_parent(ident, parent, channel="shell")
+        dispatched = self.dispatched
+        try:
+            yield
+        finally:
+            if self.dispatched != dispatched and parent.get("header", {}).get("msg_id"):
+                kernel._publish_status("idle", "shell", parent)
+            kernel.set_parent(ident, before, channel="shell")
 
     def finish(self) -> None:
         """Hand every held and still unread message to the kernel's reader, in arrival order (module docstring).

@@ -157,11 +157,16 @@ def review_rows(journal: RunJournal, sandbox: Sandbox) -> list[tuple[str, str, s
 def review_text(journal: RunJournal, sandbox: Sandbox) -> str:
     """`run 7  cell ab12  changed  +1 −1  pending`, a line per net change."""
     rows = review_rows(journal, sandbox)
+    by = (
+        f"run {journal.run_id} by {journal.by} (outside, `%agent serve`): {journal.request}\n"
+        if journal.by
+        else ""
+    )
     if not rows:
-        return f"run {journal.run_id} changed no cell, file or variable"
+        return f"{by}run {journal.run_id} changed no cell, file or variable"
     width = max(len(f"{what} {name}") for what, name, *_ in rows)
     counted = max(7, *(len(counts) for *_, counts, _ in rows))  # `+3 −1`, or a variable's `in place`
-    return "\n".join(
+    return by + "\n".join(
         f"run {journal.run_id}  {f'{what} {name}':<{width}}  {kind:<7}  {counts:<{counted}}  {state}"
         for what, name, kind, counts, state in rows
     )
