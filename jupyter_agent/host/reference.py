@@ -5,6 +5,7 @@ cannot say different things and neither is written by hand."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,7 +162,7 @@ def help_report(commands: Sequence[Row]) -> Report:
     terminal. The rows are the ones of the magics' reference page."""
     by_usage = {usage.split()[1]: (usage, text) for usage, text in commands}
     first = [by_usage[name] for name in FIRST_STEPS if name in by_usage]
-    settings = [(e.name, e.help.split(". ")[0].rstrip(".")) for e in setting_entries()]
+    settings = [(e.name, first_sentence(e.help)) for e in setting_entries()]
     sections: list[tuple[str, list[Row]]] = [
         ("Start here", [CELL_ROW, *first]),
         ("%%agent options (first line of the cell)", flag_rows()),
@@ -169,6 +170,19 @@ def help_report(commands: Sequence[Row]) -> Report:
         ("Settings: %config AgentMagics.<name> = …", settings),
     ]
     return Report(text=_help_text(sections), html=_help_html(sections))
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence (not the one of "e.g. ['Edit…"), without it."""
+    return re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip(), maxsplit=1)[0].rstrip(".")
+
+
+def _inline(text: str) -> str:
+    """Escaped text whose `backticked` parts are code."""
+    parts = esc(text).split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: leave the text as it is
+        return esc(text)
+    return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
 
 
 def _help_text(sections: Sequence[tuple[str, Sequence[Row]]]) -> str:
@@ -190,12 +204,12 @@ def _help_html(sections: Sequence[tuple[str, Sequence[Row]]]) -> str:
     for title, rows in sections:
         body = "".join(
             f'<tr><td style="{cell}white-space:nowrap"><code>{esc(usage)}</code></td>'
-            f'<td style="{cell}overflow-wrap:break-word">{esc(text)}</td></tr>'
+            f'<td style="{cell}overflow-wrap:anywhere">{_inline(text)}</td></tr>'
             for usage, text in rows
         )
         parts.append(
             f'<div style="font-weight:600;margin:8px 0 2px">{esc(title)}</div>'
-            f'<table class="jp-agent-table" style="border-collapse:collapse;font-size:var(--jp-ui-font-size1,12px)">'
+            f'<table class="jp-agent-table" style="border-collapse:collapse;max-width:100%;font-size:var(--jp-ui-font-size1,12px)">'
             f"<tbody>{body}</tbody></table>"
         )
     return f'<div class="jp-agent-help {NO_MATH}">{"".join(parts)}</div>'
