@@ -90,3 +90,9 @@ def test_help_html_escapes_and_never_breaks_a_usage_mid_word() -> None:
     html = help_report().html
     assert "<script" not in html and "&lt;name&gt;" in html  # "AgentMagics.<name>" is text, not a tag
     assert html.count('white-space:nowrap"><code>%agent status</code>') == 2  # the short list and the table
+
+
+def test_help_gives_each_setting_its_first_sentence_whole() -> None:
+    text = help_report().text
+    allow = next(line for line in text.splitlines() if line.startswith("  allow "))
+    assert allow.split(None, 1)[1] == "Permission allow rules, e.g. ['Edit(src/**)', 'Bash(git status*)']"
