@@ -61,13 +61,17 @@ print("\n".join(project["dependencies"] + [r for extra in sys.argv[1:] for r in 
 EOF
 }
 
+STARTED=$SECONDS
+say() { echo "jupyter_agent: $*"; }  # one short line per step, so a long install never looks stuck
+
 if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $("$PYTHON" --version 2>&1) …"
   "$PYTHON" -m venv .venv
 fi
 export PATH="$PWD/.venv/bin:$PATH"  # the build tools call jlpm / jupyter-builder by name
 
 if installed; then
-  echo "jupyter_agent: already installed, nothing changed (delete $STAMP to force a reinstall)"
+  say "already installed, nothing changed (delete $STAMP to force a reinstall)"
 else
   # Earlier versions of this script replaced $LABEXT with a link into jupyter_agent/labextension; pip then
   # wrote install.json through the link into the build folder and the next build packed that file twice
@@ -76,14 +80,17 @@ else
   if [ -L "$LABEXT" ]; then rm "$LABEXT"; fi
   rm -f jupyter_agent/labextension/install.json
   rm -f "$STAMP"
+  say "updating pip …"
   .venv/bin/python -m pip install --quiet --upgrade pip
   # The package was installed as `jupyter_agent` before it took the name jupyter-claude-agent: two installs of
   # one checkout would register the pytest plugin twice.
   if .venv/bin/python -m pip show --quiet jupyter_agent >/dev/null 2>&1; then
     .venv/bin/python -m pip uninstall --quiet --yes jupyter_agent
   fi
+  say "installing the package and its dependencies, and building its JupyterLab extension with Node (a few minutes the first time) …"
   .venv/bin/python -m pip install --quiet -e .
   install_inputs >"$STAMP"
+  say "installed the package and its JupyterLab extension into .venv ($((SECONDS - STARTED)) s)"
 fi
 
 if [ "${1:-}" != "--test" ]; then
@@ -91,9 +98,10 @@ if [ "${1:-}" != "--test" ]; then
 fi
 
 if test_packages_installed; then
-  echo "jupyter_agent: test packages already installed, nothing changed"
+  say "test packages already installed, nothing changed"
 else
   rm -f "$TEST_STAMP"
+  say "installing the test packages (pytest, Playwright, Notebook 7, ruff, pyright, …) …"
   # With the package's own requirements in the same resolve, so a test package cannot move one out of its range;
   # the package itself is not rebuilt.
   .venv/bin/python -m pip install --quiet -r <(requirements test)
@@ -103,6 +111,7 @@ fi
 # Third-party MCP servers from npm that the MCP tests run against, locked in tests/fixtures/mcp-npm.
 MCP_NPM=tests/fixtures/mcp-npm
 if [ ! "$MCP_NPM/node_modules/.package-lock.json" -nt "$MCP_NPM/package-lock.json" ]; then
+  say "installing the npm MCP servers the tests talk to ($MCP_NPM) …"
   npm ci --prefix "$MCP_NPM" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
 fi
 # The MCP Inspector's CLI, the second client of `%agent serve` (tests/kernel/test_serve_inspector.py).
@@ -115,6 +124,7 @@ fi
 MCP_PYPI=.venv-mcp-servers
 MCP_PYPI_PINS="mcp-server-sqlite==2025.4.25 mcp-server-calculator==0.2.1"
 if [ "$(cat "$MCP_PYPI/.pins" 2>/dev/null)" != "$MCP_PYPI_PINS" ]; then
+  say "making $MCP_PYPI for the PyPI MCP servers the tests talk to …"
   rm -rf "$MCP_PYPI"
   .venv/bin/python -m venv "$MCP_PYPI"
   # shellcheck disable=SC2086  # the pins are words
@@ -135,7 +145,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     }
     SUDO="sudo"
   fi
-  echo "jupyter_agent: installing ${missing[*]} with apt"
+  say "installing ${missing[*]} with apt …"
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+say "test install done ($((SECONDS - STARTED)) s)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CI job for another Python (3.12, 3.13): the package and its test packages in a venv of that Python,
-# .venv-py<VERSION>, then the whole unit suite and a smoke set of kernel tests on it (why those: README, "Which
+# .venv-py<VERSION>, then the whole unit suite and a smoke set of kernel tests on it (why those: docs/development.md, "Which
 # Pythons and versions CI runs"). CI's main job (scripts/test.sh) runs everything on Python 3.11.
 #
 # The interpreter is `python<VERSION>` on PATH, else pyenv's newest <VERSION>.x. When there is none the job

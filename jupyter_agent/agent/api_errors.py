@@ -115,6 +115,17 @@ def _not_found(where: str, detail: str, model: str) -> str:
     return f"not found (404) at {where}: {detail}. Check the model name '{model}'."
 
 
+def _elsewhere(config: AgentConfig) -> str:
+    """How to send the next run somewhere that answers: the settings a user changes in the kernel."""
+    if config.provider != "anthropic":
+        return f"check the network and the {config.provider} region and credentials, then run again"
+    return (
+        "start the server there, or point the agent at another with "
+        '`%config AgentMagics.base_url = "http://host:port"` (or os.environ["ANTHROPIC_BASE_URL"]), then run '
+        "again"
+    )
+
+
 def describe_api_error(exc: BaseException, config: AgentConfig, where: str) -> tuple[str, bool] | None:
     """(a message that says what happened at `where` and what to do, whether running again later may work),
     or None if `exc` is not an API error."""
@@ -131,11 +142,7 @@ def describe_api_error(exc: BaseException, config: AgentConfig, where: str) -> t
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = cause_text(exc.__cause__ or exc, config)
-        return (
-            f"the connection to the model API at {where} failed {retries}: {cause}. Check the network and the "
-            "endpoint, and run again.",
-            True,
-        )
+        return f"cannot connect to the model API at {where} ({cause}, {retries}): {_elsewhere(config)}.", True
     if not isinstance(exc, anthropic.APIStatusError):
         return None
     status = exc.status_code

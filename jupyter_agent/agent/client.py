@@ -14,7 +14,9 @@ of its block, and turns bad JSON into an INVALID_ARGS result the model can corre
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -56,8 +58,11 @@ class ModelClient:
             config.vertex_region,
             config.vertex_project_id,
             config.stall_timeout,
+            _provider_environment(),
         )
         if self._client is None or key != self._key:
+            if self._key is not None and _endpoint_of(key) != _endpoint_of(self._key):
+                self.unsupported.clear()  # another endpoint: what the old one refused says nothing of it
             self._client = _build(config)
             self._key = key
             _register_credentials(self._client)
@@ -173,6 +178,25 @@ def _warn_as_create_does(model: str, thinking: Any) -> None:
             UserWarning,
             stacklevel=4,
         )
+
+
+#: What the SDK's clients read from the environment when they are built (the key, the address, a cloud's
+#: region and credentials): a change to any of these in the kernel builds a new client at the next request.
+_PROVIDER_ENV_PREFIXES = ("ANTHROPIC_", "AWS_", "CLOUD_ML_", "GOOGLE_")
+
+
+def _endpoint_of(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The parts of a client's cache key that choose where requests go (all but the stall timeout)."""
+    return key[:-2] + key[-1:]
+
+
+def _provider_environment() -> str:
+    """A digest of the provider variables as they are now (a digest, so the cache key holds no second copy of a
+    key): `os.environ['ANTHROPIC_BASE_URL'] = …` after the first run applies at the next one."""
+    digest = hashlib.sha256()
+    for name in sorted(n for n in os.environ if n.startswith(_PROVIDER_ENV_PREFIXES)):
+        digest.update(f"{name}\0{os.environ[name]}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def _policy(config: AgentConfig) -> RetryPolicy:

@@ -217,6 +217,9 @@ class RunFinished:
     session_cost_usd: float = 0.0
     #: False for a model without a known price (a local model, a proxy's name): the cost is "n/a", not $0.
     priced: bool = True
+    #: False when no request of the run was answered (it never reached the model): the cell then shows the
+    #: error alone, not a footer of turns and cost for a run that never connected.
+    answered: bool = True
 
 
 AgentEvent = (
@@ -255,6 +258,7 @@ def ended_before_start(
         cost_usd=0.0,
         duration=0.0,
         session_cost_usd=session_cost_usd,
+        answered=False,
     )
     emit(finished)
     return finished

@@ -126,6 +126,8 @@ class AgentRun:
         #: What `budget_usd` caps: the whole `%%agent` run, its sub-agents included.
         self.run_total = within or self.tally
         self.turns = 0
+        #: Responses the model sent this run (its usage was accounted): 0 means the run never reached it.
+        self.answers = 0
         self.tools = ToolRunner(
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
         )
@@ -216,6 +218,7 @@ class AgentRun:
             duration=time.monotonic() - started,
             session_cost_usd=self.session_tally.cost_usd,
             priced=price_for(self.config.model) is not None,
+            answered=self.answers > 0,
         )
         self.emit(finished)
         return finished
@@ -339,6 +342,7 @@ class AgentRun:
         from `prompt_tokens`, the prompt the API measured for this request (None: it did not say, so the
         conversation is counted by its characters), unless the request was not the conversation's own."""
         cost = turn_cost(self.config.model, turn)
+        self.answers += 1
         self.tally.add(turn, cost)
         if of_conversation:
             self.conversation.note_prompt_size(prompt_tokens)

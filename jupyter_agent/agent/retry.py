@@ -8,7 +8,9 @@ connection that failed or timed out, unless the server says `x-should-retry: fal
   backoff (0.5 s doubling to 8 s, with jitter);
 - a cap: a server asking for longer than `max_wait` (the `retry_wait_max` setting) ends the run at once
   with a message saying when to run again, instead of a wait nobody sees;
-- a `RetryWait` event before each wait, which the cell shows as a countdown;
+- a `RetryWait` event before each wait, which the cell shows as a countdown — but for a connection that could
+  not be made: those few seconds of backoff are retried quietly, and if they all fail the run's one error line
+  says where it could not connect and what to do (three "retrying" lines before it only hid it);
 - waits that an Interrupt ends (a plain `asyncio.sleep`).
 """
 
@@ -25,6 +27,9 @@ from typing import Any, TypeVar
 from .events import RetryWait
 
 T = TypeVar("T")
+
+#: The retry reason of a connection that failed (not timed out): retried without a countdown in the cell.
+CONNECTION_FAILED = "the connection failed"
 
 _INITIAL_DELAY = 0.5
 _MAX_DELAY = 8.0
@@ -63,7 +68,7 @@ def retry_reason(exc: BaseException) -> str | None:
     if isinstance(exc, anthropic.APITimeoutError):
         return "the connection timed out"
     if isinstance(exc, anthropic.APIConnectionError):
-        return "the connection failed"
+        return CONNECTION_FAILED
     if not isinstance(exc, anthropic.APIStatusError):
         return None
     headers = _headers(exc)
@@ -123,13 +128,14 @@ async def with_retries(
                 raise RetryTooLong(reason=reason, wait=asked, cap=policy.max_wait) from exc
             wait = asked if asked is not None else backoff(retries)
             retries += 1
-            on_wait(
-                RetryWait(
-                    reason=reason,
-                    seconds=wait,
-                    retry=retries,
-                    retries=policy.max_retries,
-                    asked=asked is not None,
+            if reason != CONNECTION_FAILED:
+                on_wait(
+                    RetryWait(
+                        reason=reason,
+                        seconds=wait,
+                        retry=retries,
+                        retries=policy.max_retries,
+                        asked=asked is not None,
+                    )
                 )
-            )
             await asyncio.sleep(wait)

@@ -1,6 +1,7 @@
 """The `%agent <subcommand>` table: each row is the name, its argument, its help line and what it does.
 
-`%agent help` is built from this table, `RUN_FLAGS` and the settings' traits, so it cannot drift from them.
+`%agent help` and the docs' reference pages are built from this table, `RUN_FLAGS`, the settings' traits and the
+tools' definitions (host/reference.py), so they cannot drift from them.
 Adding a subcommand is one `Subcommand` row and its function; the function gets the kernel's agent and the
 words after the name, returns the text to print, a `Report` to display (HTML table + text), or None, and
 raises `CommandError` for a usage mistake. `%agent <anything else>` is a one-line request to the agent.
@@ -9,13 +10,13 @@ raises `CommandError` for a usage mistake. `%agent <anything else>` is a one-lin
 from __future__ import annotations
 
 import difflib
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..permissions.modes import MODES
 from ..ui.tables import Report
+from . import reference
 from .command_error import CommandError
 from .configure import check_rules
 from .fix_command import fix_command
@@ -147,8 +148,8 @@ def _mcp(agent: KernelAgent, args: list[str]) -> str:
     return f"restarting {', '.join(names)}; they connect in the background (`%agent mcp` shows their state)"
 
 
-def _help(_agent: KernelAgent, _args: list[str]) -> str:
-    return help_text()
+def _help(_agent: KernelAgent, _args: list[str]) -> Report:
+    return help_report()
 
 
 def _memory(agent: KernelAgent, _args: list[str]) -> str:
@@ -328,7 +329,7 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
     empty?`), except a lone word close to a subcommand, which is taken for a typo (`%agent stauts`).
     """
     if not words:
-        return help_text()
+        return help_report()
     name, args = words[0], words[1:]
     if name.startswith("/") and len(name) > 1:
         rest = line.strip()[len(name) :].strip() if line.strip().startswith(name) else " ".join(args)
@@ -365,43 +366,24 @@ def run_subcommand(agent: KernelAgent, words: list[str], line: str = "") -> Outp
     return command.run(agent, args)
 
 
-_COLUMN = 23
-_CELL_ROW = ("%%agent [options]", "the cell body is the request; the conversation continues across cells")
-_REQUEST_ROW = ("%agent REQUEST…", "any other line is a one-line request, e.g. %agent why is df empty?")
-_SLASH_ROW = (
-    "%agent /NAME ARGS",
-    "run a skill, a custom command (.claude/commands/NAME.md) or an MCP prompt (/mcp__server__prompt)",
-)
+def command_rows() -> list[tuple[str, str]]:
+    """(usage, help) of every subcommand, in the table's order: what `%agent help` and the docs list."""
+    return [(command.usage, command.help) for command in SUBCOMMANDS]
 
 
-def _row(left: str, text: str) -> str:
-    return f"{left:<{_COLUMN - 1}} {text}"
+def help_report() -> Report:
+    """`%agent help`: the first steps, then the run flags, the subcommands and the settings (host/reference.py)."""
+    return reference.help_report(command_rows())
 
 
 def help_text() -> str:
-    """`%agent help`: the run flags, the subcommands and the settings' names, from their declarations."""
-    from ..settings import AgentSettings
-
-    lines = [_row(*_CELL_ROW)]
-    for flag in RUN_FLAGS:
-        lines.append(_row(f"  {flag.flag} {flag.metavar}".rstrip(), flag.help))
-    lines.append("")
-    for command in SUBCOMMANDS:
-        lines.append(_row(command.usage, command.help))
-    lines.append(_row(*_SLASH_ROW))
-    lines.append(_row(*_REQUEST_ROW))
-    names = ", ".join(AgentSettings.class_own_traits(config=True))
-    settings = f"Settings: %config AgentMagics.<name> = … ({names}). Shift+Tab on AgentMagics lists them."
-    return "\n".join([*lines, "", *textwrap.wrap(settings, width=110)])
+    return help_report().text
 
 
-def commands_markdown() -> str:
-    """The README's command table: the rows of `%agent help` (the flags as one usage line), as Markdown."""
-    flags = " ".join(f"[{flag.flag} {flag.metavar}]".replace(" ]", "]") for flag in RUN_FLAGS)
-    rows = [
-        (f"%%agent {flags}", _CELL_ROW[1]),
-        *((command.usage, command.help) for command in SUBCOMMANDS),
-        _SLASH_ROW,
-        _REQUEST_ROW,
-    ]
-    return "\n".join(["| | |", "|---|---|", *(f"| `{usage}` | {text} |" for usage, text in rows)])
+def reference_pages() -> dict[str, str]:
+    """The documentation site's reference pages (`docs/conf.py` writes them), by file name without `.md`."""
+    return {
+        "magics": reference.magics_markdown(command_rows()),
+        "settings": reference.settings_markdown(),
+        "tools": reference.tools_markdown(),
+    }

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..agent.pricing import OFFLINE_DEMO, offline_demo, price_for
 from ..masking import shorten
 from ..ui.tables import Report, html_table
+from .endpoint_text import endpoint_text, key_text
 
 if TYPE_CHECKING:
     from ..agent.session import AgentSession
@@ -25,7 +26,6 @@ def status_report(
     extra: Sequence[tuple[str, str]] = (),
 ) -> Report:
     """`%agent status`; `extra`: rows of the parts above the host (the MCP server of `%agent serve`)."""
-    from ..permissions.bubblewrap import check_sandbox
     from .project_texts import rule_rows, rules_text
 
     status = session.status
@@ -33,6 +33,8 @@ def status_report(
     budget = f" (session budget ${status.session_budget_usd:.2f})" if status.session_budget_usd else ""
     rows = [
         ("model", OFFLINE_DEMO if offline_demo() else f"{status.model} ({status.provider})"),
+        ("endpoint", endpoint_text(settings)),
+        ("key", key_text(settings)),
         ("mode", _mode_text(status.mode, settings.mode)),
         ("rules", rules_text(rule_rows(settings, project))),
         (
@@ -60,12 +62,7 @@ def status_report(
         ),
         ("tools", ", ".join(status.tools)),
         *_notebook_rows(session),
-        (
-            "bash",
-            check_sandbox().describe(
-                network=settings.bash_network, required=settings.bash_sandbox == "required"
-            ),
-        ),
+        ("bash", _bash_text(settings, offered="Bash" in status.tools)),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
         ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),
@@ -74,6 +71,18 @@ def status_report(
     ]
     text = "\n".join(f"{key + ':':<10}{value}".replace("\n", "\n" + " " * 10) for key, value in rows)
     return Report(text=text, html=html_table(rows))
+
+
+def _bash_text(settings: AgentSettings, *, offered: bool) -> str:
+    """Whether the model has Bash, then the sandbox its commands run in (or would, once it is on)."""
+    from ..permissions.bubblewrap import check_sandbox
+
+    sandbox = check_sandbox().describe(
+        network=settings.bash_network, required=settings.bash_sandbox == "required"
+    )
+    if offered:
+        return sandbox
+    return f"off (%config AgentMagics.enable_bash = True, or a rule naming Bash, turns it on); when on: {sandbox}"
 
 
 def _notebook_rows(session: AgentSession) -> list[tuple[str, str]]:

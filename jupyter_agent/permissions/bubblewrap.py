@@ -142,8 +142,8 @@ class SandboxCheck:
             return None
         return (
             f"unsandboxed: {self.problem}, so the command would run with your user's full access; an allow rule "
-            "does not run Bash outside its OS sandbox — to let allow rules run it, install bubblewrap (README: The "
-            'Bash sandbox) or set %config AgentMagics.bash_sandbox = "off"'
+            "does not run Bash outside its OS sandbox — to let allow rules run it, install bubblewrap (docs/guide/"
+            'security.md, "The Bash sandbox") or set %config AgentMagics.bash_sandbox = "off"'
         )
 
 

@@ -280,6 +280,8 @@ class RunView:
     def _footer(self, done: ev.RunFinished) -> None:
         if self.quiet:
             self._collapse_intermediate_text()
+        if not done.answered and done.reason == "error":
+            return  # the error line says it all: no turns and no cost for a run that never reached the model
         u = done.usage
         reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
         searches = (

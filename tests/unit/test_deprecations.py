@@ -53,6 +53,7 @@ def test_no_test_and_no_default_names_a_model_the_sdk_has_deprecated() -> None:
     root = Path(__file__).resolve().parents[2]
     deprecated = sdk_deprecated_models()
     sources = [*root.glob("tests/**/*.py"), *root.glob("jupyter_agent/**/*.py"), root / "README.md"]
+    sources += [*root.glob("docs/guide/*.md"), root / "docs" / "development.md"]  # what the README held
     named = sorted(
         f"{path.relative_to(root)}: {model} (end of life {deprecated[model]})"
         for path in sources

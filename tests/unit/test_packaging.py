@@ -117,15 +117,19 @@ def test_the_classifiers_name_the_pythons_ci_runs() -> None:
     assert "scripts/test_python.sh 3.12" in ci and "scripts/test_python.sh 3.13" in ci
 
 
-def readme_table(after: str) -> list[list[str]]:
-    """The rows of the first Markdown table after the line `after` in the README, cells stripped."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split(after, 1)[1]
+#: The documentation page with the CI table and the floors table (the README points to it).
+DEVELOPMENT = ROOT / "docs" / "development.md"
+
+
+def docs_table(after: str) -> list[list[str]]:
+    """The rows of the first Markdown table after the line `after` in docs/development.md, cells stripped."""
+    section = DEVELOPMENT.read_text(encoding="utf-8").split(after, 1)[1]
     lines = [line for line in section.lstrip("\n").split("\n\n", 1)[0].splitlines() if line.startswith("|")]
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
 
 
-def test_the_readmes_floors_table_is_the_floors_file() -> None:
-    rows = readme_table("<!-- floors: checked against scripts/floors.txt by tests/unit/test_packaging.py -->")
+def test_the_docs_floors_table_is_the_floors_file() -> None:
+    rows = docs_table("<!-- floors: checked against scripts/floors.txt by tests/unit/test_packaging.py -->")
     floors = [
         line.split("==")
         for line in (ROOT / "scripts" / "floors.txt").read_text(encoding="utf-8").splitlines()
@@ -135,12 +139,12 @@ def test_the_readmes_floors_table_is_the_floors_file() -> None:
     assert all(row[2] for row in rows), "say why each floor is not older"
 
 
-def test_the_readmes_ci_table_lists_the_jobs_ci_runs_on_the_python_each_runs() -> None:
+def test_the_docs_ci_table_lists_the_jobs_ci_runs_on_the_python_each_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     jobs = re.findall(
         r"^job (?:--beside )?\"[^\"]+\" bash (scripts/\S+(?: [\w.-]+)?)", ci, flags=re.MULTILINE
     )
-    rows = {row[0].strip("`"): row for row in readme_table("## Which Pythons and versions CI runs")}
+    rows = {row[0].strip("`"): row for row in docs_table("## Which Pythons and versions CI runs")}
     assert "scripts/install.sh" in jobs and "scripts/lab.sh --version" in jobs
     listed = sorted(job for job in jobs if job.split()[0] not in ("scripts/install.sh", "scripts/lab.sh"))
     assert sorted(rows)[1:] == listed  # the first row is the install and lab.sh's

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from agent_testkit import HarnessFactory
 
-from jupyter_agent.agent import ErrorEvent, Notice, RetryWait
+from jupyter_agent.agent import ErrorEvent, Notice, RetryWait, RunFinished
 from jupyter_agent.testing import Fault, Text, Turn
 
 OK = Turn(blocks=[Text("fine")])
@@ -107,6 +107,9 @@ def test_an_endpoint_from_anthropic_base_url_is_named_in_errors(
     assert h.run("hi").reason == "error"
     [error] = h.of(ErrorEvent)
     assert error.message.startswith(
-        f"the connection to the model API at http://127.0.0.1:{closed_port} failed after 1 retries: Connect"
+        f"cannot connect to the model API at http://127.0.0.1:{closed_port} (ConnectError"
     )
     assert "(anthropic)" not in error.message
+    assert h.of(RetryWait) == []  # retried quietly: the one error line says it
+    [finished] = h.of(RunFinished)
+    assert not finished.answered  # so the cell shows no footer of turns and cost

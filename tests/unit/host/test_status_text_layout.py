@@ -21,4 +21,4 @@ def test_the_lines_of_a_long_value_stay_in_the_value_column(
     assert len(rules) >= 3, lines
     assert [line.split()[0] for line in rules[:3]] == ["deny", "deny", "allow"]
     labels = [line.split(":")[0] for line in lines if line and not line.startswith(" ")]
-    assert labels[:4] == ["model", "mode", "rules", "runs"], labels
+    assert labels[:6] == ["model", "endpoint", "key", "mode", "rules", "runs"], labels

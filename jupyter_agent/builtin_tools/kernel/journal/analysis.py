@@ -14,7 +14,7 @@ so magics are seen as the calls they are. Two answers:
   unless it says `inplace=True`), a name passed straight to a function (`f(x)`, `f(x.a)`, `f(x[0])`; not to a
   known read-only one such as `print` or `len`), and `out=x`. Function bodies the code defines are read too.
 
-What it cannot see is said in the README: a function defined earlier that changes a global it was not given,
+What it cannot see is said in docs/guide/review-and-undo.md: a function defined earlier that changes a global it was not given,
 state held by C extensions, files, databases, the network. `opaque` lists what the code hands to something
 the analysis cannot read (`%run`, `exec`, `globals()`), so the approval can say so.
 """
