@@ -217,7 +217,7 @@ class SecretRegistry:
     def mask_data(self, value: Any) -> Any:
         """A JSON-like value (dicts, lists, strings, numbers) with every string, keys included, masked (the
         secrets read once for the whole value: a widget's state is masked at every change)."""
-        return _masked_data(self.scanner(), value)
+        return masked_with(self.scanner(), value)
 
     def scrubbed_environ(
         self, environ: Mapping[str, str] | None = None, *, keep: Collection[str] = ()
@@ -233,14 +233,16 @@ class SecretRegistry:
         }
 
 
-def _masked_data(scanner: SecretScanner, value: Any) -> Any:
+def masked_with(scanner: SecretScanner, value: Any) -> Any:
+    """A JSON-like value with every string, keys included, masked by `scanner` (one reading of the secrets for a
+    whole value)."""
     if isinstance(value, str):
         return scanner.mask(value)
     if isinstance(value, Mapping):
         items = cast("Mapping[object, object]", value)
-        return {_masked_data(scanner, k): _masked_data(scanner, v) for k, v in items.items()}
+        return {masked_with(scanner, k): masked_with(scanner, v) for k, v in items.items()}
     if isinstance(value, list | tuple):
-        return [_masked_data(scanner, v) for v in cast("list[object] | tuple[object, ...]", value)]
+        return [masked_with(scanner, v) for v in cast("list[object] | tuple[object, ...]", value)]
     return value
 
 

@@ -25,10 +25,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.json_values import is_array, is_object
+from ..masking import REGISTRY, register
 from .api_errors import error_message, thinking_rejection
 from .config import AgentConfig
 from .events import RetryWait
-from .request_body import encoded_body
+from .request_body import encoded_body, masked_request
 from .retry import RetryPolicy, with_retries
 
 if TYPE_CHECKING:
@@ -104,17 +105,19 @@ class ModelClient:
         the Anthropic API, a request whose messages carry their JSON text (`request_body`) goes as those bytes."""
         sdk = self.sdk(config)
         betas = params.get("betas")
-        body = encoded_body({**params, "stream": True}) if config.provider == "anthropic" else None
+        scanner = REGISTRY.scanner()  # the model's sink: masked with the secrets known at send time
+        body = encoded_body({**params, "stream": True}, scanner) if config.provider == "anthropic" else None
         if body is not None:
             model, thinking = str(params.get("model")), params.get("thinking")
             return {}, partial(_post_encoded, sdk, body, model=model, thinking=thinking, betas=betas or [])
+        params = masked_request(scanner, params)
         if not betas:
             return {k: v for k, v in params.items() if k != "betas"}, sdk.messages.create
         return params, sdk.beta.messages.create
 
     async def count_tokens(self, config: AgentConfig, params: dict[str, Any]) -> int:
         keep = ("model", "messages", "system", "tools", "tool_choice", "thinking", "betas", "output_config")
-        request = {k: v for k, v in params.items() if k in keep}
+        request = masked_request(REGISTRY.scanner(), {k: v for k, v in params.items() if k in keep})
         sdk = self.sdk(config)
         count = sdk.beta.messages.count_tokens if request.get("betas") else sdk.messages.count_tokens
         if not request.get("betas"):
@@ -240,8 +243,6 @@ def _build(config: AgentConfig) -> Any:
 
 def _register_credentials(client: Any) -> None:
     """Whatever credential the SDK client ended up with (argument or environment) is masked everywhere."""
-    from ..masking import register
-
     for attribute in ("api_key", "auth_token"):
         value = getattr(client, attribute, None)
         if isinstance(value, str):

@@ -28,7 +28,7 @@ from ..base.result import ToolResult
 from .boundary import valid_blocks
 from .message_store import Block, Message, MessageStore, as_blocks, message_chars
 from .prefix import Prefix, Told
-from .request_body import EncodedMessages, encode
+from .request_body import EncodedMessages, encode, masked_value
 from .shortening import stub
 
 #: What a pending call is told when the run stopped before it ran (the user interrupted, a limit was hit).
@@ -284,7 +284,7 @@ class Conversation(MessageStore):
         user or system message's last block is a cache breakpoint."""
         with self._lock:
             messages = list(self._messages)
-            texts = self._encoded_texts(len(messages))
+            texts, scanner, remasked_sent = self._encoded_texts(len(messages))
         if cache:
             for i in range(len(messages) - 1, -1, -1):
                 if messages[i]["role"] != "assistant":
@@ -292,9 +292,9 @@ class Conversation(MessageStore):
                     if blocks:
                         tail = {**blocks[-1], "cache_control": _EPHEMERAL}
                         messages[i] = {**messages[i], "content": [*blocks[:-1], tail]}
-                        texts[i] = encode(messages[i])
+                        texts[i] = encode(masked_value(scanner, messages[i]))
                     break
-        return EncodedMessages(messages, f"[{','.join(texts)}]")
+        return EncodedMessages(messages, f"[{','.join(texts)}]", remasked_sent=remasked_sent)
 
     # the context budget
 

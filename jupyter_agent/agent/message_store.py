@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base.json_values import is_object
-from .request_body import encode
+from ..masking import REGISTRY
+from ..secret_scan import SecretScanner
+from .request_body import encode, masked_value
 
 Message = dict[str, Any]
 Block = dict[str, Any]
@@ -64,6 +66,8 @@ class MessageStore:
         #: The JSON text of the first messages, kept for the next request (`request_body`): a change at an index
         #: drops the text from there on (`_touch`), so a request encodes only what is new or changed.
         self._encoded: list[str] = []
+        #: The scanner the kept texts were masked with (a new one means the secrets changed).
+        self._masked_with: SecretScanner | None = None
         #: Counts `replace` calls (a compaction, a reset, a resume): a `position` taken in an older generation
         #: no longer points into these messages, so a rewind to it is refused.
         self.generation: int = 0
@@ -155,11 +159,24 @@ class MessageStore:
         self._saved_upto = min(self._saved_upto, index)
         del self._encoded[index:]
 
-    def _encoded_texts(self, count: int) -> list[str]:
-        """The JSON text of the first `count` messages, encoding those not encoded since they last changed (with
-        the lock held)."""
-        self._encoded.extend(encode(message) for message in self._messages[len(self._encoded) : count])
-        return self._encoded[:count]
+    def _encoded_texts(self, count: int) -> tuple[list[str], SecretScanner, bool]:
+        """The masked JSON text of the first `count` messages, the scanner that masked them, and whether masking
+        with the secrets known now changed a text an earlier request sent (with the lock held). Messages not
+        encoded since they last changed are encoded now; when the secrets changed, every kept text is masked
+        again."""
+        scanner = REGISTRY.scanner()
+        remasked_sent = False
+        if scanner is not self._masked_with:
+            sent, self._encoded = self._encoded, []
+            self._masked_with = scanner
+            self._extend_encoded(scanner, len(sent))
+            remasked_sent = self._encoded != sent
+        self._extend_encoded(scanner, count)
+        return self._encoded[:count], scanner, remasked_sent
+
+    def _extend_encoded(self, scanner: SecretScanner, count: int) -> None:
+        start = len(self._encoded)
+        self._encoded.extend(encode(masked_value(scanner, m)) for m in self._messages[start:count])
 
     def mark_unsaved(self, index: int) -> None:
         """Messages from `index` on count as changed again (a write of them failed)."""

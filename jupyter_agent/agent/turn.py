@@ -81,12 +81,17 @@ def request_params(*, config: AgentConfig, plan: ThinkingPlan, conversation: Con
     if cache:
         system_block["cache_control"] = _EPHEMERAL
     told = conversation.told
+    messages = conversation.request_messages(cache=cache)
+    if messages.remasked_sent and told.binding is None and accepts(config.model).preserved_thinking:
+        # A secret that became known after a message was sent changed that message's masked text: the thinking
+        # blocks after it no longer match their prefix, so from now on the API drops them instead of refusing.
+        told.binding = "drop_block"
     thinking = plan.thinking if told.binding is None else with_block_binding(plan.thinking, told.binding)
     params: dict[str, Any] = {
         "model": config.model,
         "max_tokens": plan.max_tokens,
         "system": [system_block],
-        "messages": conversation.request_messages(cache=cache),
+        "messages": messages,
     }
     if thinking is not None:
         params["thinking"] = thinking

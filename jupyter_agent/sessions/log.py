@@ -1,39 +1,49 @@
-"""Writing a session file: masked JSON lines, appended whole or not at all, fsynced; 0600 in a 0700 directory."""
+"""Writing a session file: masked JSON lines, appended whole or not at all, fsynced; 0600 in a 0700 directory.
+
+This is the session sink: every string of every record is masked here with the secrets known when it is written,
+and when the secrets changed since the file's last write (a value that became a secret after a run read it), the
+lines already in the file are masked again first, in one atomic rewrite — so the file written after a secret
+became known holds no trace of it.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from ..base.confined import open_confined
-from ..masking import mask
+from ..base.confined import open_confined, read_confined, write_confined
+from ..masking import REGISTRY, masked_with
+from ..secret_scan import SecretScanner
 
 Record = dict[str, Any]
 
 
 def mask_secret_values(text: str) -> str:
-    """Replace secret values in `text` before it is saved: the one place the session store masks."""
-    return mask(text)
+    """Replace secret values in `text` before it is saved (an export's text)."""
+    return REGISTRY.mask(text)
 
 
-def _masked(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_secret_values(value)
-    if isinstance(value, Mapping):
-        return {str(k): _masked(v) for k, v in cast("Mapping[object, object]", value).items()}
-    if isinstance(value, list | tuple):
-        return [_masked(v) for v in cast("list[object] | tuple[object, ...]", value)]
-    return value
-
-
-def encode_record(record: Record) -> bytes:
+def encode_record(record: Record, scanner: SecretScanner | None = None) -> bytes:
     """One masked JSON line."""
-    text = json.dumps(_masked(record), ensure_ascii=False, separators=(",", ":"), default=str)
+    masked = REGISTRY.mask_data(record) if scanner is None else masked_with(scanner, record)
+    text = json.dumps(masked, ensure_ascii=False, separators=(",", ":"), default=str)
     return (text + "\n").encode("utf-8", "surrogatepass")
+
+
+def _remasked_line(scanner: SecretScanner, line: bytes) -> bytes:
+    """A line of the file masked with `scanner` (a torn or undecodable line is masked as text)."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        text = line.decode("utf-8", "replace")
+        masked_text = scanner.mask(text)
+        return line + b"\n" if masked_text == text else masked_text.encode("utf-8") + b"\n"
+    masked = masked_with(scanner, record)
+    return line + b"\n" if masked == record else encode_record(masked, scanner)
 
 
 class SessionLog:
@@ -43,13 +53,18 @@ class SessionLog:
         self.path = path
         self._lock = threading.Lock()
         self._checked_tail = False
+        #: The scanner the file's lines were last masked with (None: not checked since this log was made).
+        self._masked_with: SecretScanner | None = None
 
     def append(self, records: Iterable[Record]) -> None:
-        data = b"".join(encode_record(r) for r in records)
+        scanner = REGISTRY.scanner()
+        data = b"".join(encode_record(r, scanner) for r in records)
         if not data:
             return
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if scanner is not self._masked_with:
+                self._remask(scanner)
             # The package's confinement rule: the file stays in its folder, reached with no link followed.
             fd = open_confined(self.path, (self.path.parent,), os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
@@ -81,3 +96,16 @@ class SessionLog:
         if size == 0:
             return b""
         return b"" if os.pread(fd, 1, size - 1) == b"\n" else b"\n"
+
+    def _remask(self, scanner: SecretScanner) -> None:
+        """Mask the lines already written with the secrets known now; rewritten (atomically) only if one changed."""
+        self._masked_with = scanner
+        try:
+            old = read_confined(self.path, (self.path.parent,))
+        except FileNotFoundError:
+            return
+        lines = old.splitlines(keepends=True)
+        new = b"".join(_remasked_line(scanner, line.rstrip(b"\n")) for line in lines if line.strip())
+        if new != old:
+            write_confined(self.path, new, (self.path.parent,))
+            self._checked_tail = True  # the rewrite ends with a whole line

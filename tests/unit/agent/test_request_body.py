@@ -19,6 +19,7 @@ from jupyter_agent.agent.client import ModelClient, without_unsupported
 from jupyter_agent.agent.config import AgentConfig
 from jupyter_agent.agent.conversation import Conversation
 from jupyter_agent.agent.request_body import EncodedMessages, encoded_body
+from jupyter_agent.masking import REGISTRY
 from jupyter_agent.testing import TEST_API_KEY, ScriptedServer, Text, ToolUse, Turn
 from jupyter_agent.tools import ToolResult
 
@@ -33,7 +34,7 @@ def _body(conversation: Conversation, *, cache: bool = True) -> bytes:
         "max_tokens": 64,
         "messages": conversation.request_messages(cache=cache),
     }
-    body = encoded_body({**params, "betas": ["a-beta"], "stream": True})
+    body = encoded_body({**params, "betas": ["a-beta"], "stream": True}, REGISTRY.scanner())
     assert body is not None
     messages = openapi_dumps(list(params["messages"]))
     assert body.endswith(b'"messages":' + messages + b"}")  # the SDK's bytes for them
@@ -112,8 +113,10 @@ def test_a_request_changed_after_the_conversation_made_it_is_encoded_by_the_sdk(
     }
     assert isinstance(params["messages"], EncodedMessages)
     without_cache = without_unsupported(params, {"cache_control"})
-    assert encoded_body(without_cache) is None  # its own messages, no stale text
-    assert encoded_body(without_unsupported(params, {"thinking"})) is not None  # the same messages
+    assert encoded_body(without_cache, REGISTRY.scanner()) is None  # its own messages, no stale text
+    assert (
+        encoded_body(without_unsupported(params, {"thinking"}), REGISTRY.scanner()) is not None
+    )  # the same messages
 
 
 def test_the_sdk_sends_the_encoded_body_without_walking_the_conversation(

@@ -373,3 +373,31 @@ def test_any_bad_line_is_skipped_and_named_even_one_nested_too_deep_to_parse(tmp
         "2 lines of the file could not be read and skipped: line 3 (nested too deeply to read), "
         "line 4 (not a session record)"
     )
+
+
+def test_a_value_that_becomes_a_secret_after_a_run_read_it_is_in_no_later_request_and_not_in_the_file(
+    harness: HarnessFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = "qq81-later-secret-value-5d02"
+    (tmp_path / "config.txt").write_text(f"token = {value}\n")
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "config.txt"})]),
+            Turn(blocks=[Text("It holds a token.")]),
+            Turn(blocks=[Text("Still there.")]),
+        ],
+        tools=file_tools(),
+        session_options=_saving(tmp_path),
+    )
+    h.run("what is in config.txt?")
+    path = _only_file(tmp_path)
+    assert value in path.read_text()  # not a secret while it was read and saved
+    sent_before = len(h.server.requests)
+    monkeypatch.setenv("NEW_TOKEN", value)
+    h.run("and now?")
+    later = json.dumps(h.server.requests[sent_before:])
+    saved = path.read_text()
+    for text in (later, saved):
+        assert value[:8] not in text and value[-8:] not in text
+    assert "[redacted: NEW_TOKEN]" in saved
+    assert load_session(path).skipped_lines == 0  # the rewrite kept every line whole
