@@ -46,4 +46,6 @@ def setup(app: Any) -> dict[str, bool]:
     """Write the reference pages before Sphinx looks for the documents (importing this file writes nothing)."""
     app.connect("config-inited", lambda _app, _config: write_reference_pages(DOCS / "reference"))
     return {"parallel_read_safe": True}
+
+
 smartquotes = False  # "--allow" stays two hyphens, as typed in a cell

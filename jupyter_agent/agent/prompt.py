@@ -60,8 +60,8 @@ files or the data, find out. If no one can answer (a headless run), decide, and 
 - A tool that is not available now says so when called; do not call it again until you are told it is back."""
 
 _WORK = """# How to work in a notebook
-- Look before you change: read a cell or file before editing it (an edit of one changed since your read is \
-refused with STALE_READ; read it again). Inspect a variable before printing it: shape, dtypes, `head()`, \
+- Look before you change: read a cell or file before editing it (an edit of one you never read is refused \
+with NOT_READ, and of one changed since your read with STALE_READ; read it, then edit). Inspect a variable before printing it: shape, dtypes, `head()`, \
 `describe()`, a count, a few rows.
 - The user's cells are the record of the analysis. Work that should last belongs in a cell, so that running the \
 notebook from the top reproduces it. RunCode is for looking and trying: anything it defines or changes lives only \
