@@ -117,6 +117,7 @@ fi
 # The MCP Inspector's CLI, the second client of `%agent serve` (tests/kernel/test_serve_inspector.py).
 MCP_INSPECTOR=tests/fixtures/mcp-inspector
 if [ ! "$MCP_INSPECTOR/node_modules/.package-lock.json" -nt "$MCP_INSPECTOR/package-lock.json" ]; then
+  say "installing the MCP Inspector's CLI, a client of %agent serve in the tests ($MCP_INSPECTOR) …"
   npm ci --prefix "$MCP_INSPECTOR" --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null
 fi
 # Third-party MCP servers from PyPI that require an `mcp` older than the package's own: a venv of their own (a

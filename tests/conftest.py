@@ -74,3 +74,17 @@ def pure_caches_start_empty() -> None:
     for cached in (compile_pattern, split_command, glob_regex, rule_regex):
         cached.cache_clear()
     startup_files._cache = (-1, frozenset())
+
+
+@pytest.fixture(autouse=True)
+def secrets_registered_by_a_test_end_with_it() -> Iterator[None]:
+    """The secret registry is the process's: a value one test registers would be masked in the next test's
+    requests and displays too (any run of 8 of its characters), so each test's registrations are undone after it."""
+    from jupyter_agent.masking import REGISTRY
+
+    with REGISTRY._lock:
+        before = dict(REGISTRY._registered)
+    yield
+    with REGISTRY._lock:
+        REGISTRY._registered.clear()
+        REGISTRY._registered.update(before)

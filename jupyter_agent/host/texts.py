@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..agent.pricing import OFFLINE_DEMO, offline_demo, price_for
+from ..builtin_tools.shell import BashTool
 from ..masking import shorten
 from ..ui.tables import Report, html_table
 from .endpoint_text import endpoint_text, key_text
@@ -62,7 +63,7 @@ def status_report(
         ),
         ("tools", ", ".join(status.tools)),
         *_notebook_rows(session),
-        ("bash", _bash_text(settings, offered="Bash" in status.tools)),
+        ("bash", _bash_text(settings, offered=BashTool.name in status.tools)),
         ("memory", ", ".join(str(p) for p in status.memory) or "—"),
         ("thinking", thinking_text(status.binding, status.transformations)),
         ("saved to", str(status.saved_to) if status.saved_to is not None else "— (nothing saved yet)"),

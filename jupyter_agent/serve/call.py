@@ -94,7 +94,7 @@ class CallRunner:
         )
         ctx = dataclasses.replace(session.ctx, reads=call.reads).for_run(scope)
         card = ToolCard(
-            call_id=f"serve_{uuid.uuid4().hex[:12]}",
+            call_id=f"serve_{uuid.uuid4().hex[:12]}",  # cut-ok: a random id, no text
             name=call.name,
             input=call.arguments,
             kind=tool.kind if tool is not None else "other",

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..base.confined import open_confined
 from ..base.json_values import is_array, is_object
+from ..masking import clip
 from .log import Record
 from .told_changes import told_after
 
@@ -104,7 +105,7 @@ def _why_unreadable(exc: Exception) -> str:
         return "not UTF-8 text"
     if isinstance(exc, json.JSONDecodeError):
         return f"not valid JSON: {exc.msg} at column {exc.colno}"
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
+    return f"{type(exc).__name__}: {clip(str(exc), 200)}"
 
 
 @dataclass(frozen=True, kw_only=True)

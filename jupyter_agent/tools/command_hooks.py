@@ -23,7 +23,6 @@ from typing import Any, Literal
 from ..base.json_values import is_object
 from ..base.result import ToolResult
 from ..masking import mask, shorten
-from ..permissions.kinds import RuleKind
 from ..permissions.policy import Allow, Ask, CallFacts, Deny, Rule
 from ..permissions.process import run_process
 from .hooks import HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
@@ -62,8 +61,9 @@ class CommandHook:
         """Whether its `if` matches the call, read as a deny rule is (any subcommand of a compound command)."""
         if self.when is None:
             return True
-        kind: RuleKind = "command" if call.tool == "Bash" else "text"
-        facts = CallFacts(tool=call.tool, subject=call.subject, rule_kind=kind, kind="other", read_only=False)
+        facts = CallFacts(
+            tool=call.tool, subject=call.subject, rule_kind=call.rule_kind, kind="other", read_only=False
+        )
         return self.when.matches(facts)
 
     def matches(self, tool: str) -> bool:

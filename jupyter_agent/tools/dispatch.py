@@ -266,14 +266,26 @@ class Dispatcher:
         if isinstance(params, ToolResult):
             return params
         subject = tool.rule_subject(params, ctx)
-        hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+        hook_call = HookCall(
+            tool=tool.name,
+            input=_as_json(params),
+            subject=subject,
+            tool_use_id=call.id,
+            rule_kind=tool.rule_kind,
+        )
         verdict = await self.hooks.run_pre(hook_call)
         if isinstance(verdict, Rewrite):
             params = validate(tool.name, tool.Input, verdict.input)
             if isinstance(params, ToolResult):
                 return params
             subject = tool.rule_subject(params, ctx)
-            hook_call = HookCall(tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call.id)
+            hook_call = HookCall(
+                tool=tool.name,
+                input=_as_json(params),
+                subject=subject,
+                tool_use_id=call.id,
+                rule_kind=tool.rule_kind,
+            )
             verdict = verdict.then
         return params, subject, hook_call, verdict
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..base.errors import ToolError
 from ..base.result import ToolResult
+from ..permissions.kinds import RuleKind
 from ..permissions.policy import Allow, Ask, Deny
 
 
@@ -29,6 +30,8 @@ class HookCall:
     subject: str | None
     #: The tool_use block's id ("" where there is none).
     tool_use_id: str = ""
+    #: How permission rules read the subject ("command" for a shell tool): a hook's `if` reads it the same way.
+    rule_kind: RuleKind = "text"
 
 
 @dataclass(frozen=True, kw_only=True)

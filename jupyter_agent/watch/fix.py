@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..builtin_tools.kernel.tracebacks import describe_exception, last_exception
+from ..builtin_tools.kernel.tracebacks import describe_exception, users_last_exception
 from .watcher import CellRun
 
 FIX_INSTRUCTIONS = (
@@ -14,7 +14,7 @@ FIX_INSTRUCTIONS = (
 
 def fix_request(failed: CellRun | None) -> str | None:
     """The request text, or None when there is no error to fix."""
-    exc = failed.error if failed is not None else last_exception()
+    exc = failed.error if failed is not None else users_last_exception()  # a fix is of the user's cell
     if exc is None:
         return None
     parts = [FIX_INSTRUCTIONS, ""]

@@ -48,7 +48,8 @@ class FrameInfo:
         return "\n".join(lines)
 
 
-def _users_last() -> BaseException | None:
+def users_last_exception() -> BaseException | None:
+    """The last exception a cell the user ran raised (IPython's `sys.last_exc`), whatever the agent raised since."""
     exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
     return exc if isinstance(exc, BaseException) else None
 
@@ -61,12 +62,12 @@ _agents_last: tuple[BaseException, str, BaseException | None] | None = None
 def note_agent_exception(exc: BaseException, origin: str) -> None:
     """RunCode or RunCell caught `exc` (IPython never showed it, so `sys.last_exc` does not have it)."""
     global _agents_last
-    _agents_last = (exc, origin, _users_last())
+    _agents_last = (exc, origin, users_last_exception())
 
 
 def last_exception_and_origin() -> tuple[BaseException, str] | None:
     """The newest exception in this kernel and who raised it: "RunCode", "RunCell (cell 'x')", or "a cell"."""
-    users = _users_last()
+    users = users_last_exception()
     if _agents_last is not None and _agents_last[2] is users:
         return _agents_last[0], _agents_last[1]
     return None if users is None else (users, "a cell the user ran")

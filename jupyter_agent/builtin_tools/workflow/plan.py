@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...base.result import ToolResult
-from ...permissions.modes import EXIT_PLAN_TOOL, MODE_TEXTS, Mode
+from ...permissions.modes import MODE_TEXTS, Mode
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Preview, Tool, ToolInput
 from ...tools.scope import ModeSwitched
@@ -25,7 +25,7 @@ class ExitPlanModeInput(ToolInput):
 
 
 class ExitPlanMode(Tool[ExitPlanModeInput]):
-    name = EXIT_PLAN_TOOL
+    name = "ExitPlanMode"  # the mode table's EXIT_PLAN_TOOL (a test holds them equal)
     description = DESCRIPTION
     kind = "other"
     annotations = READ_ONLY

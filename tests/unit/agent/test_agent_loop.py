@@ -383,7 +383,7 @@ def test_older_tool_results_are_shortened_near_the_context_window(harness: Harne
         Turn(blocks=[ToolUse(name="page", input={"n": n})], usage=ScriptedUsage(input_tokens=10))
         for n in range(4)
     ]
-    h = harness([*turns, _answer("read them")], tools=[page], context_window=4000, model="claude-opus-5")
+    h = harness([*turns, _answer("read them")], tools=[page], context_window=6000, model="claude-opus-5")
     finished = h.run("read four pages")
     assert finished.reason == "end_turn"
     last = h.server.requests[-1]

@@ -14,10 +14,16 @@ from jupyter_agent.agent.stops import REFUSAL_NEXT
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.testing import Fault, Text, ToolUse, Turn
 
-OLD_ANSWER = "The March rows are dropped by the date parser. " * 80  # ~3,800 characters
+OLD_ANSWER = "The March rows are dropped by the date parser. " * 160  # ~7,500 characters
 SUMMARY = "Requests: find why March is missing. Decisions: the date parser drops March."
 API_MESSAGE = "messages.0.content.1.text: the scripted API refuses this request"
-SMALL_WINDOW = {"context_window": 2000, "shorten_at": 0.3, "shorten_to": 0.2, "context_compact_fraction": 0.4}
+#: Small enough that the old answer crosses the compaction line, with room for the ~1,900-token fixed prefix.
+SMALL_WINDOW = {
+    "context_window": 6000,
+    "shorten_at": 0.45,
+    "shorten_to": 0.35,
+    "context_compact_fraction": 0.45,
+}
 
 
 def test_a_400_right_after_an_automatic_compaction_shows_the_apis_message_and_the_next_run_works(

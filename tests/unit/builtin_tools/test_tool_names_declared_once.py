@@ -27,7 +27,23 @@ NAMING_TABLES = {
     "permissions/policy.py": "ACCESS_RULE_NAMES and SCOPE_EXEMPT (rule words of the permission syntax)",
     "host/commands.py": "an example rule in `%agent deny`'s help",
     "testing/demo.py": "the scripted model calls tools by name, as a model does",
+    "serve/listing.py": "SERVED_TOOLS, what `%agent serve` offers (the test below holds each to a tool)",
+    "permissions/modes.py": "EXIT_PLAN_TOOL: the mode table names the tool that presents a plan (permissions sits "
+    "below the tools, so it cannot import it; the test below holds the two equal)",
 }
+
+
+def test_the_mode_table_names_the_plan_tool_as_the_tool_names_itself() -> None:
+    from jupyter_agent.builtin_tools.workflow.plan import ExitPlanMode
+    from jupyter_agent.permissions.modes import EXIT_PLAN_TOOL
+
+    assert ExitPlanMode.name == EXIT_PLAN_TOOL
+
+
+def test_every_served_tool_is_a_tool() -> None:
+    from jupyter_agent.serve.listing import SERVED_TOOLS
+
+    assert set(SERVED_TOOLS) <= _all_tool_names()
 
 
 def _all_tool_names() -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -29,7 +30,7 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     world.close()
 
 
-def read(ctx: ToolContext, **params: str) -> ToolResult:
+def read(ctx: ToolContext, **params: Any) -> ToolResult:
     tool = NotebookRead()
     return asyncio.run(tool.run(tool.Input(**params), ctx))
 

@@ -30,7 +30,9 @@ def hooks_with_if(tree: Tree, condition: object) -> CommandHooks:
 
 
 def blocked(hooks: CommandHooks, command: str) -> bool:
-    call = HookCall(tool="Bash", input={"command": command}, subject=command, tool_use_id="t")
+    call = HookCall(
+        tool="Bash", input={"command": command}, subject=command, tool_use_id="t", rule_kind="command"
+    )
     return isinstance(asyncio.run(hooks.pre_tool_use(call)), Deny)
 
 

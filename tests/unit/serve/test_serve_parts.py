@@ -142,11 +142,12 @@ def test_the_served_tools_keep_their_own_schema_and_hints() -> None:
     assert read.annotations.destructive_hint is False
 
 
-def test_a_result_is_masked_and_an_error_is_flagged() -> None:
+def test_a_result_is_masked_and_an_error_is_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
     from jupyter_agent.base.result import ToolResult
-    from jupyter_agent.masking import register
 
-    register("SERVE_UNIT_SECRET", "sk-serve-unit-0123456789")
+    monkeypatch.setenv(
+        "SERVE_UNIT_SECRET", "sk-serve-unit-0123456789"
+    )  # gone after the test, unlike a register
     shown = mcp_result(ToolResult.error("FILE_NOT_FOUND", "no sk-serve-unit-0123456789 here"))
     assert shown.is_error is True
     first = shown.content[0]
