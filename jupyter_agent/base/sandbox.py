@@ -26,6 +26,9 @@ class Limits:
     max_read_lines: int = 2000
     max_line_chars: int = 2000
     max_output_chars: int = 30_000
+    #: What RunCode and RunCell bring back of what code printed (about 2,000 tokens): exploratory output is
+    #: meant to be looked at, and the cut marker says how to see the rest.
+    max_code_output_chars: int = 8_000
     max_image_bytes: int = MAX_IMAGE_BYTES
     default_timeout: float = 120.0
     max_timeout: float = 600.0

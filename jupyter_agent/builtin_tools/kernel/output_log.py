@@ -2,7 +2,8 @@
 
 stdout, stderr and the text of rich outputs go into one log (a cell shows them interleaved, and the order
 is what explains an error); images are kept aside, up to a count and a size. A runaway print loop keeps the
-first and the last part of the text and counts what was dropped in between.
+first and the last part of the text and counts what was dropped in between: one cut, at line boundaries, whose
+marker says how to see the rest. The log's text fits `max_chars`, marker included, so nothing cuts it again.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ _CARRIAGE = re.compile(r"[^\n]*\r(?!\n)")
 
 class OutputLog:
     def __init__(self, *, max_chars: int, max_image_bytes: int) -> None:
-        self.half = max(max_chars, 1000)
+        self.half = max((max_chars - len(_marker(10**9, 10**9))) // 2, 500)
         self.head: list[str] = []
         self.head_len = 0
         self.tail = ""
         self.dropped = 0
+        self.dropped_lines = 0
         self.max_image_bytes = max_image_bytes
         self.images: list[ImageContent] = []
         self.image_notes = 0
@@ -42,6 +44,7 @@ class OutputLog:
             excess = len(self.tail) - self.half
             if excess > 0:
                 self.dropped += excess
+                self.dropped_lines += self.tail.count("\n", 0, excess)
                 self.tail = self.tail[excess:]
 
     def display(self, data: dict[str, Any], *, label: str = "") -> None:
@@ -76,11 +79,27 @@ class OutputLog:
         return f"[{image.media_type} attached as image {len(self.images)}]"
 
     def text(self) -> str:
-        body = "".join(self.head)
-        if self.dropped:
-            body += f"\n… [{self.dropped} characters of output cut here] …\n"
-        body += self.tail
-        return _CARRIAGE.sub("", body.replace("\r\n", "\n"))
+        head, tail = "".join(self.head), self.tail
+        if not self.dropped:
+            return _clean(head + tail)
+        # The cut falls between lines: the head's unfinished last line and the tail's first part-line go with it.
+        end = head.rfind("\n") + 1 or len(head)  # one line longer than the head is cut inside it
+        first = tail.find("\n")
+        start = first + 1 if 0 <= first < len(tail) - 1 else 0  # ... and so is the tail of one such line
+        chars = self.dropped + len(head) - end + start
+        lines = self.dropped_lines + head.count("\n", end) + tail.count("\n", 0, start)
+        return _clean(head[:end] + _marker(lines, chars) + tail[start:])
+
+
+def _clean(text: str) -> str:
+    return _CARRIAGE.sub("", text.replace("\r\n", "\n"))
+
+
+def _marker(lines: int, chars: int) -> str:
+    return (
+        f"… [{lines} lines ({chars} characters) of output cut here; to see them, print a smaller part: a slice, "
+        "head() or tail(), or write it to a file and Read it with offset and limit] …\n"
+    )
 
 
 class LogStream(io.TextIOBase):

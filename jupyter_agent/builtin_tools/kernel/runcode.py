@@ -135,7 +135,7 @@ class RunCode(Tool[RunCodeInput]):
             namespace,
             shell=ctx.services.shell,
             timeout=seconds,
-            max_chars=limits.max_output_chars // 2,
+            max_chars=limits.max_code_output_chars,
             max_image_bytes=limits.max_image_bytes,
             reraise_interrupt=True,
             watch=watch,

@@ -43,14 +43,14 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
         namespace,
         shell=shell,
         timeout=seconds,
-        max_chars=max_chars // 2,
+        max_chars=max_chars - max_chars // 4,  # the log's one cut; the unread note has the rest
         max_image_bytes=limits.max_image_bytes,
         reraise_interrupt=True,
         watch=watch,
         origin=f"RunCell (cell '{cell.id}')",
     )
     log = CellOutputs(
-        max_chars=max_chars // 2,
+        max_chars=max_chars - max_chars // 4,
         max_image_bytes=limits.max_image_bytes,
         execution_count=count,
     )

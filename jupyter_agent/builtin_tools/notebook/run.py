@@ -89,7 +89,7 @@ class RunCell(Tool[RunCellInput]):
         book = await open_notebook(ctx, None)
         cells = await cells_to_run(ctx, book, params)
         if not is_batch(params):
-            return await run_one(ctx, book, cells[0], ctx.sandbox.limits.max_output_chars)
+            return await run_one(ctx, book, cells[0], ctx.sandbox.limits.max_code_output_chars)
         return await run_batch(ctx, book, cells)
 
 

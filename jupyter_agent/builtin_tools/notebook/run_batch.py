@@ -1,7 +1,7 @@
 """RunCell with `cell_ids`: several cells, one approval, run one at a time until the first one fails.
 
 Each cell goes through the single-cell path (`cell_run.run_one`: outputs written into the cell, the `%%agent`
-cell's execution count), with a share of the output limit (`max_output_chars / n`, at least 2,000), so a
+cell's execution count), with a share of the output limit (`max_code_output_chars / n`, at least 2,000), so a
 batch's result stays about as large as one cell's. The first error, timeout or interrupt stops the batch:
 the later cells are not run, and the result says which cells ran, which failed and which did not run, then
 each ran cell's output (the failing cell's traceback included).
@@ -29,7 +29,7 @@ def cell_share(max_output_chars: int, cells: int) -> int:
 
 
 async def run_batch(ctx: ToolContext, book: Notebook, cells: list[Cell]) -> ToolResult:
-    share = cell_share(ctx.sandbox.limits.max_output_chars, len(cells))
+    share = cell_share(ctx.sandbox.limits.max_code_output_chars, len(cells))
     ran: list[tuple[Cell, ToolResult]] = []
     failed: ToolResult | None = None
     for cell in cells:

@@ -182,12 +182,15 @@ def test_a_batchs_output_is_capped_over_the_batch_not_per_cell(world: World) -> 
 
     from jupyter_agent.base.sandbox import Limits
 
-    world.ctx.sandbox = dataclasses.replace(world.ctx.sandbox, limits=Limits(max_output_chars=20_000))
+    world.ctx.sandbox = dataclasses.replace(world.ctx.sandbox, limits=Limits(max_code_output_chars=20_000))
     for cell_id in ("c0", "c1"):
         world.type_into(cell_id, f"print('{cell_id}' * 15_000)")
     one = run_cells(world, cell_id="c0")
     both = run_cells(world, cell_ids=["c0", "c1"])
-    assert 19_000 < len(one.content) <= 21_000  # one cell: the whole limit, as before
+    assert (
+        14_000 < len(one.content) <= 21_000
+    )  # one cell: the whole limit (a quarter kept for the unread note)
+    assert one.content.count("output cut here") == 1  # one cut layer
     assert len(both.content) <= 22_000  # two cells: 10,000 each (plus the status lines)
     assert both.content.count("c1c1c1c1") > 0 and both.content.count("c0c0c0c0") > 0
 
