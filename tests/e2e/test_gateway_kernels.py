@@ -210,7 +210,7 @@ def test_through_a_gateway_the_notebook_tools_work_through_the_page_and_files_st
     read = server.requests[box.offset + 1]["messages"][-1]["content"][0]["content"][0]["text"]
     assert read.startswith(
         "Notebook 'team/gw.ipynb' (live from the JupyterLab page; its file is on the Jupyter server, not on this "
-        "kernel's disk, 9 cells)"
+        "kernel's disk, 9 cells"
     )
     # The edit and the run went through the page; the file is left to the user's save.
     assert live_sources(page, NOTEBOOK)[1] == "value = 2\nprint('value is', value)"
