@@ -16,7 +16,8 @@ def test_a_long_print_is_cut_once_between_lines_within_the_cap() -> None:
     assert len(marked) == 1 and "to see them" in marked[0]
     assert lines[0] == "row 0 value 0" and lines[-1] == "row 4999 value 14997"
     kept = [line for line in lines if line not in marked]
-    assert all(line.startswith("row ") and len(line.split()) == 4 for line in kept)  # no line cut in its middle
+    # no line cut in its middle
+    assert all(line.startswith("row ") and len(line.split()) == 4 for line in kept)
     assert f"[{5_000 - len(kept)} lines" in marked[0]
 
 
