@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # The CI job for another Python (3.12, 3.13): the package and its test packages in a venv of that Python,
 # .venv-py<VERSION>, then the whole unit suite and a smoke set of kernel tests on it (why those: docs/development.md, "Which
-# Pythons and versions CI runs"). CI's main job (scripts/test.sh) runs everything on Python 3.11.
+# Pythons and versions CI runs"). With --kernel-smoke only the smoke set runs (CI's 3.12 job: the versions between
+# the two ends). CI's main job (scripts/test.sh) runs everything on Python 3.11.
 #
 # The interpreter is `python<VERSION>` on PATH, else pyenv's newest <VERSION>.x. When there is none the job
 # says so in one line and succeeds: the other jobs still run.
 #
-# Usage: bash scripts/test_python.sh VERSION [pytest args]   (after scripts/install.sh --test, which brings
+# Usage: bash scripts/test_python.sh VERSION [--kernel-smoke | pytest args]   (after scripts/install.sh --test, which brings
 #        the browser, the MCP test servers and the Bash sandbox's Debian packages these tests share)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VERSION=${1:?usage: bash scripts/test_python.sh VERSION [pytest args]}
+VERSION=${1:?usage: bash scripts/test_python.sh VERSION [--kernel-smoke | pytest args]}
 shift
+UNIT_SUITE=1
+if [ "${1:-}" = "--kernel-smoke" ]; then
+  UNIT_SUITE=0
+  shift
+fi
 
 # The smoke set: the kernel's own start and magics, the approval pump (ipykernel internals on a new asyncio),
 # the live-notebook bridge, Run All's order and the quickstart end to end.
@@ -50,6 +56,8 @@ fi
 # Two runs: the kernel tests wait for their kernels against a clock, so they do not share the cores with the
 # unit tests' computing.
 status=0
-"$VENV/bin/python" -m pytest -n 3 tests/unit || status=$?
+if [ "$UNIT_SUITE" = 1 ]; then
+  "$VENV/bin/python" -m pytest -n 3 tests/unit || status=$?
+fi
 "$VENV/bin/python" -m pytest -n 2 "${KERNEL_SMOKE[@]}" || status=$?
 exit "$status"
