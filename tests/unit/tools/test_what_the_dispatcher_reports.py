@@ -77,8 +77,10 @@ def test_a_secret_in_a_tools_result_reaches_neither_the_model_nor_the_card() -> 
     assert [i.received for i in missing.issues] == [None]  # nothing received stays nothing
 
 
-def test_a_secret_in_a_calls_title_is_masked_and_a_result_without_a_diff_keeps_none() -> None:
-    tools = ToolHarness("/tmp", sources={"bash": [bash_tool()]}, mode="bypassPermissions", secrets=secrets())
+def test_a_secret_in_a_calls_title_is_masked_and_a_result_without_a_diff_keeps_none(tmp_path: Path) -> None:
+    tools = ToolHarness(
+        str(tmp_path), sources={"bash": [bash_tool()]}, mode="bypassPermissions", secrets=secrets()
+    )
     done = tools.dispatch("Bash", command=f"echo {SECRET}")
     assert done.title == "Bash echo [redacted: API_KEY]"
     assert SECRET not in done.result.content
@@ -271,7 +273,7 @@ def test_a_rewritten_path_is_checked_against_the_rules_as_rewritten(tmp_path: Pa
     assert not (tmp_path / "secrets").exists() and not (tmp_path / "notes.md").exists()
 
 
-def test_post_hooks_see_the_subject_of_the_rewritten_command() -> None:
+def test_post_hooks_see_the_subject_of_the_rewritten_command(tmp_path: Path) -> None:
     after: list[str | None] = []
 
     def audit(call: HookCall, result: ToolResult) -> ToolResult:
@@ -281,7 +283,8 @@ def test_post_hooks_see_the_subject_of_the_rewritten_command() -> None:
     hooks = Hooks(
         pre_tool_use=[lambda c: Rewrite(input={"command": "echo rewritten"})], post_tool_use=[audit]
     )
-    tools = ToolHarness("/tmp", sources={"bash": [bash_tool()]}, mode="bypassPermissions", hooks=hooks)
+    # Its own root: under /tmp the sandbox would bind other tests' .git folders, which vanish as they end.
+    tools = ToolHarness(str(tmp_path), sources={"bash": [bash_tool()]}, mode="bypassPermissions", hooks=hooks)
     done = tools.dispatch("Bash", command="echo original")
     assert "rewritten" in done.result.content
     assert after == ["echo rewritten"]
