@@ -4,20 +4,30 @@ A long day of runs keeps every run's journal so any run can be undone or reviewe
 nobody will look at again, so the store holds at most `cap_bytes` of them in memory (the `undo_memory_mb`
 setting); past that the oldest go to files in this kernel's own directory under the Jupyter data dir
 (`<data dir>/jupyter_agent/undo/<pid>-<start time>/`, 0700, files 0600, created without following links), and
-`Kept.read()` brings them back. `release()` (`%agent reset`) moves everything to disk. The directory goes when the
-kernel exits; one a killed kernel left is removed by the next kernel that spills.
+`Kept.read()` brings them back. `release()` (`%agent reset`) moves everything to disk.
+
+The files are input like any other when they come back: the base folder and the kernel's own are checked
+(directories of this user's, never links), and a record is read without following a link and only if its
+size and BLAKE2b digest are those it was written with; anything else is refused with the reason
+(`UndoRecordChanged`), so undo skips that change and says why instead of writing bytes nobody journaled.
+The kernel's directory goes when the kernel exits; `sweep()` (when the kernel's agent starts, before it keeps
+anything) removes what a killed kernel left: the directories of kernels that are gone, and anything else in
+the base folder older than `SWEEP_AGE_S` (a link is removed, never followed).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
+import hashlib
 import itertools
 import logging
 import os
 import shutil
 import stat
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
@@ -29,21 +39,32 @@ log = logging.getLogger(__name__)
 
 #: The `undo_memory_mb` setting's default.
 DEFAULT_CAP_MB = 64.0
+#: What `sweep()` removes from the base folder though it cannot tell whose it is: anything older (a week).
+SWEEP_AGE_S = 7 * 24 * 3600.0
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class UndoRecordLost(OSError):
     """A spilled undo record could not be read back (its file was removed or cannot be read)."""
 
 
+class UndoRecordChanged(UndoRecordLost):
+    """A spilled undo record's file is not the one written: another size or digest, a link, another owner's."""
+
+
 class Kept:
     """Bytes a journal keeps; `read()` gives them back, from memory or from the store's disk."""
 
-    __slots__ = ("__weakref__", "_data", "_path", "size")
+    __slots__ = ("__weakref__", "_data", "_digest", "_path", "size")
 
     def __init__(self, data: bytes) -> None:
         self.size = len(data)
         self._data: bytes | None = data
         self._path: Path | None = None
+        self._digest = b""  # taken when the bytes go to disk
 
     @property
     def in_memory(self) -> bool:
@@ -56,12 +77,39 @@ class Kept:
         path = self._path
         assert path is not None  # spilled: the path is set before the data is dropped
         try:
-            return path.read_bytes()
+            data = _read_own_file(path)
+        except UndoRecordChanged as exc:
+            raise UndoRecordChanged(f"the undo record kept on disk at '{path}' {exc}{_REFUSED}") from None
         except OSError as exc:
             raise UndoRecordLost(
                 f"the undo record kept on disk at '{path}' cannot be read ({exc.strerror or exc}); that change "
                 "cannot be undone or reviewed"
             ) from None
+        if len(data) != self.size:
+            why = f"has {len(data)} bytes, not the {self.size} written"
+        elif _digest(data) != self._digest:
+            why = "changed since it was written (its digest differs)"
+        else:
+            return data
+        raise UndoRecordChanged(f"the undo record kept on disk at '{path}' {why}{_REFUSED}")
+
+
+_REFUSED = "; it was not used: that change cannot be undone or reviewed, and nothing was written from it"
+
+
+def _read_own_file(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file of this user's, reached without following a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UndoRecordChanged("was replaced by a link") from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            raise UndoRecordChanged("is no longer a file of this user's")
+        return handle.read()
 
 
 class JournalStore:
@@ -152,27 +200,42 @@ class JournalStore:
             with contextlib.suppress(OSError):
                 path.unlink()
             raise
+        kept._digest = _digest(data)  # pyright: ignore[reportPrivateUsage]
         kept._path = path  # pyright: ignore[reportPrivateUsage]
         kept._data = None  # pyright: ignore[reportPrivateUsage]
         weakref.finalize(kept, _unlink, path)
+
+    def sweep(self) -> None:
+        """Remove what killed kernels left in the base folder (see the module docstring); at start-up, before
+        this kernel keeps anything. Best effort: a base folder that is not this user's is left alone."""
+        with self._lock:
+            base = self._directory or _default_directory()
+            with contextlib.suppress(OSError):
+                _check_own_directory(base)
+                _sweep(base, keep=self._made)
 
     def _spill_directory(self) -> Path:
         """This kernel's directory, made on the first spill (called under the lock)."""
         if self._made is None:
             base = self._directory or _default_directory()
             base.mkdir(parents=True, exist_ok=True, mode=0o700)
-            _sweep(base)
+            _check_own_directory(base)
+            _sweep(base, keep=None)
             made = base / process_name(os.getpid())
             made.mkdir(mode=0o700, exist_ok=True)
-            st = os.lstat(made)
-            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-                raise UndoRecordLost(
-                    f"'{made}' is not a directory of this user's; undo records stay in memory"
-                )
-            os.chmod(made, 0o700)
+            _check_own_directory(made)
             atexit.register(shutil.rmtree, made, True)
             self._made = made
         return self._made
+
+
+def _check_own_directory(path: Path) -> None:
+    """`path` is a directory of this user's, not a link, and only theirs to read (made so if it was not)."""
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        raise UndoRecordLost(f"'{path}' is not a directory of this user's; undo records stay in memory")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(path, 0o700, follow_symlinks=False)
 
 
 def _default_directory() -> Path:
@@ -181,12 +244,28 @@ def _default_directory() -> Path:
     return Path(jupyter_data_dir()) / "jupyter_agent" / "undo"
 
 
-def _sweep(base: Path) -> None:
-    """Remove the directories of kernels that are gone (killed before their exit could)."""
+def _sweep(base: Path, *, keep: Path | None) -> None:
+    """Remove the directories of kernels that are gone (killed before their exit could), and whatever else is
+    older than `SWEEP_AGE_S`; never `keep` (this kernel's), never what a running kernel owns."""
+    old = time.time() - SWEEP_AGE_S
     with contextlib.suppress(OSError):
         for entry in os.scandir(base):
-            if entry.is_dir(follow_symlinks=False) and owner_gone(entry.name):
-                shutil.rmtree(entry.path, ignore_errors=True)
+            if keep is not None and entry.path == str(keep):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir(follow_symlinks=False):
+                    if _kernel_name(entry.name) and not owner_gone(entry.name):
+                        continue  # a running kernel's
+                    if _kernel_name(entry.name) or entry.stat(follow_symlinks=False).st_mtime < old:
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                elif entry.stat(follow_symlinks=False).st_mtime < old:
+                    os.unlink(entry.path)  # a file or a link: the link itself
+
+
+def _kernel_name(name: str) -> bool:
+    """Whether `name` is a `process_name` (`<pid>-<start time>`)."""
+    pid, dash, started = name.partition("-")
+    return pid.isdigit() and dash == "-" and (started.isdigit() or started == "unknown")
 
 
 def _unlink(path: Path) -> None:

@@ -49,6 +49,7 @@ class KernelAgent:
         from .build import page_bridge, register_session_key
 
         register_session_key(self.kernel)
+        STORE.sweep()  # what killed kernels left of their undo records, before this one keeps any
         self.channel = UIChannel()
         self.user_tools: dict[str, AnyTool] = {}
         self._session: AgentSession | None = None

@@ -13,6 +13,7 @@ import difflib
 from ..base.confined import read_confined, unlink_confined, write_confined
 from ..base.errors import ToolError
 from ..base.journal import FileChange, UndoStep
+from ..base.journal_store import UndoRecordLost
 from ..base.sandbox import Sandbox
 
 
@@ -26,25 +27,29 @@ async def undo_file_change(change: FileChange, sandbox: Sandbox) -> UndoStep:
     name = sandbox.display_path(change.path)
     roots = sandbox.roots
     try:
+        before, after = change.before, change.after  # a record refused on read-back writes nothing
+    except UndoRecordLost as exc:
+        return UndoStep.kept(name, str(exc))
+    try:
         current: bytes | None = await asyncio.to_thread(read_confined, change.path, roots, exact=True)
     except FileNotFoundError:
         current = None
     except (ToolError, OSError) as exc:
         return UndoStep.kept(name, _why(exc))
-    if current != change.after:
+    if current != after:
         if current is None:
             return UndoStep.kept(name, "it was deleted after the agent wrote it; nothing to restore over")
-        lost = _changed_lines(change.after.decode("utf-8", "replace"), current.decode("utf-8", "replace"))
+        lost = _changed_lines(after.decode("utf-8", "replace"), current.decode("utf-8", "replace"))
         return UndoStep.kept(
             name,
             f"it changed after the agent wrote it ({lost} line(s) differ); undoing would lose "
             "those changes — edit it by hand or ask the agent",
         )
     try:
-        if change.before is None:
+        if before is None:
             await asyncio.to_thread(unlink_confined, change.path, roots)
             return UndoStep(done=True, text=f"removed {name} (the agent had created it)")
-        await asyncio.to_thread(write_confined, change.path, change.before, roots, exact=True)
+        await asyncio.to_thread(write_confined, change.path, before, roots, exact=True)
     except (ToolError, OSError) as exc:
         return UndoStep.kept(name, _why(exc))
     return UndoStep(done=True, text=f"restored {name}")

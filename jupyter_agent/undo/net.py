@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from ..base.journal import CellChange, CellOp, FileChange, ReviewState, RunJournal, UndoStep
+from ..base.journal_store import UndoRecordLost
 from ..base.sandbox import Sandbox
 from ..tools.context import ToolContext
 from .cells import undo_cell_change
@@ -109,14 +110,20 @@ def review_state(journal: RunJournal, key: str) -> ReviewState:
 
 
 def _net_file(writes: Sequence[tuple[int, FileChange]], journal: RunJournal) -> NetFileChange | None:
+    """None also when its undo records cannot be read back (lost or changed on disk): nothing to show a diff
+    of; `%agent undo` names the file and why."""
     first, (last_at, last) = writes[0][1], writes[-1]
-    if first.before == last.after:
+    try:
+        before, after = first.before, last.after
+    except UndoRecordLost:
+        return None
+    if before == after:
         return None  # written and put back by the same run
     return NetFileChange(
         path=last.path,
-        kind="added" if first.before is None else "changed",
-        before=first.before,
-        after=last.after,
+        kind="added" if before is None else "changed",
+        before=before,
+        after=after,
         tool=last.tool,
         review=review_state(journal, str(last.path)),
         last=last_at,

@@ -12,7 +12,7 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { insertAskCell } from './askOutput';
-import { askCellSource, fixCellCommand } from './cellLines';
+import { planCellAction, type CellAction, type IPlannedCell } from './cellLines';
 import { insertAndRun } from './fixButton';
 
 export const ASK_ABOUT_CELL = 'jupyter-agent:ask-about-cell';
@@ -25,6 +25,7 @@ const COMMAND_MODE = '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :fo
 const CELL_SELECTOR = '.jp-Notebook .jp-Cell';
 
 type CellWidget = NotebookPanel['content']['widgets'][number];
+type ICommandOptions = Parameters<JupyterFrontEnd['commands']['addCommand']>[1];
 
 interface ITarget {
   panel: NotebookPanel;
@@ -77,42 +78,53 @@ function below(target: ITarget): number {
   return target.panel.content.widgets.indexOf(target.cells[target.cells.length - 1]) + 1;
 }
 
-function askAbout(target: ITarget): void {
-  insertAskCell(target.panel, below(target), askCellSource(target.cells.map(c => c.model.id)));
+/** What `action` would insert for the cells the command is about (null: it does not apply). */
+function plan(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  action: CellAction,
+  args: unknown
+): { target: ITarget; planned: IPlannedCell } | null {
+  const target = targetOf(app, tracker, args);
+  const facts = target?.cells.map(cell => ({ id: cell.model.id, raised: raised(cell) }));
+  const planned = facts ? planCellAction(action, facts) : null;
+  return target && planned ? { target, planned } : null;
 }
 
-function fix(target: ITarget): void {
-  insertAndRun(target.panel, below(target), fixCellCommand(target.cells[0].model.id));
+/** Both commands: whether they apply and what they do come from the same `planCellAction`. */
+function addCellCommand(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  action: CellAction,
+  options: { label: ICommandOptions['label']; caption: string; iconClass?: string }
+): void {
+  const applies = (args: unknown): boolean => plan(app, tracker, action, args) !== null;
+  app.commands.addCommand(action === 'ask' ? ASK_ABOUT_CELL : FIX_CELL, {
+    ...options,
+    ...(action === 'ask' ? { isEnabled: applies } : { isVisible: applies }),
+    execute: args => {
+      const found = plan(app, tracker, action, args);
+      if (found === null) {
+        return;
+      }
+      const { target, planned } = found;
+      const insert = planned.run ? insertAndRun : insertAskCell;
+      insert(target.panel, below(target), planned.source);
+    }
+  });
 }
 
 /** The two commands, the cell context menu items, the shortcut (the toolbar button is in schema/). */
 export function addCellActions(app: JupyterFrontEnd, tracker: INotebookTracker): void {
-  app.commands.addCommand(ASK_ABOUT_CELL, {
+  addCellCommand(app, tracker, 'ask', {
     // In the cell toolbar the icon alone (JupyterLab passes `toolbar: true`); the caption is its tooltip.
     label: args => ((args as { toolbar?: unknown }).toolbar === true ? '' : ASK_CELL_LABEL),
     caption: `${ASK_CELL_LABEL}: insert a %%agent cell below that refers to it (to all selected cells)`,
-    iconClass: 'jp-agent-ask-icon',
-    isEnabled: args => targetOf(app, tracker, args) !== null,
-    execute: args => {
-      const target = targetOf(app, tracker, args);
-      if (target) {
-        askAbout(target);
-      }
-    }
+    iconClass: 'jp-agent-ask-icon'
   });
-  app.commands.addCommand(FIX_CELL, {
+  addCellCommand(app, tracker, 'fix', {
     label: FIX_CELL_LABEL,
-    caption: 'Insert a %agent fix cell below that sends this cell’s error to the agent, and run it',
-    isVisible: args => {
-      const target = targetOf(app, tracker, args);
-      return target !== null && raised(target.cells[0]);
-    },
-    execute: args => {
-      const target = targetOf(app, tracker, args);
-      if (target && raised(target.cells[0])) {
-        fix({ panel: target.panel, cells: [target.cells[0]] });
-      }
-    }
+    caption: 'Insert a %agent fix cell below that sends this cell’s error to the agent, and run it'
   });
   const args = { fromMenu: true };
   app.contextMenu.addItem({ command: ASK_ABOUT_CELL, selector: CELL_SELECTOR, rank: 0, args });

@@ -48,3 +48,28 @@ def test_undo_records_past_the_cap_live_on_disk_and_reset_moves_them_all_there(
     undone = frontend.run("%agent undo").text()
     assert "removed first.txt (the agent had created it)" in undone, json.dumps(undone)
     assert not (tmp_path / "first.txt").exists()
+
+
+def test_a_record_changed_on_disk_is_refused_by_undo_and_a_killed_kernels_records_are_swept(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    undo_base = tmp_path / "jupyter-data" / "jupyter_agent" / "undo"
+    killed = undo_base / "999999999-12345"  # a kernel that is gone: no such pid
+    killed.mkdir(parents=True)
+    (killed / "0.bin").write_bytes(b"what a killed kernel kept")
+    frontend, _ = agent_kernel(write_turns("first"))
+    frontend.run("%config AgentMagics.undo_memory_mb = 0")  # every record goes to disk
+    ran = frontend.run("%%agent --mode bypassPermissions\nwrite first", timeout=120)
+    assert "wrote first" in ran.text(), ran.text()[-2000:]
+    assert not killed.exists()  # swept when the agent started
+    records = list(undo_base.glob("*/*.bin"))
+    assert records
+    for record in records:  # same size, other bytes: only the digest tells
+        data = record.read_bytes()
+        record.write_bytes(data[::-1])
+    undone = frontend.run("%agent undo").text()
+    assert "skipped first.txt: the undo record kept on disk at" in undone, undone
+    assert "changed since it was written (its digest differs)" in undone and "nothing was written" in undone
+    assert (tmp_path / "first.txt").read_text() == CONTENT[
+        "first"
+    ]  # the agent's bytes stay, not the tampered

@@ -122,3 +122,25 @@ def test_building_the_first_session_imports_no_notebook_runner(tmp_path: Path) -
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_warm_up_that_never_ends_is_waited_for_only_until_the_limit_and_told_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jupyter_agent import _preload
+
+    never = threading.Event()
+    hung = threading.Thread(target=never.wait, name="hung warm-up", daemon=True)
+    hung.start()
+    try:
+        monkeypatch.setattr(_preload, "_started", hung)
+        monkeypatch.setattr(_preload, "_deadline", 0.0)  # the limit has passed
+        monkeypatch.setattr(_preload, "_told", False)
+        monkeypatch.setattr(_preload, "_importing", "slow_module")
+        assert _preload.finish_preload() is False
+        assert _preload.finish_preload() is False
+        told = capsys.readouterr().err
+        assert told.count("still importing 'slow_module'") == 1 and len(told.splitlines()) == 1, told
+    finally:
+        never.set()
+        hung.join()

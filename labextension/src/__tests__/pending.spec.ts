@@ -5,7 +5,7 @@ import {
   parsePendingDone,
   parseReveal
 } from '../pendingMessages';
-import { askCellSource, fixCellCommand } from '../cellLines';
+import { askCellSource, fixCellCommand, planCellAction, type ICellFacts } from '../cellLines';
 
 describe('parsePending', () => {
   it('takes the cells of a question and skips malformed ones', () => {
@@ -129,5 +129,39 @@ describe('cell actions', () => {
     expect(fixCellCommand('ab-12_x')).toBe('%agent fix ab-12_x');
     expect(fixCellCommand('x; import os')).toBe('%agent fix');
     expect(fixCellCommand('')).toBe('%agent fix');
+  });
+});
+
+describe('the one path of both cell actions', () => {
+  const cell = (id: string, raised = false): ICellFacts => ({ id, raised });
+
+  it('asks about the selected cells by their ids, and runs nothing', () => {
+    expect(planCellAction('ask', [cell('ab12'), cell('cd34')])).toEqual({
+      source: '%%agent\n@cell:ab12 @cell:cd34 ',
+      run: false
+    });
+  });
+
+  it('applies the id check to "ask" as to "fix": no text a notebook chose goes into the new cell', () => {
+    const planted = 'x\nimport os; os.remove("data.csv")';
+    expect(planCellAction('ask', [cell('ab12'), cell(planted)])).toEqual({
+      source: '%%agent\n@cell:ab12 ',
+      run: false
+    });
+    expect(planCellAction('ask', [cell(planted)])).toBeNull(); // no valid id: the action is disabled
+    expect(askCellSource([planted, 'cd34'])).toBe('%%agent\n@cell:cd34 ');
+    expect(planCellAction('fix', [cell(planted, true)])).toEqual({
+      source: '%agent fix',
+      run: true
+    });
+  });
+
+  it('fixes the first cell when its last run raised, and only then', () => {
+    expect(planCellAction('fix', [cell('ab12', true), cell('cd34', true)])).toEqual({
+      source: '%agent fix ab12',
+      run: true
+    });
+    expect(planCellAction('fix', [cell('ab12'), cell('cd34', true)])).toBeNull();
+    expect(planCellAction('fix', [])).toBeNull();
   });
 });

@@ -319,3 +319,38 @@ def test_context_shows_the_update_the_next_request_will_append(
     assert "- Permission mode: plan: only read-only tools run;" in json.dumps(
         server.requests[1]["messages"][-1]
     )
+
+
+def test_resume_skips_a_line_nested_200000_deep_names_it_and_the_next_run_carries_the_rest(
+    shell: InteractiveShell,
+    served: list[ScriptedServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    server = serve(
+        served,
+        monkeypatch,
+        [Turn(blocks=[Text("March is missing.")]), Turn(blocks=[Text("Still about March.")])],
+    )
+    shell.run_cell_magic("agent", "", "why is March missing?")
+    shell.run_line_magic("unload_ext", "jupyter_agent")  # as if the kernel restarted
+    [saved] = list_sessions(tmp_path)
+    lines = saved.path.read_bytes().count(b"\n")
+    with open(saved.path, "ab") as f:
+        f.write(b'{"type": "request", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}\n")
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    capsys.readouterr()
+    shell.run_line_magic("agent", f"resume {saved.id}")
+    said = capsys.readouterr().out
+    assert f"resumed session {saved.id} (2 messages" in said, said
+    assert (
+        f"The saved file is damaged: 1 line of the file could not be read and skipped: line {lines + 1} "
+        "(nested too deeply to read)" in said
+    ), said
+    shell.run_cell_magic("agent", "", "and April?")
+    assert [texts(m) for m in server.requests[1]["messages"]] == [
+        ["why is March missing?"],
+        ["March is missing."],
+        ["and April?"],
+    ]
