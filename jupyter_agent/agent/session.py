@@ -217,10 +217,21 @@ class AgentSession:
         return journal
 
     def outside_journal(self, request: str, by: str) -> RunJournal:
-        """An outside call's journal (`%agent serve`): kept like a run's for undo and review, not in the talk."""
+        """An outside call's journal (`%agent serve`): kept like a run's for undo and review, not in the talk.
+
+        It has its place in the conversation (where the next request would go) and the todo list it found, so
+        `%agent rewind` to before it cuts the agent's later runs and undoes every run since, outside or not."""
         self._run_id += 1
-        self.journals.append(RunJournal(run_id=self._run_id, request=request, by=by))
-        return self.journals[-1]
+        journal = RunJournal(
+            run_id=self._run_id,
+            request=request,
+            by=by,
+            message_start=self.conversation.position(),
+            generation=self.conversation.generation,
+        )
+        self.journals.append(journal)
+        self.todos_before[self._run_id] = todo_list(self.ctx).items
+        return journal
 
     def take_changes(self) -> tuple[RunChange, ...]:
         """What the last run changed that outlives it, as it recorded them (once: a second call says nothing)."""

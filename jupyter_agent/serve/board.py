@@ -13,7 +13,8 @@ from typing import Any
 
 from ..agent.events import AgentEvent
 from ..tools.dispatch import ApprovalRequest
-from ..ui.approval import NO_WIDGET_FRONTEND, WidgetApproval, headless_refusal
+from ..ui.approval import NO_WIDGET_FRONTEND, WidgetApproval, headless_refusal, offer_at_cells
+from ..ui.at_cell import CellPages, CellQuestion, outcome_of
 from ..ui.cards import Status, ToolCard
 from ..ui.channel import PendingQuestion
 from ..ui.gate import show_widget, widgets
@@ -91,15 +92,20 @@ def _card_html(card: ToolCard, client: str) -> str:
 
 @dataclass
 class CallPresenter:
-    """`ui/mainloop.py`'s presenter for one outside call: its approval goes on the board, or is refused with
-    why when no one can answer (a headless client, no page listening)."""
+    """`ui/mainloop.py`'s presenter for one outside call: its approval goes on the board — and, when it is about
+    cells of the live notebook, at those cells in the page, as the agent's own (`ui/at_cell.py`) — or is
+    refused with why when no one can answer (a headless client, no page listening)."""
 
     board: ServeBoard
     shown: _Shown
     #: Why no one can answer, known before asking (None: probe the page at the first question).
     no_answer: str | None
     probe: Any = None
-    _pending: list[WidgetApproval] = field(default_factory=list[WidgetApproval])
+    #: The pages that draw an approval at its cells (the agent's, `host/pending_page.py`; None: nowhere).
+    at_cells: CellPages | None = None
+    _pending: list[tuple[WidgetApproval, CellQuestion | None]] = field(
+        default_factory=list[tuple[WidgetApproval, CellQuestion | None]]
+    )
 
     def on_event(self, event: AgentEvent) -> None:
         pass  # the Dispatcher emits none; the card follows the call itself
@@ -115,9 +121,10 @@ class CallPresenter:
             return
         self._set_status("asking")
         question = WidgetApproval(ask=ask)
+        at_cell = offer_at_cells(self.at_cells, request, question)
         question.root = question.build()
         self.board.ask_above(self.shown, question.root)
-        self._pending.append(question)
+        self._pending.append((question, at_cell))
 
     def _probe(self) -> str | None:
         if self.probe is None:
@@ -125,16 +132,18 @@ class CallPresenter:
         return None if self.probe() else NO_WIDGET_FRONTEND
 
     def on_tick(self) -> None:
-        still: list[WidgetApproval] = []
-        for question in self._pending:
+        still: list[tuple[WidgetApproval, CellQuestion | None]] = []
+        for question, at_cell in self._pending:
             if not question.answered and question.ask.reply.cancelled():
                 question.answered = True
                 question.record = question.record_text(None)
             if question.record is None:
-                still.append(question)
+                still.append((question, at_cell))
                 continue
             close_tree(question.root, *question.widgets)
             self.board.ask_above(self.shown, None)
+            if at_cell is not None:  # answered on the board or at the cell: both places close
+                at_cell.close(outcome_of(question.outcome), question.record)
             self._set_status("running" if _approved(question) else "denied")
         self._pending = still
 
@@ -143,8 +152,10 @@ class CallPresenter:
         self.board.changed(self.shown)
 
     def close(self) -> None:
-        for question in self._pending:
+        for question, at_cell in self._pending:
             close_tree(question.root, *question.widgets)
+            if at_cell is not None:  # the page takes the marks away too
+                at_cell.close("interrupted", "")
         self._pending = []
 
 

@@ -113,6 +113,7 @@ class CallRunner:
             shown=shown,
             no_answer=self.no_answer,
             probe=lambda: _probe(pump, agent.settings.probe_timeout),
+            at_cells=agent.review_pages.at_cells,
         )
         started = time.monotonic()
         future = agent.worker.submit(dispatch())

@@ -3,7 +3,8 @@
 The definitions are the tools' own (name, description, the JSON schema of their pydantic `Input`), so an outside
 agent sees what the package's agent sees; annotations say what the tool's kind says. A result is its text (and
 its images), `isError` when the tool failed; it was masked by the Dispatcher, and is masked again here, for the
-secrets learnt since.
+secrets learnt since (and for the server's own texts, an exception's message among them). This is a sink of its
+own, where text leaves the kernel for an outside agent: `ui/gate.py` is the gate of what a person sees.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
-from .at_cell import CellQuestion
+from .at_cell import CellPages, CellQuestion
 from .cards import Status
 from .channel import PendingQuestion
 from .diff_view import diff_to_html
@@ -153,6 +153,20 @@ class ApprovalUI:
 
     def card_status(self, answer: Approval | None) -> Status:
         return "running" if isinstance(answer, Approve) else "denied"
+
+
+def offer_at_cells(
+    at_cells: CellPages | None, request: Question[Any], widget: WidgetQuestion[Any]
+) -> CellQuestion | None:
+    """The approval at its cells in the page too, answered through the widget's own `answer` (so either place
+    closes both); None when it is no approval, is about no cell, or no page shows cells. Call before `build`:
+    the widget then has its "Show in notebook"."""
+    if at_cells is None or not isinstance(request, ApprovalRequest) or not request.preview.cells:
+        return None
+    at_cell = at_cells.offer(request, widget.answer)
+    if isinstance(widget, WidgetApproval):
+        widget.at_cell = at_cell
+    return at_cell
 
 
 def _approval(request: Question[Approval]) -> ApprovalRequest:

@@ -14,7 +14,7 @@ from ..agent.events import AgentEvent
 from ..builtin_tools.workflow.asking import PlanApproval, UserQuestions
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
-from .approval import NO_WIDGET_FRONTEND, ApprovalUI, WidgetApproval
+from .approval import NO_WIDGET_FRONTEND, ApprovalUI, offer_at_cells
 from .at_cell import CellPages, CellQuestion, outcome_of
 from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
@@ -159,18 +159,9 @@ class RunPresenter:
             ask.answer(ui.unanswered(request, why))
             return
         widget = ui.widget(ask)
-        at_cell = self._offer_at_cells(request, widget)
+        at_cell = offer_at_cells(self.at_cells, request, widget)
         widget.show()
         self._pending.append((widget, ui, at_cell))
-
-    def _offer_at_cells(self, request: Question[Any], widget: WidgetQuestion[Any]) -> CellQuestion | None:
-        """The approval at its cells too, answered through the widget's own `answer` (so either closes both)."""
-        if self.at_cells is None or not isinstance(request, ApprovalRequest) or not request.preview.cells:
-            return None
-        at_cell = self.at_cells.offer(request, widget.answer)
-        if isinstance(widget, WidgetApproval):
-            widget.at_cell = at_cell
-        return at_cell
 
     def _answered(self, ask: PendingQuestion[Any], ui: QuestionUI[Any], answer: Any) -> None:
         if ask.request.tool_use_id:

@@ -21,6 +21,9 @@ import pytest
 from frontend import AgentKernel, KernelFrontend
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from notebook_page import NotebookPage
+
+from jupyter_agent.testing import Text, ToolUse, Turn
 
 pytestmark = pytest.mark.kernel
 
@@ -321,3 +324,74 @@ def test_plan_mode_refuses_code_and_a_token_file_keeps_the_token_out_of_the_outp
     assert ran.is_error
     assert frontend.run("print('planned' in globals())").text().strip() == "False"
     frontend.run("%agent serve stop")
+
+
+def test_rewind_to_before_an_outside_run_undoes_it_and_the_agent_runs_after_it(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    loader = b"def load():\r\n    return range(1, 3)\r\n"
+    (tmp_path / "loader.py").write_bytes(loader)
+    edit_loader = {"file_path": "loader.py", "old_string": "range(1, 3)", "new_string": "range(1, 4)"}
+    frontend, server = agent_kernel(
+        [
+            Turn(blocks=[Text("Looked.")]),  # run 1
+            Turn(
+                blocks=[ToolUse(name="Read", input={"file_path": "loader.py"})]
+            ),  # run 5, after the outside ones
+            Turn(blocks=[ToolUse(name="Edit", input=edit_loader)]),
+            Turn(blocks=[Text("Fixed the loader.")]),
+            Turn(blocks=[Text("Answered after the rewind.")]),
+        ]
+    )
+    page = NotebookPage(frontend)  # the live notebook, analysis.ipynb: cell a1 is `a = 1`
+    assert "Looked." in frontend.run("%%agent\nfirst: look", timeout=60).text()
+    url, token, _ = serve(frontend, "--mode acceptEdits --allow RunCode")
+
+    async def outside(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("NotebookRead", {"cell_id": "a1"}),  # run 2
+            await client.call_tool("NotebookEdit", {"cell_id": "a1", "new_source": "a = 2"}),  # run 3
+            await client.call_tool("RunCode", {"code": "served = 1"}),  # run 4
+        ]
+
+    calls = polling(frontend, lambda: with_client(url, token, outside))
+    assert not any(result.is_error for result in calls), [text_of(result) for result in calls]
+    assert page.cells[0]["source"] == "a = 2"
+    fixed = frontend.run("%%agent --mode acceptEdits\nsecond: fix the loader", timeout=90)
+    assert "Fixed the loader." in fixed.text()
+    assert (tmp_path / "loader.py").read_bytes() != loader
+    before_run_5 = without_cache_marks(server.requests[1]["messages"][:-1])
+
+    said = frontend.run("%agent rewind 3", timeout=60).text()
+
+    assert said.startswith("rewound to before run 3: the conversation lost runs 3, 4, 5 ("), said
+    assert "restored loader.py" in said and "restored cell a1 in analysis.ipynb" in said
+    assert (tmp_path / "loader.py").read_bytes() == loader
+    assert page.cells[0]["source"] == "a = 1"
+    assert frontend.run("print('served' in globals())").text().strip() == "False"
+    history = frontend.run("%agent history").text()
+    assert f"run 3: [{CLIENT}, outside] NotebookEdit a1 (rewound)" in history, history
+    assert f"run 2: [{CLIENT}, outside] NotebookRead a1\n" in history  # before the rewind's run: untouched
+    count = len(server.requests)
+    frontend.run("%%agent\nthird: something else", timeout=60)
+    sent = without_cache_marks(server.requests[count]["messages"])
+    assert sent[:-1] == before_run_5  # the conversation as it was before the outside runs
+    assert "second: fix the loader" not in json.dumps(sent)
+    frontend.run("%agent serve stop")
+
+
+def polling(frontend: KernelFrontend, work: Callable[[], T], timeout: float = 60) -> T:
+    """`work()` on a thread while this one keeps the frontend's side going (the page's comm answers)."""
+    done: list[T] = []
+    thread = threading.Thread(target=lambda: done.append(work()), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while thread.is_alive() and time.monotonic() < deadline:
+        frontend.poll(0.05)
+    thread.join(5)
+    assert done, "the outside calls did not return"
+    return done[0]
+
+
+def without_cache_marks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return json.loads(json.dumps(messages).replace(', "cache_control": {"type": "ephemeral"}', ""))
