@@ -107,6 +107,3 @@ def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
         f"cell '{cell_id}' of {book.name} changed while the edit was waiting (the user is editing it?); "
         f"nothing was changed — {reread(cell_id)} and redo the change on its current source",
     )
-
-
-LIVE_NOTE = "It shows live in JupyterLab; the file on disk changes when the user saves."
