@@ -24,11 +24,17 @@ class Limits:
 
     max_file_bytes: int = 256 * 1024
     max_read_lines: int = 2000
+    #: What a Read without `limit` returns at most (about 10,000 tokens): a first look at a file; an explicit
+    #: offset/limit reads up to `READ_OUTPUT_CHARS`, and the marker gives the offset to read on.
+    max_default_read_chars: int = 40_000
     max_line_chars: int = 2000
     max_output_chars: int = 30_000
     #: What RunCode and RunCell bring back of what code printed (about 2,000 tokens): exploratory output is
     #: meant to be looked at, and the cut marker says how to see the rest.
     max_code_output_chars: int = 8_000
+    #: What Grep's content mode brings back (about 2,000 tokens), in whole lines; its marker gives the offset
+    #: of the next ones.
+    max_search_output_chars: int = 8_000
     max_image_bytes: int = MAX_IMAGE_BYTES
     default_timeout: float = 120.0
     max_timeout: float = 600.0

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..tools.scope import RunChange
     from ..ui.interrupts import InterruptLatch
     from ..watch.note import KernelNote
-    from ..watch.watcher import KernelWatcher
+    from ..watch.watcher import KernelWatcher, SinceLastLook
     from .build import HostServices, McpLines
 
 T = TypeVar("T")
@@ -182,9 +182,9 @@ class KernelAgent:
             signals=signals,
             at_cells=self.review_pages.at_cells,
         )
-        attachments = self.kernel_note_blocks() if self.settings.context else []
+        seen = self.watcher.look() if self.settings.context and self.watcher is not None else None
         future = self.worker.submit(
-            self._run_with_references(session, request, attachments, signals, references=references)
+            self._run_with_references(session, request, seen, signals, references=references)
         )
         try:
             with self._watch_paused():
@@ -215,13 +215,16 @@ class KernelAgent:
         self,
         session: AgentSession,
         request: str,
-        attachments: list[dict[str, Any]],
+        seen: SinceLastLook | None,
         signals: KernelSignals,
         *,
         references: bool,
     ) -> RunFinished:
         """On the worker: the request's references are read (the live notebook answers through the pump), then
         the run. A reference that could not be attached is said in one line of the run's output."""
+        from ..watch.note import note_blocks
+
+        attachments = await note_blocks(seen, session.ctx)  # the kernel note, with cells edited since read
         if references:
             from ..agent.events import Notice
             from ..references import attach_references, merged
@@ -246,15 +249,6 @@ class KernelAgent:
         if self.watcher is None:
             return None
         return render_note(self.watcher.peek() if peek else self.watcher.look())
-
-    def kernel_note_blocks(self) -> list[dict[str, Any]]:
-        """The note as content blocks after the request (never in the system prompt: the cache holds)."""
-        from ..masking import mask
-
-        note = self.kernel_note()
-        if note is None:
-            return []
-        return [{"type": "text", "text": mask(note.text)}, *(image.to_block() for image in note.images)]
 
     def _watch_paused(self) -> AbstractContextManager[None]:
         """What the agent's own run does in the kernel is not news for its next run."""

@@ -43,6 +43,11 @@ class WriteAccess:
     book: Notebook
 
 
+#: Where a live page's cells come from, as `read_note` says it. The session context already tells the model the
+#: notebook is open live in JupyterLab, so a cell read's header leaves this one out (the others it keeps).
+LIVE_PAGE_NOTE = "open in JupyterLab"
+
+
 class NotebookProvider:
     """`await provider.open(path)` reads, `await provider.open_for_write(path)` decides; `path=None` is this
     kernel's notebook. `signals` (set at the start of each run) say what the kernel knows of its frontend."""
@@ -172,7 +177,7 @@ class NotebookProvider:
         if book.live:
             if frontend.kind == "gateway":
                 return "live from the JupyterLab page; its file is on the Jupyter server, not on this kernel's disk"
-            return "open in JupyterLab"
+            return LIVE_PAGE_NOTE
         if not frontend.names(book.path) or frontend.kind == "none":
             return "on disk"
         if frontend.kind == "vscode":

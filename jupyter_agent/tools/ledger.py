@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Mapping
 
 from ..base.errors import ToolError
 
@@ -18,6 +19,8 @@ class ReadLedger:
 
     def __init__(self) -> None:
         self._seen: dict[str, str] = {}
+        #: What `changed_since_read` last told of a key, so one edit of the user's is told once.
+        self._told: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def record(self, key: str, content: bytes | str) -> None:
@@ -45,6 +48,23 @@ class ReadLedger:
                 f"{reread} again and redo the change on the current content",
             )
 
+    def keys_under(self, prefix: str) -> list[str]:
+        with self._lock:
+            return [key for key in self._seen if key.startswith(prefix)]
+
+    def changed_since_read(self, current: Mapping[str, bytes | str]) -> list[str]:
+        """The keys of `current` that were read and whose content differs from that read, each told once per
+        content: the kernel note says which cells the user edited since the model read them."""
+        changed: list[str] = []
+        with self._lock:
+            for key, content in current.items():
+                seen, now = self._seen.get(key), content_hash(content)
+                if seen is not None and seen != now and self._told.get(key) != now:
+                    self._told[key] = now
+                    changed.append(key)
+        return changed
+
     def clear(self) -> None:
         with self._lock:
             self._seen.clear()
+            self._told.clear()

@@ -7,12 +7,17 @@ number and size of images.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..base.result import ImageContent
 from ..builtin_tools.kernel.tracebacks import describe_exception
 from ..masking import clip, mask
 from .watcher import CellRun, SinceLastLook, VariableChange
+
+if TYPE_CHECKING:
+    from ..tools.context import ToolContext
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +40,7 @@ def _cell_line(cell: CellRun) -> str:
     count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
     where = f" cell {cell.cell_id}" if cell.cell_id else ""
     first = clip(cell.first_line, 99)
-    more = " …" if len(cell.source.strip().splitlines()) > 1 else ""
+    more = " …" if len(cell.own_lines) > 1 else ""
     return f"  {count}{where}: {first}{more}"
 
 
@@ -48,12 +53,21 @@ def _variable_line(change: VariableChange) -> str:
     return f"  {change.change:<8} {facts.name}  {details}{value}"
 
 
-def render_note(seen: SinceLastLook, budget: NoteBudget | None = None) -> KernelNote | None:
-    """None when nothing happened (no note at all, not an empty one)."""
-    if seen.empty:
+def render_note(
+    seen: SinceLastLook, budget: NoteBudget | None = None, *, edited: Sequence[str] = ()
+) -> KernelNote | None:
+    """None when nothing happened (no note at all, not an empty one). `edited`: ids of cells the model read
+    that were changed since (`cells_edited_since_read`)."""
+    if seen.empty and not edited:
         return None
     budget = budget or NoteBudget()
     lines = ["<kernel-activity>", "Since your last turn, in the user's kernel:"]
+    if edited:
+        shown_ids = ", ".join(f"'{cell_id}'" for cell_id in edited[: budget.cells])
+        more = f" and {len(edited) - budget.cells} more" if len(edited) > budget.cells else ""
+        lines.append(
+            f"Cells you read that were edited since (read them again before editing): {shown_ids}{more}"
+        )
     if seen.cells:
         shown = seen.cells[-budget.cells :]
         skipped = len(seen.cells) - len(shown) + seen.cells_dropped
@@ -85,3 +99,16 @@ def render_note(seen: SinceLastLook, budget: NoteBudget | None = None) -> Kernel
         tail = f"\n… [{len(text)} characters in all, cut to the budget]\n</kernel-activity>"
         text = clip(text, budget.chars - len(tail), marker=tail)
     return KernelNote(text=text, images=tuple(images))
+
+
+async def note_blocks(seen: SinceLastLook | None, ctx: ToolContext) -> list[dict[str, Any]]:
+    """The note as content blocks after the request (never in the system prompt: the cache holds), with the
+    cells edited since the model read them; on the worker, where the live notebook can be read."""
+    from ..builtin_tools.notebook.common import cells_edited_since_read
+
+    if seen is None:
+        return []
+    note = render_note(seen, edited=await cells_edited_since_read(ctx))
+    if note is None:
+        return []
+    return [{"type": "text", "text": mask(note.text)}, *(image.to_block() for image in note.images)]

@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from ..base.agent_cells import is_agent_cell
+from ..base.agent_cells import is_package_cell, is_package_line
 from ..base.json_values import is_object
 
 if TYPE_CHECKING:
@@ -42,11 +42,16 @@ class CellRun:
     error: BaseException | None = None
 
     @property
+    def own_lines(self) -> list[str]:
+        """The cell's non-blank lines that are the user's (not `%load_ext jupyter_agent` above their code)."""
+        return [
+            line.strip() for line in self.source.splitlines() if line.strip() and not is_package_line(line)
+        ]
+
+    @property
     def first_line(self) -> str:
-        for line in self.source.splitlines():
-            if line.strip():
-                return line.strip()
-        return ""
+        own = self.own_lines
+        return own[0] if own else ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,8 +148,8 @@ class KernelWatcher:
             return
         info = getattr(result, "info", None)
         source = str(getattr(info, "raw_cell", "") or "")
-        if is_agent_cell(source):
-            return
+        if is_package_cell(source):
+            return  # the agent's own cells and `%load_ext jupyter_agent`: not the user's work
         error = getattr(result, "error_in_exec", None) or getattr(result, "error_before_exec", None)
         cell = CellRun(
             execution_count=getattr(result, "execution_count", None),

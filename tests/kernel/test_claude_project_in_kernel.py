@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from frontend import AgentKernel, KernelFrontend, result_text, tool_results
 
-from jupyter_agent.base.harness_texts import request_text
+from jupyter_agent.base.harness_texts import OPENING_CLOSE, request_text
 from jupyter_agent.testing import (
     Citation,
     ScriptedServer,
     SearchHit,
     ServerToolUse,
     Text,
+    Thinking,
     ToolUse,
     Turn,
     WebSearchResult,
@@ -356,3 +357,62 @@ def test_a_repositorys_definitions_linked_to_a_credentials_file_reach_no_request
     listed = frontend.run("%agent skills").text()
     assert "leak" not in listed and "summarize" in listed  # the fixture's own definitions still load
     assert "%agent /leak: no command or skill by that name" in frontend.run("%agent /leak").text()
+
+
+def test_a_budget_thinking_session_with_agents_md_a_skill_and_a_sub_agent_passes_the_strict_server(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    """Issue #42's opening, end to end: `%%agent --model claude-haiku-4-5 --think 8000` in a project with an
+    AGENTS.md, a skill and a sub-agent definition found where Claude Code keeps them. The first request (the
+    harness's opening), the skill, the sub-agent's own conversation and a second run are all taken by the strict
+    server, which refuses a thinking-budget request whose last assistant turn before the tool results has no
+    thinking block."""
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        think = [Thinking("Plan the next step.")] if body.get("thinking", {}).get("type") == "enabled" else []
+        answered = {
+            b.get("tool_use_id")
+            for b in body["messages"][-1]["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result"
+        }
+        if str(body["system"][0]["text"]).startswith("You are a sub-agent"):
+            if answered:
+                return Turn(blocks=[*think, Text("loader.py line 1: no bug found.")])
+            return Turn(blocks=[*think, ToolUse(name="Read", input={"file_path": "loader.py"})])
+        if "toolu_task" in answered:  # the skill last: it narrows the tools while it is active
+            return Turn(
+                blocks=[*think, ToolUse(name="Skill", input={"skill": "summarize"}, id="toolu_skill")]
+            )
+        if "toolu_skill" in answered or request_text(body["messages"][-1]["content"]) == "and now?":
+            return Turn(blocks=[*think, Text("Dates are day-first; the loader has no bug.")])
+        task = {"description": "Review", "prompt": "Review loader.py.", "subagent_type": "reviewer"}
+        return Turn(blocks=[*think, ToolUse(name="Task", input=task, id="toolu_task")])
+
+    frontend, server = project_kernel(script, files={"AGENTS.md": "Dates are day-first.\n"})
+    first = frontend.run("%%agent --model claude-haiku-4-5 --think 8000\ncheck the loader", timeout=120)
+    assert first.reply is not None and first.reply["status"] == "ok", first.text()
+    second = frontend.run("%%agent --model claude-haiku-4-5 --think 8000\nand now?", timeout=120)
+    assert second.reply is not None and second.reply["status"] == "ok", second.text()
+
+    assert [r.refusal for r in server.recorded if r.refusal is not None] == []
+    bodies = server.requests
+    assert len(bodies) == 6  # opening, the sub-agent's two, after Task, after Skill, second run
+    skill_result = next(
+        b for b in bodies[-2]["messages"][-1]["content"] if b.get("tool_use_id") == "toolu_skill"
+    )
+    assert "is_error" not in skill_result
+    assert all(b["thinking"] == {"type": "enabled", "budget_tokens": 8000} for b in bodies if not _sub(b))
+    opening = bodies[0]["messages"]
+    handed = [b["input"] for b in opening[1]["content"] if b.get("type") == "tool_use"]
+    assert {
+        "file_path": str(tmp_path / "AGENTS.md")
+    } in handed  # the repository's file, as the harness's Read
+    assert opening[3] == {"role": "assistant", "content": [{"type": "text", "text": OPENING_CLOSE}]}
+    sub = next(b for b in bodies if _sub(b))
+    sub_handed = [b["input"] for b in sub["messages"][1]["content"] if b.get("type") == "tool_use"]
+    assert {"file_path": str(tmp_path / ".claude" / "agents" / "reviewer.md")} in sub_handed
+    assert "Dates are day-first; the loader has no bug." in second.text()
+
+
+def _sub(body: dict[str, Any]) -> bool:
+    return str(body["system"][0]["text"]).startswith("You are a sub-agent")

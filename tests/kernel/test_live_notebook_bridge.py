@@ -215,8 +215,7 @@ def test_an_agent_run_reads_and_edits_the_live_notebook_after_approval(
         "".join(part["text"] for part in block["content"] if part["type"] == "text") for block in results
     ]
     assert texts[0].startswith("Notebook 'analysis.ipynb' (open in JupyterLab, 1 cell):")
-    assert texts[1] == (
-        "Edited cell 'a1' in analysis.ipynb (+1 −1). It shows live in JupyterLab; the file on disk changes when "
-        "the user saves."
-    )
+    assert (
+        texts[1] == "Edited cell 'a1' in analysis.ipynb (+1 −1)."
+    )  # the live page is said once, in the tool
     assert (tmp_path / "analysis.ipynb").read_bytes() == on_disk

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 
 from ...base.linear_regex import compile_linear
 from ...base.result import ToolResult
+from ...base.sandbox import Limits
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Tool, ToolInput
 from .access import Target, hidden_by_deny, model_path, not_found, target
@@ -29,7 +30,10 @@ braces and parentheses (`interface\\{\\}` finds `interface{}`).
 - output_mode: files_with_matches (default; paths, most recently modified first), content (matching \
 lines as path:line:text, with -A/-B/-C context), count (matching lines per file).
 - multiline: true lets a pattern span lines (`.` then matches newlines too).
-- .gitignore'd and hidden files are skipped. Results are capped; use head_limit, path or glob to narrow.
+- .gitignore'd and hidden files are skipped.
+- Results come in whole lines, content mode up to about {content_chars} characters: a longer result ends \
+with a marker naming the offset of the next lines. head_limit and offset page through any mode; path, glob \
+or type narrow the search.
 - Always use Grep to search file contents, not Read on many files."""
 
 
@@ -60,6 +64,8 @@ class GrepInput(ToolInput):
     """Match case-insensitively."""
     head_limit: int | None = Field(default=None, ge=0)
     """Only the first N lines or entries of the result, like `| head -N`; 0 means no limit (as in Claude Code)."""
+    offset: int = Field(default=0, ge=0)
+    """Skip the first N lines or entries of the result, then apply head_limit (`| tail -n +N+1 | head -N`)."""
     multiline: bool = False
     """Let the pattern match across lines (`.` matches newlines too)."""
 
@@ -73,7 +79,7 @@ class GrepInput(ToolInput):
 
 class GrepTool(Tool[GrepInput]):
     name = "Grep"
-    description = DESCRIPTION
+    description = DESCRIPTION.replace("{content_chars}", f"{Limits().max_search_output_chars:,}")
     kind = "read"
     annotations = READ_ONLY
     Input = GrepInput
@@ -97,7 +103,10 @@ class GrepTool(Tool[GrepInput]):
             hits = await asyncio.to_thread(_fallback, params, ctx, where)
         hits.drop({p for p in hits.paths() if hidden_by_deny(ctx, self.name, p)})
         await asyncio.to_thread(_sort, hits, params, ctx.sandbox.cwd)  # stats files: keep it off the loop
-        result = render(hits, params.output_mode, params, where.shown, ctx.sandbox.limits.max_output_chars)
+        limits = ctx.sandbox.limits
+        content = params.output_mode == "content"
+        budget = limits.max_search_output_chars if content else limits.max_output_chars
+        result = render(hits, params.output_mode, params, where.shown, budget)
         if rg is None:
             return ToolResult.ok(
                 f"{result.content}\n\n{NOTE}", summary=result.summary, data={"backend": "python"}

@@ -15,6 +15,8 @@ class _Shown(Protocol):
     @property
     def head_limit(self) -> int | None: ...
     @property
+    def offset(self) -> int: ...
+    @property
     def line_numbers(self) -> bool: ...
     def context_lines(self) -> tuple[int, int]: ...
 
@@ -43,7 +45,8 @@ def content_lines(lines: list[Hit], *, numbers: bool, separated: bool) -> list[s
 
 
 def _take(entries: list[str], head_limit: int | None, max_chars: int) -> tuple[list[str], bool]:
-    """The entries that fit: at most head_limit, and (always at least one) under max_chars; True if the budget cut."""
+    """The entries that fit: at most head_limit, and (always at least one) under max_chars; True if the budget cut.
+    Whole entries only: a cut never falls inside a line."""
     wanted = entries[:head_limit] if head_limit else entries  # 0 means no limit, as in Claude Code
     taken: list[str] = []
     used = 0
@@ -73,15 +76,15 @@ def render(hits: Hits, mode: OutputMode, params: _Shown, shown: str, max_chars: 
     if not entries:
         text = "\n\n".join([f"No matches for {params.pattern!r} in '{shown}'.", *notes])
         return ToolResult.ok(text, summary="No matches")
-    taken, over_budget = _take(entries, params.head_limit, max_chars)
+    skip = params.offset
+    if skip >= len(entries):
+        text = f"The result has {len(entries)} {_noun(mode)}, none past offset={skip}; pass a smaller offset."
+        return ToolResult.ok("\n\n".join([text, *notes]), summary=f"Nothing past offset {skip}")
+    taken, over_budget = _take(entries[skip:], params.head_limit, max_chars)
     body = "\n".join(taken)
-    if len(taken) < len(entries):
-        why = (
-            f"output kept under {max_chars} characters; narrow the search with path, glob or type, or set head_limit"
-            if over_budget
-            else f"head_limit={params.head_limit}"
-        )
-        notes.insert(0, f"[Showing {len(taken)} of {len(entries)} {_noun(mode)} ({why}).]")
+    end = skip + len(taken)
+    if end < len(entries) or skip:
+        notes.insert(0, _marker(mode, skip, end, len(entries), over_budget, params, max_chars))
     if mode == "files_with_matches":
         summary = f"Found {_plural(len(hits.files), 'file')}"
         body = f"{summary}\n{body}"
@@ -94,6 +97,22 @@ def render(hits: Hits, mode: OutputMode, params: _Shown, shown: str, max_chars: 
         files = len({hit.path for hit in hits.lines})
         summary = f"Found {_plural(matches, 'matching line')} in {_plural(files, 'file')}"
     return ToolResult.ok("\n\n".join([body, *notes]), summary=summary)
+
+
+def _marker(
+    mode: OutputMode, skip: int, end: int, total: int, over_budget: bool, params: _Shown, max_chars: int
+) -> str:
+    """Read's style: which entries these are, why they stop there, and the offset that shows the next ones."""
+    why = [f"offset={skip}"] if skip else []
+    if over_budget:
+        why.append(f"output kept under {max_chars:,} characters")
+    elif end < total:
+        why.append(f"head_limit={params.head_limit}")
+    shown = f"[Showing {_noun(mode)} {skip + 1}–{end} of {total}" + (f" ({'; '.join(why)})" if why else "")
+    if end >= total:
+        return shown + ".]"
+    narrow = ", or narrow the search with path, glob or type" if over_budget else ""
+    return f"{shown}. Use offset={end} to see the next ones{narrow}.]"
 
 
 def _noun(mode: OutputMode) -> str:

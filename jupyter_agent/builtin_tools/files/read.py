@@ -29,8 +29,9 @@ DESCRIPTION = """\
 Read a file from the project (paths are absolute or relative to the working directory).
 - Text comes back numbered like `cat -n`: the line number, a tab, then the line. The numbers are not part \
 of the file: never copy them into Edit's old_string.
-- Without offset/limit the whole file is read (up to {lines} lines); files over {size} must be read in \
-parts with offset (1-based first line) and limit (number of lines).
+- Without offset/limit the whole file is read (up to {lines} lines and about {default_chars} characters; \
+the marker at the end says which offset reads on); files over {size} must be read in parts with offset \
+(1-based first line) and limit (number of lines).
 - Lines longer than {line_chars} characters are cut, with a marker saying how much.
 - Images (PNG, JPEG, GIF, WebP) are shown to you as images.
 - PDFs come back as text, page by page; for a PDF over {pdf_pages} pages pass pages (e.g. "1-5"), at most \
@@ -57,6 +58,7 @@ class ReadTool(Tool[ReadInput]):
     name = "Read"
     description = DESCRIPTION.format(
         lines=_DEFAULTS.max_read_lines,
+        default_chars=f"{_DEFAULTS.max_default_read_chars:,}",
         size=human_size(_DEFAULTS.max_file_bytes),
         line_chars=_DEFAULTS.max_line_chars,
         pdf_pages=PDF_PAGES_WHOLE,
@@ -121,7 +123,8 @@ def _read_text(params: ReadInput, ctx: ToolContext, where: Target, size: int) ->
     limits = ctx.sandbox.limits
     start = max(params.offset or 1, 1)
     limit = params.limit or limits.max_read_lines
-    budget = min(READ_OUTPUT_CHARS, limits.max_file_bytes)
+    ceiling = READ_OUTPUT_CHARS if params.limit else limits.max_default_read_chars
+    budget = min(ceiling, limits.max_file_bytes)
     if size == 0:
         remember(ctx, where, b"")
         return ToolResult.ok(f"'{where.shown}' is empty (0 bytes).", summary=f"Read {where.shown} (empty)")

@@ -100,6 +100,23 @@ def require_fresh(ctx: ToolContext, book: Notebook, cell: Cell) -> None:
     )
 
 
+async def cells_edited_since_read(ctx: ToolContext) -> list[str]:
+    """The ids of this kernel's notebook's cells that the model read and someone changed since, in notebook
+    order, each change told once (the kernel note). Nothing when no cell was read or the notebook cannot be
+    read now: the note is a courtesy, the edit's own STALE_READ check is the guard."""
+    provider = provider_of(ctx)
+    path = provider.frontend.notebook or provider.default_path
+    if path is None or not ctx.reads.keys_under(f"{path}#"):
+        return []
+    try:
+        book = await provider.open()
+        cells = await book.cells()
+    except ToolError:
+        return []
+    changed = ctx.reads.changed_since_read({ledger_key(book, cell.id): cell.source for cell in cells})
+    return [key.rpartition("#")[2] for key in changed]
+
+
 def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
     """The backend's atomic check failed: the cell changed between our read and the edit (the user typing)."""
     return ToolError(
@@ -107,6 +124,3 @@ def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
         f"cell '{cell_id}' of {book.name} changed while the edit was waiting (the user is editing it?); "
         f"nothing was changed — {reread(cell_id)} and redo the change on its current source",
     )
-
-
-LIVE_NOTE = "It shows live in JupyterLab; the file on disk changes when the user saves."

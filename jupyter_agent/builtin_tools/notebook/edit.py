@@ -32,7 +32,6 @@ from ...tools.context import ToolContext
 from ...tools.core import WRITES, Preview
 from ..files.edit import snippet
 from .common import (
-    LIVE_NOTE,
     NotebookPathTool,
     ledger_key,
     shown,
@@ -57,7 +56,7 @@ of this kernel's notebook (at the top of another notebook). The result gives the
 after_cell_id is required); it keeps its id, source and outputs.
 - A parameter that does not apply to the edit_mode is refused (INVALID_ARGS), not ignored.
 - Without notebook_path it edits this kernel's notebook; when that is open in JupyterLab the change \
-shows there at once and the user can undo it (the file is saved by the user). Where the notebook is held \
+shows there at once and the user can undo it (the file on disk changes when the user saves). Where the notebook is held \
 by a frontend that cannot be changed from here (VS Code, a page without the extension, a headless run), the \
 change is shown to the user as a proposal to apply instead, and the result says so.
 - Read a cell with NotebookRead before replacing, deleting or clearing it: a cell never read is refused \
@@ -81,7 +80,6 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
     if edit.access.decision.kind == "proposal":
         return propose(edit.proposal(), ctx, reason=edit.access.decision.reason, diff=edit.diff.text)
     book, name = edit.book, shown(ctx, edit.book)
-    note = f" {LIVE_NOTE}" if book.live else ""
     data: dict[str, Any] = {"notebook": str(book.path), "live": book.live, "edit_mode": edit.mode}
     if edit.mode == "insert":
         assert edit.new_type is not None
@@ -93,7 +91,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         ctx.reads.record(ledger_key(book, new_id), edit.new_source)
         where = f"after cell '{after_id}'" if after_id else "at the top"
         position = (done.index or 0) + 1
-        content = f"Inserted {edit.new_type} cell '{new_id}' {where} in {name} (position {position}).{note}"
+        content = f"Inserted {edit.new_type} cell '{new_id}' {where} in {name} (position {position})."
         summary = f"Inserted {edit.new_type} cell {new_id}"
         return ToolResult.ok(content, summary=summary, diff=edit.diff.text, data={**data, "cell_id": new_id})
     cell = edit.cell
@@ -106,7 +104,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         _journal(ctx, book, "delete", cell.id, [restore], None, tool)
         ctx.reads.forget(ledger_key(book, cell.id))
         lines = len(cell.source.splitlines())
-        content = f"Deleted {cell.cell_type} cell '{cell.id}' ({lines} line{'s' if lines != 1 else ''}) from {name}.{note}"
+        content = f"Deleted {cell.cell_type} cell '{cell.id}' ({lines} line{'s' if lines != 1 else ''}) from {name}."
         return ToolResult.ok(
             content, summary=f"Deleted cell {cell.id}", diff=edit.diff.text, data={**data, "cell_id": cell.id}
         )
@@ -116,7 +114,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         where = f"right after cell '{edit.after.id}'" if edit.after is not None else "to the top"
         content = (
             f"Moved {cell.cell_type} cell '{cell.id}' {where} in {name} (now position {(first.index or 0) + 1}); "
-            f"its id, source and outputs are unchanged.{note}"
+            f"its id, source and outputs are unchanged."
         )
         return ToolResult.ok(
             content, summary=f"Moved cell {cell.id}", diff=edit.diff.text, data={**data, "cell_id": cell.id}
@@ -134,7 +132,6 @@ def _replaced(
 ) -> ToolResult:
     """A replace (source, type, outputs, in that order) as one journaled change whose undo reverses each part."""
     book, name = edit.book, shown(ctx, edit.book)
-    note = f" {LIVE_NOTE}" if book.live else ""
     by_kind = {type(op): result for op, result in results}
     undo: list[Op | dict[str, Any]] = []
     extra = ""
@@ -167,14 +164,14 @@ def _replaced(
         count = len(cell.outputs)
         content = (
             f"Cleared the outputs of cell '{cell.id}' in {name} ({count} output{'s' if count != 1 else ''} and "
-            f"the execution count); its source is unchanged.{note}"
+            f"the execution count); its source is unchanged."
         )
         summary = f"Cleared outputs of cell {cell.id}"
     else:
         counts = edit.diff.counts
         if cleared:
             extra += " Its outputs and execution count were cleared."
-        content = f"Edited cell '{cell.id}' in {name} ({counts}).{extra}{note}{_changed_lines(edit)}"
+        content = f"Edited cell '{cell.id}' in {name} ({counts}).{extra}{_changed_lines(edit)}"
         summary = f"Edited cell {cell.id} ({counts})"
     return ToolResult.ok(content, summary=summary, diff=edit.diff.text, data={**data, "cell_id": cell.id})
 

@@ -11,6 +11,7 @@ from ...base.result import ToolResult
 from ...base.sandbox import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
+from ...notebook.provider import LIVE_PAGE_NOTE
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, ToolInput
 from .common import NotebookPathTool, find, ledger_key, open_notebook, shown, where_read
@@ -105,8 +106,10 @@ def _some_cells(ctx: ToolContext, book: Notebook, cells: list[Cell], wanted: lis
     else:
         head, summary = f"Cells {', '.join(positions)} of {len(cells)}", f"Read {len(found)} cells of {name}"
     data = {"path": str(book.path), "cells": len(cells), "live": book.live}
+    where = where_read(ctx, book)
+    source = "" if where == LIVE_PAGE_NOTE else f" ({where})"
     return ToolResult.ok(
-        f"{head} in '{name}' ({where_read(ctx, book)}):\n" + "\n".join(pieces),
+        f"{head} in '{name}'{source}:\n" + "\n".join(pieces),
         summary=summary,
         images=tuple(images.images),
         data=data,

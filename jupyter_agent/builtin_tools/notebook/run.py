@@ -166,14 +166,10 @@ async def code_cells(book: Notebook, ids: list[str], *, running: str | None = No
                 "not in a cell)" + ("; nothing ran" if len(found) > 1 else ""),
             )
         if is_agent_cell(cell.source):
-            which = (
-                "the %%agent cell running now (this conversation)"
-                if cell.id == running
-                else "an %%agent cell"
-            )
+            which = "the %%agent cell running you" if cell.id == running else "an %%agent cell"
             raise ToolError(
                 "INVALID_ARGS",
-                f"cell '{cell.id}' is {which}; RunCell does not run %%agent cells: an agent cannot start "
-                "another agent run while this one runs. Nothing ran; run the code cells themselves, or RunCode",
+                f"cell '{cell.id}' is {which}; RunCell does not run %%agent cells (a run cannot start "
+                "another). Nothing ran; run the code cells themselves, or RunCode",
             )
     return [cell for _, cell in found]

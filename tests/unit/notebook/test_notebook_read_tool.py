@@ -65,10 +65,11 @@ def test_every_cell_shown_whole_counts_as_read(world: World) -> None:
 
 
 def test_one_cell_by_id(world: World) -> None:
-    where = "open in JupyterLab" if world.page else "on disk"
+    # The session context says the notebook is open live; a cell's header names only a source that is not the page.
+    where = "" if world.page else " (on disk)"
     result = read(world.ctx, cell_id="c1")
     assert result.content == (
-        f"Cell 2 of 4 in 'analysis.ipynb' ({where}):\n"
+        f"Cell 2 of 4 in 'analysis.ipynb'{where}:\n"
         '<cell id="c1" index="2" type="code" execution_count="2">\nx = 1\nprint(x)\n</cell>\n<outputs>\n1\n</outputs>'
     )
     assert world.ctx.reads.has_read(f"{world.path.resolve()}#c1")
@@ -184,11 +185,11 @@ def test_the_outline_header_of_a_notebook_with_the_running_cell_is_one_sentence(
 
 
 def test_cell_ids_return_several_cells_with_their_outputs_in_notebook_order(world: World) -> None:
-    where = "open in JupyterLab" if world.page else "on disk"
+    where = "" if world.page else " (on disk)"
     tool = NotebookRead()
     result = asyncio.run(tool.run(tool.Input(cell_ids=["c2", "c0"]), world.ctx))
     assert result.content == (
-        f"Cells 1, 3 of 4 in 'analysis.ipynb' ({where}):\n"
+        f"Cells 1, 3 of 4 in 'analysis.ipynb'{where}:\n"
         '<cell id="c0" index="1" type="code" execution_count="1">\nx = 0\nprint(x)\n</cell>\n<outputs>\n0\n</outputs>\n'
         '<cell id="c2" index="3" type="code" execution_count="3">\nx = 2\nprint(x)\n</cell>\n<outputs>\n2\n</outputs>'
     )

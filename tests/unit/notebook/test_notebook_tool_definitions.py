@@ -65,7 +65,7 @@ EXPECTED = [
         "- A parameter that does not apply to the edit_mode is refused (INVALID_ARGS), not "
         "ignored.\n"
         "- Without notebook_path it edits this kernel's notebook; when that is open in JupyterLab "
-        "the change shows there at once and the user can undo it (the file is saved by the user). "
+        "the change shows there at once and the user can undo it (the file on disk changes when the user saves). "
         "Where the notebook is held by a frontend that cannot be changed from here (VS Code, a page "
         "without the extension, a headless run), the change is shown to the user as a proposal to "
         "apply instead, and the result says so.\n"

@@ -32,7 +32,7 @@ def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
 @pytest.mark.parametrize(
     ("tool_input", "which"),
     [
-        ({"cell_id": "c2"}, "cell 'c2' is the %%agent cell running now (this conversation)"),
+        ({"cell_id": "c2"}, "cell 'c2' is the %%agent cell running you"),
         ({"cell_id": "c1"}, "cell 'c1' is an %%agent cell"),
         ({"cell_ids": ["c0", "c1"]}, "cell 'c1' is an %%agent cell"),
     ],
@@ -48,8 +48,8 @@ def test_an_agent_cell_is_refused_before_anyone_is_asked(
 
     done = ToolHarness(world.ctx, notebook_tools(), approver=approver).dispatch("RunCell", tool_input)
     assert done.result.content == (
-        f"INVALID_ARGS: {which}; RunCell does not run %%agent cells: an agent cannot start another agent run "
-        "while this one runs. Nothing ran; run the code cells themselves, or RunCode"
+        f"INVALID_ARGS: {which}; RunCell does not run %%agent cells (a run cannot start another). Nothing ran; "
+        "run the code cells themselves, or RunCode"
     )
     assert asked == []
     assert world.ctx.namespace == {}  # c0 did not run either

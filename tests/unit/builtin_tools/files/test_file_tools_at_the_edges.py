@@ -50,11 +50,11 @@ def test_head_limit_zero_means_no_limit_as_in_claude_code(tmp_path: Path) -> Non
 def test_an_unknown_grep_field_lists_the_names_the_schema_shows(tmp_path: Path) -> None:
     tools = file_harness(tmp_path)
 
-    result = tools.call("Grep", pattern="x", offset=3)
+    result = tools.call("Grep", pattern="x", page=3)
 
     assert result.error_code == "INVALID_ARGS"
     allowed = result.content.split("allowed fields: ", 1)[1]
-    for name in ("-B", "-A", "-C", "-n", "-i", "head_limit"):
+    for name in ("-B", "-A", "-C", "-n", "-i", "head_limit", "offset"):
         assert name in allowed.split(", ") or f"{name})" in allowed
     for internal in ("before", "after", "context", "line_numbers", "ignore_case"):
         assert internal not in allowed

@@ -99,7 +99,22 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "head_limit keeps the first entries and says so",
         {"pattern": "def", "output_mode": "content", "head_limit": 1},
-        "src/app.py:3:def main():\n\n[Showing 1 of 3 lines (head_limit=1).]",
+        "src/app.py:3:def main():\n\n[Showing lines 1–1 of 3 (head_limit=1). Use offset=1 to see the next ones.]",
+    ),
+    (
+        "offset skips entries, then head_limit applies, and the marker says which these are",
+        {"pattern": "def", "output_mode": "content", "offset": 1, "head_limit": 1},
+        "src/util.py:1:def run():\n\n[Showing lines 2–2 of 3 (offset=1; head_limit=1). Use offset=2 to see the next ones.]",
+    ),
+    (
+        "the last page says so and offers no next offset",
+        {"pattern": "def", "output_mode": "content", "offset": 2},
+        "src/util.py:5:def todo_list():\n\n[Showing lines 3–3 of 3 (offset=2).]",
+    ),
+    (
+        "an offset past the end says how many there are",
+        {"pattern": "TODO", "offset": 5},
+        "The result has 3 files, none past offset=5; pass a smaller offset.",
     ),
     (
         "multiline lets a pattern span lines",
@@ -134,15 +149,42 @@ def test_the_fallback_says_it_ran(tmp_path: Path) -> None:
 
 def test_the_output_is_cut_to_the_character_budget_with_a_hint(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("".join(f"hit {n:03}\n" for n in range(200)))
-    result = file_harness(tmp_path, limits=Limits(max_output_chars=60)).ok(
+    result = file_harness(tmp_path, limits=Limits(max_search_output_chars=60)).ok(
         "Grep", pattern="hit", output_mode="content"
     )
     assert result.content == (
         "log.txt:1:hit 000\nlog.txt:2:hit 001\nlog.txt:3:hit 002\n\n"
-        "[Showing 3 of 200 lines (output kept under 60 characters; narrow the search with path, glob or type, "
-        "or set head_limit).]"
+        "[Showing lines 1–3 of 200 (output kept under 60 characters). Use offset=3 to see the next ones, or "
+        "narrow the search with path, glob or type.]"
     )
     assert result.summary == "Found 200 matching lines in 1 file"
+    following = file_harness(tmp_path, limits=Limits(max_search_output_chars=60)).ok(
+        "Grep", pattern="hit", output_mode="content", offset=3
+    )
+    assert following.content.startswith("log.txt:4:hit 003\nlog.txt:5:hit 004\n")
+
+
+def test_content_mode_has_a_smaller_default_cut_between_lines_than_the_file_lists(tmp_path: Path) -> None:
+    """A 5,000-line match comes back as about 8,000 characters of whole lines, not 30,000; a list of files
+    keeps the larger budget (its entries are short and each is a path to Read)."""
+    line = "value = compute(row)  # a line long enough to matter\n"
+    (tmp_path / "log.txt").write_text(line * 5000)
+    for n in range(400):
+        (tmp_path / f"part_{n:03}.txt").write_text("value\n")
+    content = file_harness(tmp_path).ok("Grep", pattern="value", output_mode="content", path="log.txt")
+    body, marker = content.content.split("\n\n")
+    lines = body.split("\n")
+    assert all(
+        entry.startswith("log.txt:") and entry.endswith("# a line long enough to matter") for entry in lines
+    )
+    assert 7_000 < len(body) <= 8_000
+    assert marker == (
+        f"[Showing lines 1–{len(lines)} of 5000 (output kept under 8,000 characters). Use offset={len(lines)} to "
+        "see the next ones, or narrow the search with path, glob or type.]"
+    )
+    files = file_harness(tmp_path).ok("Grep", pattern="value")
+    assert files.content.startswith("Found 401 files\n")
+    assert "[Showing" not in files.content  # 401 short paths fit the 30,000-character budget whole
 
 
 def test_very_long_lines_are_shortened_by_ripgrep(tmp_path: Path) -> None:
@@ -197,6 +239,7 @@ def test_the_schema_offers_claude_codes_dashed_fields_with_descriptions() -> Non
         "-n",
         "-i",
         "head_limit",
+        "offset",  # Claude Code's Grep pages with head_limit and offset too
         "multiline",
     ]
     assert all(props[name].get("description") for name in props), json.dumps(props, indent=1)

@@ -357,3 +357,24 @@ def test_an_old_format_notebook_is_upgraded_to_cells(tmp_path: Path) -> None:
     result = file_harness(tmp_path).ok("Read", file_path="old.ipynb")
     assert "print(1)" in result.content
     assert 'type="code" execution_count="1"' in result.content
+
+
+def test_a_read_without_limit_is_a_first_look_and_an_explicit_limit_reads_more(tmp_path: Path) -> None:
+    """2,000 lines of 60 characters (~120,000 characters, 30,000 tokens) are not what a first look should cost:
+    a default Read stops at whole lines under 40,000 characters and says where to go on."""
+    (tmp_path / "big.py").write_text(
+        "".join(f"value_{n:04} = compute({n}) + offset  # a typical line\n" for n in range(2000))
+    )
+    harness = file_harness(tmp_path)
+    first = harness.ok("Read", file_path="big.py")
+    body, marker = first.content.rsplit("\n\n", 1)
+    shown = body.split("\n")
+    assert len(first.content) < 41_000
+    assert shown[-1].endswith("# a typical line")  # whole lines only
+    last = len(shown)
+    assert marker == (
+        f"[Showing lines 1–{last} of 2000 (output kept under 40000 characters). Use offset={last + 1} to read more.]"
+    )
+    asked = harness.ok("Read", file_path="big.py", offset=1, limit=1000)
+    assert asked.content.count("# a typical line") == 1000  # over 40,000 characters: asked for, so given
+    assert len(asked.content) > 50_000
