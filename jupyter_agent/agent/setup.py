@@ -56,13 +56,15 @@ class RunSetup:
         hooks = Hooks(pre_tool_use=list(self.pre_tool_use), post_tool_use=list(self.post_tool_use))
         if not self.command_hooks:
             return hooks
-        command = CommandHooks(self.command_hooks, session=session, report=report)
+        command = CommandHooks(self.command_hooks, session=session, report=report, halted=hooks.halted)
         if command.of("PreToolUse"):
             hooks.pre_tool_use.append(command.pre_tool_use)
-        if command.of("PostToolUse"):
+        if command.of("PostToolUse") or command.of("PostToolUseFailure"):
             hooks.post_tool_use.append(command.post_tool_use)
         if command.of("UserPromptSubmit"):
             hooks.user_prompt_submit.append(command.user_prompt_submit)
         if command.of("Stop"):
             hooks.stop.append(command.stop)
+        if command.events() - {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop"}:
+            hooks.events.append(command.fire)
         return hooks

@@ -70,7 +70,7 @@ def test_the_event_arrives_as_json_on_stdin_in_the_project_directory(project: Pa
     event = json.loads((project / "event.json").read_text())
     assert event["hook_event_name"] == "PreToolUse"
     assert event["tool_name"] == "Read"
-    assert event["tool_input"]["file_path"] == "notes.txt"
+    assert event["tool_input"]["file_path"] == str(project / "notes.txt")  # absolute, as Claude Code sends it
     assert event["tool_use_id"] == "toolu_7"
     assert event["session_id"] == "s1" and event["permission_mode"] == "default"
     assert (project / "where.txt").read_text().strip() == str(project)
@@ -166,7 +166,9 @@ def test_post_tool_use_feedback_is_added_to_what_the_model_reads(project: Path) 
     assert "hello" in result.content
     assert result.content.endswith("[PostToolUse hook feedback: remember: notes.txt is generated]")
     event = json.loads((project / "response.json").read_text())
-    assert "hello" in event["tool_response"]["content"] and event["tool_response"]["is_error"] is False
+    file = event["tool_response"]["file"]  # Read's response, in Claude Code's shape
+    assert event["tool_response"]["type"] == "text" and "hello" in file["content"]
+    assert file["filePath"] == str(project / "notes.txt")
 
 
 def test_user_prompt_submit_blocks_with_its_reason_or_adds_what_it_prints(project: Path) -> None:
