@@ -251,8 +251,8 @@ class Dispatcher:
         try:
             result = await tool.run(params, ctx)
         except ToolError as exc:  # the card keeps its one line (`Edit utils.py`), not the bare tool name
-            return ToolResult.error(exc.code, exc.message), title, decision
-        result = await self.hooks.run_post(hook_call, result)
+            result = ToolResult.error(exc.code, exc.message)
+        result = await self.hooks.run_post(hook_call, result)  # an error result too (PostToolUseFailure)
         return result, title, decision
 
     async def _hooks_answer(self, request: ApprovalRequest, asked: Ask, ctx: ToolContext) -> Approval | None:
