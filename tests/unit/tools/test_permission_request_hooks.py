@@ -42,12 +42,12 @@ def wired(
         for e, m, c in hooks
     ]
     session = HookSession(session_id="s1", transcript_path="", cwd=str(project), permission_mode="default")
-    hooks = Hooks()
-    commands = CommandHooks(made, session=lambda: session, report=told.append, halted=hooks.halted)
-    hooks.pre_tool_use.append(commands.pre_tool_use)
-    hooks.post_tool_use.append(commands.post_tool_use)
-    hooks.events.append(commands.fire)
-    return hooks, told
+    wired_hooks = Hooks()
+    commands = CommandHooks(made, session=lambda: session, report=told.append, halted=wired_hooks.halted)
+    wired_hooks.pre_tool_use.append(commands.pre_tool_use)
+    wired_hooks.post_tool_use.append(commands.post_tool_use)
+    wired_hooks.events.append(commands.fire)
+    return wired_hooks, told
 
 
 def test_a_permission_request_allow_answers_the_modes_question(project: Path) -> None:
