@@ -12,6 +12,7 @@ blocks as Claude Code passes them on. Everything here is masked by the caller.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,8 @@ PATH_FIELDS = {
     "Glob": ("path",),
     "Grep": ("path",),
 }
+#: The first line of a Grep listing.
+FOUND = re.compile(r"Found \d+ (file|match|line)")
 #: The marker this package's Bash puts between stdout and stderr.
 STDERR_MARK = "[stderr]\n"
 
@@ -52,7 +55,7 @@ def claude_tool_response(tool: str, arguments: dict[str, Any], result: ToolResul
     shape = _SHAPES.get(tool)
     made_input = claude_tool_input(tool, arguments, cwd)
     if shape is not None:
-        return shape(made_input, result)
+        return shape(made_input, result, cwd)
     text = mask(result.content)
     if tool.startswith("mcp__"):
         return [{"type": "text", "text": text}]
@@ -60,12 +63,14 @@ def claude_tool_response(tool: str, arguments: dict[str, Any], result: ToolResul
 
 
 def _lines(text: str) -> list[str]:
-    """The listed lines of a result, without the notes this package adds after a blank line or in brackets."""
+    """The listed lines of a result, without this package's header (`Found 2 files`) and the notes it adds after a
+    blank line or in brackets."""
     body = text.split("\n\n", 1)[0]
-    return [line for line in body.splitlines() if line.strip() and not line.startswith("[")]
+    lines = [line for line in body.splitlines() if line.strip() and not line.startswith("[")]
+    return lines[1:] if lines and FOUND.match(lines[0]) else lines
 
 
-def _read(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _read(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     first = result.data.get("first")
     last = result.data.get("last")
     start = first if isinstance(first, int) else 1
@@ -74,7 +79,7 @@ def _read(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     return {"type": "text", "file": {**file, "startLine": start}}
 
 
-def _write(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _write(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "type": result.data.get("type", "update"),
         "filePath": args.get("file_path", ""),
@@ -84,7 +89,7 @@ def _write(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _edit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _edit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "filePath": args.get("file_path", ""),
         "oldString": mask(str(args.get("old_string", ""))),
@@ -96,7 +101,7 @@ def _edit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _multiedit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _multiedit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "filePath": args.get("file_path", ""),
         "edits": args.get("edits", []),
@@ -105,19 +110,20 @@ def _multiedit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _glob(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
-    base = str(args.get("path") or "")
-    names = [absolute(line.strip(), base) if base else line.strip() for line in _lines(result.content)]
+def _glob(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
+    base = str(args.get("path") or cwd)
+    names = [absolute(line.strip(), base) for line in _lines(result.content)]
     if result.content.startswith("No files"):
         names = []
     return {"filenames": names, "durationMs": 0, "numFiles": len(names), "truncated": False}
 
 
-def _grep(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _grep(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     mode = args.get("output_mode") or "files_with_matches"
+    base = str(args.get("path") or cwd)
     lines = [] if result.summary == "No matches" else _lines(mask(result.content))
     if mode == "content":
-        files = sorted({line.split(":", 1)[0] for line in lines if ":" in line})
+        files = sorted({absolute(line.split(":", 1)[0], base) for line in lines if ":" in line})
         return {
             "mode": mode,
             "numFiles": len(files),
@@ -125,10 +131,11 @@ def _grep(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
             "content": "\n".join(lines),
             "numLines": len(lines),
         }
-    return {"mode": mode, "numFiles": len(lines), "filenames": lines}
+    files = [absolute(line.split(":", 1)[0] if mode == "count" else line, base) for line in lines]
+    return {"mode": mode, "numFiles": len(files), "filenames": files}
 
 
-def _bash(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _bash(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     text = "" if result.content == "(no output)" else mask(result.content)
     stdout, stderr = text, ""
     if text.startswith(STDERR_MARK):
@@ -140,7 +147,7 @@ def _bash(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     return shape if background is None else {**shape, "backgroundTaskId": result.data.get("id", "")}
 
 
-def _notebook_edit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _notebook_edit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "new_source": mask(str(args.get("new_source") or "")),
         "cell_id": result.data.get("cell_id", args.get("cell_id")),
@@ -152,7 +159,7 @@ def _notebook_edit(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _web_fetch(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _web_fetch(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     text = mask(result.content)
     return {
         "bytes": len(text.encode("utf-8")),
@@ -164,11 +171,11 @@ def _web_fetch(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _web_search(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _web_search(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {"query": args.get("query", ""), "results": [mask(result.content)], "durationSeconds": 0}
 
 
-def _task(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _task(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "status": "completed",
         "prompt": args.get("prompt", ""),
@@ -179,11 +186,11 @@ def _task(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _todo_write(args: dict[str, Any], result: ToolResult) -> dict[str, Any]:
+def _todo_write(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {"oldTodos": [], "newTodos": result.data.get("todos", args.get("todos", []))}
 
 
-_SHAPES: dict[str, Callable[[dict[str, Any], ToolResult], Any]] = {
+_SHAPES: dict[str, Callable[[dict[str, Any], ToolResult, str], Any]] = {
     "Read": _read,
     "Write": _write,
     "Edit": _edit,
