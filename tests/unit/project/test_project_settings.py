@@ -106,7 +106,9 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
             },
             "hooks": {
                 "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "prompt", "prompt": "x"}]}],
-                "SessionStart": [],
+                "SessionStart": [],  # fired here: no warning
+                "WorktreeCreate": [],
+                "OnSave": [],
             },
             "model": "opus",
         }
@@ -127,8 +129,9 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "(missing ), unterminated subpattern at position 0); skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'prompt' hooks are not run here (only "
         "'command' hooks are); skipped",
-        f"jupyter_agent: {path}: hooks.SessionStart: not run here (only PreToolUse, PostToolUse, "
-        "UserPromptSubmit, Stop are); ignored",
+        f"jupyter_agent: {path}: hooks.WorktreeCreate: never fired here (this package does not make git "
+        "worktrees); ignored",
+        f"jupyter_agent: {path}: hooks.OnSave: not an event of Claude Code's hooks reference; ignored",
     ]
     settings = claude.settings
     assert [r.text for r in settings.rules("allow")] == ["Read"]
