@@ -4,7 +4,8 @@ read as Claude Code reads it (`additionalContext` for the model, a block where t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import dataclasses
+from typing import TYPE_CHECKING, Any
 
 from ..base.harness_texts import is_harness_text
 from ..permissions.policy import PermissionPolicy
@@ -12,8 +13,11 @@ from ..sessions.recorder import SessionRecorder
 from ..tools.command_hooks import HookSession
 from ..tools.context import ToolContext
 from ..tools.hooks import Hooks
+from .client import ModelClient
+from .config import AgentConfig
 from .conversation import Conversation
 from .events import AgentEvent, Emit, ErrorEvent, Notice, RunReason
+from .stream import TurnAssembler
 
 if TYPE_CHECKING:
     from .loop import AgentRun
@@ -156,3 +160,22 @@ def hook_halt(run: AgentRun) -> RunReason | None:
         return None
     run.emit(Notice(level="warning", message=f"a hook stopped the agent: {reason}"))
     return "blocked"
+
+
+#: What a prompt hook's answer may use (a JSON object of a line or two).
+PROMPT_HOOK_MAX_TOKENS = 1024
+
+
+async def ask_model(client: ModelClient, config: AgentConfig, prompt: str, model: str) -> str:
+    """A `prompt` hook's question, one message to the hook's `model` (else the session's); its answer's text."""
+    asked = dataclasses.replace(config, model=model) if model else config
+    params: dict[str, Any] = {
+        "model": asked.model,
+        "max_tokens": PROMPT_HOOK_MAX_TOKENS,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": prompt}]}],
+    }
+    assembler = TurnAssembler()
+    async with client.stream(asked, params) as events:
+        async for event in events:
+            assembler.feed(event)
+    return "\n".join(b["text"] for b in assembler.content() if b.get("type") == "text")

@@ -32,7 +32,7 @@ from .config import AgentConfig
 from .conversation import Block, Conversation
 from .events import Emit, Notice, RunFinished, Usage, ended_before_start
 from .facts import SessionFacts, facts_text
-from .hook_moments import ErrorWatch, hook_facts, last_assistant_text, opening_hooks, stop_failure
+from .hook_moments import ErrorWatch, ask_model, hook_facts, last_assistant_text, opening_hooks, stop_failure
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
@@ -110,7 +110,9 @@ class AgentSession:
         self.config = setup.config
         self.policy = setup.policy()
         self.hooks = setup.hooks(
-            session=lambda: hook_facts(self.recorder, self.ctx, self.policy), report=self.notify
+            session=lambda: hook_facts(self.recorder, self.ctx, self.policy),
+            report=self.notify,
+            ask=lambda prompt, model: ask_model(self.client, self.config, prompt, model),
         )
         self.pool.denied = [str(rule) for rule in setup.deny if rule.pattern is None]
         for name, tools in setup.sources.items():

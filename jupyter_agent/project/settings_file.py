@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..base.confined import read_confined
 from ..base.errors import ToolError
@@ -26,6 +26,8 @@ from ..tools.command_hook_run import (
     HOOK_EVENTS,
     MATCH_ALL,
     NOT_FIRED,
+    PROMPT_EVENTS,
+    PROMPT_TIMEOUT,
     CommandHook,
     HookEvent,
 )
@@ -271,8 +273,12 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         reader.warn(key, "expected an object; skipped")
         return None
     kind, command, timeout = entry.get("type"), entry.get("command"), entry.get("timeout", DEFAULT_TIMEOUT)
+    if kind == "prompt":
+        return _prompt_hook(reader, event, matcher, key, entry)
     if kind != "command":
-        reader.warn(f"{key}.type", f"{kind!r} hooks are not run here (only 'command' hooks are); skipped")
+        reader.warn(
+            f"{key}.type", f"{kind!r} hooks are not run here (only 'command' and 'prompt' hooks are); skipped"
+        )
         return None
     if not isinstance(command, str) or not command.strip():
         reader.warn(f"{key}.command", "expected the command to run; skipped")
@@ -296,6 +302,38 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         cwd=reader.anchors.project_dir,
         when=_when(reader, f"{key}.if", entry.get("if")),
         background=entry.get("async") is True or entry.get("asyncRewake") is True,
+    )
+
+
+def _prompt_hook(
+    reader: _Reader, event: HookEvent, matcher: str, key: str, entry: dict[str, Any]
+) -> CommandHook | None:
+    """A `type: "prompt"` hook: its prompt goes to the model (the hook's `model`, else the session's)."""
+    prompt, model, timeout = entry.get("prompt"), entry.get("model", ""), entry.get("timeout", PROMPT_TIMEOUT)
+    if event not in PROMPT_EVENTS:
+        reader.warn(
+            f"{key}.type", f"prompt hooks run for {', '.join(sorted(PROMPT_EVENTS))}, not {event}; skipped"
+        )
+        return None
+    if not isinstance(prompt, str) or not prompt.strip():
+        reader.warn(f"{key}.prompt", "expected the prompt to send to the model; skipped")
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        reader.warn(
+            f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {PROMPT_TIMEOUT:g} s used"
+        )
+        timeout = PROMPT_TIMEOUT
+    return CommandHook(
+        event=event,
+        command="",
+        kind="prompt",
+        prompt=prompt,
+        model=model if isinstance(model, str) else "",
+        matcher=matcher,
+        timeout=float(timeout),
+        source=str(reader.path),
+        cwd=reader.anchors.project_dir,
+        when=_when(reader, f"{key}.if", entry.get("if")),
     )
 
 

@@ -8,10 +8,11 @@ directory and `$CLAUDE_PROJECT_DIR` set, each with its timeout.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -68,8 +69,9 @@ NOT_FIRED: Mapping[str, str] = {
     "Elicitation": "MCP elicitation is not supported here",
     "ElicitationResult": "MCP elicitation is not supported here",
 }
-#: Claude Code's default: a minute.
+#: Claude Code's default: a minute (30 seconds for a prompt hook).
 DEFAULT_TIMEOUT = 60.0
+PROMPT_TIMEOUT = 30.0
 #: Characters kept of what a hook prints.
 MAX_OUTPUT_CHARS = 20_000
 #: Exit code that blocks (Claude Code's).
@@ -98,6 +100,11 @@ class CommandHook:
     when: Rule | None = None
     #: `async: true`: it runs in the background; the event does not wait for it and it cannot decide.
     background: bool = False
+    #: `type: "prompt"`: `prompt` (with `$ARGUMENTS`, the event's JSON) goes to the model, which answers
+    #: `{"ok": …, "reason": …}`; `model` is the hook's own, else the session's.
+    kind: Literal["command", "prompt"] = "command"
+    prompt: str = ""
+    model: str = ""
 
     def applies(self, call: HookCall) -> bool:
         """Whether its `if` matches the call, read as a deny rule is (any subcommand of a compound command)."""
@@ -117,8 +124,9 @@ class CommandHook:
             return False
 
     def describe(self) -> str:
-        command = shorten(self.command, 60)
-        return f"{self.event} hook `{command}` ({self.source or 'settings'})"
+        what = shorten(self.command if self.kind == "command" else self.prompt, 60)
+        kind = "hook" if self.kind == "command" else "prompt hook"
+        return f"{self.event} {kind} `{what}` ({self.source or 'settings'})"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,6 +235,58 @@ async def run_hook(hook: CommandHook, stdin: bytes, env: Mapping[str, str] | Non
         output=output,
         failure=failure,
     )
+
+
+#: Asks the model one question: (the prompt, the model to ask or "" for the session's) → its answer's text.
+AskModel = Callable[[str, str], Awaitable[str]]
+#: The events Claude Code runs `prompt` hooks for (of those fired here).
+PROMPT_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "UserPromptSubmit",
+        "Stop",
+        "SubagentStop",
+    }
+)
+#: What a prompt hook's model is told about its answer (Claude Code's prompt-hook contract).
+PROMPT_ANSWER = (
+    "You are a hook that decides on an event of a coding agent. Answer with one JSON object and nothing else: "
+    '{"ok": true} to let it go on, or {"ok": false, "reason": "why"} to block it.'
+)
+
+
+async def run_prompt_hook(hook: CommandHook, stdin: bytes, ask: AskModel | None) -> HookRun:
+    """A `prompt` hook: the model's `{"ok": false, "reason"}` blocks as exit code 2 does, `ok: true` is success,
+    anything else (no model to ask, an answer that is not that JSON, a timeout) a failure."""
+    if ask is None:
+        return HookRun(
+            hook=hook, code=None, stdout="", stderr="", output={}, failure=failed(hook, "no model")
+        )
+    event = stdin.decode("utf-8")
+    text = (
+        hook.prompt.replace("$ARGUMENTS", event)
+        if "$ARGUMENTS" in hook.prompt
+        else f"{hook.prompt}\n\n{event}"
+    )
+    try:
+        said = await asyncio.wait_for(ask(f"{PROMPT_ANSWER}\n\n{text}", hook.model), hook.timeout)
+    except TimeoutError:
+        failure = failed(hook, f"the model did not answer within {hook.timeout:g} s")
+        return HookRun(hook=hook, code=None, stdout="", stderr="", output={}, failure=failure)
+    except Exception as exc:  # the API refused or failed: the agent goes on, as for a failing command
+        return HookRun(hook=hook, code=None, stdout="", stderr="", output={}, failure=failed(hook, str(exc)))
+    start, end = said.find("{"), said.rfind("}")
+    answer = parse_output(said[start : end + 1]) if 0 <= start < end else {}
+    if not isinstance(answer.get("ok"), bool):
+        failure = failed(hook, f'its answer was not {{"ok": …, "reason": …}}: {shorten(said, 80)!r}')
+        return HookRun(hook=hook, code=None, stdout=said, stderr="", output={}, failure=failure)
+    if answer["ok"]:
+        return HookRun(hook=hook, code=0, stdout="", stderr="", output={})
+    reason = str(answer.get("reason") or "").strip()
+    return HookRun(hook=hook, code=BLOCK, stdout="", stderr=reason, output={})
 
 
 def failed(hook: CommandHook, why: str) -> str:

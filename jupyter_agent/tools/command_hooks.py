@@ -24,11 +24,13 @@ from .command_hook_run import (
     DEFAULT_TIMEOUT,
     HOOK_EVENTS,
     MATCH_ALL,
+    AskModel,
     CommandHook,
     HookEvent,
     HookRun,
     HookSession,
     run_hook,
+    run_prompt_hook,
 )
 from .hook_payloads import claude_tool_input, claude_tool_response
 from .hooks import EventAnswer, HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
@@ -65,8 +67,11 @@ class CommandHooks:
         report: Callable[[str], None],
         env: Mapping[str, str] | None = None,
         halted: list[str] | None = None,
+        ask: AskModel | None = None,
     ) -> None:
         self.hooks = tuple(hooks)
+        #: How a `prompt` hook asks the session's model.
+        self.ask = ask
         self.session = session
         self.report = report
         self.env = env
@@ -84,7 +89,9 @@ class CommandHooks:
     ) -> list[HookRun]:
         wanted = [h for h in self.hooks if h.event == event and (match is None or h.matches(match))]
         wanted = [h for h in wanted if call is None or h.applies(call)]
-        unique = list({h.command: h for h in wanted}.values())  # the same command once, as Claude Code does
+        unique = list(
+            {(h.command, h.prompt): h for h in wanted}.values()
+        )  # the same command once, as Claude Code does
         if not unique:
             return []
         session = self.session()
@@ -98,15 +105,20 @@ class CommandHooks:
         }
         stdin = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
         for hook in (h for h in unique if h.background):
-            task = asyncio.create_task(run_hook(hook, stdin, self.env))
+            task = asyncio.create_task(self._run_one(hook, stdin))
             self._background.add(task)
             task.add_done_callback(self._background_done)
-        runs = await asyncio.gather(*(run_hook(h, stdin, self.env) for h in unique if not h.background))
+        runs = await asyncio.gather(*(self._run_one(h, stdin) for h in unique if not h.background))
         for run in runs:
             self._tell(run)
             if (halt := run.halt()) is not None:
                 self.halted.append(mask(halt))
         return list(runs)
+
+    async def _run_one(self, hook: CommandHook, stdin: bytes) -> HookRun:
+        if hook.kind == "prompt":
+            return await run_prompt_hook(hook, stdin, self.ask)
+        return await run_hook(hook, stdin, self.env)
 
     def _tell(self, run: HookRun) -> None:
         if run.failure:

@@ -173,3 +173,51 @@ def test_pre_compact_exit_2_keeps_the_conversation_and_post_compact_sees_the_sum
     assert h.worker.submit(h.session.compact(emit=h.emit)).result(30) is True
     event = json.loads(log.read_text())
     assert event["trigger"] == "manual" and event["compact_summary"].startswith("The summary.")
+
+
+def test_a_prompt_hook_asks_the_sessions_model_and_its_no_blocks_the_call(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    def asked(body: dict[str, Any]) -> bool:
+        return texts(body["messages"][0])[0].startswith("You are a hook")
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if asked(body):
+            event = texts(body["messages"][0])[0]
+            verdict = (
+                {"ok": False, "reason": "data.csv is generated"} if "data.csv" in event else {"ok": True}
+            )
+            return Turn(blocks=[Text(json.dumps(verdict))])
+        if index == 0:
+            return Turn(
+                blocks=[
+                    ToolUse(name="Write", input={"file_path": "data.csv", "content": "x\n"}, id="toolu_csv"),
+                    ToolUse(name="Write", input={"file_path": "notes.md", "content": "y\n"}, id="toolu_md"),
+                ]
+            )
+        return Turn(blocks=[Text("Done.")])
+
+    h = harness(script, tools=file_tools(), mode="acceptEdits")
+    root = Path(os.path.realpath(tmp_path))
+    hook = CommandHook(
+        event="PreToolUse",
+        matcher="Write",
+        command="",
+        kind="prompt",
+        prompt="Refuse writes to generated files. The call: $ARGUMENTS",
+        cwd=root,
+        timeout=20,
+    )
+    h.session.apply(
+        RunSetup(
+            config=h.session.config, sandbox=h.session.ctx.sandbox, mode="acceptEdits", command_hooks=(hook,)
+        )
+    )
+    assert h.run("update the files").reason == "end_turn"
+    questions = [b for b in h.server.requests if asked(b)]
+    assert len(questions) == 2 and all(q["model"] == h.session.config.model for q in questions)
+    assert '"tool_name": "Write"' in texts(questions[0]["messages"][0])[0]  # $ARGUMENTS: the event's JSON
+    results = {b["tool_use_id"]: b for b in tool_results(h.server.requests[-1])}
+    blocked = json.dumps(results["toolu_csv"])
+    assert "was blocked by the PreToolUse prompt hook" in blocked and "data.csv is generated" in blocked
+    assert not (root / "data.csv").exists() and (root / "notes.md").read_text() == "y\n"

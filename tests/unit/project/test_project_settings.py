@@ -105,8 +105,8 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
                 "additionalDirectories": ["../nowhere"],
             },
             "hooks": {
-                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "prompt", "prompt": "x"}]}],
-                "SessionStart": [],  # fired here: no warning
+                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "http", "url": "x"}]}],
+                "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],  # Claude Code runs none there
                 "WorktreeCreate": [],
                 "OnSave": [],
             },
@@ -127,8 +127,11 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "directory; skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[0].matcher: '(' is not a tool name or a regular expression "
         "(missing ), unterminated subpattern at position 0); skipped",
-        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'prompt' hooks are not run here (only "
-        "'command' hooks are); skipped",
+        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'http' hooks are not run here (only "
+        "'command' and 'prompt' hooks are); skipped",
+        f"jupyter_agent: {path}: hooks.SessionStart[0].hooks[0].type: prompt hooks run for PermissionRequest, "
+        "PostToolUse, PostToolUseFailure, PreToolUse, Stop, SubagentStop, UserPromptSubmit, not SessionStart; "
+        "skipped",
         f"jupyter_agent: {path}: hooks.WorktreeCreate: never fired here (this package does not make git "
         "worktrees); ignored",
         f"jupyter_agent: {path}: hooks.OnSave: not an event of Claude Code's hooks reference; ignored",
