@@ -15,6 +15,7 @@ from dispatch_harness import Approvals, ToolHarness
 
 from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.builtin_tools.kernel import kernel_tools
+from jupyter_agent.builtin_tools.workflow.question import AskUserQuestion
 from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookEvent, HookSession
 from jupyter_agent.tools.dispatch import Approve, Reject
 from jupyter_agent.tools.hooks import Hooks
@@ -171,3 +172,31 @@ def test_post_tool_use_failure_gets_the_error_and_post_tool_use_does_not(project
     event = json.loads((project / "failure.json").read_text())
     assert event["hook_event_name"] == "PostToolUseFailure" and event["error"] == result.content
     assert event["is_interrupt"] is False and event["tool_input"]["file_path"] == str(project / "missing.txt")
+
+
+class Dismissing:
+    """A person who sees the question and answers nothing."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def ask(self, request: object) -> None:
+        self.asked += 1
+
+
+def test_notification_is_told_when_a_question_waits_for_the_user(project: Path) -> None:
+    hooks, _ = wired(project, ("Notification", "idle_prompt", "cat > notification.json"))
+    person = Dismissing()
+    tools = ToolHarness(project, [AskUserQuestion()], hooks=hooks, asker=person)
+    question = {"question": "Which file?", "header": "File", "multiSelect": False}
+    options = [
+        {"label": "a.csv", "description": "the raw data"},
+        {"label": "b.csv", "description": "cleaned"},
+    ]
+    tools.call("AskUserQuestion", questions=[{**question, "options": options}])
+    assert person.asked == 1
+    notified = json.loads((project / "notification.json").read_text())
+    assert (notified["notification_type"], notified["message"]) == (
+        "idle_prompt",
+        "Claude is waiting for your input",
+    )
