@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dispatch_harness import Approvals, ToolHarness
@@ -19,6 +20,7 @@ from jupyter_agent.builtin_tools.workflow.question import AskUserQuestion
 from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookEvent, HookSession
 from jupyter_agent.tools.dispatch import Approve, Reject
 from jupyter_agent.tools.hooks import Hooks
+from jupyter_agent.tools.question import Question
 
 
 @pytest.fixture
@@ -180,8 +182,9 @@ class Dismissing:
     def __init__(self) -> None:
         self.asked = 0
 
-    async def ask(self, request: object) -> None:
+    async def ask(self, request: Question[Any]) -> Any:
         self.asked += 1
+        return None
 
 
 def test_notification_is_told_when_a_question_waits_for_the_user(project: Path) -> None:
