@@ -203,3 +203,12 @@ def test_notification_is_told_when_a_question_waits_for_the_user(project: Path) 
         "idle_prompt",
         "Claude is waiting for your input",
     )
+
+
+def test_a_permission_request_allow_never_reaches_a_refusal_of_the_mode(project: Path) -> None:
+    """Plan mode refuses an edit outright: no question, so no PermissionRequest to answer it."""
+    hooks, _ = wired(project, ("PermissionRequest", "*", answering({"behavior": "allow"})))
+    tools = ToolHarness(project, file_tools(), mode="plan", hooks=hooks, approver=Approvals(Approve()))
+    result = tools.call("Write", file_path="notes.md", content="x\n")
+    assert result.error_code == "DENIED" and "plan mode" in result.content
+    assert not (project / "notes.md").exists() and not (project / "permission.json").exists()
