@@ -199,6 +199,7 @@ class CommandHooks:
             event = "PostToolUse"
             fields["tool_response"] = claude_tool_response(call.tool, call.input, result, self._cwd())
         runs = await self._run_all(event, fields, call.tool, call)
+        result = _with_updated_output(result, runs, call.tool) if event == "PostToolUse" else result
         notes = [
             f"[{event} hook feedback: {text}]"
             for run in runs
@@ -206,7 +207,7 @@ class CommandHooks:
             if text
         ]
         if not notes:
-            return None
+            return result
         content = "\n\n".join([result.content, *notes]) if result.content else "\n\n".join(notes)
         return dataclasses.replace(result, content=content)
 
@@ -233,6 +234,19 @@ class CommandHooks:
         reasons = [run.reason() for run in runs if run.blocked or run.decision() == "block"]
         text = "\n".join(r for r in reasons if r)
         return mask(text) if text else None
+
+
+def _with_updated_output(result: ToolResult, runs: list[HookRun], tool: str) -> ToolResult:
+    """`updatedToolOutput` (any tool) or `updatedMCPToolOutput` (an MCP tool's): what the model reads instead of
+    the tool's output — text as it is, other JSON as JSON. The last hook that gives one wins."""
+    keys = ("updatedToolOutput", "updatedMCPToolOutput") if tool.startswith("mcp__") else ("updatedToolOutput",)
+    for run in runs:
+        for key in keys:
+            value = run.specific(key)
+            if value is not None:
+                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                result = dataclasses.replace(result, content=mask(text))
+    return result
 
 
 def _pre_verdict(run: HookRun, tool: str) -> PreResult:

@@ -201,3 +201,13 @@ def test_the_same_command_twice_runs_once(project: Path) -> None:
 
 def test_a_hook_call_carries_its_tool_use_id() -> None:
     assert HookCall(tool="Read", input={}, subject=None).tool_use_id == ""
+
+
+def test_updated_tool_output_replaces_what_the_model_reads(project: Path) -> None:
+    output = {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "(the notes, redacted)"}
+    }
+    hooks, _ = hooks_of(project, ("PostToolUse", "Read", f"echo '{json.dumps(output)}'"))
+    result = dispatch(project, hooks, "Read", file_path="notes.txt")
+    assert result.content == "(the notes, redacted)" and not result.is_error
+    assert (project / "notes.txt").read_text() == "hello\n"
