@@ -239,7 +239,9 @@ class CommandHooks:
 def _with_updated_output(result: ToolResult, runs: list[HookRun], tool: str) -> ToolResult:
     """`updatedToolOutput` (any tool) or `updatedMCPToolOutput` (an MCP tool's): what the model reads instead of
     the tool's output — text as it is, other JSON as JSON. The last hook that gives one wins."""
-    keys = ("updatedToolOutput", "updatedMCPToolOutput") if tool.startswith("mcp__") else ("updatedToolOutput",)
+    keys = (
+        ("updatedToolOutput", "updatedMCPToolOutput") if tool.startswith("mcp__") else ("updatedToolOutput",)
+    )
     for run in runs:
         for key in keys:
             value = run.specific(key)

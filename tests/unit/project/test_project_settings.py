@@ -106,7 +106,8 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
             },
             "hooks": {
                 "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "http", "url": "x"}]}],
-                "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],  # Claude Code runs none there
+                # Claude Code runs no prompt hook at SessionStart
+                "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
                 "WorktreeCreate": [],
                 "OnSave": [],
             },
