@@ -69,7 +69,7 @@ class RunSetup:
         )
         if command.of("PreToolUse"):
             hooks.pre_tool_use.append(command.pre_tool_use)
-        if command.of("PostToolUse") or command.of("PostToolUseFailure"):
+        if command.of("PreToolUse") or command.of("PostToolUse") or command.of("PostToolUseFailure"):
             hooks.post_tool_use.append(command.post_tool_use)
         if command.of("UserPromptSubmit"):
             hooks.user_prompt_submit.append(command.user_prompt_submit)

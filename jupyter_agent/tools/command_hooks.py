@@ -77,6 +77,8 @@ class CommandHooks:
         self.env = env
         self.halted: list[str] = halted if halted is not None else []
         self._background: set[asyncio.Task[HookRun]] = set()
+        #: PreToolUse's `additionalContext`, by tool_use id, for the model once the call has run.
+        self._pre_context: dict[str, str] = {}
 
     def of(self, event: HookEvent) -> list[CommandHook]:
         return [hook for hook in self.hooks if hook.event == event]
@@ -180,6 +182,8 @@ class CommandHooks:
         """Exit code 2 or a `deny` blocks (the reason goes to the model); `ask` asks; `allow` lets it through
         where the mode would ask; `updatedInput` replaces the input. A block wins over everything else."""
         runs = await self._run_all("PreToolUse", self._tool_fields(call), call.tool, call)
+        if context := "\n".join(run.context() for run in runs if run.context()):
+            self._pre_context[call.tool_use_id] = mask(context)
         verdicts = [_pre_verdict(run, call.tool) for run in runs]
         for kind in (Deny, Rewrite, Ask, Allow):
             for verdict in verdicts:
@@ -200,7 +204,9 @@ class CommandHooks:
             fields["tool_response"] = claude_tool_response(call.tool, call.input, result, self._cwd())
         runs = await self._run_all(event, fields, call.tool, call)
         result = _with_updated_output(result, runs, call.tool) if event == "PostToolUse" else result
-        notes = [
+        before = self._pre_context.pop(call.tool_use_id, "")
+        notes = [f"[PreToolUse hook context: {before}]"] if before else []
+        notes += [
             f"[{event} hook feedback: {text}]"
             for run in runs
             for text in (run.reason() if run.blocked or run.decision() == "block" else "", run.context())

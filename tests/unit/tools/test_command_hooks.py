@@ -211,3 +211,13 @@ def test_updated_tool_output_replaces_what_the_model_reads(project: Path) -> Non
     result = dispatch(project, hooks, "Read", file_path="notes.txt")
     assert result.content == "(the notes, redacted)" and not result.is_error
     assert (project / "notes.txt").read_text() == "hello\n"
+
+
+def test_pre_tool_use_additional_context_reaches_the_model_with_the_result(project: Path) -> None:
+    output = {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "notes.txt is shared"}
+    }
+    hooks, _ = hooks_of(project, ("PreToolUse", "Read", f"echo '{json.dumps(output)}'"))
+    result = dispatch(project, hooks, "Read", file_path="notes.txt")
+    assert "hello" in result.content
+    assert result.content.endswith("[PreToolUse hook context: notes.txt is shared]")
