@@ -6,6 +6,7 @@ parser and `%agent help` are built from those declarations.
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import shlex
 from collections.abc import Callable
@@ -85,6 +86,8 @@ class AgentMagics(Magics, AgentSettings):
         super().__init__(shell=shell, **kwargs)
         self._agent: KernelAgent | None = None
         self.watcher: KernelWatcher | None = None
+        #: What ends the session (SessionEnd) at the kernel's shutdown; unregistered at unload.
+        self.at_exit: Callable[[], None] | None = None
 
     @property
     def kernel_agent(self) -> KernelAgent:
@@ -175,6 +178,9 @@ def load(ipython: Any) -> None:
     magics.watcher = KernelWatcher(ipython, on_error=offer_fix).start()
     magics.kernel_agent.project_notices()  # a malformed .claude/settings.json is one line, never a failed load
     magics.kernel_agent.greet_the_page()
+    from .host.session_end import end_at_exit
+
+    magics.at_exit = end_at_exit(magics.kernel_agent.close)
 
 
 def unload(ipython: Any) -> None:
@@ -186,6 +192,8 @@ def unload(ipython: Any) -> None:
     for magics in [c for c in ipython.configurables if isinstance(c, AgentMagics)]:
         if magics.watcher is not None:
             magics.watcher.stop()
+        if magics.at_exit is not None:
+            atexit.unregister(magics.at_exit)
         if magics._agent is not None:
             magics._agent.close()
         ipython.configurables.remove(magics)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .compact import Compaction, CompactionFailed, compact
 from .events import Compacted, Notice
+from .hook_moments import post_compact, pre_compact
 from .thinking import ThinkingSettingError
 from .turn import RunFailed
 
@@ -62,6 +63,10 @@ async def compact_run(run: AgentRun, *, automatic: bool) -> bool:
         except ThinkingSettingError as refused:
             run.emit(Notice(level="warning", message=f"COMPACTION_FAILED: {refused}"))
             return False
+    hooks = run.tools.dispatcher.hooks
+    if refused := await pre_compact(hooks, automatic=automatic):
+        run.emit(Notice(level="warning", message=f"a PreCompact hook stopped the compaction: {refused}"))
+        return False
     run.conversation.repair()
     tokens_before = run.conversation.estimated_prompt_tokens(run.fixed_chars)
     messages_before = len(run.conversation)
@@ -93,6 +98,8 @@ async def compact_run(run: AgentRun, *, automatic: bool) -> bool:
                 "read and were cut before it summarised the rest (e.g. a huge file in a call)",
             )
         )
+    if added := await post_compact(hooks, automatic=automatic, summary=done.summary, model=run.config.model):
+        run.conversation.add_update([{"type": "text", "text": text} for text in added])
     run.checkpoint()
     run.emit(
         Compacted(

@@ -52,6 +52,7 @@ from .events import (
     Usage,
     UsageUpdate,
 )
+from .hook_moments import hook_halt, stop_hooks_continue
 from .limits import limit_reached
 from .models import accepts
 from .pricing import price_for, turn_cost, unknown_price_note
@@ -143,7 +144,7 @@ class AgentRun:
         self.pending_start: tuple[int, int] = (0, 0)
         self.pending_generation = 0
         #: Whether a Stop hook already sent the model back in this run (the hook's input says so).
-        self._stop_hook_active = False
+        self.stop_hook_active = False
 
     def emit(self, event: AgentEvent) -> None:
         """The UI's sink must not be able to break the loop."""
@@ -271,24 +272,14 @@ class AgentRun:
             if after.notice is not None:
                 self.emit(after.notice(self.config, turn.stop_details))
             if not after.continues:
-                if turn.stop_reason == "end_turn" and await self._stop_hooks_continue():
+                if turn.stop_reason == "end_turn" and await stop_hooks_continue(self):
                     continue
                 return after.reason
 
-    async def _stop_hooks_continue(self) -> bool:
-        """Stop hooks may send the model back to work: their reason becomes the next user message."""
-        hooks = self.tools.dispatcher.hooks
-        if not hooks.stop:
-            return False
-        reason = await hooks.run_stop(self._stop_hook_active)
-        if reason is None:
-            return False
-        self._stop_hook_active = True
-        self.emit(Notice(level="info", message=f"a Stop hook sent the agent back to work: {reason}"))
-        self.conversation.add_user_text(f"[A Stop hook asks you to continue: {reason}]")
-        return True
-
     def _limit_reached(self) -> RunReason | None:
+        """A hook's `continue: false`, a max_turns or a budget reached: why the run ends now (it was said)."""
+        if (halted := hook_halt(self)) is not None:
+            return halted
         reached = limit_reached(
             self.config,
             turns=self.turns,

@@ -19,8 +19,7 @@ from ..base.tempfiles import sweep_stale
 from ..builtin_tools.workflow import todo_list
 from ..permissions.policy import PermissionPolicy
 from ..sessions.recorder import SessionRecorder
-from ..sessions.store import SavedSession, SessionSummary, find_session, list_sessions
-from ..tools.command_hooks import HookSession
+from ..sessions.store import SavedSession, SessionNotFound, SessionSummary, find_session, list_sessions
 from ..tools.context import ToolContext
 from ..tools.dispatch import Approver, Dispatcher, refuse_all
 from ..tools.hooks import Hooks
@@ -33,6 +32,7 @@ from .config import AgentConfig
 from .conversation import Block, Conversation
 from .events import Emit, Notice, RunFinished, Usage, ended_before_start
 from .facts import SessionFacts, facts_text
+from .hook_moments import ErrorWatch, ask_model, hook_facts, last_assistant_text, opening_hooks, stop_failure
 from .loop import AgentRun, Tally
 from .memory import MemoryFile, load_memory
 from .notebook_line import NotebookLine
@@ -101,28 +101,24 @@ class AgentSession:
         self._scope: RunScope | None = None
         #: The latest `input_transformations` the API reported (for `%agent status`).
         self.transformations: list[dict[str, object]] = []
+        #: SessionStart's `source` for the next run; None: its start was told (`%agent reset` ends it).
+        self.start_source: str | None = "startup"
 
     def apply(self, setup: RunSetup) -> None:
         """The one place a run's configuration (the host's `run_setup`) reaches the session, before each run
         and before `%agent status` shows it."""
         self.config = setup.config
         self.policy = setup.policy()
-        self.hooks = setup.hooks(session=self._hook_facts, report=self.notify)
+        self.hooks = setup.hooks(
+            session=lambda: hook_facts(self.recorder, self.ctx, self.policy),
+            report=self.notify,
+            ask=lambda prompt, model: ask_model(self.client, self.config, prompt, model),
+        )
         self.pool.denied = [str(rule) for rule in setup.deny if rule.pattern is None]
         for name, tools in setup.sources.items():
             self.pool.set_source(name, tools)
         if setup.sandbox != self.ctx.sandbox:  # `%config AgentMagics.roots = …` since the last run
             self.ctx.sandbox = setup.sandbox
-
-    def _hook_facts(self) -> HookSession:
-        """The common input fields of a command hook, as they are at its call."""
-        recorder = self.recorder
-        return HookSession(
-            session_id=recorder.id if recorder is not None else "",
-            transcript_path=str(recorder.path) if recorder is not None and recorder.started else "",
-            cwd=str(self.ctx.sandbox.cwd),
-            permission_mode=self.policy.mode,
-        )
 
     # runs
 
@@ -144,23 +140,24 @@ class AgentSession:
             raise RuntimeError("an agent run is already in progress in this session; stop it first")
         self._running, self._emit = True, emit
         try:
-            blocked, added = await self.hooks.run_prompt(request)
-            if blocked is not None:
-                return ended_before_start(emit, self.cost_usd, blocked=blocked.reason)
+            source, self.start_source = self.start_source, None
+            added = await opening_hooks(self.hooks, request, source, self.config.model)
+            if isinstance(added, str):  # blocked, or a hook's `continue: false`
+                return ended_before_start(emit, self.cost_usd, blocked=added)
             scope = await self._open_run(request, signals, cell_id, emit)
             if isinstance(scope, RunFinished):
                 return scope
+            errors = ErrorWatch(emit)
             run = self._agent_run(
-                scope, approver, saving(emit, self.recorder, run_id=scope.run_id, model=self.config.model)
+                scope, approver, saving(errors, self.recorder, run_id=scope.run_id, model=self.config.model)
             )
             self._open_conversation(run.searches_used)
-            finished = await run.run(
-                request, attachments=[*attachments, *({"type": "text", "text": t} for t in added)]
-            )
-            self.transformations, self._last_run_cost = (
-                run.transformations or self.transformations,
-                finished.cost_usd,
-            )
+            texts = ({"type": "text", "text": t} for t in added)
+            finished = await run.run(request, attachments=[*attachments, *texts])
+            self.transformations = run.transformations or self.transformations
+            self._last_run_cost = finished.cost_usd
+            if finished.reason == "error":
+                await stop_failure(self.hooks, errors.last, last_assistant_text(self.conversation))
             return finished
         finally:
             self._emit, self._running = None, False
@@ -311,15 +308,11 @@ class AgentSession:
         )
 
     def saved_sessions(self) -> list[SessionSummary]:
-        if self.project is None:
-            return []
-        return list_sessions(self.project, root=self.sessions_root)
+        return [] if self.project is None else list_sessions(self.project, root=self.sessions_root)
 
     def load_saved(self, ident: str | None = None) -> SavedSession:
         """A saved session of this project: `ident` (an id or its start), else the latest other than this one."""
         if self.project is None:
-            from ..sessions.store import SessionNotFound
-
             raise SessionNotFound(
                 "SESSION_NOT_FOUND: this agent session is not saved, so there is nothing to resume"
             )
@@ -337,6 +330,7 @@ class AgentSession:
         self.conversation.restore(saved.messages, prefix=prefix, told=told)
         self.conversation.repair()
         self.replaced_by[self.conversation.generation] = "resume"
+        self.start_source = "resume"
         self.journals = resumed_history(self.journals, saved, self.conversation)
         self.ctx.reads.clear()
         self._run_id = max([self._run_id, saved.last_run_id, *(j.run_id for j in self.journals)])
@@ -368,6 +362,7 @@ class AgentSession:
             raise RuntimeError("cannot reset while a run is in progress; stop it first")
         self.conversation.reset()
         self.replaced_by[self.conversation.generation] = "reset"
+        self.start_source = "clear"
         self.notebook_line.reset()
         self.ctx.reads.clear()
         todo_list(self.ctx).clear()

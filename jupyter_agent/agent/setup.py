@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..base.sandbox import Sandbox
 from ..permissions.modes import Mode
 from ..permissions.policy import DEFAULT_PROTECTED_PATHS, PermissionPolicy, Rule, ToolScope
+from ..tools.command_hook_run import AskModel
 from ..tools.command_hooks import CommandHook, CommandHooks, HookSession
 from ..tools.core import AnyTool
 from ..tools.hooks import Hooks, PostHook, PreHook
@@ -50,19 +51,30 @@ class RunSetup:
             scope=self.scope,
         )
 
-    def hooks(self, *, session: Callable[[], HookSession], report: Callable[[str], None]) -> Hooks:
+    def hooks(
+        self,
+        *,
+        session: Callable[[], HookSession],
+        report: Callable[[str], None],
+        ask: AskModel | None = None,
+    ) -> Hooks:
         """The Python hooks first, then the command hooks; `session` gives a command hook's common input
-        fields at each call and `report` tells the user a line (on the worker thread)."""
+        fields at each call, `report` tells the user a line (on the worker thread), `ask` asks the session's model
+        (a `prompt` hook's question)."""
         hooks = Hooks(pre_tool_use=list(self.pre_tool_use), post_tool_use=list(self.post_tool_use))
         if not self.command_hooks:
             return hooks
-        command = CommandHooks(self.command_hooks, session=session, report=report)
+        command = CommandHooks(
+            self.command_hooks, session=session, report=report, halted=hooks.halted, ask=ask
+        )
         if command.of("PreToolUse"):
             hooks.pre_tool_use.append(command.pre_tool_use)
-        if command.of("PostToolUse"):
+        if command.of("PreToolUse") or command.of("PostToolUse") or command.of("PostToolUseFailure"):
             hooks.post_tool_use.append(command.post_tool_use)
         if command.of("UserPromptSubmit"):
             hooks.user_prompt_submit.append(command.user_prompt_submit)
         if command.of("Stop"):
             hooks.stop.append(command.stop)
+        if command.events() - {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop"}:
+            hooks.events.append(command.fire)
         return hooks

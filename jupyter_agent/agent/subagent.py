@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..base.harness_texts import SUBAGENT_OPENING_NOTE, is_harness_text
+from ..base.harness_texts import SUBAGENT_OPENING_NOTE
 from ..base.result import ToolResult
 from ..builtin_tools.workflow.plan import ExitPlanMode
 from ..builtin_tools.workflow.question import AskUserQuestion
@@ -37,6 +37,7 @@ from .events import (
     AgentEvent,
     Notice,
     RetryWait,
+    RunFinished,
     ToolFinished,
     ToolProgress,
     ToolRunning,
@@ -44,6 +45,7 @@ from .events import (
     UsageUpdate,
 )
 from .facts import SessionFacts
+from .hook_moments import last_assistant_text, subagent_start, subagent_stop
 from .memory import MemoryFile
 from .opening import OpeningFile, opening_messages
 from .prefix import Prefix, definition_name
@@ -144,14 +146,26 @@ class Subagents:
             within=parent.run_total,
             mode=child.policy.mode,
         )
-        # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
-        # not cancel-proof the parent's task; the parent's cancellation is passed on below.
-        task = asyncio.create_task(run.run(call.prompt))
-        finished = await task
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise asyncio.CancelledError
-        report = _final_text(run.conversation)
+        hooks, agent_id = dispatcher.hooks, f"agent-{call_id}"
+        added = await subagent_start(hooks, agent_id, agent_type.name)
+        request = f"{call.prompt}\n\n{added}" if added else call.prompt
+        active = False
+        while True:
+            finished = await _sub_run(run, request)
+            report = last_assistant_text(run.conversation)
+            if finished.reason != "end_turn":
+                break
+            why = await subagent_stop(
+                hooks,
+                agent_id=agent_id,
+                agent_type=agent_type.name,
+                transcript="",  # a sub-agent's conversation is saved with the session's, not apart
+                last_message=report,
+                active=active,
+            )
+            if not why or active:  # a SubagentStop hook sends it back once, as a Stop hook does
+                break
+            active, request = True, f"[A SubagentStop hook asks you to continue: {why}]"
         if finished.reason == "end_turn" and report:
             return ToolResult.ok(report, summary=f"{call.description}: {finished.turns} turn(s)")
         why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
@@ -198,16 +212,14 @@ class Subagents:
         return conversation
 
 
-def _final_text(conversation: Conversation) -> str:
-    for message in reversed(conversation.messages):
-        if message["role"] == "assistant":
-            content = message["content"]
-            if isinstance(content, str):
-                return content.strip()
-            return "\n".join(
-                b["text"] for b in content if b.get("type") == "text" and not is_harness_text(b["text"])
-            ).strip()
-    return ""
+async def _sub_run(run: AgentRun, request: str) -> RunFinished:
+    """Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must not
+    cancel-proof the parent's task; the parent's cancellation is passed on here."""
+    finished = await asyncio.create_task(run.run(request))
+    current = asyncio.current_task()
+    if current is not None and current.cancelling():
+        raise asyncio.CancelledError
+    return finished
 
 
 class _Relay:

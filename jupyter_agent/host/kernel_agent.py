@@ -13,6 +13,7 @@ from ..base.journal_store import STORE
 from ..base.json_values import is_object
 from ..ui.channel import UIChannel
 from .options import NO_OPTIONS, RunOptions
+from .session_end import end_session
 
 if TYPE_CHECKING:
     from ..agent.events import RunFinished
@@ -288,8 +289,7 @@ class KernelAgent:
     @property
     def mcp(self) -> McpServers:
         """The session's MCP servers (building the session starts them)."""
-        _ = self.session
-        assert self._mcp is not None
+        assert self.session is not None and self._mcp is not None
         return self._mcp
 
     def sync_mcp(self) -> None:
@@ -305,8 +305,9 @@ class KernelAgent:
 
     # -- what the subcommands do ------------------------------------------------------------------------
     def reset(self) -> None:
-        if self._session is not None:
-            self._session.reset()
+        if (session := self._session) is not None:
+            end_session(session, self._worker, "clear")  # SessionEnd, then a new conversation
+            session.reset()
         STORE.release()  # the undo records go to disk: undo still works, the memory is free
         if self._project is not None:
             self._project.reload()  # skills, agents and commands are read again, like the memory files
@@ -371,15 +372,15 @@ class KernelAgent:
                 return said
         return "nothing to undo"
 
-    # -- user tools -------------------------------------------------------------------------------------
     def register_user_tool(self, made: AnyTool) -> None:
         self.user_tools[made.name] = made
         if self._session is not None:
             self._session.pool.add("user", made)
 
     def close(self) -> None:
-        """On unload: stop background jobs, close MCP connections on the loop that opened them, stop the worker."""
+        """On unload: SessionEnd, stop background jobs, close MCP connections on their loop, stop the worker."""
         self.review_pages.unregister()
+        end_session(self._session, self._worker, "other")
         if self._session is not None:
             self._session.ctx.services.jobs.kill_all()
         if self._worker is None:

@@ -1,8 +1,8 @@
 """One Claude Code settings file (`settings.json`, `settings.local.json`), read into what this agent uses.
 
 Used: `permissions.allow / ask / deny` (Claude Code's rule syntax and path anchors), `permissions.defaultMode`,
-`permissions.additionalDirectories`, and `hooks` (`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`;
-`type: command`). Other keys belong to Claude Code and are left alone. A value this agent cannot use is one
+`permissions.additionalDirectories`, and `hooks` (every event of Claude Code's hooks reference this package
+fires, `command_hook_run.HOOK_EVENTS`; `type: command`). Other keys belong to Claude Code and are left alone. A value this agent cannot use is one
 warning that names the file and the key, and everything else in the file still loads; a file that is not JSON
 is one warning and nothing of it loads.
 """
@@ -14,14 +14,23 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.json_values import is_array, is_object
 from ..permissions.modes import MODES, Mode
 from ..permissions.policy import Rule
-from ..tools.command_hooks import DEFAULT_TIMEOUT, HOOK_EVENTS, MATCH_ALL, CommandHook, HookEvent
+from ..tools.command_hook_run import (
+    DEFAULT_TIMEOUT,
+    HOOK_EVENTS,
+    MATCH_ALL,
+    NOT_FIRED,
+    PROMPT_EVENTS,
+    PROMPT_TIMEOUT,
+    CommandHook,
+    HookEvent,
+)
 from .anchors import effective_rule
 
 RuleKind = Literal["allow", "ask", "deny"]
@@ -217,8 +226,11 @@ def _hooks(reader: _Reader, value: object) -> list[CommandHook]:
         return []
     hooks: list[CommandHook] = []
     for event, groups in value.items():
+        if event in NOT_FIRED:
+            reader.warn(f"hooks.{event}", f"never fired here ({NOT_FIRED[event]}); ignored")
+            continue
         if event not in HOOK_EVENTS:
-            reader.warn(f"hooks.{event}", f"not run here (only {', '.join(HOOK_EVENTS)} are); ignored")
+            reader.warn(f"hooks.{event}", "not an event of Claude Code's hooks reference; ignored")
             continue
         if not is_array(groups):
             reader.warn(f"hooks.{event}", "expected a list of {matcher, hooks}; ignored")
@@ -261,8 +273,12 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         reader.warn(key, "expected an object; skipped")
         return None
     kind, command, timeout = entry.get("type"), entry.get("command"), entry.get("timeout", DEFAULT_TIMEOUT)
+    if kind == "prompt":
+        return _prompt_hook(reader, event, matcher, key, entry)
     if kind != "command":
-        reader.warn(f"{key}.type", f"{kind!r} hooks are not run here (only 'command' hooks are); skipped")
+        reader.warn(
+            f"{key}.type", f"{kind!r} hooks are not run here (only 'command' and 'prompt' hooks are); skipped"
+        )
         return None
     if not isinstance(command, str) or not command.strip():
         reader.warn(f"{key}.command", "expected the command to run; skipped")
@@ -272,9 +288,47 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
             f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {DEFAULT_TIMEOUT:g} s used"
         )
         timeout = DEFAULT_TIMEOUT
+    if entry.get("asyncRewake") is True:
+        reader.warn(
+            f"{key}.asyncRewake",
+            "not honoured here: the hook runs in the background and cannot wake the agent",
+        )
     return CommandHook(
         event=event,
         command=command,
+        matcher=matcher,
+        timeout=float(timeout),
+        source=str(reader.path),
+        cwd=reader.anchors.project_dir,
+        when=_when(reader, f"{key}.if", entry.get("if")),
+        background=entry.get("async") is True or entry.get("asyncRewake") is True,
+    )
+
+
+def _prompt_hook(
+    reader: _Reader, event: HookEvent, matcher: str, key: str, entry: dict[str, Any]
+) -> CommandHook | None:
+    """A `type: "prompt"` hook: its prompt goes to the model (the hook's `model`, else the session's)."""
+    prompt, model, timeout = entry.get("prompt"), entry.get("model", ""), entry.get("timeout", PROMPT_TIMEOUT)
+    if event not in PROMPT_EVENTS:
+        reader.warn(
+            f"{key}.type", f"prompt hooks run for {', '.join(sorted(PROMPT_EVENTS))}, not {event}; skipped"
+        )
+        return None
+    if not isinstance(prompt, str) or not prompt.strip():
+        reader.warn(f"{key}.prompt", "expected the prompt to send to the model; skipped")
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        reader.warn(
+            f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {PROMPT_TIMEOUT:g} s used"
+        )
+        timeout = PROMPT_TIMEOUT
+    return CommandHook(
+        event=event,
+        command="",
+        kind="prompt",
+        prompt=prompt,
+        model=model if isinstance(model, str) else "",
         matcher=matcher,
         timeout=float(timeout),
         source=str(reader.path),

@@ -30,6 +30,7 @@ from .call_facts import call_facts
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
 from .hooks import HookCall, Hooks, PreResult, Rewrite
+from .permission_hooks import permission_answer, question_waits
 from .question import Question
 from .registry import ToolPool
 from .scope import RuleGranted, RunScope
@@ -220,21 +221,20 @@ class Dispatcher:
             allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
             if own_reason is not None:  # only bypassPermissions skips the tool's own question
                 allowing_rule, allowing_mode = None, "bypassPermissions"
-            answer = await self.approver(
-                ApprovalRequest(
-                    tool_use_id=call.id,
-                    tool=tool.name,
-                    title=title,
-                    input=hook_call.input,
-                    preview=preview,
-                    reason=decision.reason,
-                    suggested_rule=rule,
-                    allowing_rule=allowing_rule,
-                    allowing_mode=allowing_mode,
-                    kind=tool.kind,
-                    own_reason=own_reason or "",
-                )
+            request = ApprovalRequest(
+                tool_use_id=call.id,
+                tool=tool.name,
+                title=title,
+                input=hook_call.input,
+                preview=preview,
+                reason=decision.reason,
+                suggested_rule=rule,
+                allowing_rule=allowing_rule,
+                allowing_mode=allowing_mode,
+                kind=tool.kind,
+                own_reason=own_reason or "",
             )
+            answer = await self._hooks_answer(request, decision, ctx) or await self.approver(request)
             if isinstance(answer, Reject):
                 text = answer.message or "the user denied this call"
                 return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
@@ -247,12 +247,28 @@ class Dispatcher:
             return ToolResult.error("INTERRUPTED", "not run: the user stopped the run"), title, decision
         if on_running is not None:
             on_running(title)
+        await question_waits(self.hooks, tool.name)
         try:
             result = await tool.run(params, ctx)
         except ToolError as exc:  # the card keeps its one line (`Edit utils.py`), not the bare tool name
-            return ToolResult.error(exc.code, exc.message), title, decision
-        result = await self.hooks.run_post(hook_call, result)
+            result = ToolResult.error(exc.code, exc.message)
+        result = await self.hooks.run_post(hook_call, result)  # an error result too (PostToolUseFailure)
         return result, title, decision
+
+    async def _hooks_answer(self, request: ApprovalRequest, asked: Ask, ctx: ToolContext) -> Approval | None:
+        """What PermissionRequest hooks answer for the user, or None to ask them."""
+        said = await permission_answer(
+            self.hooks,
+            tool=request.tool,
+            tool_input=request.input,
+            rule=request.suggested_rule,
+            asked=asked,
+            sensitive=bool(request.own_reason),
+            cwd=str(ctx.sandbox.cwd),
+        )
+        if said is None:
+            return None
+        return Approve() if isinstance(said, Allow) else Reject(message=said.message)
 
     async def _validated(
         self, tool: AnyTool, call: ToolCall, ctx: ToolContext

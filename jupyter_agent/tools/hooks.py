@@ -3,7 +3,9 @@
 `pre_tool_use` may block or rewrite a call, `post_tool_use` may replace its result, `user_prompt_submit` may
 block a request or add context to it, `stop` may send the model back to work when it wants to end its turn.
 Python callables (the `pre_tool_use` / `post_tool_use` settings) and Claude Code's command hooks from settings
-files (`command_hooks.py`) both arrive here.
+files (`command_hooks.py`) both arrive here. The other moments of a session (SessionStart, PermissionRequest,
+Notification, SubagentStart, PreCompact, SessionEnd, …) go to `events`, which answer with an `EventAnswer`;
+a hook that says `continue: false` leaves its reason in `halted`, and the run ends at its next step.
 """
 
 from __future__ import annotations
@@ -65,8 +67,25 @@ PreHook = Callable[[HookCall], PreResult | Awaitable[PreResult]]
 PostHook = Callable[[HookCall, ToolResult], ToolResult | Awaitable[ToolResult | None] | None]
 PromptResult = PromptBlocked | PromptContext | None
 PromptHook = Callable[[str], PromptResult | Awaitable[PromptResult]]
-#: Called with whether a stop hook already sent the model back in this run; returns why to go on, or None.
-StopHook = Callable[[bool], str | Awaitable[str | None] | None]
+#: Called with whether a stop hook already sent the model back in this run and the model's last text; returns
+#: why to go on, or None.
+StopHook = Callable[[bool, str], str | Awaitable[str | None] | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventAnswer:
+    """What the hooks of one moment of the session said (Claude Code's outputs, read by each event's caller)."""
+
+    #: Exit code 2 or `decision: "block"`, with the reason ("" when nothing blocked).
+    blocked: str = ""
+    #: `additionalContext` (and, where Claude Code adds it, what a hook printed) for the model.
+    context: str = ""
+    #: PermissionRequest's `hookSpecificOutput.decision`: `{"behavior": "allow" | "deny", "message": …}`.
+    permission: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+#: A moment's hooks: (event name, its own input fields, what its matcher reads — None: no matcher) → answer.
+EventHook = Callable[[str, dict[str, Any], str | None], Awaitable[EventAnswer]]
 
 log = logging.getLogger(__name__)
 
@@ -100,10 +119,45 @@ class Hooks:
     post_tool_use: list[PostHook] = field(default_factory=list[PostHook])
     user_prompt_submit: list[PromptHook] = field(default_factory=list[PromptHook])
     stop: list[StopHook] = field(default_factory=list[StopHook])
+    events: list[EventHook] = field(default_factory=list[EventHook])
+    #: Why a hook said `continue: false` (its `stopReason`): the run ends at its next step. Shared with the
+    #: sub-agents' hooks, so a sub-agent's hook ends the whole run, as in Claude Code.
+    halted: list[str] = field(default_factory=list[str])
 
     def for_subagent(self) -> Hooks:
-        """A sub-agent's calls pass the same tool hooks; requests and turn ends are the main agent's only."""
-        return Hooks(pre_tool_use=self.pre_tool_use, post_tool_use=self.post_tool_use)
+        """A sub-agent's calls pass the same tool hooks and events; requests and turn ends are the main agent's.
+
+        SubagentStart and SubagentStop are fired around it by the parent.
+        """
+        return Hooks(
+            pre_tool_use=self.pre_tool_use,
+            post_tool_use=self.post_tool_use,
+            events=self.events,
+            halted=self.halted,
+        )
+
+    def take_halt(self) -> str | None:
+        """The first `continue: false` reason since the last look (and forget them all), or None."""
+        if not self.halted:
+            return None
+        reason = self.halted[0]
+        self.halted.clear()
+        return reason
+
+    async def run_event(self, event: str, fields: dict[str, Any], match: str | None = None) -> EventAnswer:
+        """Every event hook's answer, together: the first block, every context, a deny over an allow."""
+        answers: list[EventAnswer] = []
+        for hook in self.events:
+            try:
+                answers.append(await hook(event, fields, match))
+            except Exception:
+                log.exception("%s hook %s failed", event, _hook_name(hook))
+        blocked = next((a.blocked for a in answers if a.blocked), "")
+        context = "\n".join(a.context for a in answers if a.context)
+        decisions = [a.permission for a in answers if a.permission]
+        denied = [d for d in decisions if d.get("behavior") == "deny"]
+        permission = (denied or decisions or [{}])[0]
+        return EventAnswer(blocked=blocked, context=context, permission=permission)
 
     async def run_prompt(self, prompt: str) -> tuple[PromptBlocked | None, list[str]]:
         """(the first block, the context texts to add); a hook that raises is logged and counts as no answer."""
@@ -120,12 +174,12 @@ class Hooks:
                 added.append(answer.text)
         return None, added
 
-    async def run_stop(self, active: bool) -> str | None:
+    async def run_stop(self, active: bool, last_message: str = "") -> str | None:
         """Why the model should go on (the reasons of every hook that said so), or None to let it stop."""
         reasons: list[str] = []
         for hook in self.stop:
             try:
-                reason: str | None = await _maybe_await(hook(active))
+                reason: str | None = await _maybe_await(hook(active, last_message))
             except Exception:
                 log.exception("stop hook %s failed", _hook_name(hook))
                 continue

@@ -142,7 +142,8 @@ def test_a_trusted_projects_hook_blocks_a_write_and_its_reason_reaches_the_model
         ("PreToolUse", "Write"),
         ("PreToolUse", "Edit"),
     ]
-    assert events[0]["tool_input"]["file_path"] == "data.csv" and events[0]["tool_use_id"] == "toolu_csv"
+    assert events[0]["tool_input"]["file_path"] == str(tmp_path / "data.csv")  # absolute, as in Claude Code
+    assert events[0]["tool_use_id"] == "toolu_csv"
     assert events[0]["cwd"] == str(tmp_path)
 
 

@@ -81,6 +81,7 @@ class WriteTool(Tool[WriteInput]):
             return ToolResult.ok(
                 f"'{shown}' already has exactly this content; nothing was written.",
                 summary=f"Wrote {shown} (no changes)",
+                data={"type": "update"},
             )
         commit(ctx, change, tool=self.name)
         counts = change.diff.counts if change.after else "empty"
@@ -89,4 +90,9 @@ class WriteTool(Tool[WriteInput]):
             content = f"Created '{shown}' ({lines} lines)."
         else:
             content = f"Replaced the content of '{shown}' ({counts} lines)."
-        return ToolResult.ok(content, summary=f"Wrote {shown} ({counts})", diff=change.diff.text)
+        return ToolResult.ok(
+            content,
+            summary=f"Wrote {shown} ({counts})",
+            diff=change.diff.text,
+            data={"type": "create" if change.creates else "update"},  # Claude Code's `type` (hooks read it)
+        )

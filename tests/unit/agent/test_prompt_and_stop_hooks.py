@@ -45,9 +45,11 @@ def test_what_a_prompt_hook_adds_goes_with_the_request(harness: HarnessFactory, 
 
 def test_a_stop_hook_sends_the_model_back_once_with_its_reason(harness: HarnessFactory) -> None:
     asked: list[bool] = []
+    said: list[str] = []
 
-    def stop(active: bool) -> str | None:
+    def stop(active: bool, last_message: str) -> str | None:
         asked.append(active)
+        said.append(last_message)
         return None if active else "run the tests first"
 
     h = harness([Turn(blocks=[Text("Done.")]), Turn(blocks=[Text("Tests pass.")])])
@@ -55,6 +57,7 @@ def test_a_stop_hook_sends_the_model_back_once_with_its_reason(harness: HarnessF
     finished = h.run("fix it")
     assert finished.reason == "end_turn" and finished.turns == 2
     assert asked == [False, True]
+    assert said == ["Done.", "Tests pass."]  # Claude Code's `last_assistant_message`
     second = h.server.requests[1]
     assert_valid_request(second)
     assert (
@@ -68,7 +71,7 @@ def test_a_stop_hook_sends_the_model_back_once_with_its_reason(harness: HarnessF
 
 def test_a_stop_hook_that_never_lets_go_is_bounded_by_max_turns(harness: HarnessFactory) -> None:
     h = harness(lambda body, index: Turn(blocks=[Text(f"done {index}")]), max_turns=3)
-    h.session.hooks.stop = [lambda active: "again"]
+    h.session.hooks.stop = [lambda active, last: "again"]
     finished = h.run("go")
     assert finished.reason == "max_turns" and len(h.server.requests) == 3
 
@@ -77,7 +80,7 @@ def test_a_subagent_passes_the_tool_hooks_but_not_the_prompt_and_stop_hooks() ->
     hooks = Hooks(
         pre_tool_use=[lambda call: None],
         user_prompt_submit=[lambda prompt: PromptContext(text="x")],
-        stop=[lambda active: "again"],
+        stop=[lambda active, last: "again"],
     )
     sub = hooks.for_subagent()
     assert sub.pre_tool_use == hooks.pre_tool_use

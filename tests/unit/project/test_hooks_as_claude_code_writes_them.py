@@ -108,3 +108,28 @@ def test_updated_input_alone_leaves_the_question_to_the_mode(tree: Tree) -> None
     result, asked = run_call(tree, "Write", {"file_path": "raw.txt", "content": "raw"})
     assert result.error_code == "DENIED"
     assert [a.input["file_path"] for a in asked] == ["clean.txt"]
+
+
+def test_prompt_async_and_if_keys_are_read_as_claude_code_writes_them(tree: Tree) -> None:
+    prompt = {"type": "prompt", "prompt": "Is $ARGUMENTS safe?", "model": "claude-haiku-4-5", "timeout": 15}
+    background = {"type": "command", "command": "notify-send done", "async": True}
+    guarded = {"type": "command", "command": "sh lint.sh", "if": "Bash(git commit:*)"}
+    tree.user_settings(
+        {
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [prompt, guarded]}],
+                "Notification": [{"matcher": "permission_prompt", "hooks": [background]}],
+            }
+        }
+    )
+    claude = tree.claude()
+    assert claude.take_warnings() == []
+    asks, lint, notify = claude.settings.hooks
+    assert (asks.kind, asks.prompt, asks.model, asks.timeout) == (
+        "prompt",
+        "Is $ARGUMENTS safe?",
+        "claude-haiku-4-5",
+        15,
+    )
+    assert lint.when is not None and str(lint.when) == "Bash(git commit:*)" and not lint.background
+    assert notify.event == "Notification" and notify.matcher == "permission_prompt" and notify.background

@@ -105,8 +105,11 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
                 "additionalDirectories": ["../nowhere"],
             },
             "hooks": {
-                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "prompt", "prompt": "x"}]}],
-                "SessionStart": [],
+                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "http", "url": "x"}]}],
+                # Claude Code runs no prompt hook at SessionStart
+                "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
+                "WorktreeCreate": [],
+                "OnSave": [],
             },
             "model": "opus",
         }
@@ -125,10 +128,14 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "directory; skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[0].matcher: '(' is not a tool name or a regular expression "
         "(missing ), unterminated subpattern at position 0); skipped",
-        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'prompt' hooks are not run here (only "
-        "'command' hooks are); skipped",
-        f"jupyter_agent: {path}: hooks.SessionStart: not run here (only PreToolUse, PostToolUse, "
-        "UserPromptSubmit, Stop are); ignored",
+        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'http' hooks are not run here (only "
+        "'command' and 'prompt' hooks are); skipped",
+        f"jupyter_agent: {path}: hooks.SessionStart[0].hooks[0].type: prompt hooks run for PermissionRequest, "
+        "PostToolUse, PostToolUseFailure, PreToolUse, Stop, SubagentStop, UserPromptSubmit, not SessionStart; "
+        "skipped",
+        f"jupyter_agent: {path}: hooks.WorktreeCreate: never fired here (this package does not make git "
+        "worktrees); ignored",
+        f"jupyter_agent: {path}: hooks.OnSave: not an event of Claude Code's hooks reference; ignored",
     ]
     settings = claude.settings
     assert [r.text for r in settings.rules("allow")] == ["Read"]

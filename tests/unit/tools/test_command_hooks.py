@@ -70,7 +70,7 @@ def test_the_event_arrives_as_json_on_stdin_in_the_project_directory(project: Pa
     event = json.loads((project / "event.json").read_text())
     assert event["hook_event_name"] == "PreToolUse"
     assert event["tool_name"] == "Read"
-    assert event["tool_input"]["file_path"] == "notes.txt"
+    assert event["tool_input"]["file_path"] == str(project / "notes.txt")  # absolute, as Claude Code sends it
     assert event["tool_use_id"] == "toolu_7"
     assert event["session_id"] == "s1" and event["permission_mode"] == "default"
     assert (project / "where.txt").read_text().strip() == str(project)
@@ -166,7 +166,9 @@ def test_post_tool_use_feedback_is_added_to_what_the_model_reads(project: Path) 
     assert "hello" in result.content
     assert result.content.endswith("[PostToolUse hook feedback: remember: notes.txt is generated]")
     event = json.loads((project / "response.json").read_text())
-    assert "hello" in event["tool_response"]["content"] and event["tool_response"]["is_error"] is False
+    file = event["tool_response"]["file"]  # Read's response, in Claude Code's shape
+    assert event["tool_response"]["type"] == "text" and "hello" in file["content"]
+    assert file["filePath"] == str(project / "notes.txt")
 
 
 def test_user_prompt_submit_blocks_with_its_reason_or_adds_what_it_prints(project: Path) -> None:
@@ -199,3 +201,23 @@ def test_the_same_command_twice_runs_once(project: Path) -> None:
 
 def test_a_hook_call_carries_its_tool_use_id() -> None:
     assert HookCall(tool="Read", input={}, subject=None).tool_use_id == ""
+
+
+def test_updated_tool_output_replaces_what_the_model_reads(project: Path) -> None:
+    output = {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "(the notes, redacted)"}
+    }
+    hooks, _ = hooks_of(project, ("PostToolUse", "Read", f"echo '{json.dumps(output)}'"))
+    result = dispatch(project, hooks, "Read", file_path="notes.txt")
+    assert result.content == "(the notes, redacted)" and not result.is_error
+    assert (project / "notes.txt").read_text() == "hello\n"
+
+
+def test_pre_tool_use_additional_context_reaches_the_model_with_the_result(project: Path) -> None:
+    output = {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "notes.txt is shared"}
+    }
+    hooks, _ = hooks_of(project, ("PreToolUse", "Read", f"echo '{json.dumps(output)}'"))
+    result = dispatch(project, hooks, "Read", file_path="notes.txt")
+    assert "hello" in result.content
+    assert result.content.endswith("[PreToolUse hook context: notes.txt is shared]")
