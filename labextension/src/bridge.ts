@@ -19,6 +19,7 @@ import {
   PROTOCOL_VERSION
 } from './protocol';
 import { ReviewMarks } from './review';
+import { watchStaticViews } from './staticViews';
 import { SharedNotebookDoc } from './sharedDoc';
 import { TouchedCells } from './touched';
 import { parseRequest } from './validate';
@@ -186,6 +187,7 @@ export class NotebookBridge {
       return;
     }
     this.touched.set(panel, new TouchedCells(panel));
+    watchStaticViews(panel);
     panel.sessionContext.kernelChanged.connect((_, change) => {
       if (change.newValue !== null) {
         this.register(change.newValue);
