@@ -5,11 +5,14 @@ and never a change said to be "pending" that was undone since."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from typing import Any
 
 import nbformat
-from lab import ROOT, Lab, after_pending_tasks, cell_output, open_notebook
+from lab import ARTIFACTS, ROOT, Lab, after_pending_tasks, cell_output, open_notebook
 
+SHOT = "reopened-notebook.png"
 STATIC_MIME = "application/vnd.jupyter-agent.static+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PANEL = "window.jupyterapp.shell.currentWidget"
@@ -90,5 +93,10 @@ def test_the_quickstart_reopens_clean_after_a_save_a_restart_and_a_reload(page: 
     text = shown_text(page)
     assert "Error displaying widget" not in text and "pending" not in text
     assert "· undone" in text
+    page.locator(".jp-Notebook .jp-Cell").nth(agent).scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".jp-Notebook").first.screenshot(path=str(ARTIFACTS / SHOT))
+    if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the docs' image on purpose only
+        shutil.copy(ARTIFACTS / SHOT, ROOT / "docs" / "images" / SHOT)
     reopened = json.loads((lab.root / name).read_text())
     assert WIDGET_MIME not in json.dumps(reopened)  # the saved file, too, shows what happened and no widget
