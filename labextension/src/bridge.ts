@@ -20,6 +20,7 @@ import {
 } from './protocol';
 import { ReviewMarks } from './review';
 import { watchStaticViews } from './staticViews';
+import { watchAgentCells } from './agentCells';
 import { SharedNotebookDoc } from './sharedDoc';
 import { TouchedCells } from './touched';
 import { parseRequest } from './validate';
@@ -188,6 +189,7 @@ export class NotebookBridge {
     }
     this.touched.set(panel, new TouchedCells(panel));
     watchStaticViews(panel);
+    watchAgentCells(panel);
     panel.sessionContext.kernelChanged.connect((_, change) => {
       if (change.newValue !== null) {
         this.register(change.newValue);
