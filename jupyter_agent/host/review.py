@@ -78,6 +78,4 @@ class RunReview:
         run_id = self.journal.run_id
         by = f" by {self.journal.by} (outside)" if self.journal.by else ""
         title = f"Review run {run_id}{by}: Keep marks a change reviewed, Undo puts it back"
-        return ReviewWidget(
-            title=title, rows=self.rows, act=self.act, text=self.text, again=f"%agent review {run_id}"
-        )
+        return ReviewWidget(title=title, rows=self.rows, act=self.act, again=f"%agent review {run_id}")

@@ -15,6 +15,10 @@ What a run or a click sends is what it changed: the marks of that run (all of th
 redraw of that run's live review. One review is live at a time (`_LIVE_VIEWS`); an older one is frozen into
 static HTML that names `%agent review N`, so the kernel, the page and the saved notebook do not gather widgets
 run after run.
+
+Each review display's static rendering (what a saved notebook shows once the widget is gone) goes to every page
+as a `static_view` whenever it changes, and again to a page that opens: the page writes it into the output, since
+the kernel cannot update a display whose cell is done.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..base.journal import RunJournal
 from ..tools.context import ToolContext
+from ..ui.gate import to_page
 from ..ui.review_view import ReviewWidget
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
@@ -61,6 +66,11 @@ def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
         and same_notebook(change.notebook, page_path)
     ]
     return {"type": "review", "run_id": journal.run_id, "cells": cells}
+
+
+def static_message(model_id: str, bundle: Mapping[str, str], live: bool) -> dict[str, Any]:
+    """A review display's static rendering for the page (`ReviewWidget.static_bundle`), masked."""
+    return to_page({"type": "static_view", "model_id": model_id, "data": dict(bundle), "live": live})
 
 
 class PageComm(Protocol):
@@ -139,6 +149,7 @@ class ReviewPages:
         run_id = review.journal.run_id
         views = [*self.views, (run_id, widget)]
         older, self.views = views[:-_LIVE_VIEWS], views[-_LIVE_VIEWS:]
+        widget.on_static = self._send_static
         widget.show()
         for old_run, old in older:
             old.freeze()
@@ -158,6 +169,10 @@ class ReviewPages:
             for view in self.frozen.get(run_id, []):
                 view.refresh()
 
+    def _send_static(self, model_id: str, bundle: dict[str, str], live: bool) -> None:
+        for page in list(self.pages):
+            page.send(static_message(model_id, bundle, live))
+
     def _opened(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)
         path = str(data.get("path", ""))
@@ -165,6 +180,8 @@ class ReviewPages:
         page.on_msg(lambda message: self._on_msg(page, message))
         page.on_close(lambda _message: self._closed(page))
         self._send_marks(page, path, self.history())
+        for _run, view in self.views:
+            page.send(static_message(view.model_id, view.static_bundle(), True))
         self.at_cells.opened(page, path)
 
     def _closed(self, page: PageComm) -> None:

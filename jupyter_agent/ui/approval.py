@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..masking import clip
 from ..tools.core import Preview
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..tools.question import Question
@@ -66,9 +67,39 @@ def headless_refusal(request: ApprovalRequest, why: str = NO_WIDGET_FRONTEND) ->
     )
 
 
+def question_in_words(request: ApprovalRequest) -> str:
+    """The approval's question as a person asks it ("Edit cell c1 ('clean') of analysis.ipynb?"), not the tool's
+    log line; a tool with no wording of its own is asked by its title."""
+    given = request.input
+    cell = request.preview.cells[0] if request.preview.cells else None
+    path = str(given.get("file_path") or given.get("notebook_path") or (cell.notebook if cell else ""))
+    if request.tool == "NotebookEdit":
+        of = f" of {path}" if path else ""
+        mode = str(given.get("edit_mode") or "replace")
+        if mode == "insert":
+            return f"Add a {given.get('cell_type') or 'code'} cell to {path or 'the notebook'}?"
+        first = (cell.before.strip().splitlines() or [""])[0] if cell is not None else ""
+        named = f"cell {given.get('cell_id') or ''}".strip() + (
+            f" ({clip(first, 40, marker='…')!r})" if first else ""
+        )
+        verb = {"delete": "Delete", "move": "Move"}.get(mode, "Edit")
+        return f"{verb} {named}{of}?"
+    if request.tool in ("Edit", "MultiEdit") and path:
+        return f"Edit {path}?"
+    if request.tool == "Write" and path:
+        return f"Write {path}?"
+    if request.tool == "Bash" and given.get("command"):
+        return f"Run the command {clip(str(given['command']), 80, marker='…')!r}?"
+    if request.tool == "RunCell" and cell is not None:
+        return f"Run cell {cell.cell_id} of {cell.notebook}?"
+    return f"Allow {request.title}?"
+
+
 class WidgetApproval(WidgetQuestion[Approval]):
-    """Allow once / Always allow / Deny / Deny with a message, above the effect's preview; for an edit also
-    "Allow all edits in this run", and "Show in notebook" when the question is shown at its cells too."""
+    """The question in words above the effect's preview, and three main answers — Allow once, Always allow, Deny —
+    with the rest behind "More…": for an edit "Allow all edits in this run", "Show in notebook" when the question
+    is shown at its cells too, and Deny with a message. The buttons carry JupyterLab's own classes (`jp-Button`,
+    `jp-mod-accept`, `jp-mod-reject`); the labextension answers the focused approval with Enter and Escape."""
 
     #: The same question at its cells in the page (set by the presenter before `show`).
     at_cell: CellQuestion | None = None
@@ -76,24 +107,27 @@ class WidgetApproval(WidgetQuestion[Approval]):
     def build(self) -> Any:
         w = widgets()
         request = _approval(self.ask.request)
+        always_says = f"Always allow adds {request.suggested_rule} for this session"
         head = w.HTML(
             value=(
-                f'<div style="font-weight:600;">Allow <code>{esc(request.title)}</code>?</div>'
-                f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">{esc(request.reason)}</div>'
+                f'<div role="heading" aria-level="3" style="font-weight:600;">{esc(question_in_words(request))}</div>'
+                f'<div style="font-size:11px;color:var(--jp-ui-font-color1);">{esc(request.reason)} · '
+                f"<code>{esc(request.title)}</code></div>"
             )
         )
         body = w.HTML(value=preview_html(request.preview))
-        allow = w.Button(description="Allow once", button_style="success", icon="check")
-        always = w.Button(
-            description="Always allow", tooltip=f"adds {request.suggested_rule} for this session"
+        allow = _button(
+            w, "Allow once", "jp-mod-accept", "jp-agent-allow-once", tooltip="Allow this call (Enter)"
         )
-        deny = w.Button(description="Deny", button_style="danger", icon="times")
+        always = _button(
+            w, "Always allow", "jp-agent-allow-always", tooltip=always_says.removeprefix("Always allow ")
+        )
+        deny = _button(w, "Deny", "jp-mod-reject", "jp-agent-deny", tooltip="Deny this call (Escape)")
+        more = _button(w, "More…", "jp-agent-approval-more", tooltip="more answers")
         message = w.Text(
             placeholder="Tell the agent why, or what to do instead…", layout=w.Layout(width="60%")
         )
-        send = w.Button(
-            description="Deny with message", button_style="warning", layout=w.Layout(width="auto")
-        )
+        send = _button(w, "Deny with message", "jp-agent-deny-message")
 
         def answer_with(choice: Callable[[], Approval]) -> Callable[[Any], None]:
             return lambda _widget: self.answer(choice())
@@ -103,40 +137,74 @@ class WidgetApproval(WidgetQuestion[Approval]):
         on_click(deny, answer_with(Reject))
         on_click(send, answer_with(lambda: Reject(message=message.value.strip())))
         on_submit(message, answer_with(lambda: Reject(message=message.value.strip())))
-        row = [allow, always]
+        extra: list[Any] = []
         if request.kind == "edit":
-            all_edits = w.Button(
-                description="Allow all edits in this run",
+            all_edits = _button(
+                w,
+                "Allow all edits in this run",
+                "jp-agent-allow-edits",
                 tooltip="this edit, and every later edit of this run, without asking (execution still asks)",
-                layout=w.Layout(width="auto"),
             )
             on_click(all_edits, answer_with(lambda: Approve(edits_this_run=True)))
-            add_class(all_edits, "jp-agent-allow-edits")
-            row.append(all_edits)
-        row.append(deny)
+            extra.append(all_edits)
         at_cell = self.at_cell
         if at_cell is not None:
-            show = w.Button(
-                description="Show in notebook",
+            show = _button(
+                w,
+                "Show in notebook",
+                "jp-agent-show-in-notebook",
                 tooltip="scroll to the cell this is about; you can answer there too",
-                icon="arrow-right",
-                layout=w.Layout(width="auto"),
             )
             on_click(show, lambda _widget: at_cell.reveal())
-            add_class(show, "jp-agent-show-in-notebook")
-            row.append(show)
-        buttons = w.HBox(row)
+            extra.append(show)
+        buttons = w.HBox([allow, always, deny, more])
+        says = w.HTML(
+            value=f'<div style="font-size:11px;color:var(--jp-ui-font-color1);">{esc(always_says)}</div>'
+        )
         reply = w.HBox([message, send])
+        rest = w.VBox([w.HBox(extra), reply] if extra else [reply], layout=w.Layout(display="none"))
+
+        def toggle(_widget: Any) -> None:
+            rest.layout.display = "" if rest.layout.display == "none" else "none"
+            more.description = "Less" if rest.layout.display == "" else "More…"
+
+        on_click(more, toggle)
         box = w.VBox(
-            [head, body, buttons, reply],
-            layout=w.Layout(border="1px solid var(--jp-warn-color1,#f0ad4e)", padding="6px", margin="4px 0"),
+            [head, body, buttons, says, rest],
+            layout=w.Layout(
+                border="1px solid var(--jp-border-color1,#bdbdbd)", padding="6px", margin="4px 0"
+            ),
         )
         add_class(box, "jp-agent-approval")
-        self.widgets = [head, body, *row, message, send, buttons, reply, box]
+        self.widgets = [
+            head,
+            body,
+            allow,
+            always,
+            deny,
+            more,
+            *extra,
+            send,
+            message,
+            buttons,
+            says,
+            reply,
+            rest,
+            box,
+        ]
         return box
 
     def record_text(self, answer: Approval | None) -> str:
         return record_text(_approval(self.ask.request), answer)
+
+
+def _button(w: Any, label: str, *classes: str, tooltip: str = "") -> Any:
+    """A button as JupyterLab draws its own (`jp-Button`, and `jp-mod-accept` / `jp-mod-reject` for the main
+    answers), with the label as its accessible name."""
+    button = w.Button(description=label, tooltip=tooltip or label, layout=w.Layout(width="auto"))
+    for name in ("jp-Button", *classes):
+        add_class(button, name)
+    return button
 
 
 class ApprovalUI:

@@ -32,7 +32,7 @@ _STATUS_COLOR: dict[Status, str] = {
     "running": "var(--jp-brand-color1,#1976d2)",
     "done": "var(--jp-success-color0,#2e7d32)",
     "error": "var(--jp-error-color0,#c62828)",
-    "denied": "var(--jp-error-color0,#c62828)",
+    "denied": "var(--jp-ui-font-color1,#555)",  # a no (the person's, or a rule's) is an answer, not an error
     "interrupted": "var(--jp-warn-color0,#b26b00)",
 }
 _MAX_DETAIL_CHARS = 8_000
@@ -110,7 +110,7 @@ class ToolCard:
             f'<summary style="cursor:pointer;list-style-position:inside;">'
             f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
         )
-        is_error = self.result is not None and self.result.is_error
+        is_error = self.result is not None and self.result.is_error and self.status != "denied"
         opened = " open" if is_error and not self.collapsed else ""
         border = "var(--jp-error-color1,#e57373)" if is_error else "var(--jp-border-color2,#ddd)"
         return (

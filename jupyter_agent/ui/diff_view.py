@@ -32,8 +32,8 @@ def diff_to_html(diff: str, *, max_lines: int = 400) -> str:
     old = new = 0
     lines = diff.splitlines()
     for line in lines[:max_lines]:
-        if line.startswith(("---", "+++")):
-            continue
+        if line.startswith(("---", "+++", "\\ No newline")):
+            continue  # diff-tool bookkeeping, not the change: a new cell's last line has no newline
         mark = line[:1] if line[:1] in "+-@ " else " "
         hunk = _HUNK.match(line)
         if hunk:

@@ -24,6 +24,7 @@ import unicodedata
 import uuid
 from collections.abc import Mapping
 from functools import cache
+from html import escape as html_escape
 from typing import Any
 
 from ..masking import mask, mask_data
@@ -57,14 +58,33 @@ def update_bundle(bundle: Mapping[str, Any], *, display_id: str) -> None:
     update_display(masked(bundle), display_id=display_id)
 
 
-def show_widget(widget: Any, *, text: str | None = None, display_id: str | None = None) -> str:
-    """Display a widget built from `widgets()`, with `text` as its text/plain (what nbconvert or a saved
-    file's viewer shows) when given, under `display_id` (a new one when None); the display id, to
-    `update_bundle` it later (a record, a frozen review, or nothing)."""
+#: Marks a widget's display as the agent's: its text/plain and text/html are a static rendering that stays true once
+#: the widget is gone, so the labextension may drop the widget view of a model no kernel holds any more (after a
+#: restart, or a page reloaded against a new kernel) and show that instead of "Error displaying widget".
+STATIC_MIME = "application/vnd.jupyter-agent.static+json"
+
+
+def show_widget(
+    widget: Any, *, text: str | None = None, html: str | None = None, display_id: str | None = None
+) -> str:
+    """Display a widget built from `widgets()` under `display_id` (a new one when None), with a static rendering
+    for what shows no live widget (nbconvert, GitHub, a restarted kernel): `text` as its text/plain and `html`
+    (or the text, escaped) as its text/html. The display id, to `update_bundle` it later (a record, a frozen
+    review, or nothing)."""
     bundle = widget_bundle(widget)
     if text is not None:
         bundle["text/plain"] = text
+    plain = str(bundle.get("text/plain", ""))
+    bundle["text/html"] = html if html is not None else static_html(plain)
+    bundle[STATIC_MIME] = {"model_id": str(getattr(widget, "model_id", "") or "")}
     return show_bundle(bundle, display_id=display_id)
+
+
+def static_html(text: str) -> str:
+    """Plain text as the static HTML of a widget's display."""
+    return (
+        f'<div class="jp-agent-static" style="white-space:pre-wrap;font-size:12px;">{html_escape(text)}</div>'
+    )
 
 
 def to_page(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -68,7 +68,8 @@ class WidgetQuestion(Generic[A]):
 
     def show(self) -> None:
         self.root = self.build()
-        self.display_id = show_widget(self.root)
+        # What a saved notebook shows once the widget is gone: nothing waits any more (the kernel stopped).
+        self.display_id = show_widget(self.root, text=self.record_text(None))
 
     def answer(self, answer: A) -> None:
         """A click: answer the worker now, collapse on the next tick."""

@@ -15,6 +15,11 @@ A redraw changes the widgets it has (labels, `disabled`); only rows that came or
 their layouts and styles. When a newer review takes its place, `freeze` closes every widget and leaves static
 HTML with the rows as they stand and the command that brings the buttons back: a long day of runs keeps one
 live review, not one per run.
+
+The display carries a static rendering too (text/plain and text/html, `static_bundle`): what nbconvert, GitHub and a
+page whose kernel restarted show. It says what was decided — kept, undone, or not reviewed — never "pending", which
+stops being true with the kernel. Each time it changes (a click, `%agent undo`, a freeze) `on_static` is told, so
+the page can put it into the saved notebook (a display cannot be updated once its cell is done).
 """
 
 from __future__ import annotations
@@ -47,6 +52,16 @@ class ReviewRow:
 
 Rows = Callable[[], Sequence[ReviewRow]]
 Act = Callable[[Action, str], "Future[Sequence[ReviewResult]]"]
+#: Told the static rendering of a review's display whenever it changes: the widget's model id, the bundle, and
+#: whether the widget is still live (False once frozen: the page may drop the widget view).
+OnStatic = Callable[[str, dict[str, str], bool], None]
+
+#: A row's state as the static rendering says it: true after the kernel is gone.
+STATIC_STATE = {"pending": "not reviewed", "kept": "kept", "undone": "undone"}
+
+
+def _ignore_static(_model_id: str, _bundle: dict[str, str], _live: bool) -> None:
+    return None
 
 
 @dataclass
@@ -64,15 +79,17 @@ class ReviewWidget:
 
     `again` is the command that shows this review once more (`%agent review 3`), said when it is frozen."""
 
-    def __init__(self, *, title: str, rows: Rows, act: Act, text: Callable[[], str], again: str = "") -> None:
+    def __init__(self, *, title: str, rows: Rows, act: Act, again: str = "") -> None:
         w = widgets()
         self._w = w
         self.title = title
         self.rows = rows
         self.act = act
-        self.text = text
         self.again = again
         self.display_id = uuid.uuid4().hex
+        #: See the module docstring (set by whoever shows it: the review pages).
+        self.on_static: OnStatic = _ignore_static
+        self._static_sent: dict[str, str] | None = None
         #: True once frozen: static HTML, no widget left.
         self.frozen = False
         # The widgets (None once frozen).
@@ -86,6 +103,8 @@ class ReviewWidget:
         self.all_box: Any = w.HBox([self.keep_all, self.undo_all])
         self._rows: dict[str, _RowWidgets] = {}
         self._last_text = ""
+        #: The box's model id, kept when frozen (the page finds the display by it).
+        self.model_id = str(self.box.model_id)
         #: Held for every change of the rows or buttons (see the module docstring); reentrant: `_done` redraws.
         self._lock = threading.RLock()
         #: Actions started and not yet done: while any runs, every button is drawn disabled.
@@ -106,7 +125,10 @@ class ReviewWidget:
 
     def show(self) -> None:
         """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
-        show_widget(self.box, text=self.text(), display_id=self.display_id)
+        static = self.static_bundle()
+        self.model_id = str(self.box.model_id)
+        self._static_sent = static
+        show_widget(self.box, text=static["text/plain"], html=static["text/html"], display_id=self.display_id)
 
     def redraw(self) -> None:
         with self._lock:
@@ -127,6 +149,16 @@ class ReviewWidget:
             pending = any(row.state == "pending" for row in rows)
             self.keep_all.disabled = self.undo_all.disabled = busy or not pending
             self.box.children = (self.head, *(self._rows[t].box for t in targets), self.all_box, self.message)
+            self._tell_static(live=True)
+
+    def _tell_static(self, *, live: bool) -> None:
+        """Tell `on_static` the static rendering, when it changed since it was last shown or told."""
+        if self._static_sent is None:
+            return  # not shown yet: `show` puts it into the display
+        static = self.static_bundle()
+        if static != self._static_sent or not live:
+            self._static_sent = static
+            self.on_static(self.model_id, static, live)
 
     def _new_row(self, target: str) -> _RowWidgets:
         w = self._w
@@ -184,6 +216,7 @@ class ReviewWidget:
                 return
             self.frozen = True
             update_bundle(self.static_bundle(), display_id=self.display_id)
+            self._tell_static(live=False)
             close_tree(self.box, self.all_box, *(row.box for row in self._rows.values()))
             self._rows.clear()
             # Closed widgets keep their state: the frozen review lets go of them (it lives as long as its run).
@@ -194,12 +227,20 @@ class ReviewWidget:
         with self._lock:
             if self.frozen:
                 update_bundle(self.static_bundle(), display_id=self.display_id)
+                self._tell_static(live=False)
 
     def static_bundle(self) -> dict[str, str]:
+        """The review as text and HTML, as it stands: each row with what was decided (`STATIC_STATE`), the last
+        click's outcome, and (frozen) the command that brings the buttons back."""
         rows = list(self.rows())
-        again = f"{self.again} shows Keep / Undo again" if self.again else ""
+        said = [(row.text, STATIC_STATE.get(row.state, row.state)) for row in rows]
+        again = (
+            f"{self.again} shows Keep / Undo again (while this kernel runs)"
+            if self.again and self.frozen
+            else ""
+        )
         lines = (
-            "".join(f"<div><code>{esc(row.text)}</code> · {esc(row.state)}</div>" for row in rows)
+            "".join(f"<div><code>{esc(text)}</code> · {esc(state)}</div>" for text, state in said)
             or "<div>no changes</div>"
         )
         outcome = (
@@ -209,11 +250,12 @@ class ReviewWidget:
         )
         hint = (
             f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);"><code>{esc(self.again)}</code> '
-            "shows Keep / Undo again</div>"
-            if self.again
+            "shows Keep / Undo again (while this kernel runs)</div>"
+            if again
             else ""
         )
-        plain = "\n".join(part for part in (self.text(), self._last_text, again) if part)
+        plain_rows = "\n".join(f"{text} · {state}" for text, state in said) or "no changes"
+        plain = "\n".join(part for part in (self.title, plain_rows, self._last_text, again) if part)
         return {
             "text/plain": plain,
             "text/html": f'<div class="jp-agent-review jp-agent-review-static"><b>{esc(self.title)}</b>'

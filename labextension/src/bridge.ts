@@ -19,6 +19,8 @@ import {
   PROTOCOL_VERSION
 } from './protocol';
 import { ReviewMarks } from './review';
+import { watchStaticViews } from './staticViews';
+import { watchAgentCells } from './agentCells';
 import { SharedNotebookDoc } from './sharedDoc';
 import { TouchedCells } from './touched';
 import { parseRequest } from './validate';
@@ -186,6 +188,8 @@ export class NotebookBridge {
       return;
     }
     this.touched.set(panel, new TouchedCells(panel));
+    watchStaticViews(panel);
+    watchAgentCells(panel);
     panel.sessionContext.kernelChanged.connect((_, change) => {
       if (change.newValue !== null) {
         this.register(change.newValue);

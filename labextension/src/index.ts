@@ -7,6 +7,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { NotebookBridge } from './bridge';
+import { addApprovalKeys } from './approvalKeys';
 import { addAskAboutOutput } from './askOutput';
 import { addCellActions } from './cellActions';
 import { addFixButton } from './fixButton';
@@ -26,6 +27,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker.forEach(panel => bridge.watch(panel));
     tracker.widgetAdded.connect((_, panel) => bridge.watch(panel));
     addUndoKeys(app);
+    addApprovalKeys();
     addFixButton(rendermime, tracker);
     addAskAboutOutput(app, tracker);
     addCellActions(app, tracker);

@@ -19,6 +19,7 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import { coalesced } from './coalesce';
 import { isRecord } from './nbjson';
 import { PendingMarks } from './pending';
+import { applyStaticView } from './staticViews';
 
 export const REVIEW_TARGET = 'jupyter_agent.review';
 export const REVIEW_CLASS = { added: 'jp-agent-review-added', changed: 'jp-agent-review-changed' };
@@ -172,7 +173,7 @@ export class ReviewMarks {
   }
 
   private onMessage(data: unknown): void {
-    if (this.pending.onMessage(data)) {
+    if (this.pending.onMessage(data) || applyStaticView(this.panel, data)) {
       return;
     }
     const review = parseReview(data);

@@ -133,6 +133,7 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
     ]
     assert "The agent wants to change this cell" in (pending_box(page).text_content() or "")
     assert live_sources(page, name)[1] == TARGET  # asked, not changed
+    output.locator("button.jupyter-button:has-text('More…')").click()  # the answers beyond the main three
     output.locator("button.jupyter-button:has-text('Show in notebook')").click()
     wait_for(
         lambda: in_view(page, ".jp-agent-pending[data-cell-id='target']"), 15, "the page to scroll there"

@@ -170,6 +170,10 @@ def reviews(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [m for m in received if m.get("type") == "review"]
 
 
+def statics(received: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m for m in received if m.get("type") == "static_view"]
+
+
 def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_reload(
     agent_kernel: AgentKernel, tmp_path: Path
 ) -> None:
@@ -239,6 +243,14 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     frontend.wait(
         lambda: shows(frontend, f"<code>cell {inserted} added +1 −0</code> · kept"), 30, "the footer"
     )
+    # The footer's static rendering (what the saved notebook shows once the widget is gone) follows the decision:
+    # the page is sent it, for the footer's widget model, since the run's cell is done.
+    frontend.wait(lambda: bool(statics(first)), 30, "the footer's static rendering")
+    kept = statics(first)[-1]
+    assert kept["live"] is True and kept["model_id"] in frontend.widgets
+    assert f"cell {inserted} added +1 −0 · kept" in kept["data"]["text/plain"]
+    assert "cell a1 changed +1 −1 · not reviewed" in kept["data"]["text/plain"]
+    assert "pending" not in kept["data"]["text/plain"] + kept["data"]["text/html"]
 
     page.cells[0]["source"] = "a = 'mine'"  # the user typed in it since
     undo = {**keep, "request_id": "r2", "action": "undo", "cell_id": "a1"}
@@ -256,6 +268,7 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     )  # a reload: a new page asks, the kernel answers with what is pending
     frontend.wait(lambda: bool(reviews(reloaded)), 30, "the marks after a reload")
     assert [c["id"] for c in reviews(reloaded)[0]["cells"]] == ["a1"]
+    assert [m["data"] for m in statics(reloaded)] == [kept["data"]]  # a reloaded page gets it too
     other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page: no marks
     after = open_review_comm(
         frontend

@@ -175,8 +175,9 @@ def test_the_widget_offers_show_in_notebook_and_all_edits_and_closes_the_cell_wh
     assert labels == [
         "Allow once",
         "Always allow",
-        "Allow all edits in this run",
         "Deny",
+        "More…",  # the rest, folded
+        "Allow all edits in this run",
         "Show in notebook",
         "Deny with message",
     ]

@@ -39,7 +39,7 @@ def test_model_written_text_in_the_approval_card_is_inert(shell: InteractiveShel
     with capture_output():
         card.show()
     html_parts: list[str] = [w.value for w in card.widgets if type(w).__name__ == "HTML"]
-    assert len(html_parts) == 2
+    assert len(html_parts) == 3  # the question, the preview, what Always allow adds
     for html in html_parts:
         assert_inert(html)
     assert "mcp__srv__run &lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;" in html_parts[0]
@@ -161,10 +161,20 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
     assert "jp-agent-approval" in box._dom_classes
     (shown,) = captured.outputs
     assert shown.data["application/vnd.jupyter.widget-view+json"]["model_id"] == box.model_id
-    head, body, buttons, ask_why = box.children
-    assert "Allow <code>Bash git push</code>?" in head.value and "<pre" in body.value
-    assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny"]
+    head, body, buttons, says, rest = box.children
+    assert "Run the command &#x27;git push&#x27;?" in head.value and "<pre" in body.value
+    assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny", "More…"]
+    assert "Always allow adds Bash(git push*) for this session" in says.value  # said, not only in a tooltip
+    assert rest.layout.display == "none"  # Deny with a message is behind More…
+    (ask_why,) = rest.children
     assert [type(w).__name__ for w in ask_why.children] == ["Text", "Button"]
+    more = buttons.children[3]
+    more.click()
+    assert rest.layout.display == "" and more.description == "Less"
+    allow, _always, deny, _more = buttons.children
+    assert {"jp-Button", "jp-mod-accept"} <= set(allow._dom_classes)
+    assert {"jp-Button", "jp-mod-reject"} <= set(deny._dom_classes)
+    assert all(b.button_style == "" for b in buttons.children)  # no loud colours: JupyterLab's own buttons
     assert made.display_id
 
 

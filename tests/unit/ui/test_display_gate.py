@@ -145,7 +145,7 @@ def build_the_rest() -> None:
     def refuse(action: Action, target: str) -> Future[Sequence[ReviewResult]]:
         raise PermissionError(f"cannot {action} {target}: {SECRET}")
 
-    footer = ReviewWidget(title=f"Review {SECRET}", rows=lambda: rows, act=refuse, text=lambda: SECRET)
+    footer = ReviewWidget(title=f"Review {SECRET}", rows=lambda: rows, act=refuse)
     footer.show()
     footer.click("undo", f"{SECRET}.txt")
 

@@ -30,7 +30,7 @@ class Actions:
 
 
 def footer(act: Actions) -> ReviewWidget:
-    return ReviewWidget(title="Review run 1", rows=lambda: ROWS, act=act, text=lambda: "")
+    return ReviewWidget(title="Review run 1", rows=lambda: ROWS, act=act)
 
 
 def disabled(widget: ReviewWidget) -> list[bool]:
@@ -101,7 +101,7 @@ def test_an_action_that_cannot_start_is_said_under_the_rows_and_the_buttons_come
     def refuse(action: Action, target: str) -> Future[Sequence[ReviewResult]]:
         raise RuntimeError("the agent's worker is shut down")
 
-    widget = ReviewWidget(title="Review run 1", rows=lambda: ROWS, act=refuse, text=lambda: "")
+    widget = ReviewWidget(title="Review run 1", rows=lambda: ROWS, act=refuse)
     widget.click("undo", "all")
     assert "RuntimeError: the agent&#x27;s worker is shut down" in message(widget)
     assert not any(disabled(widget))

@@ -40,7 +40,6 @@ class Review:
             title="Review run 3",
             rows=lambda: self.rows,
             act=self.act,
-            text=lambda: "run 3 text",
             again="%agent review 3",
         )
 
@@ -86,9 +85,11 @@ def test_a_frozen_review_is_static_html_naming_the_command_and_holds_no_widget()
     assert update.update and update.transient["display_id"] == shown.display_id
     html = update.data["text/html"]
     assert "<code>%agent review 3</code> shows Keep / Undo again" in html
-    assert "a.txt changed +1 −1</code> · pending" in html and "b.txt changed +1 −1</code> · undone" in html
+    assert (
+        "a.txt changed +1 −1</code> · not reviewed" in html and "b.txt changed +1 −1</code> · undone" in html
+    )
     assert "application/vnd.jupyter.widget-view+json" not in update.data
-    assert update.data["text/plain"].startswith("run 3 text")
+    assert update.data["text/plain"].startswith("Review run 3\na.txt changed +1 −1 · not reviewed")
     assert all(part.comm is None for part in made)
     assert alive() == before
     assert shown.box is None and shown.buttons == {}
@@ -104,3 +105,35 @@ def test_closing_a_tree_twice_is_harmless_and_closes_what_a_box_holds() -> None:
     close_tree(box)
     close_tree(box)
     assert all(part.comm is None for part in [box, button, button.layout, button.style, box.layout])
+
+
+def test_the_display_carries_a_static_rendering_that_follows_each_decision_and_never_says_pending() -> None:
+    """What nbconvert, GitHub and a page whose kernel restarted show: the rows with what was decided. Each change
+    of it is told to `on_static` (the page puts it into the saved notebook); an unchanged redraw tells nothing."""
+    review = Review([row("a.txt"), row("b.txt")])
+    shown = review.widget()
+    told: list[tuple[str, dict[str, str], bool]] = []
+    shown.on_static = lambda model_id, bundle, live: told.append((model_id, bundle, live))
+    with capture_output() as displayed:
+        shown.show()
+    [output] = displayed.outputs
+    assert output.data["application/vnd.jupyter.widget-view+json"]["model_id"] == shown.model_id
+    assert output.data["application/vnd.jupyter-agent.static+json"] == {"model_id": shown.model_id}
+    assert "a.txt changed +1 −1</code> · not reviewed" in output.data["text/html"]
+    assert (
+        output.data["text/plain"]
+        == "Review run 3\na.txt changed +1 −1 · not reviewed\nb.txt changed +1 −1 · not reviewed"
+    )
+    assert "pending" not in output.data["text/html"] + output.data["text/plain"]
+    shown.redraw()
+    assert told == []
+    review.rows = [row("a.txt", "undone"), row("b.txt", "kept")]
+    shown.redraw()
+    [(model_id, bundle, live)] = told
+    assert model_id == shown.model_id and live
+    assert bundle["text/plain"] == "Review run 3\na.txt changed +1 −1 · undone\nb.txt changed +1 −1 · kept"
+    assert "b.txt changed +1 −1</code> · kept" in bundle["text/html"]
+    with capture_output():
+        shown.freeze()
+    assert told[-1][0] == model_id and told[-1][2] is False
+    assert "%agent review 3 shows Keep / Undo again" in told[-1][1]["text/plain"]
