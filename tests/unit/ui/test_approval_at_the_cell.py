@@ -14,8 +14,8 @@ from typing import Any
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
+from jupyter_agent.host.page_comm import PageComm
 from jupyter_agent.host.pending_page import PendingAtCells
-from jupyter_agent.host.review_page import PageComm
 from jupyter_agent.masking import REGISTRY
 from jupyter_agent.permissions.kinds import ToolKind
 from jupyter_agent.permissions.policy import Rule
