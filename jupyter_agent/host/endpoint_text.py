@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..masking import mask
-
 if TYPE_CHECKING:
     from ..settings import AgentSettings
 
@@ -35,10 +33,10 @@ def endpoint_text(settings: AgentSettings) -> str:
         where = f"{region or 'no region: set CLOUD_ML_REGION'}, project {project or 'from gcloud'}"
         return f"Vertex AI ({where})"
     if settings.base_url:
-        return f"{mask(settings.base_url)} (from %config AgentMagics.base_url)"
+        return f"{settings.base_url} (from %config AgentMagics.base_url)"
     from_env = os.environ.get("ANTHROPIC_BASE_URL")
     if from_env:
-        return f"{mask(from_env)} (from ANTHROPIC_BASE_URL)"
+        return f"{from_env} (from ANTHROPIC_BASE_URL)"
     return f"{DEFAULT_ENDPOINT} (the default; ANTHROPIC_BASE_URL or AgentMagics.base_url changes it)"
 
 

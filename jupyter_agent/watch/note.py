@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..base.result import ImageContent
 from ..builtin_tools.kernel.tracebacks import describe_exception
-from ..masking import clip, mask
+from ..masking import clip
 from .watcher import CellRun, SinceLastLook, VariableChange
 
 
@@ -80,7 +80,7 @@ def render_note(seen: SinceLastLook, budget: NoteBudget | None = None) -> Kernel
             else f"Figures: {len(seen.figures)} displayed{where} (too large to attach)."
         )
     lines.append("</kernel-activity>")
-    text = mask("\n".join(lines))
+    text = "\n".join(lines)  # clip masks before it cuts; the sinks mask what is sent or shown
     if len(text) > budget.chars:
         tail = f"\n… [{len(text)} characters in all, cut to the budget]\n</kernel-activity>"
         text = clip(text, budget.chars - len(tail), marker=tail)
