@@ -109,6 +109,37 @@ def test_the_layer_table_names_only_what_exists_and_each_once() -> None:
         )
 
 
+def _rows() -> list[tuple[frozenset[str], str]]:
+    """Each row's packages and modules (2nd column) with its job (3rd column), which names their parts."""
+    section = ARCHITECTURE.read_text(encoding="utf-8").split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("|")][2:]
+    return [(frozenset(re.findall(r"`([^`]+)`", row[2])), row[3]) for row in rows]
+
+
+def test_every_folder_of_the_package_is_named_in_the_layer_table() -> None:
+    """A subpackage is named in its layer's row (`strict/` in `testing/`'s, `kernel/journal/` in `builtin_tools/`'s)."""
+    named = {name for modules, job in _rows() for name in (*modules, *re.findall(r"`([^`]+/)`", job))}
+    folders = sorted(
+        path.parent.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("__init__.py")
+        if path.parent != PACKAGE and "labextension" not in path.relative_to(PACKAGE).parts
+    )
+    missing = [f for f in folders if not any(f + "/" == n or (f + "/").endswith("/" + n) for n in named)]
+    assert missing == [], f"name {missing} in the layer table of docs/architecture.md"
+
+
+def test_every_module_the_layer_table_names_exists_in_its_row() -> None:
+    """`shell.py` in the built-in tools' row is `builtin_tools/shell.py`: a module renamed or moved is renamed in
+    the table too."""
+    absent: list[str] = []
+    for modules, job in _rows():
+        packages = [PACKAGE, *(PACKAGE / m for m in modules if m.endswith("/"))]
+        for name in re.findall(r"`([\w/]+(?:\.py|/))`", job):
+            if not any((package / name).exists() for package in packages):
+                absent.append(name)
+    assert absent == []
+
+
 def test_no_module_imports_from_a_layer_above_its_own() -> None:
     upward = sorted(
         f"{module} imports {target}"
