@@ -1,11 +1,11 @@
 """One registry of secret values, and the mask that keeps them out of model input, displays and saved files.
 
-Secrets are masked at two chokepoints rather than per tool: the Dispatcher masks every tool result before
-it becomes model input (built-in, MCP and user tools alike), and the display gate (`ui/gate.py`) masks
-everything shown — every display bundle (cards, streamed text, diffs), every widget's state (labels, tooltips,
-HTML values) and every terminal line — before it reaches the frontend or the saved notebook. Anything
-else that writes agent data to disk (a session store, an export) calls `mask` on each text, or `mask_data` on
-each JSON-like record, before writing it.
+Secrets are masked where text leaves the kernel, with the secrets known then, rather than where each piece is
+made: the request body (`agent/request_body.py`) masks everything sent to the model, the session file
+(`sessions/log.py`) everything saved, the display gate (`ui/gate.py`) everything shown — display bundles, widget
+state, terminal lines, page messages — and the command hooks (`tools/command_hooks.py`) and `%agent serve`
+(`serve/listing.py`) what they hand out; the Dispatcher masks each tool result once more as it is made, as
+defence in depth (`tests/unit/test_masking_sinks.py` names the six).
 
 What counts as a secret:
 

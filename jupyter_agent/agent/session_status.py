@@ -19,14 +19,13 @@ from .session_values import SessionStatus
 class ShownSession(Protocol):
     """What the status reads of a session (`session.AgentSession` is one, and asks for its own status)."""
 
-    @property
-    def pool(self) -> ToolPool: ...
-    @property
-    def conversation(self) -> Conversation: ...
-    @property
-    def config(self) -> AgentConfig: ...
-    @property
-    def policy(self) -> PermissionPolicy: ...
+    pool: ToolPool
+    conversation: Conversation
+    config: AgentConfig
+    policy: PermissionPolicy
+    recorder: SessionRecorder | None
+    transformations: list[dict[str, object]]
+
     @property
     def running(self) -> bool: ...
     @property
@@ -38,11 +37,7 @@ class ShownSession(Protocol):
     @property
     def last_run_cost(self) -> float: ...
     @property
-    def recorder(self) -> SessionRecorder | None: ...
-    @property
     def memory(self) -> Sequence[MemoryFile]: ...
-    @property
-    def transformations(self) -> Sequence[dict[str, object]]: ...
     def system_prompt(self) -> str: ...
 
 

@@ -4,11 +4,12 @@ secrets known then: a token the user exports after the run that read it is not s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any
 
 import pytest
+from page_kit import Page
 
 from jupyter_agent.base.journal import CellChange, RunJournal
 from jupyter_agent.host.pending_page import PendingAtCells
@@ -21,20 +22,6 @@ from jupyter_agent.tools.dispatch import ApprovalRequest
 NOTEBOOK = "/home/me/work/analysis.ipynb"
 #: What the agent's code read from a file and wrote into a cell before the user exported it as NEW_TOKEN.
 VALUE = "nt-7f3a9c2e5b8d1046aa"
-
-
-class Page:
-    """A page that opened the review comm: what the kernel sent it."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    def send(self, data: dict[str, Any] | None = None) -> None:
-        assert data is not None
-        self.sent.append(data)
-
-    def on_msg(self, callback: Callable[[Any], None] | None) -> None: ...
-    def on_close(self, callback: Callable[[Any], None] | None) -> None: ...
 
 
 def _journal() -> RunJournal:
