@@ -135,9 +135,9 @@ class AgentMagics(Magics, AgentSettings):
         except (CommandError, ReviewUsageError, RuleNameError) as exc:
             raise UsageError(str(exc)) from None
         if isinstance(shown, str):
-            from .masking import mask
+            from .ui.gate import say
 
-            print(mask(shown))  # e.g. an MCP server's error with its command line
+            say(shown)  # masked there: e.g. an MCP server's error with its command line
         elif shown is not None:
             from .ui.publish import DisplayPublisher, TerminalPublisher
 

@@ -1,11 +1,11 @@
 """One registry of secret values, and the mask that keeps them out of model input, displays and saved files.
 
-Secrets are masked at two chokepoints rather than per tool: the Dispatcher masks every tool result before
-it becomes model input (built-in, MCP and user tools alike), and the display gate (`ui/gate.py`) masks
-everything shown — every display bundle (cards, streamed text, diffs), every widget's state (labels, tooltips,
-HTML values) and every terminal line — before it reaches the frontend or the saved notebook. Anything
-else that writes agent data to disk (a session store, an export) calls `mask` on each text, or `mask_data` on
-each JSON-like record, before writing it.
+Secrets are masked where text leaves the kernel, with the secrets known then, rather than where each piece is
+made: the request body (`agent/request_body.py`) masks everything sent to the model, the session file
+(`sessions/log.py`) everything saved, the display gate (`ui/gate.py`) everything shown — display bundles, widget
+state, terminal lines, page messages — and the command hooks (`tools/command_hooks.py`) and `%agent serve`
+(`serve/listing.py`) what they hand out; the Dispatcher masks each tool result once more as it is made, as
+defence in depth (`tests/unit/test_masking_sinks.py` names the six).
 
 What counts as a secret:
 
@@ -24,7 +24,7 @@ output and protect nothing. The environment is read at each call, so `%env X_TOK
 once. Any run of 8 or more characters of a secret, or of the secret reversed, is masked wherever it appears,
 in the forms it takes inside JSON strings, Python reprs, HTML and URLs (`secret_scan`).
 
-Text is cut only after it is masked: `clip` (head) and `base.sandbox.cap_text` (head and tail) mask first, so a
+Text is cut only after it is masked: `clip` (head) and `cap_text` (head and tail) mask first, so a
 cut never leaves a tail of a secret too short to recognise; nothing else in the package shortens text for the
 model or a display (a test keeps it so).
 
@@ -268,6 +268,26 @@ def clip(text: str, limit: int, *, marker: str = "…") -> str:
 def shorten(text: str, width: int) -> str:
     """`text` masked, then fitted into `width` characters with `…` as the last one when it is longer."""
     return REGISTRY.clip(text, width - 1) if len(REGISTRY.mask(text)) > width else REGISTRY.mask(text)
+
+
+def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
+    """Keep the head and the tail, say how much was cut in between (errors are usually at the end).
+
+    Secrets are masked first: a cut inside a secret would leave a part too short for any later mask to
+    recognise, and that part would reach the model.
+    """
+    text = REGISTRY.mask(text)
+    if len(text) <= max_chars:
+        return text
+    head = int(max_chars * head_share)
+    tail = max_chars - head
+    cut = len(text) - head - tail
+    lines_cut = text[head : len(text) - tail].count("\n")
+    return (
+        text[:head]
+        + f"\n… [{cut} characters ({lines_cut} lines) cut: output over {max_chars} characters] …\n"
+        + text[len(text) - tail :]
+    )
 
 
 def mask_data(value: Any) -> Any:

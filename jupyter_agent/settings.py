@@ -24,6 +24,7 @@ from .agent.config import (
 from .agent.models import EFFORTS
 from .base.journal_store import DEFAULT_CAP_MB
 from .base.sandbox import BASH_SANDBOX_VALUES, DEFAULT_FALLBACK_ENCODING
+from .base.unset import unset_if_blank
 from .builtin_tools.mcp.config import DEFAULT_CALL_TIMEOUT
 from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .permissions.modes import MODES, modes_help
@@ -257,13 +258,13 @@ class AgentSettings(Configurable):
         return os.environ.get("ANTHROPIC_MODEL") or None
 
     @validate("model", "base_url")
-    def _blank_is_unset(self, proposal: Any) -> str | None:
-        return _unset_if_blank(proposal["value"])
+    def _blank_says_nothing(self, proposal: Any) -> str | None:
+        return unset_if_blank(proposal["value"])
 
     @validate("api_key_env")
     @_rejecting
     def _env_name(self, proposal: Any) -> str | None:
-        value = _unset_if_blank(proposal["value"])
+        value = unset_if_blank(proposal["value"])
         if value is not None and not value.replace("_", "a").isalnum():
             raise ValueError(
                 f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {clip(value, 12)!r}; "
@@ -371,12 +372,6 @@ class AgentSettings(Configurable):
             Rule.parse(text)  # raises with the fix in the message
         check_rule_names(value, _builtin_tool_names(), case_only=True)  # `bash` for `Bash`, before a run
         return value
-
-
-def _unset_if_blank(value: str | None) -> str | None:
-    """None is what "not set" means in every setting; an empty text a user assigns means the same."""
-    text = None if value is None else str(value).strip()
-    return text or None
 
 
 def _builtin_tool_names() -> list[str]:

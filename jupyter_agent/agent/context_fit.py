@@ -3,19 +3,48 @@ request that cannot fit."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from .client import ModelClient
 from .compact import Compaction, CompactionFailed, compact
-from .events import Compacted, Notice
+from .config import AgentConfig
+from .conversation import Conversation
+from .events import Compacted, Emit, Notice, Usage
 from .hook_moments import post_compact, pre_compact
-from .thinking import ThinkingSettingError
+from .models import Accepts
+from .thinking import ThinkingPlan, ThinkingSettingError
+from .toolrun import ToolRunner
 from .turn import RunFailed
 
 if TYPE_CHECKING:
-    from .loop import AgentRun
+    from ..sessions.recorder import SessionRecorder
 
 
-async def fit_context(run: AgentRun) -> None:
+class FittedRun(Protocol):
+    """What fitting and compacting need of a run (`loop.AgentRun` is one): the loop calls them, so they name
+    the run by what they use of it, not by its class."""
+
+    run_id: int
+    conversation: Conversation
+    client: ModelClient
+    config: AgentConfig
+    accepts: Accepts
+    recorder: SessionRecorder | None
+    turns: int
+    compacted_turn: int | None
+    plan: ThinkingPlan | None
+    tools: ToolRunner
+
+    @property
+    def fixed_chars(self) -> int: ...
+    @property
+    def emit(self) -> Emit: ...
+    def params(self) -> dict[str, object]: ...
+    def checkpoint(self) -> None: ...
+    def account(self, turn: Usage, *, prompt_tokens: int | None, of_conversation: bool = True) -> None: ...
+
+
+async def fit_context(run: FittedRun) -> None:
     """Near the context window, shorten older tool results (oldest first; only where no thinking prefix is
     checked); still too big: compact. A request that would still not fit the window is not sent."""
     window = run.config.window
@@ -55,7 +84,7 @@ async def fit_context(run: AgentRun) -> None:
         )
 
 
-async def compact_run(run: AgentRun, *, automatic: bool) -> bool:
+async def compact_run(run: FittedRun, *, automatic: bool) -> bool:
     """Replace the conversation by the model's summary of it; False (and a warning) when that failed."""
     if run.plan is None:  # `%agent compact` between runs
         try:
@@ -112,7 +141,7 @@ async def compact_run(run: AgentRun, *, automatic: bool) -> bool:
     return True
 
 
-def _kept_before(run: AgentRun, done: Compaction) -> None:
+def _kept_before(run: FittedRun, done: Compaction) -> None:
     """The file keeps the conversation as it was, then the record that it is being replaced."""
     run.checkpoint()
     if run.recorder is not None:

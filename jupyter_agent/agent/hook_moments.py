@@ -5,7 +5,7 @@ read as Claude Code reads it (`additionalContext` for the model, a block where t
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..base.harness_texts import is_harness_text
 from ..permissions.policy import PermissionPolicy
@@ -18,9 +18,8 @@ from .config import AgentConfig
 from .conversation import Conversation
 from .events import AgentEvent, Emit, ErrorEvent, Notice, RunReason
 from .stream import TurnAssembler
+from .toolrun import ToolRunner
 
-if TYPE_CHECKING:
-    from .loop import AgentRun
 
 
 def hook_facts(recorder: SessionRecorder | None, ctx: ToolContext, policy: PermissionPolicy) -> HookSession:
@@ -139,7 +138,19 @@ async def post_compact(hooks: Hooks, *, automatic: bool, summary: str, model: st
     return await session_start(hooks, "compact", model)
 
 
-async def stop_hooks_continue(run: AgentRun) -> bool:
+class HookedRun(Protocol):
+    """What the Stop hooks and a hook's halt need of a run (`loop.AgentRun` is one), named by use so this
+    module does not import the loop that calls it."""
+
+    tools: ToolRunner
+    conversation: Conversation
+    stop_hook_active: bool
+
+    @property
+    def emit(self) -> Emit: ...
+
+
+async def stop_hooks_continue(run: HookedRun) -> bool:
     """Stop hooks may send the model back to work: their reason becomes the next user message."""
     hooks = run.tools.dispatcher.hooks
     if not hooks.stop:
@@ -153,7 +164,7 @@ async def stop_hooks_continue(run: AgentRun) -> bool:
     return True
 
 
-def hook_halt(run: AgentRun) -> RunReason | None:
+def hook_halt(run: HookedRun) -> RunReason | None:
     """A hook said `continue: false`: the run ends here, and the user reads its `stopReason`."""
     reason = run.tools.dispatcher.hooks.take_halt()
     if reason is None:

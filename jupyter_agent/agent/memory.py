@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..base.confined import read_confined
 from ..base.errors import ToolError
-from ..masking import clip, mask
+from ..masking import clip
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 #: Characters kept of one memory file.
@@ -89,10 +89,9 @@ def _read(path: Path, areas: Sequence[Path], *, own: bool = False) -> MemoryFile
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None
-    # Masked: a memory file goes into the system prompt, and `%agent memory` prints it.
-    masked = mask(text)
-    cut = max(len(masked) - MAX_MEMORY_CHARS, 0)
-    return MemoryFile(path=path, text=clip(masked, MAX_MEMORY_CHARS, marker=""), cut=cut, own=own)
+    # Masked where it leaves (the request body, `%agent memory` through the display gate); clip masks before it cuts.
+    cut = max(len(text) - MAX_MEMORY_CHARS, 0)
+    return MemoryFile(path=path, text=clip(text, MAX_MEMORY_CHARS, marker=""), cut=cut, own=own)
 
 
 def load_memory(start: Path, roots: Sequence[Path], *, user_file: Path | None = None) -> list[MemoryFile]:

@@ -2,16 +2,46 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
+from ..permissions.policy import PermissionPolicy
+from ..sessions.recorder import SessionRecorder
 from ..tools.dispatch import Dispatcher
+from ..tools.registry import ToolPool
+from .config import AgentConfig
+from .conversation import Conversation
+from .events import Usage
+from .memory import MemoryFile
 from .session_values import SessionStatus
 
-if TYPE_CHECKING:
-    from .session import AgentSession
+
+class ShownSession(Protocol):
+    """What the status reads of a session (`session.AgentSession` is one, and asks for its own status)."""
+
+    pool: ToolPool
+    conversation: Conversation
+    config: AgentConfig
+    policy: PermissionPolicy
+    recorder: SessionRecorder | None
+    transformations: list[dict[str, object]]
+
+    @property
+    def running(self) -> bool: ...
+    @property
+    def run_count(self) -> int: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def cost_usd(self) -> float: ...
+    @property
+    def last_run_cost(self) -> float: ...
+    @property
+    def memory(self) -> Sequence[MemoryFile]: ...
+    def system_prompt(self) -> str: ...
 
 
-def session_status(session: AgentSession) -> SessionStatus:
+def session_status(session: ShownSession) -> SessionStatus:
     """What `%agent status` shows of a session."""
     tools = Dispatcher(pool=session.pool).tools()
     prefix = session.conversation.prefix

@@ -26,7 +26,6 @@ from ..builtin_tools.workflow.task import TASK_TOOL_NAME
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..permissions.policy import Rule
 from ..tools.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
-from ..tools.context import ToolContext
 from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
 from ..tools.ledger import ReadLedger
@@ -102,12 +101,13 @@ class Subagents:
             )
         return self._parent
 
-    async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult:
+    async def run(self, call: SubagentCall) -> ToolResult:
         from .loop import AgentRun
 
         call_id, agent_type = call.call_id, call.agent_type
 
         parent = self.parent
+        ctx = parent.tools.ctx  # the Task call's run: the scope that holds this runner
         dispatcher = parent.tools.dispatcher
         pool = ToolPool()
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..base.unset import unset_if_blank
 from .models import EFFORTS, Accepts, Effort, accepts
 
 #: None (the model's default), "off", "adaptive", or a budget in tokens (>= 1024).
@@ -61,9 +62,10 @@ def parse_thinking(value: str | int | None) -> ThinkingSetting:
         return None
     if isinstance(value, int):
         return value if value else "off"
-    text = value.strip().lower()
-    if text == "":
+    text = unset_if_blank(value)
+    if text is None:
         return None
+    text = text.lower()
     if text in ("off", "none", "0", "false"):
         return "off"
     if text == "adaptive":

@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 from ..base.journal import Change, FileChange
 from ..base.result import ToolResult
-from ..base.sandbox import cap_text
 from ..base.stopping import current_stop
+from ..masking import cap_text
 from ..tools.context import ToolContext
 from ..tools.core import ToolCall, ToolKind
 from ..tools.dispatch import Dispatched, Dispatcher

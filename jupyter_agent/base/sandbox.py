@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..masking import clip, mask
+from ..masking import clip
 from .errors import ToolError
 from .images import MAX_IMAGE_BYTES
 from .stopping import current_stop
@@ -279,26 +279,6 @@ def _create_temp(directory: int, name: str) -> tuple[str, int]:
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temp file name next to '{name}'")
-
-
-def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
-    """Keep the head and the tail, say how much was cut in between (errors are usually at the end).
-
-    Secrets are masked first: a cut inside a secret would leave a part the Dispatcher's mask no longer
-    recognises, and that part would reach the model.
-    """
-    text = mask(text)
-    if len(text) <= max_chars:
-        return text
-    head = int(max_chars * head_share)
-    tail = max_chars - head
-    cut = len(text) - head - tail
-    lines_cut = text[head : len(text) - tail].count("\n")
-    return (
-        text[:head]
-        + f"\n… [{cut} characters ({lines_cut} lines) cut: output over {max_chars} characters] …\n"
-        + text[len(text) - tail :]
-    )
 
 
 def looks_binary(sample: bytes) -> bool:

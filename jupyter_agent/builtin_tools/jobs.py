@@ -13,7 +13,7 @@ import asyncio
 
 from ..base.linear_regex import Matcher, compile_linear
 from ..base.result import ToolResult
-from ..base.sandbox import cap_text
+from ..masking import cap_text
 from ..tools.context import ToolContext
 from ..tools.core import Tool, ToolAnnotations, ToolInput
 from ..tools.job_table import BackgroundJobs

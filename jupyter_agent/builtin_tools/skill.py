@@ -22,7 +22,8 @@ from pydantic import Field
 from ..base.confined import read_confined
 from ..base.errors import ToolError
 from ..base.result import ToolResult, error_code
-from ..base.sandbox import cap_text, looks_binary
+from ..base.sandbox import looks_binary
+from ..masking import cap_text
 from ..permissions.policy import Rule, ToolScope
 from ..tools.context import ToolContext
 from ..tools.core import READ_ONLY, InstanceTool, ToolInput

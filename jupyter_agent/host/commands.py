@@ -84,16 +84,14 @@ def _tools(agent: KernelAgent, _args: list[str]) -> Report:
 
 
 def _context(agent: KernelAgent, _args: list[str]) -> str:
-    from ..masking import mask
-
     update = agent.current_session().pending_update()
     told = f"\n\nThe next request also says:\n{update}" if update is not None else ""
     note = agent.kernel_note(peek=True)
     if note is None:
-        return mask("nothing new in the kernel since the agent last looked" + told)
+        return "nothing new in the kernel since the agent last looked" + told
     figures = f"\n(+ {len(note.images)} figure(s) attached as images)" if note.images else ""
     state = "" if agent.settings.context else "\n(not sent: %config AgentMagics.context = False)"
-    return mask(note.text) + figures + state + mask(told)
+    return note.text + figures + state + told  # printed through the display gate, which masks it
 
 
 def _mode(agent: KernelAgent, args: list[str]) -> str:

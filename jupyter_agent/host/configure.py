@@ -16,6 +16,7 @@ from ..agent.models import Effort
 from ..agent.setup import RunSetup
 from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import BashSandbox, Sandbox
+from ..base.unset import first_set
 from ..builtin_tools.catalog import OPT_IN_TOOLS
 from ..permissions.modes import Mode
 from ..permissions.policy import DEFAULT_PROTECTED_PATHS
@@ -36,28 +37,24 @@ if TYPE_CHECKING:
 def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> AgentConfig:
     """How the model is called: this run's `--model` / `--max-turns` / `--max-cost` / `--think` over the settings.
 
-    None means "not set" on all three sides (options, settings, config), so a value is the first one set.
+    What the user did not say is None on all three sides (options, settings, config: `base.unset`), so a
+    value is the first one set.
     """
     return AgentConfig(
         base_url=settings.base_url,
         api_key=api_key_from(settings.api_key_env),
-        model=first_set(options.model, settings.model) or DEFAULT_MODEL,
+        model=first_set(options.model, settings.model, default=DEFAULT_MODEL),
         provider=cast("Provider", settings.provider),
-        max_turns=first_set(options.max_turns, settings.max_turns),
+        max_turns=first_set(options.max_turns, default=settings.max_turns),
         max_tokens=settings.max_tokens,
-        budget_usd=first_set(options.max_cost, settings.budget_usd),
+        budget_usd=first_set(options.max_cost, default=settings.budget_usd),
         session_budget_usd=settings.session_budget_usd,
-        thinking=first_set(options.think, cast("ThinkingSetting", settings.thinking)),
-        effort=first_set(options.effort, cast("Effort | None", settings.effort)),
+        thinking=first_set(options.think, default=cast("ThinkingSetting", settings.thinking)),
+        effort=first_set(options.effort, default=cast("Effort | None", settings.effort)),
         context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,
     )
-
-
-def first_set(run: T | None, setting: T) -> T:
-    """This run's value when it sets one, else the setting's."""
-    return setting if run is None else run
 
 
 class SettingError(ValueError):
@@ -123,7 +120,7 @@ def run_setup(
     return RunSetup(
         config=agent_config(settings, options),
         sandbox=_roots(settings, claude, sandbox),
-        mode=options.mode or cast("Mode", claude.mode(settings.mode)),
+        mode=first_set(options.mode, default=cast("Mode", claude.mode(settings.mode))),
         allow=allow,
         ask=ask,
         deny=(*claude.deny, *session_rules([*settings.deny, *options.deny], cwd=cwd, restricting=True)),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..masking import mask
+from ..base.unset import said
 
 if TYPE_CHECKING:
     from ..settings import AgentSettings
@@ -16,14 +16,14 @@ if TYPE_CHECKING:
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
 
 
-def _first_set(*names: str) -> str | None:
-    return next((name for name in names if os.environ.get(name)), None)
+def _first_variable(*names: str) -> str | None:
+    return next((name for name in names if said(os.environ.get(name))), None)
 
 
 def endpoint_text(settings: AgentSettings) -> str:
     """The address (or cloud and region) of the next run, and which setting or variable chose it."""
     if settings.provider == "bedrock":
-        region = _first_set("AWS_REGION", "AWS_DEFAULT_REGION")
+        region = _first_variable("AWS_REGION", "AWS_DEFAULT_REGION")
         return (
             f"Bedrock ({os.environ[region]}, from {region})"
             if region
@@ -35,22 +35,22 @@ def endpoint_text(settings: AgentSettings) -> str:
         where = f"{region or 'no region: set CLOUD_ML_REGION'}, project {project or 'from gcloud'}"
         return f"Vertex AI ({where})"
     if settings.base_url:
-        return f"{mask(settings.base_url)} (from %config AgentMagics.base_url)"
+        return f"{settings.base_url} (from %config AgentMagics.base_url)"
     from_env = os.environ.get("ANTHROPIC_BASE_URL")
     if from_env:
-        return f"{mask(from_env)} (from ANTHROPIC_BASE_URL)"
+        return f"{from_env} (from ANTHROPIC_BASE_URL)"
     return f"{DEFAULT_ENDPOINT} (the default; ANTHROPIC_BASE_URL or AgentMagics.base_url changes it)"
 
 
 def key_text(settings: AgentSettings) -> str:
     """Which variable the next run's credential comes from, by name only."""
     if settings.provider == "bedrock":
-        source = _first_set("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE")
+        source = _first_variable("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE")
         return (
             f"AWS credentials from {source}" if source else "AWS credentials from the AWS SDK's default chain"
         )
     if settings.provider == "vertex":
-        source = _first_set("GOOGLE_APPLICATION_CREDENTIALS")
+        source = _first_variable("GOOGLE_APPLICATION_CREDENTIALS")
         return f"Google credentials from {source}" if source else "Google application default credentials"
     if settings.api_key_env:  # set, or the run (and this status) refused it: `host.configure.api_key_from`
         return f"key from {settings.api_key_env} (AgentMagics.api_key_env; the value is never shown)"

@@ -31,8 +31,7 @@ def fix_command(agent: KernelAgent, args: list[str]) -> str | None:
         return (
             "no error to fix: no cell has raised an exception in this kernel since the extension was loaded"
         )
-    from ..masking import mask
-
-    # A traceback can quote a secret the user's code handled; its `@` (a decorator) is no reference.
-    agent.run_cell(mask(request), references=False)
+    # A traceback can quote a secret the user's code handled: masked where it leaves (the request body, the
+    # session file, the display). Its `@` (a decorator) is no reference.
+    agent.run_cell(request, references=False)
     return None

@@ -131,7 +131,7 @@ class KernelAgent:
     def project_notices(self) -> None:
         """Print the project files' warnings not shown yet (a malformed settings file, a skill without a
         description, an untrusted project's hooks); reading them never stops the extension from loading."""
-        from ..masking import mask
+        from ..ui.gate import say
 
         try:
             lines = self.project.take_warnings() if self.project is not None else []
@@ -142,7 +142,7 @@ class KernelAgent:
                 f"jupyter_agent: the Claude Code project files could not be read: {type(exc).__name__}: {exc}"
             ]
         for line in lines:
-            print(mask(line))
+            say(line)
 
     # -- a run ------------------------------------------------------------------------------------------
     def run_cell(self, request: str, options: RunOptions | None = None, *, references: bool = True) -> None:
@@ -298,10 +298,10 @@ class KernelAgent:
         from .build import MCP_START_TIMEOUT, apply_mcp_settings
 
         self.worker.submit(apply_mcp_settings(self.mcp, self.settings)).result(timeout=MCP_START_TIMEOUT)
-        from ..masking import mask
+        from ..ui.gate import say
 
         for line in self._mcp_lines.take() if self._mcp_lines is not None else []:
-            print(mask(f"jupyter_agent: {line}"))  # a server's command line or stderr may hold a token
+            say(f"jupyter_agent: {line}")  # masked there: a server's command line or stderr may hold a token
 
     # -- what the subcommands do ------------------------------------------------------------------------
     def reset(self) -> None:

@@ -7,27 +7,21 @@ widget in the `%%agent` output; an edit the user makes to one of the cells meanw
 and refuses the call with STALE_READ. When the question is answered anywhere, the pages get `pending_done`.
 
 Everything runs on the kernel's main thread: the offer and the close on the UI loop's tick, the page's messages
-through the shell pump while the cell runs. Every message is masked as it leaves the kernel (`ui.gate`); the page
+through the shell pump while the cell runs. Every message is masked as it leaves the kernel (`page_comm.py`); the page
 builds its markup with textContent only. Nothing of it is saved in the notebook: the page keeps it in its DOM.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
 from ..ui.at_cell import Outcome
-from ..ui.gate import to_page
-
-if TYPE_CHECKING:
-    from .review_page import PageComm
-
-log = logging.getLogger(__name__)
+from .page_comm import PageComm, send_to_page
 
 #: What a click at the cell answers.
 _ANSWERS: dict[str, Callable[[], Approval]] = {
@@ -35,14 +29,6 @@ _ANSWERS: dict[str, Callable[[], Approval]] = {
     "allow_edits": lambda: Approve(edits_this_run=True),
     "deny": Reject,
 }
-
-
-def _send(page: PageComm, message: dict[str, Any]) -> None:
-    """A page that went away meanwhile (its comm closed) must not cost the question its widget."""
-    try:
-        page.send(to_page(message))
-    except Exception:
-        log.debug("jupyter_agent: a page did not take %s", message.get("type"), exc_info=True)
 
 
 def same_notebook(kernel_path: str, page_path: str) -> bool:
@@ -133,13 +119,13 @@ class PendingAtCells:
     def send(self, message: dict[str, Any], notebooks: set[str]) -> None:
         for page, path in list(self.pages.items()):
             if any(same_notebook(notebook, path) for notebook in notebooks):
-                _send(page, message)
+                send_to_page(page, message)
 
     def opened(self, page: PageComm, path: str) -> None:
         """A page (re)loaded while questions wait: it draws them too."""
         for question in list(self.questions.values()):
             if any(same_notebook(notebook, path) for notebook in question.notebooks):
-                _send(page, question.message())
+                send_to_page(page, question.message())
 
     def on_msg(self, data: Mapping[str, Any]) -> bool:
         """Handle a page's click or a stale cell; False when the message is not about pending questions."""

@@ -9,7 +9,8 @@ clicks (`review_action`), which run on the agent's worker like the footer's, and
 `review_result` (kept, undone, or refused with the reason). Only changes made in the live page are marked
 (their `notebook` is the page's); a file-backed notebook's cells are reviewed in the footer.
 
-Messages are plain JSON; the comm callbacks run on the kernel's main thread and never wait there.
+Messages are plain JSON, each masked as it leaves (`page_comm.send_to_page`); the comm callbacks run on the
+kernel's main thread and never wait there.
 
 What a run or a click sends is what it changed: the marks of that run (all of them only when a page opens), and a
 redraw of that run's live review. One review is live at a time (`_LIVE_VIEWS`); an older one is frozen into
@@ -27,14 +28,14 @@ import contextvars
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..base.journal import RunJournal
 from ..tools.context import ToolContext
-from ..ui.gate import to_page
 from ..ui.review_view import ReviewWidget
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
+from .page_comm import PageComm, send_to_page
 from .pending_page import PendingAtCells, same_notebook
 from .review import RunReview, Submit
 
@@ -69,16 +70,9 @@ def review_message(journal: RunJournal, page_path: str) -> dict[str, Any]:
 
 
 def static_message(model_id: str, bundle: Mapping[str, str], live: bool) -> dict[str, Any]:
-    """A review display's static rendering for the page (`ReviewWidget.static_bundle`), masked."""
-    return to_page({"type": "static_view", "model_id": model_id, "data": dict(bundle), "live": live})
+    """A review display's static rendering for the page (`ReviewWidget.static_bundle`); masked as it is sent."""
+    return {"type": "static_view", "model_id": model_id, "data": dict(bundle), "live": live}
 
-
-class PageComm(Protocol):
-    """What the review needs of a comm the page opened (`comm.base_comm.BaseComm` has it)."""
-
-    def send(self, data: dict[str, Any] | None = None) -> None: ...
-    def on_msg(self, callback: Callable[[Mapping[str, Any]], None] | None) -> None: ...
-    def on_close(self, callback: Callable[[Mapping[str, Any]], None] | None) -> None: ...
 
 
 class ReviewPages:
@@ -171,7 +165,7 @@ class ReviewPages:
 
     def _send_static(self, model_id: str, bundle: dict[str, str], live: bool) -> None:
         for page in list(self.pages):
-            page.send(static_message(model_id, bundle, live))
+            send_to_page(page, static_message(model_id, bundle, live))
 
     def _opened(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)
@@ -181,7 +175,7 @@ class ReviewPages:
         page.on_close(lambda _message: self._closed(page))
         self._send_marks(page, path, self.history())
         for _run, view in self.views:
-            page.send(static_message(view.model_id, view.static_bundle(), True))
+            send_to_page(page, static_message(view.model_id, view.static_bundle(), True))
         self.at_cells.opened(page, path)
 
     def _closed(self, page: PageComm) -> None:
@@ -191,7 +185,7 @@ class ReviewPages:
         for journal in journals:
             message = review_message(journal, path)
             if message["cells"] or any(isinstance(c, NetCellChange) and c.live for c in net_changes(journal)):
-                page.send(message)  # an empty list clears what the page shows for that run
+                send_to_page(page, message)  # an empty list clears what the page shows for that run
 
     def _on_msg(self, page: PageComm, msg: Mapping[str, Any]) -> None:
         data = _data(msg)
@@ -202,7 +196,9 @@ class ReviewPages:
         journal = next((j for j in self.history() if j.run_id == run_id), None)
         answer = {"type": "review_result", "request_id": request_id, "run_id": run_id, "cell_id": cell_id}
         if journal is None or action not in ("keep", "undo") or not cell_id:
-            page.send({**answer, "outcome": "refused", "reason": f"no mark {cell_id!r} of run {run_id!r}"})
+            send_to_page(
+                page, {**answer, "outcome": "refused", "reason": f"no mark {cell_id!r} of run {run_id!r}"}
+            )
             return
         context = contextvars.copy_context()
         future = self.review_of(journal).act("keep" if action == "keep" else "undo", cell_id)
@@ -217,8 +213,8 @@ class ReviewPages:
         reason = (
             first.text.split(": ", 1)[1] if first.outcome == "refused" and ": " in first.text else first.text
         )
-        page.send(
-            {**answer, "outcome": first.outcome, "reason": reason if first.outcome == "refused" else ""}
+        send_to_page(
+            page, {**answer, "outcome": first.outcome, "reason": reason if first.outcome == "refused" else ""}
         )
 
 

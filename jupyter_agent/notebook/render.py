@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.sandbox import cap_text
+from ..masking import cap_text
 from .cells import joined
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.sandbox import cap_text
 from ..base.stopping import within
+from ..masking import cap_text
 
 _CHUNK = 64 * 1024
 

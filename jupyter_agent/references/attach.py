@@ -25,14 +25,13 @@ from typing import Any
 from ..agent.conversation import Block
 from ..base.errors import ToolError
 from ..base.json_values import is_object
-from ..base.sandbox import cap_text
 from ..builtin_tools.kernel.capped import Deadline
 from ..builtin_tools.kernel.describe import describe_variable, is_hidden
 from ..builtin_tools.kernel.guards import CREDENTIAL_HIDDEN, names_credential
 from ..builtin_tools.kernel.portraits import portray, type_path
 from ..builtin_tools.notebook.common import ledger_key, open_notebook, shown
 from ..builtin_tools.notebook.view import ImageBudget, render_full, render_outputs
-from ..masking import mask
+from ..masking import cap_text
 from ..notebook.base import Notebook
 from ..notebook.cells import Cell
 from ..tools.context import ToolContext
@@ -60,7 +59,7 @@ class _Unattached(Exception):
 
 
 def _block(reference: Reference, body: str, limit: int) -> Block:
-    text = f'<reference to="{reference.text}">\n{cap_text(mask(body), limit)}\n</reference>'
+    text = f'<reference to="{reference.text}">\n{cap_text(body, limit)}\n</reference>'
     return {"type": "text", "text": text}
 
 

@@ -9,10 +9,10 @@ import logging
 import socket
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 from ..base.json_values import is_object
@@ -20,7 +20,7 @@ from .recording import RecordedRequest, Unscripted
 from .script import ERROR_STATUS, Fault, Turn
 from .server_tools import unanswered_server_call
 from .strict.binding import BINDING_BETA
-from .strict.gate import Admission
+from .strict.gate import Admission, StrictGate
 from .strict.rejection import Rejection, invalid
 from .wire import (
     Shaped,
@@ -32,9 +32,6 @@ from .wire import (
     unsupported_field,
 )
 
-if TYPE_CHECKING:
-    from .server import ScriptedServer
-
 _log = logging.getLogger("jupyter_agent.testing")
 _MESSAGES = "/v1/messages"
 _COUNT_TOKENS = "/v1/messages/count_tokens"
@@ -42,10 +39,26 @@ _COUNT_TOKENS = "/v1/messages/count_tokens"
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
 
 
+class ScriptOwner(Protocol):
+    """What a handler asks of the server that owns it (`server.ScriptedServer` is one, and starts the handlers):
+    the rules, the next scripted turn, and the bookkeeping of requests and connections."""
+
+    rejects: frozenset[str]
+    gate: StrictGate | None
+
+    def _record(self, request: RecordedRequest) -> None: ...
+    def _track(self, connection: socket.socket, *, opened: bool) -> None: ...
+    def _quiet_for(self, seconds: float) -> None: ...
+    def _new_request_id(self) -> str: ...
+    def _next_turn(
+        self, body: dict[str, Any], recording: Callable[[int], RecordedRequest]
+    ) -> tuple[int, Turn]: ...
+
+
 class HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], owner: ScriptedServer) -> None:
+    def __init__(self, address: tuple[str, int], owner: ScriptOwner) -> None:
         self.owner = owner
         super().__init__(address, Handler)
 
@@ -62,7 +75,7 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # small SSE writes must not wait ~40 ms for a delayed ACK
 
     @property
-    def owner(self) -> ScriptedServer:
+    def owner(self) -> ScriptOwner:
         return cast(HTTPServer, self.server).owner
 
     def setup(self) -> None:

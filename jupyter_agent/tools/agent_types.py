@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+from ..base.result import ToolResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,3 +50,10 @@ class SubagentCall:
     description: str
     prompt: str
     agent_type: AgentType
+
+
+class SubagentRunner(Protocol):
+    """Runs a Task's sub-agent (the running session's `Subagents`, bound to the run whose scope holds it, so
+    it knows the run's context itself); its final report is the result."""
+
+    async def run(self, call: SubagentCall) -> ToolResult: ...

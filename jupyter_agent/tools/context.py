@@ -11,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..base.journal import RunJournal
 from ..base.kernel_journal import KernelUndoStore
-from ..base.result import ToolResult
 from ..base.sandbox import Sandbox
 from ..notebook.provider import NotebookProvider, kernel_notebook_path
 from ..permissions.policy import PermissionPolicy
@@ -24,10 +23,6 @@ from .ledger import ReadLedger
 from .question import Question
 from .scope import RunScope
 from .todo_list import TodoList
-
-if TYPE_CHECKING:
-    from .agent_types import SubagentCall
-
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -50,12 +45,6 @@ class Asker(Protocol):
     """Puts a question to the person and waits for the answer (the UI channel in a kernel)."""
 
     async def ask(self, request: Question[A]) -> A: ...
-
-
-class SubagentRunner(Protocol):
-    """Runs a Task's sub-agent (the running session's `Subagents`); its final report is the result."""
-
-    async def run(self, call: SubagentCall, ctx: ToolContext) -> ToolResult: ...
 
 
 def _notebooks_of_this_process() -> NotebookProvider:

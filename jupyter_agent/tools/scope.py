@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from ..base.journal import RunJournal
 from ..permissions.modes import Mode
 from ..permissions.policy import PermissionPolicy, Rule
+from .agent_types import SubagentRunner
 
 if TYPE_CHECKING:
     from ..notebook.frontend import KernelSignals
-    from .context import SubagentRunner
 
 
 @dataclass(frozen=True)

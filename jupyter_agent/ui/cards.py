@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..masking import clip, mask, shorten
+from ..masking import clip, shorten
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
@@ -134,7 +134,7 @@ class ToolCard:
             args = json.dumps(self.input, indent=2, ensure_ascii=False)
         except (TypeError, ValueError):
             args = repr(self.input)
-        parts.append(_section("arguments", pre(_cap(mask(args)))))  # masked before the cap can cut a secret
+        parts.append(_section("arguments", pre(_cap(args))))  # clip masks before it cuts
         if self.result is not None:
             if self.result.diff:
                 parts.append(_section("diff", diff_to_html(self.result.diff)))

@@ -12,8 +12,8 @@ printed to a terminal is masked here, so no card, view or question has to rememb
 - Pages: `to_page` masks a comm message to the notebook page (an approval drawn at its cells).
 - Terminal: `say` and `stream` mask the text and escape its control characters.
 
-Markdown is masked before it is rendered (`html.markdown_to_html`): emphasis can split a secret into pieces too
-short to recognise.
+- Markdown: `markdown_to_html` masks it before it is rendered (`html.render_markdown`): emphasis can split a
+  secret into pieces too short to recognise.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from html import escape as html_escape
 from typing import Any
 
 from ..masking import mask, mask_data
+from .html import render_markdown
 from .jupyter_api import display, update_display, widget_bundle
 
 Bundle = dict[str, str]
@@ -90,6 +91,11 @@ def static_html(text: str) -> str:
 def to_page(message: Mapping[str, Any]) -> dict[str, Any]:
     """A comm message for the notebook page (an approval drawn at its cells), every string masked."""
     return dict(mask_data(message))
+
+
+def markdown_to_html(text: str) -> str:
+    """Model Markdown as safe HTML, masked before it is rendered."""
+    return render_markdown(mask(text))
 
 
 def say(text: str) -> None:

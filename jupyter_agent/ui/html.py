@@ -9,8 +9,6 @@ from typing import Any
 
 import mistune
 
-from ..masking import mask
-
 CODE_BLOCK_STYLE = (
     "background:var(--jp-layout-color2,#f3f3f3);padding:8px 10px;border-radius:4px;overflow-x:auto;"
     "margin:6px 0;font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.4;"
@@ -40,10 +38,10 @@ def _markdown() -> Any:
     )
 
 
-def markdown_to_html(text: str) -> str:
-    """Model Markdown as safe HTML, masked before it is rendered: emphasis or code spans could split a secret
-    into pieces too short for the display gate to recognise."""
-    return str(_markdown()(mask(text)))
+def render_markdown(text: str) -> str:
+    """Markdown as safe HTML, as it is: what is shown renders it through `ui.gate.markdown_to_html`, which masks
+    it first (emphasis or code spans could split a secret into pieces too short to recognise afterwards)."""
+    return str(_markdown()(text))
 
 
 #: Classes that keep MathJax (v3 and v2 names) from typesetting `$…$` in our own lines (costs, tables).

@@ -10,8 +10,7 @@ from ..builtin_tools.workflow.asking import PlanApproval, PlanReview, PlanVerdic
 from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
-from .gate import say, widgets
-from .html import markdown_to_html
+from .gate import markdown_to_html, say, widgets
 from .jupyter_api import add_class, on_click
 from .questions import WidgetQuestion
 

@@ -15,7 +15,8 @@ from ..masking import clip
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
-from .html import NO_MATH, esc, markdown_to_html, pre
+from .gate import markdown_to_html
+from .html import NO_MATH, esc, pre
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.result import ImageContent
 from ..builtin_tools.kernel.tracebacks import describe_exception
-from ..masking import clip, mask
+from ..masking import clip
 from .watcher import CellRun, SinceLastLook, VariableChange
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def render_note(
             else f"Figures: {len(seen.figures)} displayed{where} (too large to attach)."
         )
     lines.append("</kernel-activity>")
-    text = mask("\n".join(lines))
+    text = "\n".join(lines)  # clip masks before it cuts; the sinks mask what is sent or shown
     if len(text) > budget.chars:
         tail = f"\n… [{len(text)} characters in all, cut to the budget]\n</kernel-activity>"
         text = clip(text, budget.chars - len(tail), marker=tail)

@@ -13,6 +13,7 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
 import { coalesced } from './coalesce';
+import { diffLines } from './diffLines';
 import {
   Answer,
   changedCells,
@@ -24,7 +25,6 @@ import {
   parsePendingDone,
   parseReveal
 } from './pendingMessages';
-import { diffLines } from './review';
 
 export const PENDING_CLASS = 'jp-agent-pending';
 export const GHOST_CLASS = 'jp-agent-ghost-cell';

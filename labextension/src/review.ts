@@ -17,6 +17,7 @@ import type { Kernel } from '@jupyterlab/services';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 
 import { coalesced } from './coalesce';
+import { diffLines } from './diffLines';
 import { isRecord } from './nbjson';
 import { PendingMarks } from './pending';
 import { applyStaticView } from './staticViews';
@@ -90,30 +91,6 @@ export function parseResult(data: unknown): IReviewResult | null {
     outcome: outcome === 'kept' || outcome === 'undone' ? outcome : 'refused',
     reason: typeof data.reason === 'string' ? data.reason : ''
   };
-}
-
-/** The lines of `before` then `after`, marked `-` and `+`, for the diff under a bar. */
-export function diffLines(before: string | null, after: string | null): string[] {
-  const old = before === null ? [] : before.split('\n');
-  const now = after === null ? [] : after.split('\n');
-  let head = 0;
-  while (head < old.length && head < now.length && old[head] === now[head]) {
-    head++;
-  }
-  let tail = 0;
-  while (
-    tail < old.length - head &&
-    tail < now.length - head &&
-    old[old.length - 1 - tail] === now[now.length - 1 - tail]
-  ) {
-    tail++;
-  }
-  return [
-    ...old.slice(0, head).map(line => `  ${line}`),
-    ...old.slice(head, old.length - tail).map(line => `- ${line}`),
-    ...now.slice(head, now.length - tail).map(line => `+ ${line}`),
-    ...old.slice(old.length - tail).map(line => `  ${line}`)
-  ];
 }
 
 interface IMark extends IReviewCell {

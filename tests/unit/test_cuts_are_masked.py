@@ -1,5 +1,5 @@
 """No text is cut for a reader before it is masked: a cut in the middle of a secret leaves a tail too short to
-recognise. The one way to shorten text is `masking.clip` (head) or `base.sandbox.cap_text` (head and tail), which
+recognise. The one way to shorten text is `masking.clip` (head) or `masking.cap_text` (head and tail), which
 mask first. This test keeps it so: it finds the shapes a text cut takes in the package — `x[:n] + "…"`,
 `str(x)[:n]`, `x.strip()[:n]`, a slice inside an f-string — and fails on any outside those two functions,
 unless its line says why it is no text for a reader (`# cut-ok: …`: a hash, an id, a byte sniff).
@@ -14,7 +14,7 @@ import jupyter_agent
 
 PACKAGE = Path(jupyter_agent.__file__).parent
 #: Where cutting is the job: both mask first.
-CUTTERS = {("masking.py", "clip"), ("base/sandbox.py", "cap_text")}
+CUTTERS = {("masking.py", "clip"), ("masking.py", "cap_text")}
 _TEXT_CALLS = {
     "str",
     "repr",

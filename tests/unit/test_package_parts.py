@@ -1,7 +1,7 @@
 """Inside the tool framework (`tools/`), the permission and shell analysis (`permissions/`) and the built-in tools
 (`builtin_tools/`), and inside each of their subpackages, the parts — a module or a subpackage — import each other
-one way only: no loop of parts at run time, no part importing its own package's `__init__`, and in annotations
-only the loop of types named below. (`test_layers.py` holds the arrows between the packages.)"""
+one way only: no loop of parts, at run time or in annotations, and no part importing its own package's
+`__init__`. (`test_layers.py` holds the arrows between the packages, and no loop of modules anywhere.)"""
 
 from __future__ import annotations
 
@@ -14,10 +14,6 @@ from test_layers import _graph as _read_graph
 _graph = functools.cache(_read_graph)
 
 PACKAGES = ("jupyter_agent.tools", "jupyter_agent.permissions", "jupyter_agent.builtin_tools")
-
-#: Loops that exist only in annotations, each a pair of parts of one package. A run's `RunScope` holds its
-#: `SubagentRunner`, whose `run` takes the `ToolContext` that holds the `RunScope`: the types name each other.
-ANNOTATION_LOOPS = {("jupyter_agent.tools", frozenset({"context", "scope"}))}
 
 
 def _packages() -> list[str]:
@@ -70,9 +66,8 @@ def test_no_loop_of_parts_at_run_time(package: str) -> None:
 
 
 @pytest.mark.parametrize("package", _packages())
-def test_annotations_close_no_other_loop(package: str) -> None:
-    allowed = {pair for name, pair in ANNOTATION_LOOPS if name == package}
-    assert _loops(_edges(package, type_checking=True)) - allowed == set()
+def test_annotations_close_no_loop(package: str) -> None:
+    assert _loops(_edges(package, type_checking=True)) == set()
 
 
 @pytest.mark.parametrize("package", _packages())

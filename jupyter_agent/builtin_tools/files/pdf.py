@@ -6,7 +6,7 @@ import io
 import re
 
 from ...base.errors import ToolError
-from ...base.sandbox import cap_text
+from ...masking import cap_text
 from .media import human_size
 
 #: A PDF longer than this must be read with `pages`.

@@ -20,8 +20,7 @@ from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
-from ...base.sandbox import cap_text
-from ...masking import clip
+from ...masking import cap_text, clip
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, Tool, ToolInput
 from .capped import Deadline

@@ -13,9 +13,8 @@ from pydantic import Field
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
-from ...base.sandbox import cap_text
 from ...base.stopping import current_stop
-from ...masking import clip, shorten
+from ...masking import cap_text, clip, shorten
 from ...tools.context import ToolContext
 from ...tools.core import Preview, Tool, ToolAnnotations, ToolInput
 from .execution import CodeRun, Outcome

@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 from ...base.errors import ToolError
 from ...base.result import ImageContent, ToolResult
-from ...base.sandbox import cap_text
+from ...masking import cap_text
 from ...tools.context import ToolContext
 from ...tools.core import AnyTool, Tool, ToolAnnotations, ToolInput
 from .paging import pages

@@ -20,8 +20,7 @@ from mcp.shared.exceptions import MCPError
 from ...base.errors import ToolError
 from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent, ToolResult
-from ...base.sandbox import cap_text
-from ...masking import shorten
+from ...masking import cap_text, shorten
 from ...tools.context import ToolContext
 from ...tools.core import InstanceTool, ToolAnnotations
 from .config import DEFAULT_CALL_TIMEOUT

@@ -9,7 +9,7 @@ from typing import Any
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
-from ...base.sandbox import cap_text
+from ...masking import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...tools.context import ToolContext

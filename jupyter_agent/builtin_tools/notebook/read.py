@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
-from ...base.sandbox import cap_text
+from ...masking import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...notebook.provider import LIVE_PAGE_NOTE

@@ -13,8 +13,7 @@ from typing import Any, cast
 
 from ...base.images import NotAnImage, decode_base64, image_content
 from ...base.result import ImageContent
-from ...base.sandbox import cap_text
-from ...masking import shorten
+from ...masking import cap_text, shorten
 from ...notebook.cells import Cell, joined
 from ...notebook.render import render_cell, render_output
 

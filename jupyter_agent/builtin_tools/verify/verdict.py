@@ -16,8 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from ...base.sandbox import cap_text
-from ...masking import shorten
+from ...masking import cap_text, shorten
 from .runner import CellReport, Failure, Verification
 
 _NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined")

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from ...base.errors import ToolError
 from ...base.result import ToolResult
-from ...base.sandbox import cap_text
+from ...masking import cap_text
 from ...tools.context import ToolContext
 from ...tools.core import Tool, ToolAnnotations, ToolInput
 from .http import Fetched, Redirected, check_url, fetch, host_of

@@ -111,4 +111,4 @@ class TaskTool(InstanceTool[TaskInput]):
             prompt=params.prompt,
             agent_type=self.types[params.subagent_type],
         )
-        return await subagents.run(call, ctx)
+        return await subagents.run(call)

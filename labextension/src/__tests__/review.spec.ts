@@ -1,4 +1,5 @@
-import { diffLines, parseResult, parseReview } from '../review';
+import { diffLines } from '../diffLines';
+import { parseResult, parseReview } from '../review';
 
 describe('parseReview', () => {
   it('takes the marks of a run and skips malformed cells', () => {

@@ -26,7 +26,7 @@ from jupyter_agent.testing import (
     WebSearchResult,
 )
 from jupyter_agent.tools import tool
-from jupyter_agent.ui.html import markdown_to_html
+from jupyter_agent.ui.gate import markdown_to_html
 
 PAGES = [
     SearchHit(title="pandas 3.0 release notes", url="https://pandas.pydata.org/docs/whatsnew/v3.0.0.html"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_agent.base.sandbox import cap_text, looks_binary
+from jupyter_agent.base.sandbox import looks_binary
+from jupyter_agent.masking import cap_text
 
 ANSI_LOG = b"\x1b[1m\x1b[32mok\x1b[0m step\n"  # coloured terminal output: a fifth of it is ESC bytes
 

@@ -8,14 +8,14 @@ through the widget's own `answer`, and the widget's settle closes the question a
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable
 from typing import Any
 
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
+from page_kit import Page
 
+from jupyter_agent.host.page_comm import PageComm
 from jupyter_agent.host.pending_page import PendingAtCells
-from jupyter_agent.host.review_page import PageComm
 from jupyter_agent.masking import REGISTRY
 from jupyter_agent.permissions.kinds import ToolKind
 from jupyter_agent.permissions.policy import Rule
@@ -27,23 +27,6 @@ from jupyter_agent.ui.channel import PendingQuestion
 
 NOTEBOOK = "/home/me/work/analysis.ipynb"
 SECRET = "sk-cell-test-0123456789abcdef"
-
-
-class Page:
-    """A page that opened the review comm: what the kernel sent it."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    def send(self, data: dict[str, Any] | None = None) -> None:
-        assert data is not None
-        self.sent.append(data)
-
-    def on_msg(self, callback: Callable[[Any], None] | None) -> None: ...
-    def on_close(self, callback: Callable[[Any], None] | None) -> None: ...
-
-    def kinds(self) -> list[str]:
-        return [message["type"] for message in self.sent]
 
 
 def request(*cells: PendingCell, tool: str = "NotebookEdit", kind: ToolKind = "edit") -> ApprovalRequest:

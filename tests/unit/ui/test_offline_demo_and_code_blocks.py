@@ -6,7 +6,7 @@ import pytest
 from test_run_view import Recorder, finished
 
 from jupyter_agent.agent.pricing import OFFLINE_DEMO_ENV
-from jupyter_agent.ui.html import markdown_to_html
+from jupyter_agent.ui.gate import markdown_to_html
 from jupyter_agent.ui.view import RunView
 
 

@@ -9,7 +9,7 @@ import pytest
 from jupyter_agent.base.result import ToolResult
 from jupyter_agent.ui.cards import ToolCard
 from jupyter_agent.ui.diff_view import diff_to_html
-from jupyter_agent.ui.html import markdown_to_html
+from jupyter_agent.ui.gate import markdown_to_html
 
 ATTACKS = [
     "<script>window.pwned = 1</script>",
