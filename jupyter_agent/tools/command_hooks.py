@@ -18,7 +18,7 @@ from typing import Any
 
 from ..base.json_values import is_object
 from ..base.result import ToolResult
-from ..masking import mask
+from ..masking import mask, mask_data
 from ..permissions.policy import Allow, Ask, Deny
 from .command_hook_run import (
     DEFAULT_TIMEOUT,
@@ -105,7 +105,8 @@ class CommandHooks:
             "hook_event_name": event,
             **fields,
         }
-        stdin = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+        # the one step where an event leaves for a hook: every string in it masked as it is now
+        stdin = json.dumps(mask_data(payload), ensure_ascii=False, default=str).encode("utf-8")
         for hook in (h for h in unique if h.background):
             task = asyncio.create_task(self._run_one(hook, stdin))
             self._background.add(task)

@@ -6,7 +6,8 @@ A hook written for Claude Code reads `tool_response.filePath` after a Write, `to
 this package's own result is one text for the model, so the response is rebuilt from the call's input and that
 text (what this package does not know, such as a patch's hunks, is left empty rather than guessed). A tool
 Claude Code does not have (RunCode, an MCP tool, …) gets `{"content", "is_error"}`; an MCP tool, its content
-blocks as Claude Code passes them on. Everything here is masked by the caller.
+blocks as Claude Code passes them on. Everything here is masked where the event leaves for the hook
+(`command_hooks`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base.result import ToolResult
-from ..masking import mask
 
 #: The input fields that hold a path, by tool (Claude Code sends them absolute).
 PATH_FIELDS = {
@@ -56,7 +56,7 @@ def claude_tool_response(tool: str, arguments: dict[str, Any], result: ToolResul
     made_input = claude_tool_input(tool, arguments, cwd)
     if shape is not None:
         return shape(made_input, result, cwd)
-    text = mask(result.content)
+    text = result.content
     if tool.startswith("mcp__"):
         return [{"type": "text", "text": text}]
     return {"content": text, "is_error": result.is_error}
@@ -75,7 +75,7 @@ def _read(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     last = result.data.get("last")
     start = first if isinstance(first, int) else 1
     count = last - start + 1 if isinstance(last, int) else len(result.content.splitlines())
-    file = {"filePath": args.get("file_path", ""), "content": mask(result.content), "numLines": count}
+    file = {"filePath": args.get("file_path", ""), "content": result.content, "numLines": count}
     return {"type": "text", "file": {**file, "startLine": start}}
 
 
@@ -83,7 +83,7 @@ def _write(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]
     return {
         "type": result.data.get("type", "update"),
         "filePath": args.get("file_path", ""),
-        "content": mask(str(args.get("content", ""))),
+        "content": str(args.get("content", "")),
         "structuredPatch": [],
         "originalFile": None,
     }
@@ -92,8 +92,8 @@ def _write(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]
 def _edit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "filePath": args.get("file_path", ""),
-        "oldString": mask(str(args.get("old_string", ""))),
-        "newString": mask(str(args.get("new_string", ""))),
+        "oldString": str(args.get("old_string", "")),
+        "newString": str(args.get("new_string", "")),
         "originalFile": None,
         "structuredPatch": [],
         "userModified": False,
@@ -121,7 +121,7 @@ def _glob(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
 def _grep(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     mode = args.get("output_mode") or "files_with_matches"
     base = str(args.get("path") or cwd)
-    lines = [] if result.summary == "No matches" else _lines(mask(result.content))
+    lines = [] if result.summary == "No matches" else _lines(result.content)
     if mode == "content":
         files = sorted({absolute(line.split(":", 1)[0], base) for line in lines if ":" in line})
         return {
@@ -136,7 +136,7 @@ def _grep(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
 
 
 def _bash(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
-    text = "" if result.content == "(no output)" else mask(result.content)
+    text = "" if result.content == "(no output)" else result.content
     stdout, stderr = text, ""
     if text.startswith(STDERR_MARK):
         stdout, stderr = "", text[len(STDERR_MARK) :]
@@ -149,7 +149,7 @@ def _bash(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
 
 def _notebook_edit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
-        "new_source": mask(str(args.get("new_source") or "")),
+        "new_source": str(args.get("new_source") or ""),
         "cell_id": result.data.get("cell_id", args.get("cell_id")),
         "cell_type": args.get("cell_type") or "code",
         "language": "python",
@@ -160,7 +160,7 @@ def _notebook_edit(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[s
 
 
 def _web_fetch(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
-    text = mask(result.content)
+    text = result.content
     return {
         "bytes": len(text.encode("utf-8")),
         "code": 200,
@@ -172,14 +172,14 @@ def _web_fetch(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, 
 
 
 def _web_search(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
-    return {"query": args.get("query", ""), "results": [mask(result.content)], "durationSeconds": 0}
+    return {"query": args.get("query", ""), "results": [result.content], "durationSeconds": 0}
 
 
 def _task(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str, Any]:
     return {
         "status": "completed",
         "prompt": args.get("prompt", ""),
-        "content": [{"type": "text", "text": mask(result.content)}],
+        "content": [{"type": "text", "text": result.content}],
         "totalDurationMs": 0,
         "totalTokens": 0,
         "totalToolUseCount": 0,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..masking import mask
 from ..permissions.policy import Allow, Ask, Deny, Rule
 from .hook_payloads import claude_tool_input
 from .hooks import Hooks
@@ -43,14 +42,14 @@ async def permission_answer(
     decision = (await hooks.run_event("PermissionRequest", fields, tool)).permission
     if decision.get("interrupt") is True:
         hooks.halted.append(
-            mask(str(decision.get("message") or "a PermissionRequest hook stopped the agent"))
+            str(decision.get("message") or "a PermissionRequest hook stopped the agent")
         )
     if decision.get("behavior") == "deny":
         message = decision.get("message")
         said = (
             message if isinstance(message, str) and message.strip() else "a PermissionRequest hook denied it"
         )
-        return Deny(message=f"denied by a PermissionRequest hook: {mask(said)}")
+        return Deny(message=f"denied by a PermissionRequest hook: {said}")  # masked where it is sent or shown
     if decision.get("behavior") == "allow" and asked.by == "mode" and not sensitive:
         return Allow(reason="allowed by a PermissionRequest hook")
     await notify(hooks, "permission_prompt", f"Claude needs your permission to use {tool}")

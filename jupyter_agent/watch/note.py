@@ -111,4 +111,5 @@ async def note_blocks(seen: SinceLastLook | None, ctx: ToolContext) -> list[dict
     note = render_note(seen, edited=await cells_edited_since_read(ctx))
     if note is None:
         return []
-    return [{"type": "text", "text": mask(note.text)}, *(image.to_block() for image in note.images)]
+    # masked where it leaves: the request body, the session file, a display
+    return [{"type": "text", "text": note.text}, *(image.to_block() for image in note.images)]
