@@ -156,8 +156,8 @@ def test_an_untrusted_project_gets_its_deny_and_ask_rules_only(tree: Tree) -> No
     assert setup.allow == [] and setup.hooks == () and setup.roots == () and setup.default_mode is None
     assert [r.text for r in claude.settings.waiting()] == ["Bash"]
     assert claude.take_warnings() == [
-        f"jupyter_agent: {settings_path}: hooks, allow rules, defaultMode, additionalDirectories and enabledPlugins "
-        f"are not applied until you trust this project ({tree.project}): run %agent trust (deny and ask rules apply)"
+        f"jupyter_agent: {settings_path}: hooks, allow rules, defaultMode, additionalDirectories, enabledPlugins, "
+        f"env, outputStyle and MCP server approvals are not applied until you trust this project ({tree.project}): run %agent trust (deny and ask rules apply)"
     ]
     said = claude.trust()
     assert said.startswith(
