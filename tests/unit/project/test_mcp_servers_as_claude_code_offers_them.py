@@ -30,12 +30,16 @@ def states(tree: Tree) -> dict[str, tuple[str, str]]:
 
 
 def test_a_projects_servers_wait_for_approval_and_yours_start(tree: Tree) -> None:
-    mcp_json = tree.write(".mcp.json", {"mcpServers": {"db": ECHO, "docs": {"type": "http", "url": "http://x/mcp"}}})
+    mcp_json = tree.write(
+        ".mcp.json", {"mcpServers": {"db": ECHO, "docs": {"type": "http", "url": "http://x/mcp"}}}
+    )
     home_json = claude_json(
         tree,
         {
             "mcpServers": {"notes": ECHO},
-            "projects": {str(tree.project): {"mcpServers": {"scratch": ECHO}, "hasTrustDialogAccepted": True}},
+            "projects": {
+                str(tree.project): {"mcpServers": {"scratch": ECHO}, "hasTrustDialogAccepted": True}
+            },
         },
     )
     assert states(tree) == {
@@ -68,10 +72,20 @@ def test_approvals_by_name_all_or_claude_codes_own_and_a_refusal_wins(tree: Tree
         },
     )
     local = tree.settings({"enabledMcpjsonServers": ["db"]}, "settings.local.json")
-    assert {n: s for n, (s, _) in states(tree).items()} == {"db": "offered", "docs": "offered", "web": "disabled"}
-    tree.settings({"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["db"]}, "settings.local.json")
+    assert {n: s for n, (s, _) in states(tree).items()} == {
+        "db": "offered",
+        "docs": "offered",
+        "web": "disabled",
+    }
+    tree.settings(
+        {"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["db"]}, "settings.local.json"
+    )
     offer = tree.claude().settings.mcp
-    assert {s.name: s.state for s in offer.servers} == {"db": "disabled", "docs": "offered", "web": "disabled"}
+    assert {s.name: s.state for s in offer.servers} == {
+        "db": "disabled",
+        "docs": "offered",
+        "web": "disabled",
+    }
     db = offer.named("db")
     assert db is not None and db.why == f"not started: disabled by disabledMcpjsonServers in {local}"
 
@@ -82,7 +96,9 @@ def test_a_projects_own_settings_approve_nothing_until_it_is_trusted(tree: Tree)
     claude = tree.claude()
     assert claude.settings.mcp.started() == {}
     (line,) = [w for w in claude.take_warnings() if "not applied" in w]
-    assert line.startswith(f"jupyter_agent: {settings}: hooks, allow rules") and "MCP server approvals" in line
+    assert (
+        line.startswith(f"jupyter_agent: {settings}: hooks, allow rules") and "MCP server approvals" in line
+    )
     claude.trust()
     assert sorted(claude.settings.mcp.started()) == ["db"]
 
@@ -92,9 +108,7 @@ def test_approve_records_the_users_answer_and_the_server_starts(tree: Tree) -> N
     claude = tree.claude()
     said = claude.approve_mcp_server("db")
     record = tree.home / ".jupyter_agent" / "mcp_approvals.json"
-    assert said == (
-        f"approved the MCP server 'db' of {tree.project} (recorded in {record}); it starts now"
-    )
+    assert said == (f"approved the MCP server 'db' of {tree.project} (recorded in {record}); it starts now")
     assert json.loads(record.read_text()) == {"projects": {str(tree.project): ["db"]}}
     assert sorted(claude.settings.mcp.started()) == ["db"]
     assert sorted(tree.claude().settings.mcp.started()) == ["db"]  # a later session too
@@ -118,7 +132,9 @@ def test_a_name_in_several_scopes_is_taken_from_the_most_specific(tree: Tree) ->
 def test_an_enabled_plugins_servers_start_named_as_claude_code_names_them(tree: Tree) -> None:
     root = tree.home / ".claude" / "plugins" / "cache" / "m" / "gh" / "1.0.0"
     tree.write(".claude-plugin/plugin.json", {"name": "gh"}, base=root)
-    tree.write(".mcp.json", {"github": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/server", "args": ["--x"]}}, base=root)
+    tree.write(
+        ".mcp.json", {"github": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/server", "args": ["--x"]}}, base=root
+    )
     record = {"version": 2, "plugins": {"gh@m": [{"scope": "user", "installPath": str(root)}]}}
     tree.write(".claude/plugins/installed_plugins.json", record, base=tree.home)
     tree.user_settings({"enabledPlugins": {"gh@m": True}})
@@ -140,7 +156,9 @@ def test_a_file_that_is_not_json_or_a_server_that_is_not_an_object_is_one_line(t
     assert line.startswith(f"jupyter_agent: {mcp_json}: cannot be read as JSON (")
     tree.write(".mcp.json", {"mcpServers": {"db": "npx db"}})
     (line,) = tree.claude().take_warnings()
-    assert line == f"jupyter_agent: {mcp_json}: mcpServers.db: expected an object with command or url; skipped"
+    assert (
+        line == f"jupyter_agent: {mcp_json}: mcpServers.db: expected an object with command or url; skipped"
+    )
 
 
 def test_mcp_lists_each_server_with_its_source_and_why_it_waits(tree: Tree) -> None:
@@ -148,7 +166,8 @@ def test_mcp_lists_each_server_with_its_source_and_why_it_waits(tree: Tree) -> N
     server is listed (never started), and `${VAR:-default}` sees the project's `env`."""
     mcp_json = tree.write(".mcp.json", {"mcpServers": {"db": ECHO}})
     home_json = claude_json(
-        tree, {"mcpServers": {"notes": {"command": "${NOTES_BIN:-/nonexistent/notes}", "args": []}, "mine": ECHO}}
+        tree,
+        {"mcpServers": {"notes": {"command": "${NOTES_BIN:-/nonexistent/notes}", "args": []}, "mine": ECHO}},
     )
     tree.user_settings({"env": {"NOTES_BIN": "/nonexistent/from-env"}})
     settings = AgentSettings()
@@ -159,7 +178,7 @@ def test_mcp_lists_each_server_with_its_source_and_why_it_waits(tree: Tree) -> N
         servers = McpServers(startup_timeout=5)
         await apply_mcp_settings(servers, settings, project)
         await servers.settled()
-        configs = {name: dict(raw) for name, raw in servers._configs.items()}  # pyright: ignore[reportPrivateUsage]
+        configs = {name: dict(raw) for name, raw in servers._configs.items()}
         assert set(configs) == {"mine", "notes"}
         text = mcp_text(servers.statuses())
         await servers.aclose()
