@@ -150,6 +150,7 @@ def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> S
         fallback_encoding=settings.fallback_encoding,
         read_roots=claude.skill_dirs,
         bash_sandbox=cast("BashSandbox", settings.bash_sandbox),
+        command_env=claude.env,
     )
     missing = roots.missing_roots()
     if missing:

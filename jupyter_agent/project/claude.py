@@ -79,13 +79,23 @@ class ProjectSettings:
 
     @property
     def hooks(self) -> list[CommandHook]:
+        """The applied files' hooks and the plugins', each run with the files' `env` (a plugin's root over it)."""
         own = [h for f in self.files if self._applies(f) for h in f.hooks]
-        return [*own, *(h for plugin in self.plugins.found for h in plugin.hooks)]
+        hooks = [*own, *(h for plugin in self.plugins.found for h in plugin.hooks)]
+        env = tuple(self.env.items())
+        return [dataclasses.replace(h, env=(*env, *h.env)) for h in hooks] if env else hooks
 
     @property
     def env(self) -> dict[str, str]:
-        """`env` of the applied files, a more specific file's value over a more general one's."""
-        return {name: value for f in self.files if self._applies(f) for name, value in f.keys.env}
+        """`env` of the applied files, a more specific file's value over a more general one's. A value whose
+        name reads as a credential's is masked from now on, as the kernel's own are."""
+        from ..masking import REGISTRY, register
+
+        env = {name: value for f in self.files if self._applies(f) for name, value in f.keys.env}
+        for name, value in env.items():
+            if REGISTRY.is_secret_name(name):
+                register(name, value)
+        return env
 
     @property
     def mcp_approvals(self) -> McpApprovals:

@@ -31,6 +31,8 @@ class ProjectSetup:
     tools: list[AnyTool] = field(default_factory=list[AnyTool])
     #: The skills' folders: Read may read their files (which the Skill tool lists) outside the roots.
     skill_dirs: tuple[Path, ...] = ()
+    #: The settings files' `env`, for the commands run for the project (hooks carry it themselves).
+    env: tuple[tuple[str, str], ...] = ()
 
     def mode(self, setting: str) -> str:
         """The package's `mode` setting wins when it is not the default; else the project's `defaultMode`."""
@@ -51,6 +53,7 @@ def project_setup(project: ClaudeProject | None) -> ProjectSetup:
         hooks=tuple(settings.hooks),
         tools=project.library.tools,
         skill_dirs=tuple(skill.directory for skill in project.library.skills),
+        env=tuple(settings.env.items()),
     )
 
 

@@ -356,3 +356,39 @@ def test_a_repositorys_definitions_linked_to_a_credentials_file_reach_no_request
     listed = frontend.run("%agent skills").text()
     assert "leak" not in listed and "summarize" in listed  # the fixture's own definitions still load
     assert "%agent /leak: no command or skill by that name" in frontend.run("%agent /leak").text()
+
+
+def test_the_settings_env_reaches_hooks_and_bash_never_the_kernel_and_a_token_in_it_is_masked(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    """Issue #44: a settings file's `env` is set for the commands run for the project (a hook, Bash), as Claude Code
+    sets it; the kernel's own os.environ stays as it was, and a credential-like value is masked where shown."""
+    token = "tok-5d1c9e7a2b44f0"
+    local = {
+        "env": {"PROJECT_FLAG": "from-settings", "DEPLOY_TOKEN": token},
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": 'echo "$PROJECT_FLAG" > hook-saw.txt'}],
+                }
+            ]
+        },
+    }
+    script = [
+        Turn(
+            blocks=[ToolUse(name="Bash", input={"command": 'echo "flag=$PROJECT_FLAG token=$DEPLOY_TOKEN"'})]
+        ),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, server = project_kernel(script, files={".claude/settings.local.json": local})
+    frontend.run("%config AgentMagics.enable_bash = True\n%config AgentMagics.bash_sandbox = 'off'")
+    frontend.run("%%agent --mode bypassPermissions\nshow the flag", timeout=120)
+    ran = result_text(tool_results(server.requests[1])[0])
+    assert "flag=from-settings" in ran
+    assert token not in ran and "token=[redacted: DEPLOY_TOKEN]" in ran
+    assert (tmp_path / "hook-saw.txt").read_text().strip() == "from-settings"
+    kernel = frontend.run("import os; print(os.environ.get('PROJECT_FLAG'), os.environ.get('DEPLOY_TOKEN'))")
+    assert kernel.text().strip() == "None None"
+    assert token not in requests_text(server)
+    assert token not in json.dumps(frontend.iopub_log, default=str)
