@@ -122,7 +122,7 @@ def run_setup(
     sources["websearch"] = tuple(configure_web_search(sources["websearch"], web_search, ask))
     sources["project"] = tuple(claude.tools)
     return RunSetup(
-        config=agent_config(settings, options),
+        config=dataclasses.replace(agent_config(settings, options), output_style=claude.output_style),
         sandbox=_roots(settings, claude, sandbox),
         mode=options.mode or cast("Mode", claude.mode(settings.mode)),
         allow=allow,

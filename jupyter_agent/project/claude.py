@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from ..agent.prompt import OutputStyle
 from ..builtin_tools.listing import left_out_warning
 from ..builtin_tools.skill import Skill, SkillTool, skill_list
 from ..builtin_tools.workflow.task import TaskTool, agent_listing
@@ -27,6 +28,7 @@ from .definitions import Command, Shadowed, load_agents, load_commands, load_ski
 from .locate import ClaudeDirs, locate
 from .markdown_file import Problems
 from .mcp_offer import APPROVALS, MCP_JSON, McpApprovals, McpOffer, mcp_offer
+from .output_styles import chosen_style, load_output_styles
 from .plugins import INSTALLED, Plugins, load_plugins
 from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file
 from .trust import trust, trusted_by
@@ -98,6 +100,12 @@ class ProjectSettings:
         return env
 
     @property
+    def output_style(self) -> tuple[str, Path] | None:
+        """`outputStyle` of the most specific applied file that sets it, and that file."""
+        chosen = [(f.keys.output_style, f.path) for f in self.files if self._applies(f)]
+        return next(((name, path) for name, path in reversed(chosen) if name), None)
+
+    @property
     def mcp_approvals(self) -> McpApprovals:
         """The `.mcp.json` approvals of the settings files: approvals from the applied ones, refusals from all."""
         applied = [f for f in self.files if self._applies(f)]
@@ -161,6 +169,8 @@ class ProjectLibrary:
     warnings: tuple[str, ...] = ()
     #: Definitions a more specific one of the same name replaces (a project's command over yours).
     shadowed: tuple[Shadowed, ...] = ()
+    #: The output style `outputStyle` chose (read once, like the rest: the system prompt stays the same).
+    output_style: OutputStyle | None = None
 
     @cached_property
     def tools(self) -> list[AnyTool]:
@@ -268,12 +278,19 @@ class ClaudeProject:
             where = [own[0], *plugins, *own[1:]]  # a plugin's names are its own (`plugin:name`)
             skills, agents = load_skills(where, problems), load_agents(where, problems)
             commands = load_commands(where, problems)
+            trusted = self.settings.trusted is not None
+            styles = load_output_styles([d for d in own if d.where == "user" or trusted], problems)
+            choice = self.settings.output_style
+            said: list[str] = []
+            name, source = choice if choice is not None else (None, None)
+            style = chosen_style(name, styles, source, said)
             self._library = ProjectLibrary(
                 skills=tuple(skills.items),
                 agents=tuple(agents.items),
                 commands=tuple(commands.items),
-                warnings=(*problems.lines, *_left_out(skills.items, agents.items)),
+                warnings=(*problems.lines, *said, *_left_out(skills.items, agents.items)),
                 shadowed=(*skills.shadowed, *agents.shadowed, *commands.shadowed),
+                output_style=style,
             )
         return self._library
 

@@ -45,6 +45,7 @@ def project_kernel(agent_kernel: AgentKernel, tmp_path: Path) -> ProjectKernel:
     ) -> tuple[KernelFrontend, ScriptedServer]:
         shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
         for name, content in (files or {}).items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_text(content if isinstance(content, str) else json.dumps(content))
         frontend, server = agent_kernel(script)
         if trust:
@@ -392,3 +393,38 @@ def test_the_settings_env_reaches_hooks_and_bash_never_the_kernel_and_a_token_in
     assert kernel.text().strip() == "None None"
     assert token not in requests_text(server)
     assert token not in json.dumps(frontend.iopub_log, default=str)
+
+
+STYLE = (
+    "---\nname: Terse Data\ndescription: Numbers first\nkeep-coding-instructions: {keep}\n---\n"
+    "Answer in at most three bullet points, each starting with the number it reports.\n"
+)
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_output_style_chosen_in_settings_changes_the_answer_section_of_the_system_prompt(
+    project_kernel: ProjectKernel, keep: bool
+) -> None:
+    """Issue #44, Claude Code's output styles: the chosen style's text goes into the system prompt in place of
+    the answer section; without `keep-coding-instructions: true` the section on how to work is left out too."""
+    files = {
+        ".claude/output-styles/terse.md": STYLE.format(keep=str(keep).lower()),
+        ".claude/settings.local.json": {"outputStyle": "Terse Data"},
+    }
+    frontend, server = project_kernel([Turn(blocks=[Text("- 3 rows")])], files=files)
+    frontend.run("%%agent\nHow many rows?", timeout=120)
+    system = json.dumps(server.requests[0]["system"])
+    assert "# Output style: Terse Data\\nAnswer in at most three bullet points" in system
+    assert "# Your answer" not in system
+    assert ("# How to work in a notebook" in system) is keep
+
+
+def test_an_untrusted_projects_output_style_is_not_used(project_kernel: ProjectKernel) -> None:
+    files = {
+        ".claude/output-styles/terse.md": STYLE.format(keep="false"),
+        ".claude/settings.local.json": {"outputStyle": "Terse Data"},
+    }
+    frontend, server = project_kernel([Turn(blocks=[Text("ok")])], trust=False, files=files)
+    frontend.run("%%agent\nHow many rows?", timeout=120)
+    system = json.dumps(server.requests[0]["system"])
+    assert "Terse Data" not in system and "# Your answer" in system
