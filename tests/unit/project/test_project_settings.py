@@ -120,7 +120,7 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "Tool(pattern), e.g. Edit(src/**) or Bash(git status*); skipped",
         f"jupyter_agent: {path}: permissions.deny: expected a list of strings, got str; ignored",
         f"jupyter_agent: {path}: permissions.defaultMode: 'yolo' is not a mode here (default, acceptEdits, plan, "
-        "bypassPermissions); ignored",
+        "dontAsk, bypassPermissions); ignored",
         f"jupyter_agent: {path}: permissions.additionalDirectories[0]: {tree.project}/../nowhere is not a "
         "directory; skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[0].matcher: '(' is not a tool name or a regular expression "
