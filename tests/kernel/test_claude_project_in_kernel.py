@@ -428,3 +428,69 @@ def test_an_untrusted_projects_output_style_is_not_used(project_kernel: ProjectK
     frontend.run("%%agent\nHow many rows?", timeout=120)
     system = json.dumps(server.requests[0]["system"])
     assert "Terse Data" not in system and "# Your answer" in system
+
+
+def write_plugin(root: Path, files: dict[str, str | dict[str, Any]]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+
+
+def test_a_marketplace_in_the_shape_of_claude_codes_plugins_loads_as_claude_code_lists_it(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    """Issue #44, Done-when: a marketplace laid out as anthropics/claude-code's (`.claude-plugin/marketplace.json`
+    at the root, `plugins/<name>/` each with `.claude-plugin/plugin.json`, `commands/`, `agents/`, `skills/<name>/
+    SKILL.md`, `hooks/hooks.json`, `.mcp.json`); the texts are written here, that repository is all rights reserved.
+    Its plugins load with Claude Code's names and counts, and a plugin's MCP server starts."""
+    market = {
+        "name": "sample-market",
+        "plugins": [
+            {"name": "commit-tools", "source": "./plugins/commit-tools"},
+            {"name": "plugin-kit", "source": "./plugins/plugin-kit"},
+        ],
+    }
+    write_plugin(tmp_path, {".claude-plugin/marketplace.json": market})
+    write_plugin(
+        tmp_path / "plugins" / "commit-tools",
+        {
+            ".claude-plugin/plugin.json": {"name": "commit-tools", "version": "1.0.0"},
+            "commands/commit.md": "---\ndescription: Make a commit\nallowed-tools: Bash(git add:*)\n---\nCommit.\n",
+            "commands/commit-push-pr.md": "---\ndescription: Commit, push, open a PR\n---\nDo all three.\n",
+            "hooks/hooks.json": {
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
+                }
+            },
+        },
+    )
+    write_plugin(
+        tmp_path / "plugins" / "plugin-kit",
+        {
+            ".claude-plugin/plugin.json": {"name": "plugin-kit"},
+            "skills/hook-development/SKILL.md": "---\nname: Hook Development\ndescription: Write hooks\n---\nB.\n",
+            "skills/mcp-integration/SKILL.md": "---\nname: mcp-integration\ndescription: Add MCP servers\n---\nB.\n",
+            "agents/plugin-validator.md": (
+                "---\nname: plugin-validator\ndescription: Use this agent when a plugin is done: "
+                '<example>user: check it</example>\ntools: ["Read", "Grep"]\n---\nValidate.\n'
+            ),
+            ".mcp.json": {
+                "echo": {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/../../echo.py"]}
+            },
+        },
+    )
+    (tmp_path / "echo.py").write_text((FIXTURE.parent / "mcp_echo_server.py").read_text())
+    enabled = {"enabledPlugins": {"commit-tools@sample-market": True, "plugin-kit@sample-market": True}}
+    frontend, _ = project_kernel([Turn(blocks=[Text("ok")])], files={".claude/settings.local.json": enabled})
+    listed = frontend.run("%agent plugins").text()
+    assert "  commands: commit-tools:commit, commit-tools:commit-push-pr" in listed, listed
+    assert "  hooks: PreToolUse" in listed
+    assert "  skills: plugin-kit:hook-development, plugin-kit:mcp-integration" in listed
+    assert "  sub-agents: plugin-kit:plugin-validator" in listed
+    assert "  MCP servers: plugin:plugin-kit:echo" in listed
+    assert "skipped" not in listed
+    deadline = time.monotonic() + 120
+    while "plugin:plugin-kit:echo  connected   5 tools" not in (text := frontend.run("%agent mcp").text()):
+        assert time.monotonic() < deadline, text
+        time.sleep(0.5)
