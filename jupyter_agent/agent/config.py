@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .models import Effort, context_window_for
+from .prompt import OutputStyle
 from .thinking import ThinkingPlan, ThinkingSetting, plan_thinking
 
 Provider = Literal["anthropic", "bedrock", "vertex"]
@@ -71,6 +72,8 @@ class AgentConfig:
     context_compact_fraction: float | None = DEFAULT_COMPACT_FRACTION
     #: Appended to the system prompt (the user's own standing instructions).
     extra_instructions: str = ""
+    #: A Claude Code output style: its text takes the place of the prompt's answer section.
+    output_style: OutputStyle | None = None
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:

@@ -136,6 +136,17 @@ REPORT_WORKER = (
 
 
 @dataclass(frozen=True, kw_only=True)
+class OutputStyle:
+    """A Claude Code output style (`.claude/output-styles/NAME.md`, chosen by `outputStyle`): its text replaces the
+    answer section; `keep_coding_instructions` (its `keep-coding-instructions`) keeps the section on how to work,
+    which a style leaves out otherwise, as Claude Code's styles leave out its coding instructions."""
+
+    name: str
+    text: str
+    keep_coding_instructions: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class PromptFacts:
     """What the system prompt holds: whose agent it is and the user's own standing instructions."""
 
@@ -151,20 +162,26 @@ class PromptFacts:
     #: A sub-agent type's own instructions when they come from the code that registered it (a project's
     #: `.claude/agents/*.md` is the repository's text and goes in the conversation's opening instead).
     role: str = ""
+    #: The output style chosen (the main agent's answers only; None: the package's own answer section).
+    output_style: OutputStyle | None = None
 
 
 def system_prompt(facts: PromptFacts) -> str:
     """The fixed text of a conversation: the main agent's guide, or a sub-agent's (by what its tools can do)."""
-    sections = _subagent_sections(facts) if facts.subagent else _main_sections()
+    sections = _subagent_sections(facts) if facts.subagent else _main_sections(facts.output_style)
     lines = [*sections, *memory_section(facts.memory)]
     if facts.extra_instructions.strip():
         lines += ["", "The user's instructions:", facts.extra_instructions.strip()]
     return "\n".join(lines)
 
 
-def _main_sections() -> list[str]:
+def _main_sections(style: OutputStyle | None = None) -> list[str]:
     modes = "\n".join(f"- {mode_line(mode, exit_plan=None)}" for mode in MODES)
-    return [_MAIN_OPENING, "", _SETTING, "", _TURN, "", _WORK, "", _CARE, modes, "", _ANSWER]
+    if style is None:
+        return [_MAIN_OPENING, "", _SETTING, "", _TURN, "", _WORK, "", _CARE, modes, "", _ANSWER]
+    work = ["", _WORK] if style.keep_coding_instructions else []
+    answer = f"# Output style: {style.name}\n{style.text.strip()}"
+    return [_MAIN_OPENING, "", _SETTING, "", _TURN, *work, "", _CARE, modes, "", answer]
 
 
 def _subagent_sections(facts: PromptFacts) -> list[str]:

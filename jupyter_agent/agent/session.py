@@ -348,12 +348,11 @@ class AgentSession:
 
     def system_prompt(self) -> str:
         """The conversation's system prompt: as fixed at its first run, or as the next conversation's would be."""
-        prefix = self.conversation.prefix
-        if prefix is not None:
-            return prefix.system
-        return system_prompt(
-            PromptFacts(extra_instructions=self.config.extra_instructions, memory=self.memory)
-        )
+        if self.conversation.prefix is not None:
+            return self.conversation.prefix.system
+        said = self.config
+        style, extra = said.output_style, said.extra_instructions
+        return system_prompt(PromptFacts(extra_instructions=extra, memory=self.memory, output_style=style))
 
     def reset(self) -> None:
         """Forget the conversation, what was read (the next edit needs a fresh read) and the todo list;

@@ -112,6 +112,8 @@ class Sandbox:
     read_roots: tuple[Path, ...] = ()
     #: Whether Bash needs its OS sandbox to run under an allow rule (`AgentMagics.bash_sandbox`).
     bash_sandbox: BashSandbox = "required"
+    #: A Claude Code project's `env`: set for the commands run for the project (Bash), never in the kernel.
+    command_env: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def at(
@@ -124,6 +126,7 @@ class Sandbox:
         fallback_encoding: str = DEFAULT_FALLBACK_ENCODING,
         read_roots: tuple[Path, ...] = (),
         bash_sandbox: BashSandbox = "required",
+        command_env: tuple[tuple[str, str], ...] = (),
     ) -> Sandbox:
         base = Path(os.path.realpath(Path(cwd).expanduser()))
         chosen = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots) or (base,)
@@ -135,6 +138,7 @@ class Sandbox:
             fallback_encoding=fallback_encoding,
             read_roots=tuple(Path(os.path.realpath(r)) for r in read_roots),
             bash_sandbox=bash_sandbox,
+            command_env=command_env,
         )
 
     def resolve_path(self, path: str) -> Path:

@@ -116,7 +116,7 @@ class BashTool(Tool[BashInput]):
         limits = sandbox.limits
         wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout
         seconds = min(wanted, limits.max_timeout)
-        env = scrubbed_environment(os.environ, keep=self.keep_env)
+        env = {**scrubbed_environment(os.environ, keep=self.keep_env), **dict(sandbox.command_env)}
         argv = [self.shell, "-c", params.command]
         bubblewrap = (await asyncio.to_thread(check_sandbox)).bubblewrap
         roots = tuple(dict.fromkeys((*sandbox.roots, sandbox.cwd)))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..agent.session import AgentSession
     from ..builtin_tools.mcp.servers import McpServers
     from ..notebook.bridge import LiveBridge
+    from ..project import ProjectSettings
     from ..settings import AgentSettings
     from ..tools.core import AnyTool
     from ..ui.channel import UIChannel
@@ -157,10 +158,30 @@ def _start_mcp(
     return servers
 
 
-async def apply_mcp_settings(servers: McpServers, settings: AgentSettings) -> None:
-    """Start, stop or restart servers so they match `mcp_servers` now (on the worker loop; returns at once)."""
+async def apply_mcp_settings(
+    servers: McpServers, settings: AgentSettings, project: ProjectSettings | None = None
+) -> None:
+    """Start, stop or restart servers so they match `mcp_servers` and the project's Claude Code files now (on the
+    worker loop; returns at once). The setting wins over a file's server of the same name; `${VAR}` is looked up
+    in the kernel's environment with the project's `env` over it."""
+    from ..builtin_tools.mcp.servers import ServerStatus
+
+    offer = project.mcp if project is not None else None
+    wanted = {**(offer.started() if offer is not None else {}), **dict(settings.mcp_servers)}
+    sources = {
+        s.name: s.source
+        for s in (offer.servers if offer is not None else ())
+        if s.name not in settings.mcp_servers
+    }
+    held = [
+        ServerStatus(name=s.name, state=s.state, detail=s.why, source=s.source)
+        for s in (offer.held() if offer is not None else [])
+        if s.state != "offered"
+    ]
     servers.call_timeout = settings.mcp_timeout
-    servers.configure(dict(settings.mcp_servers))
+    env = project.env if project is not None else {}
+    servers.environ = {**os.environ, **env} if env else None
+    servers.configure(wanted, sources=sources, held=held)
 
 
 def page_bridge(shell: Any, kernel: Any) -> LiveBridge | None:

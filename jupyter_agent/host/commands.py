@@ -21,7 +21,7 @@ from .command_error import CommandError
 from .configure import check_rules
 from .fix_command import fix_command
 from .options import RUN_FLAGS, split_rules
-from .project_commands import ProjectCommandError, plugins, rules, run_slash, skills, trust
+from .project_commands import ProjectCommandError, mcp_command, plugins, rules, run_slash, skills, trust
 from .review_commands import REVIEW_HELP, review_command
 from .rewind_command import REWIND_HELP, rewind_command
 from .texts import history_report, memory_text, sessions_text, status_report, tools_report
@@ -110,7 +110,10 @@ def _rules(which: str) -> Callable[[KernelAgent, list[str]], str]:
     def add(agent: KernelAgent, args: list[str]) -> str:
         try:
             rules = split_rules([" ".join(args)])
-            check_rules(agent.session, agent.settings, list(rules))
+            offered = (
+                [s.name for s in agent.project.settings.mcp.servers] if agent.project is not None else []
+            )
+            check_rules(agent.session, agent.settings, list(rules), mcp_servers=offered)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         known: list[str] = list(getattr(agent.settings, which))
@@ -126,24 +129,6 @@ def _undo(agent: KernelAgent, args: list[str]) -> str:
             f"%agent undo takes no argument but --force, not {' '.join(args)!r}; run `%agent undo` alone"
         )
     return agent.undo(force=bool(args))
-
-
-def _mcp(agent: KernelAgent, args: list[str]) -> str:
-    """`%agent mcp` lists the servers; `%agent mcp restart [NAME]` restarts one or all (a crashed one too)."""
-    from .texts import mcp_text
-
-    if not args:
-        agent.sync_mcp()
-        return mcp_text(agent.mcp.statuses())
-    if args[0] != "restart" or len(args) > 2:
-        raise CommandError("%agent mcp: use `%agent mcp` (list) or `%agent mcp restart [NAME]`")
-    try:
-        names = agent.run_blocking(agent.mcp.restart(args[1] if len(args) == 2 else None))
-    except KeyError as exc:
-        raise CommandError(f"%agent mcp restart: {exc.args[0]}") from None
-    if not names:
-        return "no MCP servers are configured (%config AgentMagics.mcp_servers = {...})"
-    return f"restarting {', '.join(names)}; they connect in the background (`%agent mcp` shows their state)"
 
 
 def _help(_agent: KernelAgent, _args: list[str]) -> Report:
@@ -252,8 +237,9 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     ),
     Subcommand(
         name="mcp",
-        help="MCP servers and their state; `%agent mcp restart [NAME]` restarts one or all",
-        run=_mcp,
+        help="MCP servers, where each is configured and its state; `%agent mcp restart [NAME]` restarts one or "
+        "all; `%agent mcp approve NAME` starts a server of the project's .mcp.json",
+        run=mcp_command,
         own_words=True,
     ),
     Subcommand(

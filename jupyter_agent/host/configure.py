@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from ..agent.config import DEFAULT_MODEL, AgentConfig, Provider
@@ -118,7 +119,7 @@ def run_setup(
     sources["websearch"] = tuple(configure_web_search(sources["websearch"], web_search, ask))
     sources["project"] = tuple(claude.tools)
     return RunSetup(
-        config=agent_config(settings, options),
+        config=dataclasses.replace(agent_config(settings, options), output_style=claude.output_style),
         sandbox=_roots(settings, claude, sandbox),
         mode=first_set(options.mode, default=cast("Mode", claude.mode(settings.mode))),
         allow=allow,
@@ -146,6 +147,7 @@ def _roots(settings: AgentSettings, claude: ProjectSetup, sandbox: Sandbox) -> S
         fallback_encoding=settings.fallback_encoding,
         read_roots=claude.skill_dirs,
         bash_sandbox=cast("BashSandbox", settings.bash_sandbox),
+        command_env=claude.env,
     )
     missing = roots.missing_roots()
     if missing:
@@ -166,8 +168,12 @@ def configure(
     """Check the rules the settings and options name, then apply `run_setup` to `session` (between runs)."""
     from ..project.setup import project_setup
 
+    offered = [s.name for s in project.settings.mcp.servers] if project is not None else []
     check_rules(
-        session, settings, [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny]
+        session,
+        settings,
+        [*settings.allow, *options.allow, *settings.ask, *settings.deny, *options.deny],
+        mcp_servers=offered,
     )
     setup = run_setup(settings, options, project_setup(project), sandbox=session.ctx.sandbox)
     check_thinking(setup.config)
@@ -184,12 +190,16 @@ def check_thinking(config: AgentConfig) -> None:
         raise SettingError(str(refused)) from None
 
 
-def check_rules(session: AgentSession, settings: AgentSettings, rules: list[str]) -> None:
-    """RuleNameError for a rule naming no tool of this session (`deny bash`): it would never match."""
+def check_rules(
+    session: AgentSession, settings: AgentSettings, rules: list[str], *, mcp_servers: Sequence[str] = ()
+) -> None:
+    """RuleNameError for a rule naming no tool of this session (`deny bash`): it would never match. The MCP
+    servers are the setting's and `mcp_servers` (those of the project's Claude Code files)."""
     servers: list[str] = []
-    if settings.mcp_servers:
+    if settings.mcp_servers or mcp_servers:
         from ..builtin_tools.mcp.names import tool_name
 
-        servers = [tool_name(name, "").split("__")[1] for name in settings.mcp_servers]
+        names = [*settings.mcp_servers, *mcp_servers]
+        servers = [tool_name(name, "").split("__")[1] for name in names]
     known = [*session.pool.merged(), *(opt_in.name for opt_in in OPT_IN_TOOLS)]
     check_rule_names(rules, known, mcp_servers=servers)

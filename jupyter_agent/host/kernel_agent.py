@@ -293,11 +293,13 @@ class KernelAgent:
         return self._mcp
 
     def sync_mcp(self) -> None:
-        """A changed `mcp_servers` setting applies now (servers start, stop, restart in the background);
-        lines servers reported since the last cell are printed."""
+        """A changed `mcp_servers` setting, or a changed `.mcp.json` / approval, applies now (servers start, stop,
+        restart in the background); lines servers reported since the last cell are printed."""
+        from ..masking import mask
         from .build import MCP_START_TIMEOUT, apply_mcp_settings
 
-        self.worker.submit(apply_mcp_settings(self.mcp, self.settings)).result(timeout=MCP_START_TIMEOUT)
+        claude = self.project.settings if self.project is not None else None
+        self.worker.submit(apply_mcp_settings(self.mcp, self.settings, claude)).result(MCP_START_TIMEOUT)
         from ..ui.gate import say
 
         for line in self._mcp_lines.take() if self._mcp_lines is not None else []:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ui.tables import Report
+from .command_error import CommandError
 from .options import RunOptions
 from .project_texts import plugins_text, rules_report, skills_report
 
@@ -52,7 +53,8 @@ def trust(agent: KernelAgent, _args: list[str]) -> str:
 
 def mcp_prompts(agent: KernelAgent) -> list[tuple[str, str]]:
     """(command, description) of the connected MCP servers' prompts; none when no server is configured."""
-    if not agent.settings.mcp_servers:
+    project = agent.project.settings.mcp.started() if agent.project is not None else {}
+    if not agent.settings.mcp_servers and not project:
         return []
     from ..builtin_tools.mcp.prompts import prompt_commands
 
@@ -92,3 +94,38 @@ def run_slash(agent: KernelAgent, name: str, args: str) -> None:
     agent.run_cell(
         run.request, RunOptions(model=run.model, allowed_tools=run.allowed_tools, scope_owner=run.owner)
     )
+
+
+def approve_command(agent: KernelAgent, name: str) -> str:
+    """`%agent mcp approve NAME`: the project's server starts (in the background), now and in later sessions."""
+    if agent.project is None:
+        raise CommandError("%agent mcp approve: the claude_project setting is off, so no .mcp.json is read")
+    try:
+        said = agent.project.approve_mcp_server(name)
+    except KeyError as exc:
+        raise CommandError(f"%agent mcp approve: {exc.args[0]}") from None
+    agent.sync_mcp()
+    return said
+
+
+def mcp_command(agent: KernelAgent, args: list[str]) -> str:
+    """`%agent mcp` lists the servers; `%agent mcp restart [NAME]` restarts one or all (a crashed one too);
+    `%agent mcp approve NAME` approves a server of the project's `.mcp.json`."""
+    from .texts import mcp_text
+
+    if not args:
+        agent.sync_mcp()
+        return mcp_text(agent.mcp.statuses())
+    if args[0] == "approve" and len(args) == 2:
+        return approve_command(agent, args[1])
+    if args[0] != "restart" or len(args) > 2:
+        raise CommandError(
+            "%agent mcp: use `%agent mcp` (list), `%agent mcp restart [NAME]` or `%agent mcp approve NAME`"
+        )
+    try:
+        names = agent.run_blocking(agent.mcp.restart(args[1] if len(args) == 2 else None))
+    except KeyError as exc:
+        raise CommandError(f"%agent mcp restart: {exc.args[0]}") from None
+    if not names:
+        return "no MCP servers are configured (%config AgentMagics.mcp_servers = {...})"
+    return f"restarting {', '.join(names)}; they connect in the background (`%agent mcp` shows their state)"

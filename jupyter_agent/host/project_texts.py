@@ -109,6 +109,8 @@ def plugins_text(project: ClaudeProject) -> str:
         lines += [f"  {kind}: {', '.join(names)}" for kind, names in brought.items() if names]
         if plugin.hooks:
             lines.append(f"  hooks: {', '.join(sorted({h.event for h in plugin.hooks}))}")
+        servers = [s.name for s in settings.mcp.servers if s.origin == f"plugin {plugin.key}"]
+        lines += [f"  MCP servers: {', '.join(servers)}"] if servers else []
         root = str(plugin.root)
         lines += [f"  skipped: {w}" for w in library.warnings if w.startswith(f"jupyter_agent: {root}/")]
         lines += [

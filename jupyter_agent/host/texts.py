@@ -241,15 +241,20 @@ def history_report(session: AgentSession) -> Report:
 
 
 def mcp_text(statuses: list[ServerStatus]) -> str:
-    """`notes  connected  4 tools` per server; why, under it, for one that failed or stopped."""
+    """`notes  connected  4 tools  (project: /p/.mcp.json)` per server; why, under it, for one that failed,
+    stopped, waits for approval or is disabled."""
     if not statuses:
-        return "no MCP servers are configured (%config AgentMagics.mcp_servers = {...}; docs/mcp.md)"
+        return (
+            "no MCP servers are configured (%config AgentMagics.mcp_servers = {...}, a project's .mcp.json, or "
+            "~/.claude.json; docs/mcp.md)"
+        )
     width = max(len(s.name) for s in statuses)
     lines: list[str] = []
     for status in statuses:
         tools = (
             f"{status.tools} tool{'s' if status.tools != 1 else ''}" if status.state == "connected" else ""
         )
-        lines.append(f"{status.name:<{width}}  {status.state:<10}  {tools}".rstrip())
+        source = f"  ({status.source})" if status.source else ""
+        lines.append(f"{status.name:<{width}}  {status.state:<10}  {tools}".rstrip() + source)
         lines.extend(f"{'':<{width}}    {line}" for line in status.detail.splitlines() if line.strip())
     return "\n".join(lines)

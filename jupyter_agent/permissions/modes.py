@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Mode = Literal["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 
 #: The tool that presents a plan for approval in plan mode (`builtin_tools/workflow/plan.py`).
@@ -49,6 +49,11 @@ MODE_TEXTS: dict[Mode, ModeText] = {
             "plan out at once) or asks you to keep planning"
         ),
         present_without_tool="give the plan as your answer: the user switches the mode to carry it out",
+    ),
+    "dontAsk": ModeText(
+        help="nothing asks: what the allow rules or read-only access do not allow is refused",
+        runs="read-only tools run; nothing asks the user: any other call (an edit, RunCode, RunCell, Bash) runs only "
+        "if an allow rule allows it and is refused otherwise",
     ),
     "bypassPermissions": ModeText(
         help="nothing asks but ask rules; deny rules still refuse",

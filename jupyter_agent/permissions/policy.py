@@ -77,6 +77,17 @@ class Deny:
 
 Decision = Allow | Ask | Deny
 
+
+def never_ask(mode: Mode, decision: Decision) -> Decision:
+    """In dontAsk mode a question is a refusal (Claude Code's meaning: what is not pre-approved is denied)."""
+    if mode != "dontAsk" or not isinstance(decision, Ask):
+        return decision
+    return Deny(
+        message=f"refused in dontAsk mode, which never asks: {decision.reason}. Only what an allow rule allows "
+        "runs in this mode; do not retry it, tell the user which rule would allow it"
+    )
+
+
 _RULE = re.compile(r"^\s*(?P<tool>[A-Za-z0-9_*?\-.]+)\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
 
 
@@ -247,6 +258,9 @@ class PermissionPolicy:
         return any(rule.pattern is not None and rule.matches(facts) for rule in self.deny)
 
     def decide(self, call: CallFacts) -> Decision:
+        return never_ask(self.mode, self._decide(call))
+
+    def _decide(self, call: CallFacts) -> Decision:
         for rule in self.deny:
             if rule.matches(call):
                 return Deny(

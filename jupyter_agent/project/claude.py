@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from ..agent.prompt import OutputStyle
 from ..builtin_tools.listing import left_out_warning
 from ..builtin_tools.skill import Skill, SkillTool, skill_list
 from ..builtin_tools.workflow.task import TaskTool, agent_listing
@@ -26,6 +27,8 @@ from ..tools.core import AnyTool
 from .definitions import Command, Shadowed, load_agents, load_commands, load_skills
 from .locate import ClaudeDirs, locate
 from .markdown_file import Problems
+from .mcp_offer import APPROVALS, MCP_JSON, McpApprovals, McpOffer, mcp_offer
+from .output_styles import chosen_style, load_output_styles
 from .plugins import INSTALLED, Plugins, load_plugins
 from .settings_file import RuleKind, SettingsFile, SourcedRule, read_settings_file
 from .trust import trust, trusted_by
@@ -41,6 +44,8 @@ class ProjectSettings:
     trusted: str | None
     #: The plugins `enabledPlugins` of the applied files turns on (`project/plugins.py`).
     plugins: Plugins = field(default_factory=Plugins)
+    #: The MCP servers of Claude Code's files, each with whether it starts (`project/mcp_offer.py`).
+    mcp: McpOffer = field(default_factory=McpOffer)
 
     def _applies(self, settings: SettingsFile) -> bool:
         return settings.scope == "user" or self.trusted is not None
@@ -76,8 +81,46 @@ class ProjectSettings:
 
     @property
     def hooks(self) -> list[CommandHook]:
+        """The applied files' hooks and the plugins', each run with the files' `env` (a plugin's root over it)."""
         own = [h for f in self.files if self._applies(f) for h in f.hooks]
-        return [*own, *(h for plugin in self.plugins.found for h in plugin.hooks)]
+        hooks = [*own, *(h for plugin in self.plugins.found for h in plugin.hooks)]
+        env = tuple(self.env.items())
+        return [dataclasses.replace(h, env=(*env, *h.env)) for h in hooks] if env else hooks
+
+    @property
+    def env(self) -> dict[str, str]:
+        """`env` of the applied files, a more specific file's value over a more general one's. A value whose
+        name reads as a credential's is masked from now on, as the kernel's own are."""
+        from ..masking import REGISTRY, register
+
+        env = {name: value for f in self.files if self._applies(f) for name, value in f.keys.env}
+        for name, value in env.items():
+            if REGISTRY.is_secret_name(name):
+                register(name, value)
+        return env
+
+    @property
+    def output_style(self) -> tuple[str, Path] | None:
+        """`outputStyle` of the most specific applied file that sets it, and that file."""
+        chosen = [(f.keys.output_style, f.path) for f in self.files if self._applies(f)]
+        return next(((name, path) for name, path in reversed(chosen) if name), None)
+
+    @property
+    def mcp_approvals(self) -> McpApprovals:
+        """The `.mcp.json` approvals of the settings files: approvals from the applied ones, refusals from all."""
+        applied = [f for f in self.files if self._applies(f)]
+        enable_all = next(
+            (f.keys.mcp_enable_all for f in reversed(applied) if f.keys.mcp_enable_all is not None), False
+        )
+        disabled_by = {
+            n: f"disabledMcpjsonServers in {f.path}" for f in self.files for n in f.keys.mcp_disabled
+        }
+        return McpApprovals(
+            enable_all=enable_all,
+            enabled=frozenset(n for f in applied for n in f.keys.mcp_enabled),
+            disabled=frozenset(disabled_by),
+            disabled_by=disabled_by,
+        )
 
     @property
     def enabled_plugins(self) -> dict[str, Path]:
@@ -93,7 +136,7 @@ class ProjectSettings:
 
     @property
     def warnings(self) -> list[str]:
-        lines = [*(w for f in self.files for w in f.warnings), *self.plugins.skipped]
+        lines = [*(w for f in self.files for w in f.warnings), *self.plugins.skipped, *self.mcp.warnings]
         for f in self.files:
             if f.default_mode == "bypassPermissions" and f.scope != "user" and self._applies(f):
                 lines.append(
@@ -104,15 +147,15 @@ class ProjectSettings:
         if waiting:
             names = ", ".join(str(f.path) for f in waiting)
             lines.append(
-                f"jupyter_agent: {names}: hooks, allow rules, defaultMode, additionalDirectories and enabledPlugins "
-                "are not applied "
+                f"jupyter_agent: {names}: hooks, allow rules, defaultMode, additionalDirectories, enabledPlugins, "
+                "env, outputStyle and MCP server approvals are not applied "
                 f"until you trust this project ({self.project_dir}): run %agent trust (deny and ask rules apply)"
             )
         return lines
 
 
 def _widens(f: SettingsFile) -> bool:
-    widening = f.hooks or f.additional_dirs or f.default_mode or f.enabled_plugins
+    widening = f.hooks or f.additional_dirs or f.default_mode or f.enabled_plugins or f.keys.widens
     return bool(widening or any(r.kind == "allow" for r in f.rules))
 
 
@@ -126,6 +169,8 @@ class ProjectLibrary:
     warnings: tuple[str, ...] = ()
     #: Definitions a more specific one of the same name replaces (a project's command over yours).
     shadowed: tuple[Shadowed, ...] = ()
+    #: The output style `outputStyle` chose (read once, like the rest: the system prompt stays the same).
+    output_style: OutputStyle | None = None
 
     @cached_property
     def tools(self) -> list[AnyTool]:
@@ -187,7 +232,14 @@ class ClaudeProject:
     def _trust_paths(self) -> list[Path]:
         from .trust import CLAUDE_CODE, OURS
 
-        return [self.home / CLAUDE_CODE, self.home / OURS, self.dirs.user / INSTALLED]
+        project = self.dirs.project_dir
+        return [
+            self.home / CLAUDE_CODE,
+            self.home / OURS,
+            self.home / APPROVALS,
+            self.dirs.user / INSTALLED,
+            project / MCP_JSON,
+        ]
 
     @property
     def settings(self) -> ProjectSettings:
@@ -206,7 +258,14 @@ class ClaudeProject:
                 project_dir=self.dirs.project_dir,
                 home=self.home,
             )
-            self._settings = dataclasses.replace(settings, plugins=plugins)
+            offer = mcp_offer(
+                project_dir=self.dirs.project_dir,
+                home=self.home,
+                areas=self.dirs.project_areas,
+                approvals=settings.mcp_approvals,
+                plugins=plugins.found,
+            )
+            self._settings = dataclasses.replace(settings, plugins=plugins, mcp=offer)
             self._seen = signature
         return self._settings
 
@@ -219,12 +278,19 @@ class ClaudeProject:
             where = [own[0], *plugins, *own[1:]]  # a plugin's names are its own (`plugin:name`)
             skills, agents = load_skills(where, problems), load_agents(where, problems)
             commands = load_commands(where, problems)
+            trusted = self.settings.trusted is not None
+            styles = load_output_styles([d for d in own if d.where == "user" or trusted], problems)
+            choice = self.settings.output_style
+            said: list[str] = []
+            name, source = choice if choice is not None else (None, None)
+            style = chosen_style(name, styles, source, said)
             self._library = ProjectLibrary(
                 skills=tuple(skills.items),
                 agents=tuple(agents.items),
                 commands=tuple(commands.items),
-                warnings=(*problems.lines, *_left_out(skills.items, agents.items)),
+                warnings=(*problems.lines, *said, *_left_out(skills.items, agents.items)),
                 shadowed=(*skills.shadowed, *agents.shadowed, *commands.shadowed),
+                output_style=style,
             )
         return self._library
 
@@ -232,6 +298,25 @@ class ClaudeProject:
         """`%agent reset`: the directories, the settings and the library are read again."""
         self._dirs = self._settings = self._library = None
         self._shown.clear()
+
+    def approve_mcp_server(self, name: str) -> str:
+        """`%agent mcp approve NAME`: record the user's approval of the project's server `name`."""
+        from .mcp_offer import approve
+
+        server = self.settings.mcp.named(name)
+        waiting = [s.name for s in self.settings.mcp.servers if s.state == "waiting"]
+        if server is None or server.scope != "project":
+            listed = ", ".join(waiting) or "none"
+            raise KeyError(
+                f"no server named '{name}' in {self.dirs.project_dir / MCP_JSON} (waiting: {listed})"
+            )
+        if server.state == "disabled":
+            raise KeyError(
+                f"'{name}' is {server.why.removeprefix('not started: ')}; remove it from there first"
+            )
+        written = approve(self.home, self.dirs.project_dir, name)
+        self._settings = None
+        return f"approved the MCP server '{name}' of {self.dirs.project_dir} (recorded in {written}); it starts now"
 
     def trust(self) -> str:
         if self.settings.trusted is not None:

@@ -1,8 +1,9 @@
 """One Claude Code settings file (`settings.json`, `settings.local.json`), read into what this agent uses.
 
 Used: `permissions.allow / ask / deny` (Claude Code's rule syntax and path anchors), `permissions.defaultMode`,
-`permissions.additionalDirectories`, and `hooks` (every event of Claude Code's hooks reference this package
-fires, `command_hook_run.HOOK_EVENTS`; `type: command`). Other keys belong to Claude Code and are left alone. A value this agent cannot use is one
+`permissions.additionalDirectories`, `hooks` (every event of Claude Code's hooks reference this package
+fires, `command_hook_run.HOOK_EVENTS`; `type: command`), and `env`, `outputStyle` and the `.mcp.json` approvals
+(`settings_keys.py`). Other keys belong to Claude Code and are left alone. A value this agent cannot use is one
 warning that names the file and the key, and everything else in the file still loads; a file that is not JSON
 is one warning and nothing of it loads.
 """
@@ -32,6 +33,7 @@ from ..tools.command_hook_run import (
     HookEvent,
 )
 from .anchors import effective_rule
+from .settings_keys import SettingsKeys, read_settings_keys
 
 RuleKind = Literal["allow", "ask", "deny"]
 RULE_KINDS: tuple[RuleKind, ...] = ("allow", "ask", "deny")
@@ -61,6 +63,8 @@ class SettingsFile:
     hooks: tuple[CommandHook, ...] = ()
     #: `enabledPlugins`: `name@marketplace` → on or off (`project/plugins.py`).
     enabled_plugins: tuple[tuple[str, bool], ...] = ()
+    #: `env`, `outputStyle`, the `.mcp.json` approvals.
+    keys: SettingsKeys = field(default_factory=SettingsKeys)
     warnings: tuple[str, ...] = ()
 
 
@@ -143,6 +147,7 @@ def read_settings_file(path: Path, scope: Scope, anchors: Anchors) -> SettingsFi
         additional_dirs=tuple(_directories(reader, given.get("additionalDirectories"))),
         hooks=tuple(_hooks(reader, data.get("hooks"))),
         enabled_plugins=_enabled_plugins(reader, data.get("enabledPlugins")),
+        keys=read_settings_keys(data, reader.warn),
         warnings=tuple(reader.warnings),
     )
 

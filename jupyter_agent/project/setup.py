@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..agent.prompt import OutputStyle
 from ..permissions.modes import Mode
 from ..permissions.policy import Rule, ToolScope, parse_rules
 from ..tools.command_hooks import CommandHook
@@ -31,6 +32,10 @@ class ProjectSetup:
     tools: list[AnyTool] = field(default_factory=list[AnyTool])
     #: The skills' folders: Read may read their files (which the Skill tool lists) outside the roots.
     skill_dirs: tuple[Path, ...] = ()
+    #: The settings files' `env`, for the commands run for the project (hooks carry it themselves).
+    env: tuple[tuple[str, str], ...] = ()
+    #: The output style `outputStyle` chose (`output_styles.py`).
+    output_style: OutputStyle | None = None
 
     def mode(self, setting: str) -> str:
         """The package's `mode` setting wins when it is not the default; else the project's `defaultMode`."""
@@ -51,6 +56,8 @@ def project_setup(project: ClaudeProject | None) -> ProjectSetup:
         hooks=tuple(settings.hooks),
         tools=project.library.tools,
         skill_dirs=tuple(skill.directory for skill in project.library.skills),
+        env=tuple(settings.env.items()),
+        output_style=project.library.output_style,
     )
 
 

@@ -20,7 +20,7 @@ OURS = Path(".jupyter_agent") / "trusted_projects.json"
 CLAUDE_CODE = Path(".claude.json")
 
 
-def _load(path: Path, home: Path) -> object:
+def read_home_json(path: Path, home: Path) -> object:
     """The JSON in a file of your home (read under `base.confined`: it may lead only within your home)."""
     try:
         return json.loads(read_confined(path, (home,)).decode("utf-8-sig"))
@@ -29,7 +29,7 @@ def _load(path: Path, home: Path) -> object:
 
 
 def _ours(home: Path) -> list[str]:
-    data = _load(home / OURS, home)
+    data = read_home_json(home / OURS, home)
     listed = data.get("trusted") if is_object(data) else None
     return [str(p) for p in listed if isinstance(p, str)] if is_array(listed) else []
 
@@ -37,7 +37,7 @@ def _ours(home: Path) -> list[str]:
 def trusted_by(project_dir: Path, home: Path) -> str | None:
     """Who trusts the project: "Claude Code" or "%agent trust"; None when nobody does."""
     folders = {str(project_dir), *(str(p) for p in project_dir.parents)}
-    data = _load(home / CLAUDE_CODE, home)
+    data = read_home_json(home / CLAUDE_CODE, home)
     projects = data.get("projects") if is_object(data) else None
     if is_object(projects):
         for folder, facts in projects.items():

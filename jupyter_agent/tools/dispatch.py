@@ -24,6 +24,7 @@ from ..permissions.policy import (
     PermissionPolicy,
     Rule,
     RuleKind,
+    never_ask,
 )
 from ..permissions.rule_glob import escape_pattern
 from .call_facts import call_facts
@@ -311,15 +312,16 @@ class Dispatcher:
         """The policy's decision (with the hook's verdict), and the tool's own reason to ask when it applies
         (`sensitive`: a look at a credential, Bash without its sandbox — only bypassPermissions skips it). A call
         that asks anyway says that reason too, so no rule is suggested that would still ask."""
-        decision = _with_hook(verdict, self._policy_now().decide(facts))
-        if isinstance(decision, Deny) or self.policy.mode == "bypassPermissions":
+        mode = self.policy.mode
+        decision = never_ask(mode, _with_hook(verdict, self._policy_now().decide(facts)))
+        if isinstance(decision, Deny) or mode == "bypassPermissions":
             return decision, None
         reason = tool.sensitive(params, ctx)
         if reason is None:
             return decision, None
         if isinstance(decision, Ask):
             return Ask(reason=f"{decision.reason}; {reason}", by=decision.by), reason
-        return Ask(reason=reason, by="tool"), reason
+        return never_ask(mode, Ask(reason=reason, by="tool")), reason
 
     def _policy_now(self) -> PermissionPolicy:
         """The session's policy, or after "allow all edits in this run" the same with edits allowed as

@@ -46,6 +46,7 @@ def project_kernel(agent_kernel: AgentKernel, tmp_path: Path) -> ProjectKernel:
     ) -> tuple[KernelFrontend, ScriptedServer]:
         shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
         for name, content in (files or {}).items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_text(content if isinstance(content, str) else json.dumps(content))
         frontend, server = agent_kernel(script)
         if trust:
@@ -417,3 +418,140 @@ def test_a_budget_thinking_session_with_agents_md_a_skill_and_a_sub_agent_passes
 
 def _sub(body: dict[str, Any]) -> bool:
     return str(body["system"][0]["text"]).startswith("You are a sub-agent")
+
+
+def test_the_settings_env_reaches_hooks_and_bash_never_the_kernel_and_a_token_in_it_is_masked(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    """Issue #44: a settings file's `env` is set for the commands run for the project (a hook, Bash), as Claude Code
+    sets it; the kernel's own os.environ stays as it was, and a credential-like value is masked where shown."""
+    token = "tok-5d1c9e7a2b44f0"
+    local = {
+        "env": {"PROJECT_FLAG": "from-settings", "DEPLOY_TOKEN": token},
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": 'echo "$PROJECT_FLAG" > hook-saw.txt'}],
+                }
+            ]
+        },
+    }
+    script = [
+        Turn(
+            blocks=[ToolUse(name="Bash", input={"command": 'echo "flag=$PROJECT_FLAG token=$DEPLOY_TOKEN"'})]
+        ),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, server = project_kernel(script, files={".claude/settings.local.json": local})
+    frontend.run("%config AgentMagics.enable_bash = True\n%config AgentMagics.bash_sandbox = 'off'")
+    frontend.run("%%agent --mode bypassPermissions\nshow the flag", timeout=120)
+    ran = result_text(tool_results(server.requests[1])[0])
+    assert "flag=from-settings" in ran
+    assert token not in ran and "token=[redacted: DEPLOY_TOKEN]" in ran
+    assert (tmp_path / "hook-saw.txt").read_text().strip() == "from-settings"
+    kernel = frontend.run("import os; print(os.environ.get('PROJECT_FLAG'), os.environ.get('DEPLOY_TOKEN'))")
+    assert kernel.text().strip() == "None None"
+    assert token not in requests_text(server)
+    assert token not in json.dumps(frontend.iopub_log, default=str)
+
+
+STYLE = (
+    "---\nname: Terse Data\ndescription: Numbers first\nkeep-coding-instructions: {keep}\n---\n"
+    "Answer in at most three bullet points, each starting with the number it reports.\n"
+)
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_output_style_chosen_in_settings_changes_the_answer_section_of_the_system_prompt(
+    project_kernel: ProjectKernel, keep: bool
+) -> None:
+    """Issue #44, Claude Code's output styles: the chosen style's text goes into the system prompt in place of
+    the answer section; without `keep-coding-instructions: true` the section on how to work is left out too."""
+    files = {
+        ".claude/output-styles/terse.md": STYLE.format(keep=str(keep).lower()),
+        ".claude/settings.local.json": {"outputStyle": "Terse Data"},
+    }
+    frontend, server = project_kernel([Turn(blocks=[Text("- 3 rows")])], files=files)
+    frontend.run("%%agent\nHow many rows?", timeout=120)
+    system = json.dumps(server.requests[0]["system"])
+    assert "# Output style: Terse Data\\nAnswer in at most three bullet points" in system
+    assert "# Your answer" not in system
+    assert ("# How to work in a notebook" in system) is keep
+
+
+def test_an_untrusted_projects_output_style_is_not_used(project_kernel: ProjectKernel) -> None:
+    files = {
+        ".claude/output-styles/terse.md": STYLE.format(keep="false"),
+        ".claude/settings.local.json": {"outputStyle": "Terse Data"},
+    }
+    frontend, server = project_kernel([Turn(blocks=[Text("ok")])], trust=False, files=files)
+    frontend.run("%%agent\nHow many rows?", timeout=120)
+    system = json.dumps(server.requests[0]["system"])
+    assert "Terse Data" not in system and "# Your answer" in system
+
+
+def write_plugin(root: Path, files: dict[str, str | dict[str, Any]]) -> None:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+
+
+def test_a_marketplace_in_the_shape_of_claude_codes_plugins_loads_as_claude_code_lists_it(
+    project_kernel: ProjectKernel, tmp_path: Path
+) -> None:
+    """Issue #44, Done-when: a marketplace laid out as anthropics/claude-code's (`.claude-plugin/marketplace.json`
+    at the root, `plugins/<name>/` each with `.claude-plugin/plugin.json`, `commands/`, `agents/`, `skills/<name>/
+    SKILL.md`, `hooks/hooks.json`, `.mcp.json`); the texts are written here, that repository is all rights reserved.
+    Its plugins load with Claude Code's names and counts, and a plugin's MCP server starts."""
+    market = {
+        "name": "sample-market",
+        "plugins": [
+            {"name": "commit-tools", "source": "./plugins/commit-tools"},
+            {"name": "plugin-kit", "source": "./plugins/plugin-kit"},
+        ],
+    }
+    write_plugin(tmp_path, {".claude-plugin/marketplace.json": market})
+    write_plugin(
+        tmp_path / "plugins" / "commit-tools",
+        {
+            ".claude-plugin/plugin.json": {"name": "commit-tools", "version": "1.0.0"},
+            "commands/commit.md": "---\ndescription: Make a commit\nallowed-tools: Bash(git add:*)\n---\nCommit.\n",
+            "commands/commit-push-pr.md": "---\ndescription: Commit, push, open a PR\n---\nDo all three.\n",
+            "hooks/hooks.json": {
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
+                }
+            },
+        },
+    )
+    write_plugin(
+        tmp_path / "plugins" / "plugin-kit",
+        {
+            ".claude-plugin/plugin.json": {"name": "plugin-kit"},
+            "skills/hook-development/SKILL.md": "---\nname: Hook Development\ndescription: Write hooks\n---\nB.\n",
+            "skills/mcp-integration/SKILL.md": "---\nname: mcp-integration\ndescription: Add MCP servers\n---\nB.\n",
+            "agents/plugin-validator.md": (
+                "---\nname: plugin-validator\ndescription: Use this agent when a plugin is done: "
+                '<example>user: check it</example>\ntools: ["Read", "Grep"]\n---\nValidate.\n'
+            ),
+            ".mcp.json": {
+                "echo": {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/../../echo.py"]}
+            },
+        },
+    )
+    (tmp_path / "echo.py").write_text((FIXTURE.parent / "mcp_echo_server.py").read_text())
+    enabled = {"enabledPlugins": {"commit-tools@sample-market": True, "plugin-kit@sample-market": True}}
+    frontend, _ = project_kernel([Turn(blocks=[Text("ok")])], files={".claude/settings.local.json": enabled})
+    listed = frontend.run("%agent plugins").text()
+    assert "  commands: commit-tools:commit, commit-tools:commit-push-pr" in listed, listed
+    assert "  hooks: PreToolUse" in listed
+    assert "  skills: plugin-kit:hook-development, plugin-kit:mcp-integration" in listed
+    assert "  sub-agents: plugin-kit:plugin-validator" in listed
+    assert "  MCP servers: plugin:plugin-kit:echo" in listed
+    assert "skipped" not in listed
+    deadline = time.monotonic() + 120
+    while "plugin:plugin-kit:echo  connected   5 tools" not in (text := frontend.run("%agent mcp").text()):
+        assert time.monotonic() < deadline, text
+        time.sleep(0.5)

@@ -4,6 +4,7 @@ next cell."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -107,3 +108,37 @@ def test_a_skipped_tool_is_named_the_timeout_is_a_setting_and_progress_shows_on_
     )
     assert result_text(stepped) == "did 3 steps"
     assert "running · 3/3 step 3" in cell.text()
+
+
+def test_a_projects_mcp_json_server_waits_for_approval_then_starts_and_its_tool_runs(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    """Issue #44: a cloned project's `.mcp.json` starts nothing by itself; `%agent mcp` says where the server is
+    configured and why it waits; `%agent mcp approve` starts it and its tool runs. `${VAR:-default}` in its args
+    is expanded as Claude Code documents."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (tmp_path / ".git").mkdir()
+    mcp_json = tmp_path / ".mcp.json"
+    fixtures = Path(ECHO["args"][0]).parent
+    args = [f"${{ECHO_FIXTURES:-{fixtures}}}/mcp_echo_server.py"]
+    mcp_json.write_text(json.dumps({"mcpServers": {"echo": {"command": sys.executable, "args": args}}}))
+    script = [
+        Turn(blocks=[ToolUse(name="mcp__echo__echo", input={"text": "hi"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, server = agent_kernel(script, env={"HOME": str(home)})
+    listed = frontend.run("%agent mcp").text()
+    assert listed.startswith(f"echo  waiting  (project: {mcp_json})"), listed
+    assert "not started: a project's server waits for your approval: %agent mcp approve echo" in listed
+    time.sleep(2)
+    assert "connected" not in frontend.run("%agent mcp").text()  # it never started
+
+    said = frontend.run("%agent mcp approve echo").text()
+    assert f"approved the MCP server 'echo' of {tmp_path}" in said
+    wait_for_state(frontend, "echo  connected   5 tools  (project: ")
+    frontend.run("%%agent\necho hi", timeout=60)
+    assert result_text(tool_results(server.requests[1])[0]) == "echo: hi"
+    assert json.loads((home / ".jupyter_agent" / "mcp_approvals.json").read_text()) == {
+        "projects": {str(tmp_path): ["echo"]}
+    }

@@ -11,10 +11,11 @@ server starts, so a session without MCP servers never imports them.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...tools.core import AnyTool
 from .config import DEFAULT_CALL_TIMEOUT, ConfigError, parse_server
@@ -24,14 +25,21 @@ if TYPE_CHECKING:
     from .client import ServerConnection, State
 
 
+#: A server that is configured but not started: "waiting" for the user's approval, or "disabled" by name.
+Held = Literal["waiting", "disabled"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ServerStatus:
-    """One line of `%agent mcp`: the server, its state, how many tools it offers, and why when it is not up."""
+    """One line of `%agent mcp`: the server, its state, how many tools it offers, where it is configured, and
+    why when it is not up."""
 
     name: str
-    state: State
+    state: State | Held
     tools: int = 0
     detail: str = ""
+    #: Where it is configured ("" : the `mcp_servers` setting).
+    source: str = ""
 
 
 def server_status(server: ServerConnection) -> ServerStatus:
@@ -84,10 +92,24 @@ class McpServers:
         self._watchers: set[asyncio.Task[None]] = set()
         self._warm_up: asyncio.Task[Any] | None = None
         self._collisions_reported: set[str] = set()
+        #: Where `${VAR}` in a server's settings is looked up (None: the kernel's environment).
+        self.environ: Mapping[str, str] | None = None
+        #: Where each server is configured (name → source), and the servers configured but not started.
+        self._sources: dict[str, str] = {}
+        self._held: list[ServerStatus] = []
 
-    def configure(self, servers: dict[str, dict[str, Any]]) -> None:
+    def configure(
+        self,
+        servers: dict[str, dict[str, Any]],
+        *,
+        sources: Mapping[str, str] | None = None,
+        held: Sequence[ServerStatus] = (),
+    ) -> None:
         """Bring the running servers in line with the setting: start new ones, stop removed ones, restart
-        changed ones. Unchanged servers keep running (and keep their sessions)."""
+        changed ones. Unchanged servers keep running (and keep their sessions). `sources` names where each is
+        configured; `held` are servers configured but not started (listed by `statuses`, with why)."""
+        self._sources = dict(sources or {})
+        self._held = [h for h in held if h.name not in servers]
         wanted = {name: dict(raw) for name, raw in servers.items()}
         for name in [n for n in self._configs if n not in wanted or wanted[n] != self._configs[n]]:
             self._configs.pop(name, None)
@@ -103,7 +125,7 @@ class McpServers:
 
     def _start(self, name: str, previous: ServerConnection | None = None) -> None:
         try:
-            config = parse_server(self._configs[name])
+            config = parse_server(self._configs[name], self.environ)
         except ConfigError as exc:
             self.config_errors[name] = f"MCP server '{name}' is not configured correctly: {exc}"
             self.report(self.config_errors[name])
@@ -181,7 +203,8 @@ class McpServers:
     def statuses(self) -> list[ServerStatus]:
         rows = [server_status(server) for server in self._servers.values()]
         rows += [ServerStatus(name=n, state="failed", detail=e) for n, e in self.config_errors.items()]
-        return sorted(rows, key=lambda row: row.name)
+        rows = [dataclasses.replace(row, source=self._sources.get(row.name, "")) for row in rows]
+        return sorted([*rows, *self._held], key=lambda row: row.name)
 
     def connected(self) -> list[ServerConnection]:
         return [server for server in self._servers.values() if server.client is not None]

@@ -72,7 +72,7 @@ def test_a_projects_marketplace_plugin_enabled_by_the_project_waits_for_trust(tr
     tree.settings({"enabledPlugins": {"tidy@team": True}})
     claude = tree.claude()
     assert claude.library.skills == ()
-    assert any("enabledPlugins are not applied until you trust" in w for w in claude.take_warnings())
+    assert any("MCP server approvals are not applied until you trust" in w for w in claude.take_warnings())
     claude.trust()
     claude.reload()
     assert [s.name for s in claude.library.skills] == ["tidy:tidy"]

@@ -123,7 +123,7 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "Tool(pattern), e.g. Edit(src/**) or Bash(git status*); skipped",
         f"jupyter_agent: {path}: permissions.deny: expected a list of strings, got str; ignored",
         f"jupyter_agent: {path}: permissions.defaultMode: 'yolo' is not a mode here (default, acceptEdits, plan, "
-        "bypassPermissions); ignored",
+        "dontAsk, bypassPermissions); ignored",
         f"jupyter_agent: {path}: permissions.additionalDirectories[0]: {tree.project}/../nowhere is not a "
         "directory; skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[0].matcher: '(' is not a tool name or a regular expression "
@@ -163,8 +163,8 @@ def test_an_untrusted_project_gets_its_deny_and_ask_rules_only(tree: Tree) -> No
     assert setup.allow == [] and setup.hooks == () and setup.roots == () and setup.default_mode is None
     assert [r.text for r in claude.settings.waiting()] == ["Bash"]
     assert claude.take_warnings() == [
-        f"jupyter_agent: {settings_path}: hooks, allow rules, defaultMode, additionalDirectories and enabledPlugins "
-        f"are not applied until you trust this project ({tree.project}): run %agent trust (deny and ask rules apply)"
+        f"jupyter_agent: {settings_path}: hooks, allow rules, defaultMode, additionalDirectories, enabledPlugins, "
+        f"env, outputStyle and MCP server approvals are not applied until you trust this project ({tree.project}): run %agent trust (deny and ask rules apply)"
     ]
     said = claude.trust()
     assert said.startswith(
