@@ -21,7 +21,6 @@ from .stream import TurnAssembler
 from .toolrun import ToolRunner
 
 
-
 def hook_facts(recorder: SessionRecorder | None, ctx: ToolContext, policy: PermissionPolicy) -> HookSession:
     """The common input fields of a command hook, as they are at its call: the saved session's id and file
     (once it has one), the working directory, the mode."""

@@ -295,7 +295,6 @@ class KernelAgent:
     def sync_mcp(self) -> None:
         """A changed `mcp_servers` setting, or a changed `.mcp.json` / approval, applies now (servers start, stop,
         restart in the background); lines servers reported since the last cell are printed."""
-        from ..masking import mask
         from .build import MCP_START_TIMEOUT, apply_mcp_settings
 
         claude = self.project.settings if self.project is not None else None

@@ -74,7 +74,6 @@ def static_message(model_id: str, bundle: Mapping[str, str], live: bool) -> dict
     return {"type": "static_view", "model_id": model_id, "data": dict(bundle), "live": live}
 
 
-
 class ReviewPages:
     """Every page that opened the review comm; see the module docstring."""
 

@@ -41,9 +41,7 @@ async def permission_answer(
     }
     decision = (await hooks.run_event("PermissionRequest", fields, tool)).permission
     if decision.get("interrupt") is True:
-        hooks.halted.append(
-            str(decision.get("message") or "a PermissionRequest hook stopped the agent")
-        )
+        hooks.halted.append(str(decision.get("message") or "a PermissionRequest hook stopped the agent"))
     if decision.get("behavior") == "deny":
         message = decision.get("message")
         said = (
