@@ -198,17 +198,8 @@ class AgentSession:
 
     def _new_journal(self, request: str) -> RunJournal:
         """The next run's number and journal: kept for undo, and saved with the request."""
-        self._run_id += 1
-        journal = RunJournal(
-            run_id=self._run_id,
-            request=request,
-            message_start=self.conversation.position(),
-            generation=self.conversation.generation,
-            saved_as=(self.recorder.id, self._run_id) if self.recorder is not None else None,
-        )
+        journal = self._journal(request, by="")
         set_run_journal(journal)  # in this run's task context: its notebook file writes are kept
-        self.journals.append(journal)
-        self.todos_before[self._run_id] = todo_list(self.ctx).items
         if self.recorder is not None:
             self.recorder.request(self._run_id, request, journal.message_start)
         return journal
@@ -218,6 +209,9 @@ class AgentSession:
 
         It has its place in the conversation (where the next request would go) and the todo list it found, so
         `%agent rewind` to before it cuts the agent's later runs and undoes every run since, outside or not."""
+        return self._journal(request, by=by)
+
+    def _journal(self, request: str, *, by: str) -> RunJournal:  # an outside call's is not saved
         self._run_id += 1
         journal = RunJournal(
             run_id=self._run_id,
@@ -225,6 +219,7 @@ class AgentSession:
             by=by,
             message_start=self.conversation.position(),
             generation=self.conversation.generation,
+            saved_as=(self.recorder.id, self._run_id) if self.recorder is not None and not by else None,
         )
         self.journals.append(journal)
         self.todos_before[self._run_id] = todo_list(self.ctx).items
