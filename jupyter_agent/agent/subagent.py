@@ -6,8 +6,9 @@ and model — never the tools that steer the parent's own work with the user (Ta
 AskUserQuestion, ExitPlanMode), so it cannot start Tasks. Its calls go through a Dispatcher with the
 parent's policy, tool hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
 reach the UI with the Task call's id as `parent_id` (to nest them under the Task card), its usage adds up
-in the parent run's tally (so the run's and the session's budgets cap it), and its final text is the Task's
-result. The Task tool itself changes nothing,
+in the parent run's tally (so the run's and the session's budgets cap it, whatever model the call named), and
+its final text is the Task's result. A finished sub-agent is kept in the session (`ToolServices.subagents`) under
+the agent_id its result names, so a later call can `resume` it. The Task tool itself changes nothing,
 so it is read-only for the scheduler: several Task calls of one turn run concurrently.
 """
 
@@ -20,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from ..base.harness_texts import SUBAGENT_OPENING_NOTE, is_harness_text
 from ..base.result import ToolResult
-from ..builtin_tools.workflow.plan import ExitPlanMode
+from ..builtin_tools.workflow.plan import EnterPlanMode, ExitPlanMode
 from ..builtin_tools.workflow.question import AskUserQuestion
 from ..builtin_tools.workflow.task import TASK_TOOL_NAME
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..permissions.policy import Rule
-from ..tools.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
+from ..tools.agent_types import BUILTIN_SOURCE, AgentType, KeptAgent, ModelFamily, SubagentCall
 from ..tools.context import ToolContext
 from ..tools.core import AnyTool
 from ..tools.dispatch import Dispatcher
@@ -45,6 +46,7 @@ from .events import (
 )
 from .facts import SessionFacts
 from .memory import MemoryFile
+from .models import MODELS
 from .opening import OpeningFile, opening_messages
 from .prefix import Prefix, definition_name
 from .prompt import PromptFacts, system_prompt
@@ -54,7 +56,9 @@ if TYPE_CHECKING:
     from .loop import AgentRun
 
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
-PARENT_ONLY = frozenset({TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name})
+PARENT_ONLY = frozenset(
+    {TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name, EnterPlanMode.name}
+)
 
 
 def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[AnyTool]:
@@ -104,8 +108,27 @@ class Subagents:
         from .loop import AgentRun
 
         call_id, agent_type = call.call_id, call.agent_type
-
         parent = self.parent
+        kept_agents = ctx.services.subagents
+        kept = kept_agents.agents.get(call.resume) if call.resume else None
+        if call.resume and kept is None:
+            known = ", ".join(kept_agents.agents) or "none yet"
+            return ToolResult.error(
+                "INVALID_ARGS",
+                f"Task: no finished sub-agent '{call.resume}' to resume (finished: {known}); name one of those, "
+                "or leave resume out to start a new sub-agent",
+            )
+        agent_type = kept.agent_type if kept is not None else agent_type
+        model = kept.model if kept is not None else agent_type.model or parent.config.model
+        if call.model is not None:
+            chosen = family_model(call.model, parent.config.model)
+            if chosen is None:
+                return ToolResult.error(
+                    "INVALID_ARGS",
+                    f"Task: model '{call.model}' cannot be chosen here: the session's model "
+                    f"'{parent.config.model}' is named the endpoint's own way; leave model out",
+                )
+            model = chosen
         dispatcher = parent.tools.dispatcher
         pool = ToolPool()
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))
@@ -117,17 +140,17 @@ class Subagents:
         )
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
         sub_ctx = dataclasses.replace(ctx.for_run(child), reads=ReadLedger())
-        config = (
-            dataclasses.replace(parent.config, model=agent_type.model) if agent_type.model else parent.config
-        )
+        turns = min(call.max_turns or parent.config.max_turns, parent.config.max_turns)
+        config = dataclasses.replace(parent.config, model=model, max_turns=turns)
         granted = sub_dispatcher.tools()
         tools = {definition_name(d): d for d in (t.to_param() for t in granted.values())}
         # A sub-agent whose tools only read is taught nothing of modes and approvals: no call of it asks.
         read_only = agent_type.read_only or all(t.read_only for t in granted.values())
         run = AgentRun(
             run_id=parent.run_id,
-            conversation=self._conversation(
-                agent_type, tools, config.extra_instructions, read_only=read_only
+            conversation=(
+                kept_conversation(kept)
+                or self._conversation(agent_type, tools, config.extra_instructions, read_only=read_only)
             ),
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
@@ -146,21 +169,32 @@ class Subagents:
         )
         # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
         # not cancel-proof the parent's task; the parent's cancellation is passed on below.
+        if call.resume:  # taken while it runs: a second call resuming it meanwhile is told it is not there
+            kept_agents.agents.pop(call.resume, None)
         task = asyncio.create_task(run.run(call.prompt))
         finished = await task
         current = asyncio.current_task()
         if current is not None and current.cancelling():
             raise asyncio.CancelledError
         report = _final_text(run.conversation)
+        agent_id = kept_agents.keep(
+            KeptAgent(agent_type=agent_type, conversation=run.conversation, model=model), call.resume
+        )
+        named = f'\n\nagent_id: {agent_id} (Task with resume="{agent_id}" continues this sub-agent)'
         if finished.reason == "end_turn" and report:
-            return ToolResult.ok(report, summary=f"{call.description}: {finished.turns} turn(s)")
+            return ToolResult.ok(
+                report + named,
+                summary=f"{call.description}: {finished.turns} turn(s)",
+                data={"agent_id": agent_id},
+            )
         why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
             finished.reason, finished.reason
         )
         partial = f" Its last words:\n{report}" if report else ""
         return ToolResult.error(
             "EXECUTION_ERROR",
-            f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}",
+            f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}{named}",
+            data={"agent_id": agent_id},
         )
 
     def _conversation(
@@ -196,6 +230,24 @@ class Subagents:
             opening_messages(files, skill_listing=None, tools=list(tools), note=SUBAGENT_OPENING_NOTE)
         )
         return conversation
+
+
+def family_model(family: ModelFamily, session_model: str) -> str | None:
+    """The newest model of `family` (the model table lists the newest first), or None when the session's model is
+    named an endpoint's own way (Bedrock's `anthropic.…`, Vertex's `…@date`, a proxy's name): a family name
+    would not reach the same endpoint's models there."""
+    if not session_model.startswith("claude-") or "@" in session_model:
+        return None
+    return next(
+        name for name in MODELS if name.startswith(f"claude-{family}-") or name.endswith(f"-{family}")
+    )
+
+
+def kept_conversation(kept: KeptAgent | None) -> Conversation | None:
+    """The conversation of a sub-agent being resumed (None for a new one)."""
+    if kept is None or not isinstance(kept.conversation, Conversation):
+        return None
+    return kept.conversation
 
 
 def _final_text(conversation: Conversation) -> str:

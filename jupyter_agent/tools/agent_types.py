@@ -1,8 +1,10 @@
-"""The kinds of sub-agent a Task can start, and one Task call as the session's sub-agent runner gets it."""
+"""The kinds of sub-agent a Task can start, one Task call as the session's sub-agent runner gets it, and the
+session's finished sub-agents (kept so a later Task call can `resume` one by its id)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +37,20 @@ BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (
         name="Explore", description="read-only tools, for finding and understanding things", read_only=True
     ),
     AgentType(name="general-purpose", description="your tools and permissions, for work that changes things"),
+    AgentType(
+        name="Plan",
+        description="read-only tools; investigates and returns a step-by-step plan, changing nothing",
+        read_only=True,
+        report=(
+            "Your report is a plan for the agent that called you, who carries it out: numbered, concrete steps "
+            "(what to change, in which file or cell, in what order, and how to check each), then the risks and "
+            "the open questions. Change nothing yourself."
+        ),
+    ),
 )
+
+#: The model families a Task call may name (`model`); each runs the newest model of that family.
+ModelFamily = Literal["sonnet", "opus", "haiku"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,3 +62,32 @@ class SubagentCall:
     description: str
     prompt: str
     agent_type: AgentType
+    #: The model family the call asked for; None: the agent type's model, else the parent's.
+    model: ModelFamily | None = None
+    #: At most this many turns (never more than the parent's `max_turns`); None: the parent's.
+    max_turns: int | None = None
+    #: The id of a finished sub-agent whose conversation this call continues; None: a new one.
+    resume: str | None = None
+
+
+@dataclass(kw_only=True)
+class KeptAgent:
+    """A finished sub-agent: its type and its conversation (the agent layer's `Conversation`; this layer only
+    keeps it)."""
+
+    agent_type: AgentType
+    conversation: object
+    model: str
+
+
+@dataclass(kw_only=True)
+class KeptAgents:
+    """The session's finished sub-agents by id (`agent_1`, `agent_2`, … in order), for `resume`."""
+
+    agents: dict[str, KeptAgent] = field(default_factory=dict[str, KeptAgent])
+
+    def keep(self, agent: KeptAgent, agent_id: str | None = None) -> str:
+        """Keep `agent` under `agent_id` (a resumed one keeps its id) or a new id; the id."""
+        agent_id = agent_id or f"agent_{len(self.agents) + 1}"
+        self.agents[agent_id] = agent
+        return agent_id

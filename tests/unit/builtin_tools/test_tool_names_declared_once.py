@@ -28,16 +28,17 @@ NAMING_TABLES = {
     "host/commands.py": "an example rule in `%agent deny`'s help",
     "testing/demo.py": "the scripted model calls tools by name, as a model does",
     "serve/listing.py": "SERVED_TOOLS, what `%agent serve` offers (the test below holds each to a tool)",
-    "permissions/modes.py": "EXIT_PLAN_TOOL: the mode table names the tool that presents a plan (permissions sits "
+    "permissions/modes.py": "EXIT_PLAN_TOOL and ENTER_PLAN_TOOL: the mode table names the plan tools (permissions sits "
     "below the tools, so it cannot import it; the test below holds the two equal)",
 }
 
 
 def test_the_mode_table_names_the_plan_tool_as_the_tool_names_itself() -> None:
-    from jupyter_agent.builtin_tools.workflow.plan import ExitPlanMode
-    from jupyter_agent.permissions.modes import EXIT_PLAN_TOOL
+    from jupyter_agent.builtin_tools.workflow.plan import EnterPlanMode, ExitPlanMode
+    from jupyter_agent.permissions.modes import ENTER_PLAN_TOOL, EXIT_PLAN_TOOL
 
     assert ExitPlanMode.name == EXIT_PLAN_TOOL
+    assert EnterPlanMode.name == ENTER_PLAN_TOOL
 
 
 def test_every_served_tool_is_a_tool() -> None:
