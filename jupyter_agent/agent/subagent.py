@@ -24,12 +24,20 @@ from ..base.result import ToolResult
 from ..builtin_tools.workflow.plan import EnterPlanMode, ExitPlanMode
 from ..builtin_tools.workflow.question import AskUserQuestion
 from ..builtin_tools.workflow.task import TASK_TOOL_NAME
+from ..builtin_tools.workflow.task_output import TaskOutput, TaskStop
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..permissions.policy import Rule
-from ..tools.agent_types import BUILTIN_SOURCE, AgentType, KeptAgent, ModelFamily, SubagentCall
+from ..tools.agent_types import (
+    BUILTIN_SOURCE,
+    AgentType,
+    BackgroundAgent,
+    KeptAgent,
+    ModelFamily,
+    SubagentCall,
+)
 from ..tools.context import ToolContext
 from ..tools.core import AnyTool
-from ..tools.dispatch import Dispatcher
+from ..tools.dispatch import Approval, ApprovalRequest, Dispatcher, Reject
 from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
 from .boundary import valid_for_model
@@ -38,6 +46,7 @@ from .events import (
     AgentEvent,
     Notice,
     RetryWait,
+    RunFinished,
     ToolFinished,
     ToolProgress,
     ToolRunning,
@@ -57,7 +66,15 @@ if TYPE_CHECKING:
 
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
 PARENT_ONLY = frozenset(
-    {TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name, EnterPlanMode.name}
+    {
+        TASK_TOOL_NAME,
+        TaskOutput.name,
+        TaskStop.name,
+        TodoWrite.name,
+        AskUserQuestion.name,
+        ExitPlanMode.name,
+        EnterPlanMode.name,
+    }
 )
 
 
@@ -135,8 +152,10 @@ class Subagents:
         # A child scope (what it shares with the parent run: `RunScope.child`): the rule lists as they are now,
         # a grant passed up to the parent's; a skill it loads narrows the sub-agent, not the parent.
         child = ctx.run.child()
+        # A background sub-agent outlives the cell that started it: no one is at its calls to ask.
+        approver = refuse_in_background if call.background else dispatcher.approver
         sub_dispatcher = Dispatcher(
-            pool=pool, scope=child, hooks=dispatcher.hooks.for_subagent(), approver=dispatcher.approver
+            pool=pool, scope=child, hooks=dispatcher.hooks.for_subagent(), approver=approver
         )
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
         sub_ctx = dataclasses.replace(ctx.for_run(child), reads=ReadLedger())
@@ -162,7 +181,7 @@ class Subagents:
                 ),
                 tools=lambda _searches: tools,
             ),
-            emit=_Relay(parent, call_id, call.description).emit,
+            emit=_quiet if call.background else _Relay(parent, call_id, call.description).emit,
             session_tally=parent.session_tally,
             within=parent.run_total,
             mode=child.policy.mode,
@@ -171,31 +190,31 @@ class Subagents:
         # not cancel-proof the parent's task; the parent's cancellation is passed on below.
         if call.resume:  # taken while it runs: a second call resuming it meanwhile is told it is not there
             kept_agents.agents.pop(call.resume, None)
-        task = asyncio.create_task(run.run(call.prompt))
-        finished = await task
+        agent_id = call.resume or kept_agents.new_id()
+        kept_agents.background.pop(agent_id, None)  # a resumed one's earlier report is read no more
+
+        async def outcome() -> ToolResult:
+            finished = await run.run(call.prompt)
+            kept_agents.agents[agent_id] = KeptAgent(
+                agent_type=agent_type, conversation=run.conversation, model=model
+            )
+            return _outcome(call.description, _final_text(run.conversation), finished, agent_id)
+
+        task = asyncio.create_task(outcome())
+        if call.background:
+            kept_agents.background[agent_id] = BackgroundAgent(description=call.description, task=task)
+            return ToolResult.ok(
+                f"Started sub-agent {agent_id} in the background for '{call.description}'. "
+                f'TaskOutput(task_id="{agent_id}") gives its report (it waits for the end); '
+                f'TaskStop(task_id="{agent_id}") stops it. Its calls that would ask the user are refused.',
+                summary=f"{call.description}: in the background as {agent_id}",
+                data={"agent_id": agent_id, "background": True},
+            )
+        result = await task
         current = asyncio.current_task()
         if current is not None and current.cancelling():
             raise asyncio.CancelledError
-        report = _final_text(run.conversation)
-        agent_id = kept_agents.keep(
-            KeptAgent(agent_type=agent_type, conversation=run.conversation, model=model), call.resume
-        )
-        named = f'\n\nagent_id: {agent_id} (Task with resume="{agent_id}" continues this sub-agent)'
-        if finished.reason == "end_turn" and report:
-            return ToolResult.ok(
-                report + named,
-                summary=f"{call.description}: {finished.turns} turn(s)",
-                data={"agent_id": agent_id},
-            )
-        why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
-            finished.reason, finished.reason
-        )
-        partial = f" Its last words:\n{report}" if report else ""
-        return ToolResult.error(
-            "EXECUTION_ERROR",
-            f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}{named}",
-            data={"agent_id": agent_id},
-        )
+        return result
 
     def _conversation(
         self,
@@ -230,6 +249,37 @@ class Subagents:
             opening_messages(files, skill_listing=None, tools=list(tools), note=SUBAGENT_OPENING_NOTE)
         )
         return conversation
+
+
+def _outcome(description: str, report: str, finished: RunFinished, agent_id: str) -> ToolResult:
+    """A sub-agent's result: its report and its agent_id, or why it stopped before it finished."""
+    named = f'\n\nagent_id: {agent_id} (Task with resume="{agent_id}" continues this sub-agent)'
+    if finished.reason == "end_turn" and report:
+        return ToolResult.ok(
+            report + named, summary=f"{description}: {finished.turns} turn(s)", data={"agent_id": agent_id}
+        )
+    why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
+        finished.reason, finished.reason
+    )
+    partial = f" Its last words:\n{report}" if report else ""
+    return ToolResult.error(
+        "EXECUTION_ERROR",
+        f"the sub-agent for '{description}' stopped before it finished ({why}).{partial}{named}",
+        data={"agent_id": agent_id},
+    )
+
+
+async def refuse_in_background(request: ApprovalRequest) -> Approval:
+    """A background sub-agent's approver: nobody is at its calls; say what would allow one."""
+    return Reject(
+        message=f"a background sub-agent cannot ask the user: {request.tool} needs approval ({request.reason}); "
+        f"to allow it: {request.how_to_allow()}; or run the Task in the foreground"
+    )
+
+
+def _quiet(event: AgentEvent) -> None:
+    """A background sub-agent's events are not shown (the cell that started it may have ended); its usage
+    still counts, in its run's and the session's tallies."""
 
 
 def family_model(family: ModelFamily, session_model: str) -> str | None:

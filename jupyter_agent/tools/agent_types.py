@@ -3,8 +3,11 @@ session's finished sub-agents (kept so a later Task call can `resume` one by its
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Literal
+
+from ..base.result import ToolResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +71,8 @@ class SubagentCall:
     max_turns: int | None = None
     #: The id of a finished sub-agent whose conversation this call continues; None: a new one.
     resume: str | None = None
+    #: Run it in the background: the call returns its agent_id at once (TaskOutput reads the report).
+    background: bool = False
 
 
 @dataclass(kw_only=True)
@@ -80,14 +85,23 @@ class KeptAgent:
     model: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class BackgroundAgent:
+    """A sub-agent started with `run_in_background`: what it is for, and the task whose result is its report."""
+
+    description: str
+    task: asyncio.Task[ToolResult]
+
+
 @dataclass(kw_only=True)
 class KeptAgents:
-    """The session's finished sub-agents by id (`agent_1`, `agent_2`, … in order), for `resume`."""
+    """The session's sub-agents by id (`agent_1`, `agent_2`, … in order): the finished ones, for `resume`, and
+    the background ones, for TaskOutput and TaskStop."""
 
     agents: dict[str, KeptAgent] = field(default_factory=dict[str, KeptAgent])
+    background: dict[str, BackgroundAgent] = field(default_factory=dict[str, BackgroundAgent])
+    count: int = 0
 
-    def keep(self, agent: KeptAgent, agent_id: str | None = None) -> str:
-        """Keep `agent` under `agent_id` (a resumed one keeps its id) or a new id; the id."""
-        agent_id = agent_id or f"agent_{len(self.agents) + 1}"
-        self.agents[agent_id] = agent
-        return agent_id
+    def new_id(self) -> str:
+        self.count += 1
+        return f"agent_{self.count}"

@@ -1,5 +1,5 @@
 """Tools that steer the agent's own work: TodoWrite, AskUserQuestion, EnterPlanMode, ExitPlanMode, and Task
-(sub-agents)."""
+(sub-agents) with TaskOutput and TaskStop."""
 
 from __future__ import annotations
 
@@ -19,11 +19,20 @@ from .asking import (
 from .plan import EnterPlanMode, EnterPlanModeInput, ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
 from .task import SubagentType, TaskInput, TaskTool
+from .task_output import TaskOutput, TaskOutputInput, TaskStop, TaskStopInput
 from .todo import TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:
-    return [TodoWrite(), AskUserQuestion(), EnterPlanMode(), ExitPlanMode(), TaskTool()]
+    return [
+        TodoWrite(),
+        AskUserQuestion(),
+        EnterPlanMode(),
+        ExitPlanMode(),
+        TaskTool(),
+        TaskOutput(),
+        TaskStop(),
+    ]
 
 
 __all__ = [
@@ -44,6 +53,10 @@ __all__ = [
     "PlanVerdict",
     "SubagentType",
     "TaskInput",
+    "TaskOutput",
+    "TaskOutputInput",
+    "TaskStop",
+    "TaskStopInput",
     "TaskTool",
     "Todo",
     "TodoList",

@@ -32,7 +32,9 @@ files, many matches), or to run independent investigations at the same time: sev
 message run concurrently.
 - subagent_type "Explore" (the default): read-only tools (Read, Glob, Grep, NotebookRead, …), for finding \
 and understanding things. "general-purpose": your tools and permissions, for work that changes things. "Plan": read-only tools; it investigates and returns a step-by-step plan.
-- Its result names its agent_id: `resume` with that id continues the same sub-agent (it keeps what it read and said) with a new prompt.
+- Its result names its agent_id: `resume` with that id continues the same sub-agent (it keeps what it \
+read and said) with a new prompt. With run_in_background it returns the agent_id at once: go on with your \
+work and read its report with TaskOutput (TaskStop stops it); its calls that would ask the user are refused.
 - The sub-agent sees none of this conversation: the prompt must say everything it needs (the goal, paths, \
 what you know) and exactly what to report back.
 - Its report is for you, not the user: summarise what matters in your answer."""
@@ -51,6 +53,8 @@ class TaskInput(ToolInput):
     """At most this many model turns for the sub-agent (never more than your own limit)."""
     resume: str | None = None
     """The agent_id a finished sub-agent's result names: it goes on in its own conversation with this prompt."""
+    run_in_background: bool = False
+    """Start it and return its agent_id at once; read its report later with TaskOutput."""
 
 
 def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
@@ -121,5 +125,6 @@ class TaskTool(InstanceTool[TaskInput]):
             model=params.model,
             max_turns=params.max_turns,
             resume=params.resume,
+            background=params.run_in_background,
         )
         return await subagents.run(call, ctx)

@@ -200,6 +200,11 @@ def test_the_task_definition_the_model_sees_is_pinned() -> None:
                 "description": "The agent_id a finished sub-agent's result names: it goes on in its own "
                 "conversation with this prompt.",
             },
+            "run_in_background": {
+                "default": False,
+                "description": "Start it and return its agent_id at once; read its report later with TaskOutput.",
+                "type": "boolean",
+            },
         },
         "required": ["description", "prompt"],
         "type": "object",

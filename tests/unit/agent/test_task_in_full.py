@@ -4,11 +4,12 @@ Plan type; EnterPlanMode asks the user and switches the run to plan mode."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_testkit import HarnessFactory, assert_valid_request, result_text, texts, tool_results
+from agent_testkit import Harness, HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
 from jupyter_agent.agent.models import MODELS
 from jupyter_agent.agent.subagent import family_model
@@ -172,3 +173,69 @@ def test_enter_plan_mode_declined_or_headless_changes_nothing(harness: HarnessFa
     text = result_text(tool_results(headless.server.requests[1])[0])
     assert "no one is there to approve EnterPlanMode" in text and "%agent allow EnterPlanMode" in text
     assert headless.session.take_changes() == ()
+
+
+def _parent_last(h: Harness) -> dict[str, Any]:
+    """The parent's last request (a background sub-agent's requests come in between, at their own times)."""
+    return [b for b in h.server.requests if not _is_subagent(b)][-1]
+
+
+def _background_script(
+    release: threading.Event, calls: list[ToolUse]
+) -> Callable[[dict[str, Any], int], Turn]:
+    """The parent calls `calls` one a run; the sub-agent answers only once `release` is set."""
+    pending = iter(calls)
+
+    def script(body: dict[str, Any], index: int) -> Turn:
+        if _is_subagent(body):
+            release.wait(20)
+            return Turn(blocks=[Text("background report: 3 loaders")])
+        if body["messages"][-1]["role"] == "user" and not tool_results(body):
+            return Turn(blocks=[next(pending)])
+        return Turn(blocks=[Text("ok")])
+
+    return script
+
+
+def test_a_background_task_returns_at_once_and_its_report_is_read_with_task_output_in_a_later_run(
+    harness: HarnessFactory,
+) -> None:
+    release = threading.Event()
+    calls = [
+        _task("toolu_bg", run_in_background=True),
+        ToolUse(name="TaskOutput", input={"task_id": "agent_1"}, id="toolu_out"),
+    ]
+    h = harness(_background_script(release, calls), tools=PARENT_TOOLS)
+    try:
+        assert h.run("start the search").reason == "end_turn"  # the sub-agent has not answered yet
+        started = result_text(tool_results(_parent_last(h))[0])
+        assert started.startswith("Started sub-agent agent_1 in the background for 'Look'")
+    finally:
+        release.set()
+    assert h.run("what did it find?").reason == "end_turn"
+    report = result_text(tool_results(_parent_last(h))[0])
+    assert report.startswith("background report: 3 loaders") and "agent_id: agent_1" in report
+
+
+def test_task_stop_stops_a_background_subagent_and_task_output_then_says_so(harness: HarnessFactory) -> None:
+    release = threading.Event()
+    calls = [
+        _task("toolu_bg", run_in_background=True),
+        ToolUse(name="TaskStop", input={"task_id": "agent_1"}, id="toolu_stop"),
+        ToolUse(name="TaskOutput", input={"task_id": "agent_1", "block": False}, id="toolu_out"),
+        ToolUse(name="TaskOutput", input={"task_id": "agent_9"}, id="toolu_bad"),
+    ]
+    h = harness(_background_script(release, calls), tools=PARENT_TOOLS)
+    try:
+        h.run("start it")
+        h.run("stop it")
+        stopped = result_text(tool_results(_parent_last(h))[0])
+        assert stopped.startswith("Stopped sub-agent agent_1 ('Look').")
+        assert "stopped before it finished (interrupted)" in stopped
+    finally:
+        release.set()
+    h.run("read it")
+    assert "stopped before it finished (interrupted)" in result_text(tool_results(_parent_last(h))[0])
+    h.run("read another")
+    bad = result_text(tool_results(_parent_last(h))[0])
+    assert "TaskOutput: no background sub-agent 'agent_9' (background sub-agents: agent_1)" in bad
