@@ -74,6 +74,9 @@ class ApprovalRequest(Question["Approval"]):
 @dataclass(frozen=True, kw_only=True)
 class Approve:
     always: bool = False
+    #: "Always allow in this project": as `always`, and the rule is written to the project's
+    #: `.claude/settings.local.json`, so it outlives the kernel.
+    in_project: bool = False
     #: "Allow all edits in this run": this call, and every edit after it in this run, as acceptEdits would
     #: (ask rules, protected paths and deny rules still apply).
     edits_this_run: bool = False
@@ -238,8 +241,8 @@ class Dispatcher:
             if isinstance(answer, Reject):
                 text = answer.message or "the user denied this call"
                 return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
-            if answer.always:
-                ctx.run.record(RuleGranted(rule))
+            if answer.always or answer.in_project:
+                ctx.run.record(RuleGranted(rule, in_project=answer.in_project))
             if answer.edits_this_run:
                 self.edits_allowed = True
             decision = Allow(reason="approved by the user")

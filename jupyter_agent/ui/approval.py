@@ -41,6 +41,8 @@ def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
     if isinstance(answer, Approve):
         if answer.edits_this_run:
             how = "allowed, with every edit for the rest of this run"
+        elif answer.in_project:
+            how = f"always allowed in this project ({request.suggested_rule}, in .claude/settings.local.json)"
         elif answer.always:
             how = f"always allowed ({request.suggested_rule} for this session)"
         else:
@@ -87,6 +89,11 @@ class WidgetApproval(WidgetQuestion[Approval]):
         always = w.Button(
             description="Always allow", tooltip=f"adds {request.suggested_rule} for this session"
         )
+        in_project = w.Button(
+            description="Always allow in this project",
+            tooltip=f"adds {request.suggested_rule} to this project's .claude/settings.local.json",
+            layout=w.Layout(width="auto"),
+        )
         deny = w.Button(description="Deny", button_style="danger", icon="times")
         message = w.Text(
             placeholder="Tell the agent why, or what to do instead…", layout=w.Layout(width="60%")
@@ -100,10 +107,11 @@ class WidgetApproval(WidgetQuestion[Approval]):
 
         on_click(allow, answer_with(Approve))
         on_click(always, answer_with(lambda: Approve(always=True)))
+        on_click(in_project, answer_with(lambda: Approve(in_project=True)))
         on_click(deny, answer_with(Reject))
         on_click(send, answer_with(lambda: Reject(message=message.value.strip())))
         on_submit(message, answer_with(lambda: Reject(message=message.value.strip())))
-        row = [allow, always]
+        row = [allow, always, in_project]
         if request.kind == "edit":
             all_edits = w.Button(
                 description="Allow all edits in this run",
@@ -165,11 +173,15 @@ def ask_on_stdin(request: ApprovalRequest) -> Approval:
     """Terminal IPython: a plain question on stdin, control characters escaped and secrets masked."""
     note = request.preview.note
     say(f"\n{request.title} — {request.reason}\n{request.preview.text}\n" + (f"{note}\n" if note else ""))
-    answer = input("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ").strip()
+    answer = input(
+        "Allow? [y]es once / [a]lways / always in this [p]roject / [n]o / or type a message to deny with it: "
+    ).strip()
     if answer.lower() in ("y", "yes"):
         return Approve()
     if answer.lower() in ("a", "always"):
         return Approve(always=True)
+    if answer.lower() in ("p", "project"):
+        return Approve(in_project=True)
     if answer.lower() in ("n", "no"):
         return Reject()
     return Reject(message=answer)  # an empty answer is a plain no

@@ -103,6 +103,11 @@ def collapse(made: WidgetApproval) -> str:
             Approve(always=True),
             "✅ Bash git push: always allowed (Bash(git push*) for this session)",
         ),
+        (
+            "Always allow in this project",
+            Approve(in_project=True),
+            "✅ Bash git push: always allowed in this project (Bash(git push*), in .claude/settings.local.json)",
+        ),
         ("Deny", Reject(), "🚫 Bash git push: denied"),
     ],
 )
@@ -163,7 +168,12 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
     assert shown.data["application/vnd.jupyter.widget-view+json"]["model_id"] == box.model_id
     head, body, buttons, ask_why = box.children
     assert "Allow <code>Bash git push</code>?" in head.value and "<pre" in body.value
-    assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny"]
+    assert [b.description for b in buttons.children] == [
+        "Allow once",
+        "Always allow",
+        "Always allow in this project",
+        "Deny",
+    ]
     assert [type(w).__name__ for w in ask_why.children] == ["Text", "Button"]
     assert made.display_id
 
@@ -171,6 +181,8 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
 def test_the_always_button_says_which_rule_it_adds(shell: InteractiveShell) -> None:
     made = shown_card(shell)
     assert widget(made, "Button", "Always allow").tooltip == "adds Bash(git push*) for this session"
+    in_project = widget(made, "Button", "Always allow in this project")
+    assert in_project.tooltip == "adds Bash(git push*) to this project's .claude/settings.local.json"
 
 
 def test_an_abandoned_question_collapses_as_interrupted(shell: InteractiveShell) -> None:
@@ -204,6 +216,8 @@ def test_the_preview_shows_a_diff_as_a_diff_and_a_command_as_text(shell: Interac
         ("YES", Approve()),
         ("a", Approve(always=True)),
         ("always", Approve(always=True)),
+        ("p", Approve(in_project=True)),
+        ("project", Approve(in_project=True)),
         ("", Reject()),
         ("n", Reject()),
         ("No", Reject()),
@@ -217,7 +231,9 @@ def test_in_a_terminal_the_question_is_asked_on_stdin(
     assert ask_on_stdin(plain_request()) == answer
     out = capsys.readouterr().out
     assert out.startswith("\nBash git push — Bash runs commands; the mode asks first\ngit push\n\n")
-    assert out.endswith("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ")
+    assert out.endswith(
+        "Allow? [y]es once / [a]lways / always in this [p]roject / [n]o / or type a message to deny with it: "
+    )
 
 
 def test_headless_the_refusal_says_no_one_could_answer_and_how_to_allow_the_call() -> None:
