@@ -175,6 +175,7 @@ def test_the_widget_offers_show_in_notebook_and_all_edits_and_closes_the_cell_wh
     assert labels == [
         "Allow once",
         "Always allow",
+        "Always allow in this project",
         "Allow all edits in this run",
         "Deny",
         "Show in notebook",
