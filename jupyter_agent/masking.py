@@ -270,6 +270,18 @@ def shorten(text: str, width: int) -> str:
     return REGISTRY.clip(text, width - 1) if len(REGISTRY.mask(text)) > width else REGISTRY.mask(text)
 
 
+def keep_tail(text: str, limit: int) -> str:
+    """`text` masked, then its last `limit` characters from a line's start, saying how much is above (a view
+    that follows a growing text: streamed tool input)."""
+    text = REGISTRY.mask(text)
+    if len(text) <= limit:
+        return text
+    kept = text[-limit:]
+    newline = kept.find("\n")
+    kept = kept[newline + 1 :] if newline >= 0 else kept  # cut-ok: masked first
+    return f"… [{len(text) - len(kept)} characters above]\n{kept}"
+
+
 def cap_text(text: str, max_chars: int, *, head_share: float = 0.6) -> str:
     """Keep the head and the tail, say how much was cut in between (errors are usually at the end).
 

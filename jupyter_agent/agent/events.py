@@ -2,7 +2,9 @@
 
 The loop runs on the worker thread and calls `emit(event)` for each of these; the UI thread renders them.
 Every `ToolStarted` is followed by exactly one `ToolFinished` (with an INTERRUPTED result if the run stopped
-first), and every run ends with exactly one `RunFinished`.
+first), and every run ends with exactly one `RunFinished`. A call's `ToolWriting` events (its card, opened while
+the model writes it) are followed by its `ToolStarted`, or, when the answer stopped before the call was
+complete, by one INTERRUPTED `ToolFinished` (it never runs).
 """
 
 from __future__ import annotations
@@ -121,6 +123,21 @@ class Compacted:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolWriting:
+    """The model is writing a tool call: its card opens at the block's start and grows as the input arrives.
+
+    `text` is what has arrived of the input field the tool shows as it is written (`Tool.streamed_field`:
+    NotebookEdit's `new_source`, Write's `content`, RunCode's `code`), None before it starts or for a tool
+    without one. Nothing about the call is decided or run until its `ToolStarted`."""
+
+    call_id: str
+    name: str
+    kind: ToolKind = "other"
+    text: str | None = None
+    parent_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolStarted:
     """The model finished writing a tool call; it has not been approved or run yet."""
 
@@ -229,6 +246,7 @@ AgentEvent = (
     | ThinkingDelta
     | ThinkingDone
     | Compacted
+    | ToolWriting
     | ToolStarted
     | ToolRunning
     | ToolProgress

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,9 +26,11 @@ from .events import (
     ThinkingDone,
     ToolFinished,
     ToolStarted,
+    ToolWriting,
     Usage,
     web_search_requests,
 )
+from .tool_writing import ToolFacts, Writing, no_facts
 from .web_search import ServerCalls, citation_links
 
 if TYPE_CHECKING:
@@ -39,7 +43,9 @@ MAX_DEPTH = 200
 MAX_INT_DIGITS = 100
 
 #: A server tool's call and result (web search) are events at once: the Dispatcher never sees them.
-StreamItem = TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall | ToolStarted | ToolFinished
+StreamItem = (
+    TextDelta | TextDone | ThinkingDelta | ThinkingDone | ToolCall | ToolWriting | ToolStarted | ToolFinished
+)
 
 
 @dataclass
@@ -49,6 +55,8 @@ class _Block:
     done: bool = False
     #: The `input` the block started with: kept when no `input_json_delta` follows (a call sent whole).
     start_input: Any = None
+    #: A `tool_use` block's card while the model writes it.
+    writing: Writing | None = None
 
 
 class TurnAssembler:
@@ -56,10 +64,18 @@ class TurnAssembler:
 
     `narration`: the request asked for `display: "updates"` (or `between_tools`), so a thinking block with text
     is what the model wrote between tool calls: it is shown as text (its block is kept as the thinking block it
-    is)."""
+    is). `tools`: each tool's kind and streamed field, for the cards of calls being written (`ToolWriting`)."""
 
-    def __init__(self, *, narration: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        narration: bool = False,
+        tools: ToolFacts = no_facts,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.narration = narration
+        self.tools = tools
+        self.clock = clock
         self._blocks: dict[int, _Block] = {}
         self.calls: list[ToolCall] = []
         self.stop_reason: StopReason | None = None
@@ -86,9 +102,11 @@ class TurnAssembler:
             start_input = data.get("input")
             if takes_streamed_input(data):
                 data["input"] = {}
-            self._blocks[event.index] = _Block(
-                data=data, done=data.get("type") == "redacted_thinking", start_input=start_input
-            )
+            block = _Block(data=data, done=data.get("type") == "redacted_thinking", start_input=start_input)
+            self._blocks[event.index] = block
+            if data.get("type") == "tool_use":
+                block.writing = Writing.of(data, self.tools, self.clock)
+                return block.writing.opened()
             return None
         if kind == "content_block_stop":
             return self._stop(event.index)
@@ -115,6 +133,7 @@ class TurnAssembler:
             return TextDelta(text=delta.text)
         if kind == "input_json_delta":
             block.json_parts.append(delta.partial_json)
+            return block.writing.grew(block.json_parts) if block.writing is not None else None
         elif kind == "thinking_delta":
             block.data["thinking"] = block.data.get("thinking", "") + delta.thinking
             if not delta.thinking:
@@ -152,6 +171,8 @@ class TurnAssembler:
             kind != "tool_use"
         ):  # a call the API runs itself (server_tool_use, mcp_tool_use, …): a card, no call
             return self.server.start(block.data)
+        if block.writing is not None:
+            block.writing.closed = True
         call = ToolCall(id=block.data["id"], name=block.data["name"], input=value, raw_input_error=error)
         self.calls.append(call)
         return call
@@ -211,6 +232,12 @@ class TurnAssembler:
             elif block.done:
                 kept.append(_clean(block.data))
         return kept
+
+    def cut_calls(self) -> list[ToolFinished]:
+        """The ends of the cards of calls still being written when the stream stopped (each once): not run."""
+        return [
+            b.writing.cut() for b in self._blocks.values() if b.writing is not None and not b.writing.closed
+        ]
 
     @property
     def has_partial_text(self) -> bool:

@@ -6,8 +6,9 @@ and model — never the tools that steer the parent's own work with the user (Ta
 AskUserQuestion, ExitPlanMode), so it cannot start Tasks. Its calls go through a Dispatcher with the
 parent's policy, tool hooks and approver, so rules, modes and approvals apply to them unchanged. Its tool events
 reach the UI with the Task call's id as `parent_id` (to nest them under the Task card), its usage adds up
-in the parent run's tally (so the run's and the session's budgets cap it), and its final text is the Task's
-result. The Task tool itself changes nothing,
+in the parent run's tally (so the run's and the session's budgets cap it, whatever model the call named), and
+its final text is the Task's result. A finished sub-agent is kept in the session (`ToolServices.subagents`) under
+the agent_id its result names, so a later call can `resume` it. The Task tool itself changes nothing,
 so it is read-only for the scheduler: several Task calls of one turn run concurrently.
 """
 
@@ -20,14 +21,22 @@ from typing import TYPE_CHECKING
 
 from ..base.harness_texts import SUBAGENT_OPENING_NOTE
 from ..base.result import ToolResult
-from ..builtin_tools.workflow.plan import ExitPlanMode
+from ..builtin_tools.workflow.plan import EnterPlanMode, ExitPlanMode
 from ..builtin_tools.workflow.question import AskUserQuestion
 from ..builtin_tools.workflow.task import TASK_TOOL_NAME
+from ..builtin_tools.workflow.task_output import TaskOutput, TaskStop
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..permissions.policy import Rule
-from ..tools.agent_types import BUILTIN_SOURCE, AgentType, SubagentCall
+from ..tools.agent_types import (
+    BUILTIN_SOURCE,
+    AgentType,
+    BackgroundAgent,
+    KeptAgent,
+    ModelFamily,
+    SubagentCall,
+)
 from ..tools.core import AnyTool
-from ..tools.dispatch import Dispatcher
+from ..tools.dispatch import Approval, ApprovalRequest, Dispatcher, Reject
 from ..tools.ledger import ReadLedger
 from ..tools.registry import ToolPool
 from .boundary import valid_for_model
@@ -46,6 +55,7 @@ from .events import (
 from .facts import SessionFacts
 from .hook_moments import last_assistant_text, subagent_start, subagent_stop
 from .memory import MemoryFile
+from .models import MODELS
 from .opening import OpeningFile, opening_messages
 from .prefix import Prefix, definition_name
 from .prompt import PromptFacts, system_prompt
@@ -55,7 +65,17 @@ if TYPE_CHECKING:
     from .loop import AgentRun
 
 #: Tools about the main agent's own conversation with the user; a sub-agent never gets them.
-PARENT_ONLY = frozenset({TASK_TOOL_NAME, TodoWrite.name, AskUserQuestion.name, ExitPlanMode.name})
+PARENT_ONLY = frozenset(
+    {
+        TASK_TOOL_NAME,
+        TaskOutput.name,
+        TaskStop.name,
+        TodoWrite.name,
+        AskUserQuestion.name,
+        ExitPlanMode.name,
+        EnterPlanMode.name,
+    }
+)
 
 
 def subagent_tools(tools: dict[str, AnyTool], agent_type: AgentType) -> list[AnyTool]:
@@ -105,31 +125,52 @@ class Subagents:
         from .loop import AgentRun
 
         call_id, agent_type = call.call_id, call.agent_type
-
         parent = self.parent
         ctx = parent.tools.ctx  # the Task call's run: the scope that holds this runner
+        kept_agents = ctx.services.subagents
+        kept = kept_agents.agents.get(call.resume) if call.resume else None
+        if call.resume and kept is None:
+            known = ", ".join(kept_agents.agents) or "none yet"
+            return ToolResult.error(
+                "INVALID_ARGS",
+                f"Task: no finished sub-agent '{call.resume}' to resume (finished: {known}); name one of those, "
+                "or leave resume out to start a new sub-agent",
+            )
+        agent_type = kept.agent_type if kept is not None else agent_type
+        model = kept.model if kept is not None else agent_type.model or parent.config.model
+        if call.model is not None:
+            chosen = family_model(call.model, parent.config.model)
+            if chosen is None:
+                return ToolResult.error(
+                    "INVALID_ARGS",
+                    f"Task: model '{call.model}' cannot be chosen here: the session's model "
+                    f"'{parent.config.model}' is named the endpoint's own way; leave model out",
+                )
+            model = chosen
         dispatcher = parent.tools.dispatcher
         pool = ToolPool()
         pool.set_source("subagent", subagent_tools(dispatcher.tools(), agent_type))
         # A child scope (what it shares with the parent run: `RunScope.child`): the rule lists as they are now,
         # a grant passed up to the parent's; a skill it loads narrows the sub-agent, not the parent.
         child = ctx.run.child()
+        # A background sub-agent outlives the cell that started it: no one is at its calls to ask.
+        approver = refuse_in_background if call.background else dispatcher.approver
         sub_dispatcher = Dispatcher(
-            pool=pool, scope=child, hooks=dispatcher.hooks.for_subagent(), approver=dispatcher.approver
+            pool=pool, scope=child, hooks=dispatcher.hooks.for_subagent(), approver=approver
         )
         # Its own read ledger: what a sub-agent read does not let the parent edit a file the parent never saw.
         sub_ctx = dataclasses.replace(ctx.for_run(child), reads=ReadLedger())
-        config = (
-            dataclasses.replace(parent.config, model=agent_type.model) if agent_type.model else parent.config
-        )
+        turns = min(call.max_turns or parent.config.max_turns, parent.config.max_turns)
+        config = dataclasses.replace(parent.config, model=model, max_turns=turns)
         granted = sub_dispatcher.tools()
         tools = {definition_name(d): d for d in (t.to_param() for t in granted.values())}
         # A sub-agent whose tools only read is taught nothing of modes and approvals: no call of it asks.
         read_only = agent_type.read_only or all(t.read_only for t in granted.values())
         run = AgentRun(
             run_id=parent.run_id,
-            conversation=self._conversation(
-                agent_type, tools, config.extra_instructions, read_only=read_only
+            conversation=(
+                kept_conversation(kept)
+                or self._conversation(agent_type, tools, config.extra_instructions, read_only=read_only)
             ),
             client=parent.streamer.client,
             dispatcher=sub_dispatcher,
@@ -141,41 +182,58 @@ class Subagents:
                 ),
                 tools=lambda _searches: tools,
             ),
-            emit=_Relay(parent, call_id, call.description).emit,
+            emit=_quiet if call.background else _Relay(parent, call_id, call.description).emit,
             session_tally=parent.session_tally,
             within=parent.run_total,
             mode=child.policy.mode,
         )
-        hooks, agent_id = dispatcher.hooks, f"agent-{call_id}"
-        added = await subagent_start(hooks, agent_id, agent_type.name)
-        request = f"{call.prompt}\n\n{added}" if added else call.prompt
-        active = False
-        while True:
-            finished = await _sub_run(run, request)
-            report = last_assistant_text(run.conversation)
-            if finished.reason != "end_turn":
-                break
-            why = await subagent_stop(
-                hooks,
-                agent_id=agent_id,
-                agent_type=agent_type.name,
-                transcript="",  # a sub-agent's conversation is saved with the session's, not apart
-                last_message=report,
-                active=active,
+        # Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must
+        # not cancel-proof the parent's task; the parent's cancellation is passed on below.
+        if call.resume:  # taken while it runs: a second call resuming it meanwhile is told it is not there
+            kept_agents.agents.pop(call.resume, None)
+        agent_id = call.resume or kept_agents.new_id()
+        kept_agents.background.pop(agent_id, None)  # a resumed one's earlier report is read no more
+
+        async def outcome() -> ToolResult:
+            hooks = dispatcher.hooks
+            added = await subagent_start(hooks, agent_id, agent_type.name)
+            request, active = (f"{call.prompt}\n\n{added}" if added else call.prompt), False
+            while True:
+                finished = await run.run(request)
+                report = last_assistant_text(run.conversation)
+                if finished.reason != "end_turn":
+                    break
+                why = await subagent_stop(
+                    hooks,
+                    agent_id=agent_id,
+                    agent_type=agent_type.name,
+                    transcript="",  # a sub-agent's conversation is saved with the session's, not apart
+                    last_message=report,
+                    active=active,
+                )
+                if not why or active:  # a SubagentStop hook sends it back once, as a Stop hook does
+                    break
+                active, request = True, f"[A SubagentStop hook asks you to continue: {why}]"
+            kept_agents.agents[agent_id] = KeptAgent(
+                agent_type=agent_type, conversation=run.conversation, model=model
             )
-            if not why or active:  # a SubagentStop hook sends it back once, as a Stop hook does
-                break
-            active, request = True, f"[A SubagentStop hook asks you to continue: {why}]"
-        if finished.reason == "end_turn" and report:
-            return ToolResult.ok(report, summary=f"{call.description}: {finished.turns} turn(s)")
-        why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
-            finished.reason, finished.reason
-        )
-        partial = f" Its last words:\n{report}" if report else ""
-        return ToolResult.error(
-            "EXECUTION_ERROR",
-            f"the sub-agent for '{call.description}' stopped before it finished ({why}).{partial}",
-        )
+            return _outcome(call.description, report, finished, agent_id)
+
+        task = asyncio.create_task(outcome())
+        if call.background:
+            kept_agents.background[agent_id] = BackgroundAgent(description=call.description, task=task)
+            return ToolResult.ok(
+                f"Started sub-agent {agent_id} in the background for '{call.description}'. "
+                f'TaskOutput(task_id="{agent_id}") gives its report (it waits for the end); '
+                f'TaskStop(task_id="{agent_id}") stops it. Its calls that would ask the user are refused.',
+                summary=f"{call.description}: in the background as {agent_id}",
+                data={"agent_id": agent_id, "background": True},
+            )
+        result = await task
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise asyncio.CancelledError
+        return result
 
     def _conversation(
         self,
@@ -212,14 +270,53 @@ class Subagents:
         return conversation
 
 
-async def _sub_run(run: AgentRun, request: str) -> RunFinished:
-    """Its own task: the sub-run absorbs a cancellation (it answers its calls as interrupted), which must not
-    cancel-proof the parent's task; the parent's cancellation is passed on here."""
-    finished = await asyncio.create_task(run.run(request))
-    current = asyncio.current_task()
-    if current is not None and current.cancelling():
-        raise asyncio.CancelledError
-    return finished
+def _outcome(description: str, report: str, finished: RunFinished, agent_id: str) -> ToolResult:
+    """A sub-agent's result: its report and its agent_id, or why it stopped before it finished."""
+    named = f'\n\nagent_id: {agent_id} (Task with resume="{agent_id}" continues this sub-agent)'
+    if finished.reason == "end_turn" and report:
+        return ToolResult.ok(
+            report + named, summary=f"{description}: {finished.turns} turn(s)", data={"agent_id": agent_id}
+        )
+    why = {"error": "failed", "max_turns": "reached max_turns", "budget": "reached the budget"}.get(
+        finished.reason, finished.reason
+    )
+    partial = f" Its last words:\n{report}" if report else ""
+    return ToolResult.error(
+        "EXECUTION_ERROR",
+        f"the sub-agent for '{description}' stopped before it finished ({why}).{partial}{named}",
+        data={"agent_id": agent_id},
+    )
+
+
+async def refuse_in_background(request: ApprovalRequest) -> Approval:
+    """A background sub-agent's approver: nobody is at its calls; say what would allow one."""
+    return Reject(
+        message=f"a background sub-agent cannot ask the user: {request.tool} needs approval ({request.reason}); "
+        f"to allow it: {request.how_to_allow()}; or run the Task in the foreground"
+    )
+
+
+def _quiet(event: AgentEvent) -> None:
+    """A background sub-agent's events are not shown (the cell that started it may have ended); its usage
+    still counts, in its run's and the session's tallies."""
+
+
+def family_model(family: ModelFamily, session_model: str) -> str | None:
+    """The newest model of `family` (the model table lists the newest first), or None when the session's model is
+    named an endpoint's own way (Bedrock's `anthropic.…`, Vertex's `…@date`, a proxy's name): a family name
+    would not reach the same endpoint's models there."""
+    if not session_model.startswith("claude-") or "@" in session_model:
+        return None
+    return next(
+        name for name in MODELS if name.startswith(f"claude-{family}-") or name.endswith(f"-{family}")
+    )
+
+
+def kept_conversation(kept: KeptAgent | None) -> Conversation | None:
+    """The conversation of a sub-agent being resumed (None for a new one)."""
+    if kept is None or not isinstance(kept.conversation, Conversation):
+        return None
+    return kept.conversation
 
 
 class _Relay:

@@ -52,6 +52,11 @@ class ToolRunner:
         tool = self.dispatcher.tools().get(name)
         return tool.kind if tool is not None else "other"
 
+    def facts(self, name: str) -> tuple[ToolKind, str | None]:
+        """The tool's kind and the input field its card shows as the model writes it (`Tool.streamed_field`)."""
+        tool = self.dispatcher.tools().get(name)
+        return (tool.kind, tool.streamed_field) if tool is not None else ("other", None)
+
     async def run(self, calls: Sequence[ToolCall]) -> Results:
         self._calls, self._done = calls, {}
         finished = await run_scheduled(calls, self._one, self.dispatcher.is_read_only, self._done)

@@ -154,7 +154,7 @@ class TurnStreamer:
         while True:
             attempt += 1
             sent = without_unsupported(params, self.client.unsupported)
-            assembler = TurnAssembler(narration=narrates(sent.get("thinking")))
+            assembler = TurnAssembler(narration=narrates(sent.get("thinking")), tools=self.tools.facts)
             self.current = assembler
             try:
                 await self._stream_into(assembler, sent)
@@ -214,6 +214,8 @@ class TurnStreamer:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            for cut in assembler.cut_calls():  # a card opened for a call that never became complete
+                self.emit(cut)
             if opened and is_stream_cut(exc):
                 raise _CutStream() from exc
             feature = None if opened else rejected_feature(exc, params)
@@ -245,6 +247,8 @@ def close_partial(assembler: TurnAssembler, emit: Callable[[AgentEvent], None]) 
         emit(TextDone())
     for done in assembler.server.unfinished("the answer stopped before the search's results came"):
         emit(done)
+    for cut in assembler.cut_calls():
+        emit(cut)
 
 
 class _CutStream(Exception):

@@ -263,13 +263,14 @@ class KernelAgent:
 
     def keep(self, changes: Sequence[RunChange], options: RunOptions = NO_OPTIONS) -> None:
         """The one place a run's (or `%agent mode`'s) changes become settings, so later runs start from them:
-        "Always allow" answers (`RuleGranted`) as allow rules; a switched mode (`ModeSwitched`: an approved
+        "Always allow" answers (`RuleGranted`) as allow rules (in this project: in its file); a switched mode (`ModeSwitched`: an approved
         plan), unless this run's mode came from its own `--mode` flag. A used next input ends with its run."""
-        from ..tools.scope import ModeSwitched, RuleGranted
+        from ..project.local_rules import session_rules
+        from ..tools.scope import ModeSwitched
+        from ..ui.gate import say
 
         known = list(self.settings.allow)
-        granted = (str(change.rule) for change in changes if isinstance(change, RuleGranted))
-        new = [text for text in dict.fromkeys(granted) if text not in known]
+        new = [text for text in session_rules(changes, self.project, say) if text not in known]
         if new:
             self.settings.allow = [*known, *new]
         for change in changes:

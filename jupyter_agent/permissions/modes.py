@@ -17,6 +17,8 @@ MODES: tuple[Mode, ...] = get_args(Mode)
 
 #: The tool that presents a plan for approval in plan mode (`builtin_tools/workflow/plan.py`).
 EXIT_PLAN_TOOL = "ExitPlanMode"
+#: The tool with which the model asks the user to switch to plan mode (`builtin_tools/workflow/plan.py`).
+ENTER_PLAN_TOOL = "EnterPlanMode"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,6 +32,8 @@ class ModeText:
     #: For the model, in a mode that ends with a plan: how to present it with ExitPlanMode, and without it.
     present: str = ""
     present_without_tool: str = ""
+    #: For the model, in a mode it may ask to enter (EnterPlanMode's description): when to ask for it.
+    enter: str = ""
 
 
 MODE_TEXTS: dict[Mode, ModeText] = {
@@ -49,6 +53,12 @@ MODE_TEXTS: dict[Mode, ModeText] = {
             "plan out at once) or asks you to keep planning"
         ),
         present_without_tool="give the plan as your answer: the user switches the mode to carry it out",
+        enter=(
+            f"Ask the user to switch to plan mode before a change that needs a plan first: several files or "
+            f"cells, an approach that is not clear, or a request to plan. The user approves or declines; in plan "
+            f"mode you investigate with read-only tools and present the plan with {EXIT_PLAN_TOOL}. Not for "
+            "small, clear changes, research or questions."
+        ),
     ),
     "dontAsk": ModeText(
         help="nothing asks: what the allow rules or read-only access do not allow is refused",

@@ -1,9 +1,11 @@
-"""The kinds of sub-agent a Task can start, and one Task call as the session's sub-agent runner gets it."""
+"""The kinds of sub-agent a Task can start, one Task call as the session's sub-agent runner gets it, and the
+session's finished sub-agents (kept so a later Task call can `resume` one by its id)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+import asyncio
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 from ..base.result import ToolResult
 
@@ -38,7 +40,20 @@ BUILTIN_AGENT_TYPES: tuple[AgentType, ...] = (
         name="Explore", description="read-only tools, for finding and understanding things", read_only=True
     ),
     AgentType(name="general-purpose", description="your tools and permissions, for work that changes things"),
+    AgentType(
+        name="Plan",
+        description="read-only tools; investigates and returns a step-by-step plan, changing nothing",
+        read_only=True,
+        report=(
+            "Your report is a plan for the agent that called you, who carries it out: numbered, concrete steps "
+            "(what to change, in which file or cell, in what order, and how to check each), then the risks and "
+            "the open questions. Change nothing yourself."
+        ),
+    ),
 )
+
+#: The model families a Task call may name (`model`); each runs the newest model of that family.
+ModelFamily = Literal["sonnet", "opus", "haiku"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +65,46 @@ class SubagentCall:
     description: str
     prompt: str
     agent_type: AgentType
+    #: The model family the call asked for; None: the agent type's model, else the parent's.
+    model: ModelFamily | None = None
+    #: At most this many turns (never more than the parent's `max_turns`); None: the parent's.
+    max_turns: int | None = None
+    #: The id of a finished sub-agent whose conversation this call continues; None: a new one.
+    resume: str | None = None
+    #: Run it in the background: the call returns its agent_id at once (TaskOutput reads the report).
+    background: bool = False
+
+
+@dataclass(kw_only=True)
+class KeptAgent:
+    """A finished sub-agent: its type and its conversation (the agent layer's `Conversation`; this layer only
+    keeps it)."""
+
+    agent_type: AgentType
+    conversation: object
+    model: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackgroundAgent:
+    """A sub-agent started with `run_in_background`: what it is for, and the task whose result is its report."""
+
+    description: str
+    task: asyncio.Task[ToolResult]
+
+
+@dataclass(kw_only=True)
+class KeptAgents:
+    """The session's sub-agents by id (`agent_1`, `agent_2`, … in order): the finished ones, for `resume`, and
+    the background ones, for TaskOutput and TaskStop."""
+
+    agents: dict[str, KeptAgent] = field(default_factory=dict[str, KeptAgent])
+    background: dict[str, BackgroundAgent] = field(default_factory=dict[str, BackgroundAgent])
+    count: int = 0
+
+    def new_id(self) -> str:
+        self.count += 1
+        return f"agent_{self.count}"
 
 
 class SubagentRunner(Protocol):

@@ -18,6 +18,7 @@ from ..base.kernel_journal import KernelUndoStore
 from ..base.sandbox import Sandbox
 from ..notebook.provider import NotebookProvider, kernel_notebook_path
 from ..permissions.policy import PermissionPolicy
+from .agent_types import KeptAgents
 from .job_table import BackgroundJobs
 from .ledger import ReadLedger
 from .question import Question
@@ -72,6 +73,8 @@ class ToolServices:
     todos: TodoList = field(default_factory=TodoList)
     #: What the kernel journal holds for undo, session-wide, within the budget (shared by sub-agents).
     kernel_undo: KernelUndoStore = field(default_factory=KernelUndoStore)
+    #: The session's finished sub-agents, for a Task call's `resume`.
+    subagents: KeptAgents = field(default_factory=KeptAgents)
 
 
 @dataclass(kw_only=True)

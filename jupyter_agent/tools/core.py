@@ -93,6 +93,9 @@ class Tool(Generic[InputT]):
     #: Which input field permission patterns like `Edit(notebooks/**)` match, and how it is matched.
     rule_field: ClassVar[str | None] = None
     rule_kind: ClassVar[RuleKind] = "text"
+    #: The string input field shown on the call's card as the model writes it (code, a cell's source, a
+    #: file's content); None for a tool whose input is short.
+    streamed_field: ClassVar[str | None] = None
 
     @property
     def read_only(self) -> bool:

@@ -76,6 +76,8 @@ class ApprovalRequest(Question["Approval"]):
 @dataclass(frozen=True, kw_only=True)
 class Approve:
     always: bool = False
+    #: "Always allow in this project": as `always`, and written to the project's settings.local.json.
+    in_project: bool = False
     #: "Allow all edits in this run": this call, and every edit after it in this run, as acceptEdits would
     #: (ask rules, protected paths and deny rules still apply).
     edits_this_run: bool = False
@@ -239,8 +241,8 @@ class Dispatcher:
             if isinstance(answer, Reject):
                 text = answer.message or "the user denied this call"
                 return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
-            if answer.always:
-                ctx.run.record(RuleGranted(rule))
+            if answer.always or answer.in_project:
+                ctx.run.record(RuleGranted(rule, in_project=answer.in_project))
             if answer.edits_this_run:
                 self.edits_allowed = True
             decision = Allow(reason="approved by the user")

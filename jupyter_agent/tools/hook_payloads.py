@@ -52,7 +52,7 @@ def claude_tool_input(tool: str, arguments: dict[str, Any], cwd: str) -> dict[st
 
 def claude_tool_response(tool: str, arguments: dict[str, Any], result: ToolResult, cwd: str) -> Any:
     """What Claude Code's PostToolUse hooks get as `tool_response` for this call's (successful) result."""
-    shape = _SHAPES.get(tool)
+    shape = RESPONSE_SHAPES.get(tool)
     made_input = claude_tool_input(tool, arguments, cwd)
     if shape is not None:
         return shape(made_input, result, cwd)
@@ -190,7 +190,7 @@ def _todo_write(args: dict[str, Any], result: ToolResult, cwd: str) -> dict[str,
     return {"oldTodos": [], "newTodos": result.data.get("todos", args.get("todos", []))}
 
 
-_SHAPES: dict[str, Callable[[dict[str, Any], ToolResult, str], Any]] = {
+RESPONSE_SHAPES: dict[str, Callable[[dict[str, Any], ToolResult, str], Any]] = {
     "Read": _read,
     "Write": _write,
     "Edit": _edit,

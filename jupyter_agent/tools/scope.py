@@ -27,6 +27,8 @@ class RuleGranted:
     """ "Always allow" answered a question: the rule joins this run's policy now and the settings after it."""
 
     rule: Rule
+    #: "Always allow in this project": the host writes it to the project's settings.local.json too.
+    in_project: bool = False
 
 
 @dataclass(frozen=True)

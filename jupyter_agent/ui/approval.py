@@ -42,6 +42,8 @@ def record_text(request: ApprovalRequest, answer: Approval | None) -> str:
     if isinstance(answer, Approve):
         if answer.edits_this_run:
             how = "allowed, with every edit for the rest of this run"
+        elif answer.in_project:
+            how = f"always allowed in this project ({request.suggested_rule}, in .claude/settings.local.json)"
         elif answer.always:
             how = f"always allowed ({request.suggested_rule} for this session)"
         else:
@@ -67,13 +69,24 @@ def headless_refusal(request: ApprovalRequest, why: str = NO_WIDGET_FRONTEND) ->
     )
 
 
+#: The verb an approval asks with for a NotebookEdit, by its edit_mode (lower case: a verb, not a tool's name).
+_CELL_VERBS = {"delete": "delete", "move": "move", "replace": "edit"}
+
+
 def question_in_words(request: ApprovalRequest) -> str:
     """The approval's question as a person asks it ("Edit cell c1 ('clean') of analysis.ipynb?"), not the tool's
     log line; a tool with no wording of its own is asked by its title."""
     given = request.input
     cell = request.preview.cells[0] if request.preview.cells else None
     path = str(given.get("file_path") or given.get("notebook_path") or (cell.notebook if cell else ""))
-    if request.tool == "NotebookEdit":
+    from ..builtin_tools.files.edit import EditTool
+    from ..builtin_tools.files.multiedit import MultiEditTool
+    from ..builtin_tools.files.write import WriteTool
+    from ..builtin_tools.notebook.edit import NotebookEdit
+    from ..builtin_tools.notebook.run import RunCell
+    from ..builtin_tools.shell import BashTool
+
+    if request.tool == NotebookEdit.name:
         of = f" of {path}" if path else ""
         mode = str(given.get("edit_mode") or "replace")
         if mode == "insert":
@@ -82,15 +95,14 @@ def question_in_words(request: ApprovalRequest) -> str:
         named = f"cell {given.get('cell_id') or ''}".strip() + (
             f" ({clip(first, 40, marker='…')!r})" if first else ""
         )
-        verb = {"delete": "Delete", "move": "Move"}.get(mode, "Edit")
-        return f"{verb} {named}{of}?"
-    if request.tool in ("Edit", "MultiEdit") and path:
+        return f"{_CELL_VERBS.get(mode, 'edit').capitalize()} {named}{of}?"
+    if request.tool in (EditTool.name, MultiEditTool.name) and path:
         return f"Edit {path}?"
-    if request.tool == "Write" and path:
+    if request.tool == WriteTool.name and path:
         return f"Write {path}?"
-    if request.tool == "Bash" and given.get("command"):
+    if request.tool == BashTool.name and given.get("command"):
         return f"Run the command {clip(str(given['command']), 80, marker='…')!r}?"
-    if request.tool == "RunCell" and cell is not None:
+    if request.tool == RunCell.name and cell is not None:
         return f"Run cell {cell.cell_id} of {cell.notebook}?"
     return f"Allow {request.title}?"
 
@@ -124,6 +136,12 @@ class WidgetApproval(WidgetQuestion[Approval]):
         )
         deny = _button(w, "Deny", "jp-mod-reject", "jp-agent-deny", tooltip="Deny this call (Escape)")
         more = _button(w, "More…", "jp-agent-approval-more", tooltip="more answers")
+        in_project = _button(
+            w,
+            "Always allow in this project",
+            "jp-agent-allow-project",
+            tooltip=f"adds {request.suggested_rule} to this project's .claude/settings.local.json",
+        )
         message = w.Text(
             placeholder="Tell the agent why, or what to do instead…", layout=w.Layout(width="60%")
         )
@@ -134,10 +152,11 @@ class WidgetApproval(WidgetQuestion[Approval]):
 
         on_click(allow, answer_with(Approve))
         on_click(always, answer_with(lambda: Approve(always=True)))
+        on_click(in_project, answer_with(lambda: Approve(in_project=True)))
         on_click(deny, answer_with(Reject))
         on_click(send, answer_with(lambda: Reject(message=message.value.strip())))
         on_submit(message, answer_with(lambda: Reject(message=message.value.strip())))
-        extra: list[Any] = []
+        extra: list[Any] = [in_project]
         if request.kind == "edit":
             all_edits = _button(
                 w,
@@ -247,11 +266,15 @@ def ask_on_stdin(request: ApprovalRequest) -> Approval:
     """Terminal IPython: a plain question on stdin, control characters escaped and secrets masked."""
     note = request.preview.note
     say(f"\n{request.title} — {request.reason}\n{request.preview.text}\n" + (f"{note}\n" if note else ""))
-    answer = input("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ").strip()
+    answer = input(
+        "Allow? [y]es once / [a]lways / always in this [p]roject / [n]o / or type a message to deny with it: "
+    ).strip()
     if answer.lower() in ("y", "yes"):
         return Approve()
     if answer.lower() in ("a", "always"):
         return Approve(always=True)
+    if answer.lower() in ("p", "project"):
+        return Approve(in_project=True)
     if answer.lower() in ("n", "no"):
         return Reject()
     return Reject(message=answer)  # an empty answer is a plain no

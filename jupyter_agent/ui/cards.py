@@ -7,17 +7,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..base.result import ToolResult
-from ..masking import clip, shorten
+from ..masking import clip, keep_tail, shorten
 from .diff_view import diff_counts, diff_to_html
 from .html import esc, pre
 
 if TYPE_CHECKING:
     from ..tools.core import ToolKind
 
-Status = Literal["pending", "asking", "running", "done", "error", "denied", "interrupted"]
+Status = Literal["writing", "pending", "asking", "running", "done", "error", "denied", "interrupted"]
 
 ICONS: dict[ToolKind, str] = {"read": "🔍", "edit": "✏️", "delete": "🗑️", "execute": "▶️", "other": "🔧"}
 _STATUS_TEXT: dict[Status, str] = {
+    "writing": "writing…",
     "pending": "…",
     "asking": "waiting for approval",
     "running": "running",
@@ -27,6 +28,7 @@ _STATUS_TEXT: dict[Status, str] = {
     "interrupted": "interrupted",
 }
 _STATUS_COLOR: dict[Status, str] = {
+    "writing": "var(--jp-ui-font-color2,#666)",
     "pending": "var(--jp-ui-font-color3,#999)",
     "asking": "var(--jp-warn-color0,#b26b00)",
     "running": "var(--jp-brand-color1,#1976d2)",
@@ -58,6 +60,8 @@ class ToolCard:
     progress: str = ""
     #: A Task card's sub-agent calls, shown collapsed inside it.
     children: list[ToolCard] = field(default_factory=list["ToolCard"])
+    #: While the model writes the call: the complete lines so far of its streamed field (a growing code view).
+    writing: str | None = None
 
     def headline(self) -> str:
         """`Edit utils.py  +3 −1`, `Grep "TODO" 12 files`: the title, or the tool's own summary when it says more."""
@@ -80,6 +84,9 @@ class ToolCard:
             return code
         if self.status == "running" and self.progress:
             return f"running · {self.progress}"
+        if self.status == "writing" and self.writing:
+            lines = self.writing.count("\n")
+            return f"writing… {lines} line{'s' if lines != 1 else ''}"
         return _STATUS_TEXT[self.status]
 
     def text(self) -> str:
@@ -111,7 +118,8 @@ class ToolCard:
             f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
         )
         is_error = self.result is not None and self.result.is_error and self.status != "denied"
-        opened = " open" if is_error and not self.collapsed else ""
+        growing = self.status == "writing" and bool(self.writing)
+        opened = " open" if (is_error or growing) and not self.collapsed else ""
         border = "var(--jp-error-color1,#e57373)" if is_error else "var(--jp-border-color2,#ddd)"
         return (
             f'<details class="jp-agent-card" data-status="{esc(self.status)}"{opened} '
@@ -130,6 +138,12 @@ class ToolCard:
 
     def _details(self) -> str:
         parts: list[str] = [self._children_html()] if self.children else []
+        if self.status == "writing":
+            return (
+                _section("being written", pre(keep_tail(self.writing, _MAX_DETAIL_CHARS)))
+                if self.writing
+                else ""
+            )
         try:
             args = json.dumps(self.input, indent=2, ensure_ascii=False)
         except (TypeError, ValueError):

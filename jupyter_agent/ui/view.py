@@ -81,10 +81,14 @@ class RunView:
             case ev.Compacted() as compacted:
                 self._close_text()
                 self._note(compaction_line(compacted), warn=False, icon="🗜️")
+            case ev.ToolWriting(call_id=call_id, name=name) if name != TodoWrite.name and not event.parent_id:
+                self._card_writing(event)
             case ev.ToolStarted(parent_id=parent) if parent:
                 self._child_started(event)
             case ev.ToolStarted(call_id=call_id, name=TodoWrite.name):
                 self._todo_calls.add(call_id)
+            case ev.ToolStarted(call_id=call_id, input=tool_input) if call_id in self.cards:
+                self._card_written(call_id, tool_input)
             case ev.ToolStarted(call_id=call_id, name=name, input=tool_input, kind=kind):
                 self._close_text()
                 self._card_new(
@@ -179,6 +183,31 @@ class RunView:
         display_id = self.publisher.show(_card_bundle(card))  # an Interrupt here leaves no half-made card
         self._card_ids[card.call_id] = display_id
         self.cards[card.call_id] = card
+
+    def _card_writing(self, writing: ev.ToolWriting) -> None:
+        """The card of a call the model is writing: opened at once, its code view grown with whole lines (a
+        line is shown once complete: no half of a word, nor of a secret the mask would not yet know)."""
+        card = self.cards.get(writing.call_id)
+        if card is None:
+            self._close_text()
+            card = ToolCard(
+                call_id=writing.call_id, name=writing.name, input={}, kind=writing.kind, collapsed=self.quiet
+            )
+            card.status = "writing"
+            self._card_new(card)
+            return
+        text = writing.text or ""
+        lines = text[: text.rfind("\n") + 1]  # cut-ok: the whole lines so far
+        if card.status != "writing" or lines == (card.writing or ""):
+            return
+        card.writing = lines
+        self.publisher.update(self._card_ids[card.call_id], _card_bundle(card))
+
+    def _card_written(self, call_id: str, tool_input: object) -> None:
+        """The call is complete: its card, opened while it was written, now shows it as any card does."""
+        card = self.cards[call_id]
+        card.input, card.writing, card.status = tool_input, None, "pending"
+        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
 
     def _card_set(self, call_id: str, *, status: Status, title: str = "") -> None:
         card = self.cards.get(call_id)

@@ -229,6 +229,7 @@ def test_the_projects_agent_is_a_task_type_with_its_tools_prompt_and_model(
     assert task["input_schema"]["properties"]["subagent_type"]["enum"] == [
         "Explore",
         "general-purpose",
+        "Plan",
         "reviewer",
     ]
     sub = server.requests[1]

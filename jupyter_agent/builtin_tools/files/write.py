@@ -64,6 +64,7 @@ class WriteTool(Tool[WriteInput]):
     Input = WriteInput
     rule_field = "file_path"
     rule_kind = "path"
+    streamed_field = "content"
 
     async def preview(self, params: WriteInput, ctx: ToolContext) -> Preview:
         await guard_notebook_file(ctx, params.file_path)

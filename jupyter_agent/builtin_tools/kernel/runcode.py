@@ -112,6 +112,7 @@ class RunCode(Tool[RunCodeInput]):
     )
     kind = "execute"
     annotations = ToolAnnotations(read_only=False, destructive=True)
+    streamed_field = "code"
     Input = RunCodeInput
 
     def title(self, params: RunCodeInput, ctx: ToolContext) -> str:

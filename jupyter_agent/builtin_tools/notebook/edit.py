@@ -218,6 +218,7 @@ class NotebookEdit(NotebookPathTool[NotebookEditInput]):
     kind = "edit"
     annotations = WRITES
     Input = NotebookEditInput
+    streamed_field = "new_source"
 
     def title(self, params: NotebookEditInput, ctx: ToolContext) -> str:
         subject = self.rule_subject(params, ctx) or "notebook"

@@ -1,4 +1,5 @@
-"""Tools that steer the agent's own work: TodoWrite, AskUserQuestion, ExitPlanMode, and Task (sub-agents)."""
+"""Tools that steer the agent's own work: TodoWrite, AskUserQuestion, EnterPlanMode, ExitPlanMode, and Task
+(sub-agents) with TaskOutput and TaskStop."""
 
 from __future__ import annotations
 
@@ -15,14 +16,23 @@ from .asking import (
     PlanVerdict,
     UserQuestions,
 )
-from .plan import ExitPlanMode, ExitPlanModeInput
+from .plan import EnterPlanMode, EnterPlanModeInput, ExitPlanMode, ExitPlanModeInput
 from .question import AskUserQuestion, AskUserQuestionInput
 from .task import SubagentType, TaskInput, TaskTool
+from .task_output import TaskOutput, TaskOutputInput, TaskStop, TaskStopInput
 from .todo import TodoWrite, TodoWriteInput, todo_list
 
 
 def workflow_tools() -> list[AnyTool]:
-    return [TodoWrite(), AskUserQuestion(), ExitPlanMode(), TaskTool()]
+    return [
+        TodoWrite(),
+        AskUserQuestion(),
+        EnterPlanMode(),
+        ExitPlanMode(),
+        TaskTool(),
+        TaskOutput(),
+        TaskStop(),
+    ]
 
 
 __all__ = [
@@ -34,6 +44,8 @@ __all__ = [
     "AskUserQuestionInput",
     "Choice",
     "ChoiceQuestion",
+    "EnterPlanMode",
+    "EnterPlanModeInput",
     "ExitPlanMode",
     "ExitPlanModeInput",
     "PlanApproval",
@@ -41,6 +53,10 @@ __all__ = [
     "PlanVerdict",
     "SubagentType",
     "TaskInput",
+    "TaskOutput",
+    "TaskOutputInput",
+    "TaskStop",
+    "TaskStopInput",
     "TaskTool",
     "Todo",
     "TodoList",

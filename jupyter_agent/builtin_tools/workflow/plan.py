@@ -1,13 +1,14 @@
-"""ExitPlanMode: in plan mode, present the plan for approval; approving switches the run's mode at once."""
+"""ExitPlanMode: in plan mode, present the plan for approval; approving switches the run's mode at once.
+EnterPlanMode: the model asks to switch to plan mode; the call's approval is the user's answer."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from ...base.result import ToolResult
-from ...permissions.modes import MODE_TEXTS, Mode
+from ...permissions.modes import MODE_TEXTS, Mode, mode_line
 from ...tools.context import ToolContext
-from ...tools.core import READ_ONLY, Preview, Tool, ToolInput
+from ...tools.core import READ_ONLY, Preview, Tool, ToolAnnotations, ToolInput
 from ...tools.scope import ModeSwitched
 from .asking import PlanApproval, PlanVerdict, ask_user
 
@@ -67,4 +68,34 @@ class ExitPlanMode(Tool[ExitPlanModeInput]):
             f"The user approved your plan. The mode is now {mode}: {MODE_TEXTS[mode].runs}.{note} Carry out the plan now.",
             summary=f"plan approved · mode {mode}",
             data={"mode": mode},
+        )
+
+
+class EnterPlanModeInput(ToolInput):
+    """No arguments: the user's approval is the answer."""
+
+
+class EnterPlanMode(Tool[EnterPlanModeInput]):
+    """Not read-only, so the Dispatcher asks the user (the approval at the cell) in every mode that asks; no one
+    to ask (headless) refuses it with the way to plan anyway; an allow rule or bypassPermissions lets it in."""
+
+    name = "EnterPlanMode"  # the mode table's ENTER_PLAN_TOOL (a test holds them equal)
+    description = MODE_TEXTS["plan"].enter
+    kind = "other"
+    annotations = ToolAnnotations(read_only=False, destructive=False, idempotent=True)
+    Input = EnterPlanModeInput
+
+    def title(self, params: EnterPlanModeInput, ctx: ToolContext) -> str:
+        return "EnterPlanMode: switch to plan mode?"
+
+    async def run(self, params: EnterPlanModeInput, ctx: ToolContext) -> ToolResult:
+        if ctx.policy.mode == "plan":
+            return ToolResult.error(
+                "NOT_AVAILABLE", f"the mode is plan already: {mode_line('plan', exit_plan=True)}"
+            )
+        ctx.run.record(ModeSwitched("plan"))
+        return ToolResult.ok(
+            f"The user switched to plan mode. The mode is now {mode_line('plan', exit_plan=True)}",
+            summary="mode plan",
+            data={"mode": "plan"},
         )

@@ -18,12 +18,12 @@ from typing import Any, Literal
 from pydantic import Field, create_model
 
 from ...base.result import ToolResult
-from ...tools.agent_types import BUILTIN_AGENT_TYPES, AgentType, SubagentCall
+from ...tools.agent_types import BUILTIN_AGENT_TYPES, AgentType, ModelFamily, SubagentCall
 from ...tools.context import ToolContext
 from ...tools.core import InstanceTool, ToolAnnotations, ToolInput
 from ..listing import Listing, capped
 
-SubagentType = Literal["Explore", "general-purpose"]
+SubagentType = Literal["Explore", "general-purpose", "Plan"]
 
 DESCRIPTION = """\
 Start a sub-agent for a self-contained piece of work; it works on its own with its own conversation and \
@@ -31,7 +31,10 @@ returns one final report. Use it to search or analyse broadly without filling yo
 files, many matches), or to run independent investigations at the same time: several Task calls in one \
 message run concurrently.
 - subagent_type "Explore" (the default): read-only tools (Read, Glob, Grep, NotebookRead, …), for finding \
-and understanding things. "general-purpose": your tools and permissions, for work that changes things.
+and understanding things. "general-purpose": your tools and permissions, for work that changes things. "Plan": read-only tools; it investigates and returns a step-by-step plan.
+- Its result names its agent_id: `resume` with that id continues the same sub-agent (it keeps what it \
+read and said) with a new prompt. With run_in_background it returns the agent_id at once: go on with your \
+work and read its report with TaskOutput (TaskStop stops it); its calls that would ask the user are refused.
 - The sub-agent sees none of this conversation: the prompt must say everything it needs (the goal, paths, \
 what you know) and exactly what to report back.
 - Its report is for you, not the user: summarise what matters in your answer."""
@@ -43,7 +46,15 @@ class TaskInput(ToolInput):
     prompt: str = Field(min_length=1)
     """The task for the sub-agent: everything it needs to know, and what to report back."""
     subagent_type: SubagentType = "Explore"
-    """Explore (read-only tools, the default) or general-purpose (your tools and permissions)."""
+    """Explore (read-only tools, the default), general-purpose (your tools and permissions) or Plan."""
+    model: ModelFamily | None = None
+    """The model family for the sub-agent (its newest model); left out: the agent type's model, else yours."""
+    max_turns: int | None = Field(default=None, ge=1)
+    """At most this many model turns for the sub-agent (never more than your own limit)."""
+    resume: str | None = None
+    """The agent_id a finished sub-agent's result names: it goes on in its own conversation with this prompt."""
+    run_in_background: bool = False
+    """Start it and return its agent_id at once; read its report later with TaskOutput."""
 
 
 def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
@@ -51,7 +62,8 @@ def _input_with(types: Sequence[AgentType]) -> type[TaskInput]:
     names = tuple(t.name for t in types)
     field = Field(
         default="Explore",
-        description="Which sub-agent: Explore (the default), general-purpose, or one of the project's agents.",
+        description="Which sub-agent: Explore (the default), general-purpose, Plan, or one of the project's "
+        "agents.",
     )
     choice: Any = Literal[names]  # pyright: ignore[reportInvalidTypeForm]
     return create_model("TaskInput", __base__=TaskInput, subagent_type=(choice, field))
@@ -110,5 +122,9 @@ class TaskTool(InstanceTool[TaskInput]):
             description=params.description,
             prompt=params.prompt,
             agent_type=self.types[params.subagent_type],
+            model=params.model,
+            max_turns=params.max_turns,
+            resume=params.resume,
+            background=params.run_in_background,
         )
         return await subagents.run(call)

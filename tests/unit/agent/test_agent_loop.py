@@ -50,6 +50,7 @@ def test_a_tool_call_runs_and_its_result_goes_back_to_the_model(harness: Harness
     assert kinds == [
         "RunStarted",
         "TextDone",
+        "ToolWriting",  # its card opens as the model starts writing the call
         "ToolStarted",
         "ToolRunning",
         "ToolFinished",

@@ -152,7 +152,7 @@ def test_subagent_start_adds_to_its_task_and_subagent_stop_can_send_it_back_once
     assert h.run("where is the loader?").reason == "end_turn"
     subs = [b for b in h.server.requests if is_sub(b)]
     assert len(subs) == 2  # sent back once
-    assert "Find the loader.\n\nUse ripgrep, Explore agent-" in texts(subs[0]["messages"][0])[-1]
+    assert "Find the loader.\n\nUse ripgrep, Explore agent_1" in texts(subs[0]["messages"][0])[-1]
     assert texts(subs[1]["messages"][-1]) == ["[A SubagentStop hook asks you to continue: cite the line]"]
     (result,) = tool_results(h.server.requests[-1])
     assert "report 3" in json.dumps(result)  # the report after going back

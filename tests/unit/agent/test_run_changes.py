@@ -40,6 +40,18 @@ def test_a_run_reports_the_rules_always_allow_added_once(harness: HarnessFactory
     assert h.session.policy.allow == [Rule("Read")]  # the run's policy was its own copy
 
 
+def test_always_allow_in_this_project_is_reported_as_such(harness: HarnessFactory) -> None:
+    async def in_project(_request: ApprovalRequest) -> Approval:
+        return Approve(in_project=True)
+
+    calls = [ToolUse(name="touch", input={"name": n}) for n in "ab"]
+    h = harness([Turn(blocks=calls), Turn(blocks=[Text("done")])], tools=[touch])
+    h.run("touch both", approver=in_project)
+    assert h.session.take_changes() == (
+        RuleGranted(Rule("touch"), in_project=True),
+    )  # the second did not ask
+
+
 def test_a_run_with_nothing_granted_reports_nothing(harness: HarnessFactory) -> None:
     h = harness([Turn(blocks=[Text("hello")])])
     h.run("hi")

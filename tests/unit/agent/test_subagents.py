@@ -25,6 +25,13 @@ def _task_prompt(body: dict[str, Any]) -> str:
     return texts(body["messages"][0])[0]
 
 
+def _report(block: dict[str, Any]) -> str:
+    """A Task result without the agent_id line that ends it."""
+    text = result_text(block)
+    assert "\n\nagent_id: agent_" in text
+    return text.split("\n\nagent_id: ", 1)[0]
+
+
 def _tool_names(body: dict[str, Any]) -> set[str]:
     return {t["name"] for t in body.get("tools", [])}
 
@@ -59,7 +66,7 @@ def test_an_explore_subagent_gets_only_read_only_tools_and_its_report_is_the_res
     assert not _is_subagent(parent_last)
     (block,) = tool_results(parent_last)
     assert block["tool_use_id"] == "toolu_task"
-    assert result_text(block) == "March is missing from MONTHS in loader.py line 1."
+    assert _report(block) == "March is missing from MONTHS in loader.py line 1."
     # the sub-agent's call is shown nested under the Task card; the Task card itself is top-level
     started = {e.call_id: e for e in h.of(ToolStarted)}
     assert started["toolu_sub_read"].parent_id == "toolu_task"
@@ -120,7 +127,7 @@ def test_two_task_calls_of_one_turn_run_at_the_same_time_and_their_usage_counts_
     finished = h.run("look at A and B")
     assert finished.reason == "end_turn"
     assert not both_asking.broken
-    results = {b["tool_use_id"]: result_text(b) for b in tool_results(h.server.requests[-1])}
+    results = {b["tool_use_id"]: _report(b) for b in tool_results(h.server.requests[-1])}
     assert results == {"toolu_A": "report for A", "toolu_B": "report for B"}
     # two parent turns and one turn of each sub-agent
     assert finished.usage.input == 400 and finished.usage.output == 40
@@ -171,9 +178,32 @@ def test_the_task_definition_the_model_sees_is_pinned() -> None:
             },
             "subagent_type": {
                 "default": "Explore",
-                "description": "Explore (read-only tools, the default) or general-purpose (your tools and permissions).",
-                "enum": ["Explore", "general-purpose"],
+                "description": "Explore (read-only tools, the default), general-purpose (your tools and permissions) "
+                "or Plan.",
+                "enum": ["Explore", "general-purpose", "Plan"],
                 "type": "string",
+            },
+            "model": {
+                "anyOf": [{"enum": ["sonnet", "opus", "haiku"], "type": "string"}, {"type": "null"}],
+                "default": None,
+                "description": "The model family for the sub-agent (its newest model); left out: the agent type's "
+                "model, else yours.",
+            },
+            "max_turns": {
+                "anyOf": [{"minimum": 1, "type": "integer"}, {"type": "null"}],
+                "default": None,
+                "description": "At most this many model turns for the sub-agent (never more than your own limit).",
+            },
+            "resume": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "default": None,
+                "description": "The agent_id a finished sub-agent's result names: it goes on in its own "
+                "conversation with this prompt.",
+            },
+            "run_in_background": {
+                "default": False,
+                "description": "Start it and return its agent_id at once; read its report later with TaskOutput.",
+                "type": "boolean",
             },
         },
         "required": ["description", "prompt"],
@@ -210,7 +240,7 @@ def test_a_projects_agent_gets_exactly_its_tools_its_prompt_and_its_model(harnes
     # a type registered in code keeps its instructions in the system prompt (a project's file would be data)
     assert body["system"][0]["text"].startswith("You are a careful code reviewer.\n\nYou are a sub-agent")
     assert h.server.requests[0]["model"] == h.server.requests[2]["model"] != "claude-haiku-5-5"
-    assert result_text(tool_results(h.server.requests[2])[0]) == "No bugs found."
+    assert _report(tool_results(h.server.requests[2])[0]) == "No bugs found."
 
 
 def test_a_projects_agent_definition_file_reaches_its_subagent_as_a_read_result(
@@ -254,8 +284,9 @@ def test_an_unknown_agent_type_is_refused_with_the_types_there_are(harness: Harn
     h = harness(script, tools=tools)
     h.run("go")
     (block,) = tool_results(h.server.requests[1])
-    assert "Fix: set `subagent_type` to one of 'Explore', 'general-purpose' or 'reviewer'" in result_text(
-        block
+    assert (
+        "Fix: set `subagent_type` to one of 'Explore', 'general-purpose', 'Plan' or 'reviewer'"
+        in result_text(block)
     )
 
 

@@ -28,16 +28,28 @@ NAMING_TABLES = {
     "host/commands.py": "an example rule in `%agent deny`'s help",
     "testing/demo.py": "the scripted model calls tools by name, as a model does",
     "serve/listing.py": "SERVED_TOOLS, what `%agent serve` offers (the test below holds each to a tool)",
-    "permissions/modes.py": "EXIT_PLAN_TOOL: the mode table names the tool that presents a plan (permissions sits "
+    "tools/hook_payloads.py": "PATH_FIELDS and the response shapes, by the names Claude Code's hooks use (the "
+    "tools layer cannot import the tools; the test below holds each to a tool)",
+    "tools/permission_hooks.py": "QUESTION_TOOLS, the tools whose wait is a question (the test below holds it)",
+    "permissions/modes.py": "EXIT_PLAN_TOOL and ENTER_PLAN_TOOL: the mode table names the plan tools (permissions sits "
     "below the tools, so it cannot import it; the test below holds the two equal)",
 }
 
 
 def test_the_mode_table_names_the_plan_tool_as_the_tool_names_itself() -> None:
-    from jupyter_agent.builtin_tools.workflow.plan import ExitPlanMode
-    from jupyter_agent.permissions.modes import EXIT_PLAN_TOOL
+    from jupyter_agent.builtin_tools.workflow.plan import EnterPlanMode, ExitPlanMode
+    from jupyter_agent.permissions.modes import ENTER_PLAN_TOOL, EXIT_PLAN_TOOL
 
     assert ExitPlanMode.name == EXIT_PLAN_TOOL
+    assert EnterPlanMode.name == ENTER_PLAN_TOOL
+
+
+def test_every_tool_the_hook_payloads_name_is_a_tool() -> None:
+    from jupyter_agent.tools import hook_payloads
+    from jupyter_agent.tools.permission_hooks import QUESTION_TOOLS
+
+    named = set(hook_payloads.PATH_FIELDS) | set(hook_payloads.RESPONSE_SHAPES) | QUESTION_TOOLS
+    assert len(named) >= 12 and named <= _all_tool_names()
 
 
 def test_every_served_tool_is_a_tool() -> None:
@@ -90,7 +102,7 @@ def test_a_tool_name_is_written_only_where_the_tool_is_defined_or_in_a_checked_t
             at_home = any(path == home or home in path.parents for home in homes[node.value])
             if not at_home and node.lineno not in exported:
                 stray.append(f"{relative}:{node.lineno} {node.value!r}")
-    assert stray == [], "refer to the tool (`WebFetch.name`) instead of writing its name again"
+    assert stray == [], f"{stray}: refer to the tool (`WebFetch.name`) instead of writing its name again"
 
 
 def test_every_opt_in_row_names_the_tool_it_makes_and_a_setting_that_exists() -> None:

@@ -155,7 +155,7 @@ def test_a_skill_file_outside_the_skill_is_refused_even_through_a_symlink(librar
 def test_the_project_task_tool_offers_the_custom_agent_types(library_tree: Tree) -> None:
     (task,) = [t for t in library_tree.claude().library.tools if isinstance(t, TaskTool)]
     schema = task.to_param()["input_schema"]["properties"]["subagent_type"]
-    assert schema["enum"] == ["Explore", "general-purpose", "reviewer"]
+    assert schema["enum"] == ["Explore", "general-purpose", "Plan", "reviewer"]
     assert '- "reviewer": Reviews a change for bugs' in task.description
 
 

@@ -160,6 +160,7 @@ def test_the_widget_offers_show_in_notebook_and_all_edits_and_closes_the_cell_wh
         "Always allow",
         "Deny",
         "More…",  # the rest, folded
+        "Always allow in this project",
         "Allow all edits in this run",
         "Show in notebook",
         "Deny with message",

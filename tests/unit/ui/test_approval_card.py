@@ -103,6 +103,11 @@ def collapse(made: WidgetApproval) -> str:
             Approve(always=True),
             "✅ Bash git push: always allowed (Bash(git push*) for this session)",
         ),
+        (
+            "Always allow in this project",
+            Approve(in_project=True),
+            "✅ Bash git push: always allowed in this project (Bash(git push*), in .claude/settings.local.json)",
+        ),
         ("Deny", Reject(), "🚫 Bash git push: denied"),
     ],
 )
@@ -166,7 +171,8 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
     assert [b.description for b in buttons.children] == ["Allow once", "Always allow", "Deny", "More…"]
     assert "Always allow adds Bash(git push*) for this session" in says.value  # said, not only in a tooltip
     assert rest.layout.display == "none"  # Deny with a message is behind More…
-    (ask_why,) = rest.children
+    more_row, ask_why = rest.children
+    assert [b.description for b in more_row.children] == ["Always allow in this project"]
     assert [type(w).__name__ for w in ask_why.children] == ["Text", "Button"]
     more = buttons.children[3]
     more.click()
@@ -181,6 +187,8 @@ def test_the_card_is_one_box_shown_once_with_question_preview_buttons_and_messag
 def test_the_always_button_says_which_rule_it_adds(shell: InteractiveShell) -> None:
     made = shown_card(shell)
     assert widget(made, "Button", "Always allow").tooltip == "adds Bash(git push*) for this session"
+    in_project = widget(made, "Button", "Always allow in this project")
+    assert in_project.tooltip == "adds Bash(git push*) to this project's .claude/settings.local.json"
 
 
 def test_an_abandoned_question_collapses_as_interrupted(shell: InteractiveShell) -> None:
@@ -214,6 +222,8 @@ def test_the_preview_shows_a_diff_as_a_diff_and_a_command_as_text(shell: Interac
         ("YES", Approve()),
         ("a", Approve(always=True)),
         ("always", Approve(always=True)),
+        ("p", Approve(in_project=True)),
+        ("project", Approve(in_project=True)),
         ("", Reject()),
         ("n", Reject()),
         ("No", Reject()),
@@ -227,7 +237,9 @@ def test_in_a_terminal_the_question_is_asked_on_stdin(
     assert ask_on_stdin(plain_request()) == answer
     out = capsys.readouterr().out
     assert out.startswith("\nBash git push — Bash runs commands; the mode asks first\ngit push\n\n")
-    assert out.endswith("Allow? [y]es once / [a]lways / [n]o / or type a message to deny with it: ")
+    assert out.endswith(
+        "Allow? [y]es once / [a]lways / always in this [p]roject / [n]o / or type a message to deny with it: "
+    )
 
 
 def test_headless_the_refusal_says_no_one_could_answer_and_how_to_allow_the_call() -> None:
