@@ -54,7 +54,8 @@ if [ "$#" -gt 0 ]; then
 fi
 # The unit tests of the code that meets an old dependency most directly: the SDK (agent, the scripted server,
 # deprecated models), ipywidgets (ui), nbformat (notebook), httpx / markdownify / beautifulsoup4 (WebFetch),
-# pypdf; then every kernel test.
+# pypdf; then every kernel test but the one that times an Interrupt under load: this job runs beside the Python
+# jobs, so its 3 s bound would measure the CI machine's other work, not the code (the main job runs it).
 UNIT_AT_THE_FLOORS=(
   tests/unit/agent tests/unit/test_scripted_server.py tests/unit/test_scripted_web_search.py
   tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/builtin_tools/web
@@ -62,7 +63,8 @@ UNIT_AT_THE_FLOORS=(
 )
 echo "== unit tests that meet the dependencies most directly, and every kernel test, on the floors"
 status=0
-"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" tests/kernel || status=$?
+"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" tests/kernel \
+  --ignore=tests/kernel/test_interrupt_under_load.py || status=$?
 echo "== one JupyterLab test on the floors"
 "$VENV/bin/python" -m pytest tests/e2e/test_live_notebook.py::test_each_kernel_edits_only_its_own_notebook || status=$?
 exit "$status"
