@@ -15,7 +15,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ..base.json_values import is_object
 from ..masking import shorten
@@ -40,22 +40,7 @@ HookEvent = Literal[
     "SessionEnd",
 ]
 #: The events of Claude Code's hooks reference this package fires, in the order a session meets them.
-HOOK_EVENTS: tuple[HookEvent, ...] = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "SubagentStart",
-    "SubagentStop",
-    "Stop",
-    "StopFailure",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-)
+HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 #: The reference's other events, and why they never happen here (said once at load).
 NOT_FIRED: Mapping[str, str] = {
     "Setup": "there is no `claude --init` here",

@@ -285,6 +285,17 @@ def wait_cell_done(page: Any, index: int, timeout: float = 60_000) -> None:
     )
 
 
+def ask_in_notebook(page: Any, lab: Lab, name: str, request: str) -> Any:
+    """A new notebook `name` of two cells, `%load_ext jupyter_agent` and `%%agent` with `request`, opened and
+    run as a person runs them; the agent cell's output (the run goes on)."""
+    write_notebook(lab, name, ["%load_ext jupyter_agent", f"%%agent\n{request}"])
+    open_notebook(page, lab, name)
+    run_cell(page, 0)
+    wait_cell_done(page, 0)
+    run_cell(page, 1)
+    return cell_output(page, 1)
+
+
 def after_pending_tasks(page: Any) -> None:
     """Return once the page has run what a click queued (navigation, handlers): two frames and a task later."""
     page.evaluate(

@@ -12,11 +12,7 @@ from lab import (
     ROOT,
     Lab,
     ScriptBox,
-    cell_output,
-    open_notebook,
-    run_cell,
-    wait_cell_done,
-    write_notebook,
+    ask_in_notebook,
 )
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
@@ -48,12 +44,7 @@ def test_enter_allows_and_escape_denies_the_focused_approval(
         ],
         server,
     )
-    write_notebook(lab, "keys.ipynb", ["%load_ext jupyter_agent", "%%agent\nwrite two notes"])
-    open_notebook(page, lab, "keys.ipynb")
-    run_cell(page, 0)
-    wait_cell_done(page, 0)
-    run_cell(page, 1)
-    output = cell_output(page, 1)
+    output = ask_in_notebook(page, lab, "keys.ipynb", "write two notes")
     approval = output.locator(".jp-agent-approval")
     approval.wait_for(timeout=60_000)
     page.wait_for_function(

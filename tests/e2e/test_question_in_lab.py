@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab import Lab, ScriptBox, cell_output, open_notebook, run_cell, wait_cell_done, write_notebook
+from lab import Lab, ScriptBox, ask_in_notebook, wait_cell_done
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 
@@ -35,12 +35,7 @@ def test_clicking_an_option_answers_the_agents_question(
         ],
         server,
     )
-    write_notebook(lab, "ask.ipynb", ["%load_ext jupyter_agent", "%%agent\nClean the sales data."])
-    open_notebook(page, lab, "ask.ipynb")
-    run_cell(page, 0)
-    wait_cell_done(page, 0)
-    run_cell(page, 1)
-    output = cell_output(page, 1)
+    output = ask_in_notebook(page, lab, "ask.ipynb", "Clean the sales data.")
     question = output.locator(".jp-agent-question")
     question.wait_for(timeout=60_000)
     assert "Which rows should the loader drop?" in question.inner_text()

@@ -24,17 +24,7 @@ ENDED = time.monotonic()
 
 
 def test_a_cell_right_after_load_ext_waits_for_the_warm_up_and_its_error_is_shown(tmp_path: Path) -> None:
-    modules = tmp_path / "modules"
-    modules.mkdir()
-    (modules / "slow_warm_up.py").write_text(SLOW_IMPORT)
-    frontend = KernelFrontend(
-        tmp_path,
-        env={
-            "PYTHONPATH": f"{ROOT}:{modules}",
-            "ANTHROPIC_API_KEY": TEST_API_KEY,
-            "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
-        },
-    )
+    frontend = warm_up_kernel(tmp_path, "slow_warm_up", SLOW_IMPORT)
     try:
         patched = frontend.run(
             "import jupyter_agent._preload as preload\npreload.MODULES = ('slow_warm_up', *preload.MODULES)"
@@ -51,16 +41,12 @@ def test_a_cell_right_after_load_ext_waits_for_the_warm_up_and_its_error_is_show
         frontend.close()
 
 
-#: A warm-up import that never ends by itself (a hung network file system, a broken install).
-HANGING_IMPORT = "import time\ntime.sleep(3600)\n"
-
-
-def hanging_kernel(tmp_path: Path, wait_limit: float) -> KernelFrontend:
-    """A kernel whose `%load_ext` warm-up hangs in its first import, with cells waiting `wait_limit` s at most."""
+def warm_up_kernel(tmp_path: Path, module: str, source: str) -> KernelFrontend:
+    """A kernel that can import `module` (written from `source`), before `%load_ext`."""
     modules = tmp_path / "modules"
     modules.mkdir()
-    (modules / "hanging_warm_up.py").write_text(HANGING_IMPORT)
-    frontend = KernelFrontend(
+    (modules / f"{module}.py").write_text(source)
+    return KernelFrontend(
         tmp_path,
         env={
             "PYTHONPATH": f"{ROOT}:{modules}",
@@ -68,6 +54,15 @@ def hanging_kernel(tmp_path: Path, wait_limit: float) -> KernelFrontend:
             "JUPYTER_DATA_DIR": str(tmp_path / "jupyter-data"),
         },
     )
+
+
+#: A warm-up import that never ends by itself (a hung network file system, a broken install).
+HANGING_IMPORT = "import time\ntime.sleep(3600)\n"
+
+
+def hanging_kernel(tmp_path: Path, wait_limit: float) -> KernelFrontend:
+    """A kernel whose `%load_ext` warm-up hangs in its first import, with cells waiting `wait_limit` s at most."""
+    frontend = warm_up_kernel(tmp_path, "hanging_warm_up", HANGING_IMPORT)
     patched = frontend.run(
         "import jupyter_agent._preload as preload\n"
         f"preload.MODULES = ('hanging_warm_up', *preload.MODULES)\npreload.WAIT_LIMIT_S = {wait_limit}"

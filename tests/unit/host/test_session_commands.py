@@ -165,6 +165,21 @@ def test_bad_run_flags_are_usage_errors_that_say_the_fix(
         shell.run_cell_magic("agent", line, "hello")
 
 
+def one_run_then_restart(
+    shell: InteractiveShell, served: list[ScriptedServer], monkeypatch: pytest.MonkeyPatch
+) -> ScriptedServer:
+    """A saved session of one run about March, then the extension unloaded as if the kernel restarted; the
+    server answers the next run too."""
+    server = serve(
+        served,
+        monkeypatch,
+        [Turn(blocks=[Text("March is missing.")]), Turn(blocks=[Text("Still about March.")])],
+    )
+    shell.run_cell_magic("agent", "", "why is March missing?")
+    shell.run_line_magic("unload_ext", "jupyter_agent")
+    return server
+
+
 def test_sessions_resume_and_export_in_a_new_shell(
     shell: InteractiveShell,
     served: list[ScriptedServer],
@@ -172,13 +187,7 @@ def test_sessions_resume_and_export_in_a_new_shell(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
-    server = serve(
-        served,
-        monkeypatch,
-        [Turn(blocks=[Text("March is missing.")]), Turn(blocks=[Text("Still about March.")])],
-    )
-    shell.run_cell_magic("agent", "", "why is March missing?")
-    shell.run_line_magic("unload_ext", "jupyter_agent")  # as if the kernel restarted
+    server = one_run_then_restart(shell, served, monkeypatch)
     shell.run_line_magic("load_ext", "jupyter_agent")
     capsys.readouterr()
     shell.run_line_magic("agent", "sessions")
@@ -328,13 +337,7 @@ def test_resume_skips_a_line_nested_200000_deep_names_it_and_the_next_run_carrie
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
-    server = serve(
-        served,
-        monkeypatch,
-        [Turn(blocks=[Text("March is missing.")]), Turn(blocks=[Text("Still about March.")])],
-    )
-    shell.run_cell_magic("agent", "", "why is March missing?")
-    shell.run_line_magic("unload_ext", "jupyter_agent")  # as if the kernel restarted
+    server = one_run_then_restart(shell, served, monkeypatch)
     [saved] = list_sessions(tmp_path)
     lines = saved.path.read_bytes().count(b"\n")
     with open(saved.path, "ab") as f:
