@@ -275,3 +275,35 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     )  # comm opens are handled in order: once this one is answered, so is that
     frontend.wait(lambda: bool(reviews(after)), 30, "the marks of the page after it")
     assert [m["cells"] for m in reviews(other)] == [[]]
+
+
+def test_undo_at_the_cell_puts_back_the_outputs_the_cell_had_before_the_agent_edited_and_ran_it(
+    agent_kernel: AgentKernel,
+) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "print('agent')"})]),
+        Turn(blocks=[ToolUse(name="RunCell", input={"cell_id": "a1"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    page = NotebookPage(frontend)
+    mine = [{"output_type": "stream", "name": "stdout", "text": "mine\n"}]
+    page.cells = [
+        {**new_cell_json("code", "print('mine')", cell_id="a1"), "outputs": mine, "execution_count": 4}
+    ]
+    received = open_review_comm(frontend)
+    frontend.run("%%agent --mode acceptEdits --allow RunCell\nedit and run", timeout=60)
+    assert [o.get("text") for o in page.cells[0]["outputs"]] == [
+        "agent\n"
+    ]  # the agent's run wrote its output
+    assert page.cells[0]["execution_count"] != 4
+    frontend.wait(lambda: bool(reviews(received)), 30, "the marks after the run")
+    assert [c["id"] for c in reviews(received)[-1]["cells"]] == ["a1"]  # running it adds no second mark
+    undo = {"type": "review_action", "request_id": "u1", "run_id": 1, "action": "undo", "cell_id": "a1"}
+    frontend.send_comm(received[0]["comm_id"], undo)
+    frontend.wait(lambda: any(m.get("request_id") == "u1" for m in received), 30, "the undo result")
+    (result,) = [m for m in received if m.get("request_id") == "u1"]
+    assert result["outcome"] == "undone", result
+    assert page.cells[0]["source"] == "print('mine')"
+    assert page.cells[0]["outputs"] == mine and page.cells[0]["execution_count"] == 4
