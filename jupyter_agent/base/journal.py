@@ -80,6 +80,8 @@ class CellChange:
     after_source: str | None
     tool: str
     call_id: str = ""
+    #: The cell's place in the notebook after the change (0-based; None: not known), for naming it to the user.
+    index: int | None = None
 
 
 Change = FileChange | CellChange

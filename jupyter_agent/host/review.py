@@ -51,8 +51,7 @@ class RunReview:
                 else change.key  # `kernel:name`: a variable named `all` or like a cell id is still itself
                 if isinstance(change, NetVariableChange)
                 else change.label(sandbox),
-                text=f"{'variable ' if isinstance(change, NetVariableChange) else ''}{change.label(sandbox)} "
-                f"{change.kind} {review.line_counts(change)}".rstrip(),
+                text=review.said(change, sandbox),
                 state=change.review,
             )
             for change in net_changes(self.journal)

@@ -46,6 +46,8 @@ class NetCellChange:
     review: ReviewState
     #: The position of the run's last change to it: undo all goes newest first.
     last: int
+    #: Where the cell stood after the run's last change to it that knew (0-based; None: not known).
+    index: int | None = None
 
     @property
     def key(self) -> str:
@@ -192,6 +194,7 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
         live=live,
         review=review_state(journal, f"{last.notebook}#{last.cell_id}"),
         last=last_at,
+        index=next((step.index for _, step in reversed(steps) if step.index is not None), None),
     )
 
 

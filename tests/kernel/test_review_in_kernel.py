@@ -241,15 +241,18 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     ]
     assert [c["id"] for c in reviews(first)[-1]["cells"]] == ["a1"]
     frontend.wait(
-        lambda: shows(frontend, f"<code>cell {inserted} added +1 −0</code> · kept"), 30, "the footer"
+        lambda: shows(frontend, "<code>cell 2 (&#x27;b = 1&#x27;) added +1 −0</code> · kept"),
+        30,
+        "the footer",
     )
     # The footer's static rendering (what the saved notebook shows once the widget is gone) follows the decision:
     # the page is sent it, for the footer's widget model, since the run's cell is done.
     frontend.wait(lambda: bool(statics(first)), 30, "the footer's static rendering")
     kept = statics(first)[-1]
     assert kept["live"] is True and kept["model_id"] in frontend.widgets
-    assert f"cell {inserted} added +1 −0 · kept" in kept["data"]["text/plain"]
-    assert "cell a1 changed +1 −1 · not reviewed" in kept["data"]["text/plain"]
+    # Cells named by position and first line, as the page shows them.
+    assert "cell 2 ('b = 1') added +1 −0 · kept" in kept["data"]["text/plain"]
+    assert "cell 1 ('a = 2') changed +1 −1 · not reviewed" in kept["data"]["text/plain"]
     assert "pending" not in kept["data"]["text/plain"] + kept["data"]["text/html"]
 
     page.cells[0]["source"] = "a = 'mine'"  # the user typed in it since

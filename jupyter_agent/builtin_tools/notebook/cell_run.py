@@ -127,6 +127,8 @@ async def _write_back(
                 before = SetOutputs(
                     id=cell.id, outputs=cell.outputs, execution_count=cell.execution_count, expect=cell.source
                 )
-                journal_cell_change(ctx, access.book, "run", cell.id, [before], cell.source, "RunCell")
+                journal_cell_change(
+                    ctx, access.book, "run", cell.id, [before], cell.source, "RunCell", index=done.index
+                )
             return "its outputs are now in the notebook", None
     return f"its outputs are shown in this %%agent cell's output, not written into the cell: {why}", why

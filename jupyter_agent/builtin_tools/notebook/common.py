@@ -139,8 +139,11 @@ def journal_cell_change(
     undo: Sequence[Op | dict[str, Any]],
     after: str | None,
     tool: str,
+    *,
+    index: int | None = None,
 ) -> None:
-    """Journal one change to a cell with the ops that undo it (`undo.cells`), guarded by the source it left."""
+    """Journal one change to a cell with the ops that undo it (`undo.cells`), guarded by the source it left, and
+    where the cell stands after it (the review names cells by position)."""
     ops = [step if isinstance(step, dict) else op_to_wire(step) for step in undo]
     ctx.journal.record(
         CellChange(
@@ -151,5 +154,6 @@ def journal_cell_change(
             after_source=after,
             tool=tool,
             call_id=ctx.tool_use_id,
+            index=index,
         )
     )

@@ -85,7 +85,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         done = await book.insert(after_id, edit.new_type, edit.new_source)
         new_id = done.id or ""
         inverse = [Delete(id=new_id, expect=edit.new_source)]
-        journal_cell_change(ctx, book, "insert", new_id, inverse, edit.new_source, tool)
+        journal_cell_change(ctx, book, "insert", new_id, inverse, edit.new_source, tool, index=done.index)
         ctx.reads.record(ledger_key(book, new_id), edit.new_source)
         where = f"after cell '{after_id}'" if after_id else "at the top"
         position = (done.index or 0) + 1
@@ -99,7 +99,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
     if edit.mode == "delete":
         removed = first
         restore = {"op": "restore", "index": removed.index or 0, "cell": dict(removed.cell or cell.to_json())}
-        journal_cell_change(ctx, book, "delete", cell.id, [restore], None, tool)
+        journal_cell_change(ctx, book, "delete", cell.id, [restore], None, tool, index=removed.index)
         ctx.reads.forget(ledger_key(book, cell.id))
         lines = len(cell.source.splitlines())
         content = f"Deleted {cell.cell_type} cell '{cell.id}' ({lines} line{'s' if lines != 1 else ''}) from {name}."
@@ -108,7 +108,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         )
     if edit.mode == "move":
         back = Move(id=cell.id, after_id=edit.was_after, expect=cell.source)
-        journal_cell_change(ctx, book, "move", cell.id, [back], cell.source, tool)
+        journal_cell_change(ctx, book, "move", cell.id, [back], cell.source, tool, index=first.index)
         where = f"right after cell '{edit.after.id}'" if edit.after is not None else "to the top"
         content = (
             f"Moved {cell.cell_type} cell '{cell.id}' {where} in {name} (now position {(first.index or 0) + 1}); "
@@ -154,8 +154,16 @@ def _replaced(
     if Replace in by_kind:
         undo.append(Replace(id=cell.id, source=cell.source, expect=edit.new_source))
     source_changed = Replace in by_kind or SetType in by_kind
+    index = next((result.index for _, result in results if result.ok), None)
     journal_cell_change(
-        ctx, book, "replace" if source_changed else "clear_outputs", cell.id, undo, edit.new_source, tool
+        ctx,
+        book,
+        "replace" if source_changed else "clear_outputs",
+        cell.id,
+        undo,
+        edit.new_source,
+        tool,
+        index=index,
     )
     ctx.reads.record(ledger_key(book, cell.id), edit.new_source)
     if not source_changed:
