@@ -65,18 +65,26 @@ STATIC_MIME = "application/vnd.jupyter-agent.static+json"
 
 
 def show_widget(
-    widget: Any, *, text: str | None = None, html: str | None = None, display_id: str | None = None
+    widget: Any,
+    *,
+    text: str | None = None,
+    html: str | None = None,
+    display_id: str | None = None,
+    in_place: bool = False,
 ) -> str:
     """Display a widget built from `widgets()` under `display_id` (a new one when None), with a static rendering
     for what shows no live widget (nbconvert, GitHub, a restarted kernel): `text` as its text/plain and `html`
     (or the text, escaped) as its text/html. The display id, to `update_bundle` it later (a record, a frozen
-    review, or nothing)."""
+    review, or nothing). `in_place`: replace what `display_id` already shows (a slot made earlier) instead."""
     bundle = widget_bundle(widget)
     if text is not None:
         bundle["text/plain"] = text
     plain = str(bundle.get("text/plain", ""))
     bundle["text/html"] = html if html is not None else static_html(plain)
     bundle[STATIC_MIME] = {"model_id": str(getattr(widget, "model_id", "") or "")}
+    if in_place and display_id is not None:
+        update_bundle(bundle, display_id=display_id)
+        return display_id
     return show_bundle(bundle, display_id=display_id)
 
 

@@ -123,12 +123,21 @@ class ReviewWidget:
             found[("keep", "all")], found[("undo", "all")] = self.keep_all, self.undo_all
             return found
 
-    def show(self) -> None:
-        """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
+    def show(self, *, into: str | None = None) -> None:
+        """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer);
+        `into`: in the display slot with that id (the top of the run's output) rather than a new display."""
         static = self.static_bundle()
         self.model_id = str(self.box.model_id)
         self._static_sent = static
-        show_widget(self.box, text=static["text/plain"], html=static["text/html"], display_id=self.display_id)
+        if into is not None:
+            self.display_id = into
+        show_widget(
+            self.box,
+            text=static["text/plain"],
+            html=static["text/html"],
+            display_id=self.display_id,
+            in_place=into is not None,
+        )
 
     def redraw(self) -> None:
         with self._lock:

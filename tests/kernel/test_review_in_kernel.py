@@ -310,3 +310,32 @@ def test_undo_at_the_cell_puts_back_the_outputs_the_cell_had_before_the_agent_ed
     assert result["outcome"] == "undone", result
     assert page.cells[0]["source"] == "print('mine')"
     assert page.cells[0]["outputs"] == mine and page.cells[0]["execution_count"] == 4
+
+
+def test_the_review_bar_is_the_first_output_of_its_run_filled_in_when_the_run_ends(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    long_answer = "\n".join(f"line {n} of a long answer" for n in range(200))
+    frontend, _ = agent_kernel(
+        [*edit_and_create("one", "two", "b.txt")[:-1], Turn(blocks=[Text(long_answer)])]
+    )
+    run = frontend.run("%%agent --mode acceptEdits\nedit", timeout=60)
+    displays = [m for m in run.outputs if m["msg_type"] in ("display_data", "update_display_data")]
+    first = displays[0]
+    assert first["msg_type"] == "display_data" and first["content"]["data"]["text/plain"] == ""
+    slot = first["content"]["transient"]["display_id"]
+    filled = [
+        m
+        for m in displays
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == slot
+    ]
+    assert filled, "the review never filled the slot at the top"
+    bar = filled[0]["content"]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in bar
+    assert bar["text/plain"].startswith("Review run 1") and "a.txt changed +1 −1" in bar["text/plain"]
+    reviews_shown = [
+        m for m in displays if "Review run 1" in str(m["content"].get("data", {}).get("text/plain", ""))
+    ]
+    assert all(m["content"]["transient"]["display_id"] == slot for m in reviews_shown)  # not again at the end
+    assert "line 199 of a long answer" in run.text()  # the answer came after the slot
