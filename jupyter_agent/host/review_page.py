@@ -114,7 +114,13 @@ class ReviewPages:
 
     def review_of(self, journal: RunJournal) -> RunReview:
         """One run's review; every action on it sends that run's marks again and redraws its views."""
-        return RunReview(journal, self.ctx(), self.submit, on_change=lambda: self.publish([journal]))
+        return RunReview(
+            journal, self.ctx(), self.submit, on_change=lambda: self.publish([journal]), reveal=self.reveal
+        )
+
+    def reveal(self, notebook: str, cell_id: str) -> None:
+        """Scroll the pages showing `notebook` to the cell and select it (a review row's "Show in notebook")."""
+        self.at_cells.send({"type": "reveal_cell", "cell_id": cell_id}, {notebook})
 
     def before_run(self, signals: KernelSignals) -> None:
         """Keep the top of the run's output for its review bar: an empty display slot, filled by `after_run` when

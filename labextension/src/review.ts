@@ -92,6 +92,13 @@ export function parseResult(data: unknown): IReviewResult | null {
   };
 }
 
+/** The cell id of a `reveal_cell` message (a review row's "Show in notebook"), or null. */
+export function parseRevealCell(data: unknown): string | null {
+  return isRecord(data) && data.type === 'reveal_cell' && typeof data.cell_id === 'string'
+    ? data.cell_id
+    : null;
+}
+
 /** The lines of `before` then `after`, marked `-` and `+`, for the diff under a bar. */
 export function diffLines(before: string | null, after: string | null): string[] {
   const old = before === null ? [] : before.split('\n');
@@ -176,6 +183,11 @@ export class ReviewMarks {
     if (this.pending.onMessage(data) || applyStaticView(this.panel, data)) {
       return;
     }
+    const revealed = parseRevealCell(data);
+    if (revealed !== null) {
+      this.reveal(revealed);
+      return;
+    }
     const review = parseReview(data);
     if (review !== null) {
       this.runs.set(review.run_id, review.cells);
@@ -198,6 +210,18 @@ export class ReviewMarks {
       }
     }
     this.render();
+  }
+
+  /** Scroll to the cell and select it (nothing when it is not in this notebook). */
+  private reveal(cellId: string): void {
+    const content = this.panel.content;
+    const index = content.widgets.findIndex(widget => widget.model.id === cellId);
+    if (index < 0) {
+      return;
+    }
+    content.activeCellIndex = index;
+    content.deselectAll();
+    void content.scrollToItem(index, 'center').catch(() => undefined);
   }
 
   private act(mark: IMark, action: 'keep' | 'undo'): void {

@@ -339,3 +339,28 @@ def test_the_review_bar_is_the_first_output_of_its_run_filled_in_when_the_run_en
     ]
     assert all(m["content"]["transient"]["display_id"] == slot for m in reviews_shown)  # not again at the end
     assert "line 199 of a long answer" in run.text()  # the answer came after the slot
+
+
+def test_show_in_notebook_on_a_review_row_sends_the_page_to_that_cell(agent_kernel: AgentKernel) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "a = 2"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    NotebookPage(frontend)
+    received = open_review_comm(frontend)
+    frontend.run("%%agent --mode acceptEdits\nedit", timeout=60)
+    click(frontend, "Show cell 1 ('a = 2') changed +1 −1 in the notebook")
+    frontend.wait(
+        lambda: any(m.get("type") == "reveal_cell" for m in received), 30, "the page told to scroll"
+    )
+    assert [m for m in received if m.get("type") == "reveal_cell"] == [
+        {"type": "reveal_cell", "cell_id": "a1"}
+    ]
+    other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page is not moved
+    click(frontend, "Show cell 1 ('a = 2') changed +1 −1 in the notebook")
+    frontend.wait(
+        lambda: len([m for m in received if m.get("type") == "reveal_cell"]) == 2, 30, "the second reveal"
+    )
+    assert not [m for m in other if m.get("type") == "reveal_cell"]
