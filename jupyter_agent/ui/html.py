@@ -40,6 +40,39 @@ def _markdown() -> Any:
     )
 
 
+#: A screenful of answer: longer answers show this many lines, the rest behind "show all".
+FOLD_LINES = 40
+
+
+def fold_point(text: str) -> int | None:
+    """Where a long answer folds: the first blank line after `FOLD_LINES` lines that is outside a code fence
+    (so neither part is broken Markdown); None when it is short or has no such line. Found from the start, it
+    stays put as the answer streams on."""
+    fenced = False
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif number >= FOLD_LINES and not fenced and not line.strip() and text[offset + len(line) :].strip():
+            return offset
+        offset += len(line)
+    return None
+
+
+def folded_markdown_html(text: str) -> str:
+    """The answer as HTML, a long one folded after a screenful with "show all"."""
+    at = fold_point(text)
+    if at is None:
+        return markdown_to_html(text)
+    rest = text[at:]
+    more = len(rest.strip().splitlines())
+    return (
+        f"{markdown_to_html(text[:at])}"
+        f'<details class="jp-agent-more"><summary style="cursor:pointer;">show all ({more:,} more lines)</summary>'
+        f"{markdown_to_html(rest)}</details>"
+    )
+
+
 def markdown_to_html(text: str) -> str:
     """Model Markdown as safe HTML, masked before it is rendered: emphasis or code spans could split a secret
     into pieces too short for the display gate to recognise."""

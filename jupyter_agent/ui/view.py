@@ -15,7 +15,7 @@ from ..masking import clip
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
-from .html import NO_MATH, esc, markdown_to_html, pre
+from .html import NO_MATH, esc, folded_markdown_html, markdown_to_html, pre
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
@@ -365,7 +365,7 @@ def finished_status(done: ev.ToolFinished) -> Status:
 
 
 def _md_bundle(text: str) -> Bundle:
-    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{markdown_to_html(text)}</div>'}
+    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{folded_markdown_html(text)}</div>'}
 
 
 def _card_bundle(card: ToolCard) -> Bundle:

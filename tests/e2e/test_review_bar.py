@@ -1,5 +1,6 @@
 """The run's review bar in JupyterLab: the first thing in the run's output (a long answer never pushes it off
-screen), naming the cell by position and first line, and "Show in notebook" scrolls to the cell and selects it."""
+screen, and folds after a screenful with "show all"), naming the cell by position and first line, and "Show in
+notebook" scrolls to the cell and selects it."""
 
 from __future__ import annotations
 
@@ -44,7 +45,13 @@ def test_the_review_bar_comes_first_and_show_in_notebook_selects_the_cell(
     wait_cell_done(page, 0)
     run_cell(page, 1)
     output = agent_output(page)
-    output.locator("text=Paragraph 59 of a long answer.").wait_for(timeout=60_000)
+    output.locator("text=Paragraph 0 of a long answer.").wait_for(timeout=60_000)
+    more = output.locator("details.jp-agent-more summary")  # the long answer folds after a screenful
+    more.wait_for(timeout=30_000)
+    assert more.inner_text().startswith("show all (")
+    assert not output.locator("text=Paragraph 59 of a long answer.").is_visible()
+    more.click()
+    output.locator("text=Paragraph 59 of a long answer.").wait_for(timeout=10_000)
     review = output.locator(".jp-agent-review").first
     review.wait_for(timeout=30_000)
     first_child = output.locator(".jp-OutputArea-child").first
