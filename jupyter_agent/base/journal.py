@@ -26,7 +26,7 @@ from .kernel_journal import KernelStep
 from .notebook_shape import NotebookShape
 
 #: What a NotebookEdit did to a cell, and so what undoing it means.
-CellOp = Literal["insert", "replace", "delete", "move", "clear_outputs"]
+CellOp = Literal["insert", "replace", "delete", "move", "clear_outputs", "run"]
 #: Where the review of one net change stands (`%agent review`): kept means reviewed, not "never undo".
 ReviewState = Literal["pending", "kept", "undone"]
 
@@ -80,6 +80,8 @@ class CellChange:
     after_source: str | None
     tool: str
     call_id: str = ""
+    #: The cell's place in the notebook after the change (0-based; None: not known), for naming it to the user.
+    index: int | None = None
 
 
 Change = FileChange | CellChange

@@ -174,6 +174,7 @@ class KernelAgent:
         self.sync_mcp()
         signals = self.kernel_signals()
         session.ctx.services.notebooks.use(signals)  # references are read before the run starts
+        self.review_pages.before_run(signals)  # the top of the output, kept for the run's review bar
         presenter = RunPresenter(
             kernel=self.kernel,
             channel=self.channel,

@@ -31,12 +31,15 @@ class RunReview:
         ctx: ToolContext,
         submit: Submit,
         on_change: Callable[[], None] = lambda: None,
+        reveal: Callable[[str, str], None] | None = None,
     ) -> None:
         self.journal = journal
         self.ctx = ctx
         self.submit = submit
         #: Called after each action, in the caller's context (the page's marks are sent again).
         self.on_change = on_change
+        #: Scrolls the pages of a notebook to a cell (`ReviewPages.reveal`); None: no page to scroll.
+        self.reveal = reveal
 
     @property
     def changed(self) -> bool:
@@ -51,8 +54,8 @@ class RunReview:
                 else change.key  # `kernel:name`: a variable named `all` or like a cell id is still itself
                 if isinstance(change, NetVariableChange)
                 else change.label(sandbox),
-                text=f"{'variable ' if isinstance(change, NetVariableChange) else ''}{change.label(sandbox)} "
-                f"{change.kind} {review.line_counts(change)}".rstrip(),
+                text=review.said(change, sandbox),
+                cell_id=change.cell_id if isinstance(change, NetCellChange) and change.live else "",
                 state=change.review,
             )
             for change in net_changes(self.journal)
@@ -78,4 +81,14 @@ class RunReview:
         run_id = self.journal.run_id
         by = f" by {self.journal.by} (outside)" if self.journal.by else ""
         title = f"Review run {run_id}{by}: Keep marks a change reviewed, Undo puts it back"
-        return ReviewWidget(title=title, rows=self.rows, act=self.act, again=f"%agent review {run_id}")
+        return ReviewWidget(
+            title=title, rows=self.rows, act=self.act, again=f"%agent review {run_id}", reveal=self._reveal
+        )
+
+    def _reveal(self, cell_id: str) -> None:
+        change = next(
+            (c for c in net_changes(self.journal) if isinstance(c, NetCellChange) and c.cell_id == cell_id),
+            None,
+        )
+        if change is not None and self.reveal is not None:
+            self.reveal(change.notebook, cell_id)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..base.journal import RunJournal
 from ..tools.context import ToolContext
+from ..ui.gate import show_bundle
 from ..ui.review_view import ReviewWidget
 from ..undo.net import NetCellChange, net_changes
 from ..undo.review import ReviewResult
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REVIEW_TARGET = "jupyter_agent.review"
+#: The empty slot at the top of a run's output that its review bar takes (no height while empty).
+REVIEW_SLOT_HTML = '<div class="jp-agent-review-slot"></div>'
 #: Review widgets kept live (the newest); older ones are frozen into static HTML.
 _LIVE_VIEWS = 1
 
@@ -98,12 +101,29 @@ class ReviewPages:
         self._manager: Any = None
         self.kernel = kernel
         self._reviewed_upto = 0
+        #: The display slot at the top of the running cell's output (`before_run`).
+        self._slot: str | None = None
         if kernel is not None:
             self.register()
 
     def review_of(self, journal: RunJournal) -> RunReview:
         """One run's review; every action on it sends that run's marks again and redraws its views."""
-        return RunReview(journal, self.ctx(), self.submit, on_change=lambda: self.publish([journal]))
+        return RunReview(
+            journal, self.ctx(), self.submit, on_change=lambda: self.publish([journal]), reveal=self.reveal
+        )
+
+    def reveal(self, notebook: str, cell_id: str) -> None:
+        """Scroll the pages showing `notebook` to the cell and select it (a review row's "Show in notebook")."""
+        self.at_cells.send({"type": "reveal_cell", "cell_id": cell_id}, {notebook})
+
+    def before_run(self, signals: KernelSignals) -> None:
+        """Keep the top of the run's output for its review bar: an empty display slot, filled by `after_run` when
+        the run changed something (a long answer never pushes the review off screen)."""
+        from ..ui.presenter import no_one_can_answer
+
+        self._slot = None
+        if self.kernel is not None and no_one_can_answer(self.kernel, signals) is None:
+            self._slot = show_bundle({"text/plain": "", "text/html": REVIEW_SLOT_HTML})
 
     def after_run(self, signals: KernelSignals) -> None:
         """A run ended: the pages get its marks; its footer gets the rows where a widget can be clicked. (No
@@ -118,7 +138,8 @@ class ReviewPages:
         self.publish([journal])
         review = self.review_of(journal)
         if review.changed and no_one_can_answer(self.kernel, signals) is None:
-            self.show(review)
+            self.show(review, into=self._slot)
+        self._slot = None
 
     def register(self) -> None:
         """Serve the target (once `%load_ext` ran; a page that opened it earlier retries on its next hello)."""
@@ -136,14 +157,15 @@ class ReviewPages:
             self._manager.unregister_target(REVIEW_TARGET, self._opened)
             self._manager = None
 
-    def show(self, review: RunReview) -> None:
-        """Show the run's review widget; the one it takes the place of becomes static HTML."""
+    def show(self, review: RunReview, *, into: str | None = None) -> None:
+        """Show the run's review widget (`into`: in that display slot); the one it takes the place of becomes
+        static HTML."""
         widget = review.widget()
         run_id = review.journal.run_id
         views = [*self.views, (run_id, widget)]
         older, self.views = views[:-_LIVE_VIEWS], views[-_LIVE_VIEWS:]
         widget.on_static = self._send_static
-        widget.show()
+        widget.show(into=into)
         for old_run, old in older:
             old.freeze()
             self.frozen.setdefault(old_run, []).append(old)

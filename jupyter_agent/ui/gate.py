@@ -28,7 +28,7 @@ from html import escape as html_escape
 from typing import Any
 
 from ..masking import mask, mask_data
-from .html import render_markdown
+from .html import fold_point, render_markdown
 from .jupyter_api import display, update_display, widget_bundle
 
 Bundle = dict[str, str]
@@ -66,18 +66,26 @@ STATIC_MIME = "application/vnd.jupyter-agent.static+json"
 
 
 def show_widget(
-    widget: Any, *, text: str | None = None, html: str | None = None, display_id: str | None = None
+    widget: Any,
+    *,
+    text: str | None = None,
+    html: str | None = None,
+    display_id: str | None = None,
+    in_place: bool = False,
 ) -> str:
     """Display a widget built from `widgets()` under `display_id` (a new one when None), with a static rendering
     for what shows no live widget (nbconvert, GitHub, a restarted kernel): `text` as its text/plain and `html`
     (or the text, escaped) as its text/html. The display id, to `update_bundle` it later (a record, a frozen
-    review, or nothing)."""
+    review, or nothing). `in_place`: replace what `display_id` already shows (a slot made earlier) instead."""
     bundle = widget_bundle(widget)
     if text is not None:
         bundle["text/plain"] = text
     plain = str(bundle.get("text/plain", ""))
     bundle["text/html"] = html if html is not None else static_html(plain)
     bundle[STATIC_MIME] = {"model_id": str(getattr(widget, "model_id", "") or "")}
+    if in_place and display_id is not None:
+        update_bundle(bundle, display_id=display_id)
+        return display_id
     return show_bundle(bundle, display_id=display_id)
 
 
@@ -96,6 +104,20 @@ def to_page(message: Mapping[str, Any]) -> dict[str, Any]:
 def markdown_to_html(text: str) -> str:
     """Model Markdown as safe HTML, masked before it is rendered."""
     return render_markdown(mask(text))
+
+
+def folded_markdown_html(text: str) -> str:
+    """The answer as HTML, masked, a long one folded after a screenful with "show all" (`html.fold_point`)."""
+    at = fold_point(text)
+    if at is None:
+        return markdown_to_html(text)
+    rest = text[at:]
+    more = len(rest.strip().splitlines())
+    return (
+        f"{markdown_to_html(text[:at])}"
+        f'<details class="jp-agent-more"><summary style="cursor:pointer;">show all ({more:,} more lines)</summary>'
+        f"{markdown_to_html(rest)}</details>"
+    )
 
 
 def say(text: str) -> None:

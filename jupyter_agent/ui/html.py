@@ -44,6 +44,25 @@ def render_markdown(text: str) -> str:
     return str(_markdown()(text))
 
 
+#: A screenful of answer: longer answers show this many lines, the rest behind "show all".
+FOLD_LINES = 40
+
+
+def fold_point(text: str) -> int | None:
+    """Where a long answer folds: the first blank line after `FOLD_LINES` lines that is outside a code fence
+    (so neither part is broken Markdown); None when it is short or has no such line. Found from the start, it
+    stays put as the answer streams on."""
+    fenced = False
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif number >= FOLD_LINES and not fenced and not line.strip() and text[offset + len(line) :].strip():
+            return offset
+        offset += len(line)
+    return None
+
+
 #: Classes that keep MathJax (v3 and v2 names) from typesetting `$…$` in our own lines (costs, tables).
 NO_MATH = "mathjax_ignore tex2jax_ignore"
 

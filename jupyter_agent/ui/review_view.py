@@ -48,9 +48,13 @@ class ReviewRow:
     target: str
     text: str
     state: str
+    #: A cell of the live page: the row has "Show in notebook", which scrolls to it ('' for the others).
+    cell_id: str = ""
 
 
 Rows = Callable[[], Sequence[ReviewRow]]
+#: Scroll the page to a cell and select it, by id.
+Reveal = Callable[[str], None]
 Act = Callable[[Action, str], "Future[Sequence[ReviewResult]]"]
 #: Told the static rendering of a review's display whenever it changes: the widget's model id, the bundle, and
 #: whether the widget is still live (False once frozen: the page may drop the widget view).
@@ -79,13 +83,16 @@ class ReviewWidget:
 
     `again` is the command that shows this review once more (`%agent review 3`), said when it is frozen."""
 
-    def __init__(self, *, title: str, rows: Rows, act: Act, again: str = "") -> None:
+    def __init__(
+        self, *, title: str, rows: Rows, act: Act, again: str = "", reveal: Reveal | None = None
+    ) -> None:
         w = widgets()
         self._w = w
         self.title = title
         self.rows = rows
         self.act = act
         self.again = again
+        self.reveal = reveal
         self.display_id = uuid.uuid4().hex
         #: See the module docstring (set by whoever shows it: the review pages).
         self.on_static: OnStatic = _ignore_static
@@ -123,12 +130,21 @@ class ReviewWidget:
             found[("keep", "all")], found[("undo", "all")] = self.keep_all, self.undo_all
             return found
 
-    def show(self) -> None:
-        """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer)."""
+    def show(self, *, into: str | None = None) -> None:
+        """The widget, with the review as text for what shows no widgets (nbconvert, a saved file's viewer);
+        `into`: in the display slot with that id (the top of the run's output) rather than a new display."""
         static = self.static_bundle()
         self.model_id = str(self.box.model_id)
         self._static_sent = static
-        show_widget(self.box, text=static["text/plain"], html=static["text/html"], display_id=self.display_id)
+        if into is not None:
+            self.display_id = into
+        show_widget(
+            self.box,
+            text=static["text/plain"],
+            html=static["text/html"],
+            display_id=self.display_id,
+            in_place=into is not None,
+        )
 
     def redraw(self) -> None:
         with self._lock:
@@ -140,7 +156,7 @@ class ReviewWidget:
             for gone in [t for t in self._rows if t not in targets]:
                 close_tree(self._rows.pop(gone).box)
             for row in rows:
-                drawn = self._rows.get(row.target) or self._new_row(row.target)
+                drawn = self._rows.get(row.target) or self._new_row(row)
                 self._rows[row.target] = drawn
                 # traitlets sends the page only what changed: an unchanged value costs no message
                 drawn.label.value = f"<code>{esc(row.text)}</code> · {esc(row.state)}"
@@ -160,11 +176,23 @@ class ReviewWidget:
             self._static_sent = static
             self.on_static(self.model_id, static, live)
 
-    def _new_row(self, target: str) -> _RowWidgets:
+    def _new_row(self, row: ReviewRow) -> _RowWidgets:
         w = self._w
+        target = row.target
         keep, undo = self._button("Keep", "keep", target), self._button("Undo", "undo", target)
         label = w.HTML()
-        return _RowWidgets(label=label, keep=keep, undo=undo, box=w.HBox([label, keep, undo]))
+        parts = [label, keep, undo]
+        if row.cell_id and self.reveal is not None:
+            reveal, cell_id = self.reveal, row.cell_id
+            show = w.Button(
+                description="Show in notebook",
+                tooltip=f"Show {row.text} in the notebook",
+                layout=w.Layout(width="auto"),
+            )
+            add_class(show, "jp-agent-review-show")
+            on_click(show, lambda _b: reveal(cell_id))
+            parts.append(show)
+        return _RowWidgets(label=label, keep=keep, undo=undo, box=w.HBox(parts))
 
     def _button(self, label: str, action: Action, target: str) -> Any:
         tooltip = f"{action.capitalize()} every pending change" if target == "all" else f"{label} {target}"

@@ -15,11 +15,20 @@ from ..masking import clip
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
-from .gate import markdown_to_html
+from .gate import folded_markdown_html, markdown_to_html
 from .html import NO_MATH, esc, pre
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
+#: Shown from the run's request until its first text or tool block (`RunView._waiting`).
+WAITING_TEXT = "thinking…"
+_WAITING_BUNDLE: Bundle = {
+    "text/plain": WAITING_TEXT,
+    "text/html": f'<div class="jp-agent-waiting" role="status" style="font-style:italic;font-size:12px;">'
+    f"{WAITING_TEXT}</div>",
+}
+#: What a display that has nothing more to show becomes (a display cannot be removed).
+_GONE: Bundle = {"text/plain": "", "text/html": ""}
 #: At most ~15 updates of the streamed text per second, however fast the deltas come.
 MIN_UPDATE_INTERVAL = 1 / 15
 
@@ -59,12 +68,20 @@ class RunView:
     updates: int = 0
     finished: ev.RunFinished | None = None
     _countdown: Countdown = field(init=False)
+    #: The "thinking…" display, from the request until the first text (which takes its place) or other block.
+    _waiting: str | None = None
 
     def __post_init__(self) -> None:
         self._countdown = Countdown(self.publisher)
 
     # -- events -----------------------------------------------------------------------------------------
     def handle(self, event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.RunStarted):
+            self._waiting = self.publisher.show(_WAITING_BUNDLE)
+            return
+        if self._waiting is not None and not isinstance(event, ev.UsageUpdate | ev.TextDelta):
+            self.publisher.update(self._waiting, _GONE)  # something else came first: the line goes
+            self._waiting = None
         if isinstance(event, ev.RetryWait):
             self._close_text()
             self._countdown.start(event)
@@ -144,7 +161,8 @@ class RunView:
         if self.publisher.stream_text(text):
             return
         if self._open is None:
-            self._open = _TextBlock(display_id=self.publisher.show(_md_bundle("")))
+            waiting, self._waiting = self._waiting, None  # the first text goes where "thinking…" was
+            self._open = _TextBlock(display_id=waiting or self.publisher.show(_md_bundle("")))
             self._blocks.append(self._open)
         self._open.text += text
         self._flush(force=False)
@@ -377,7 +395,7 @@ def finished_status(done: ev.ToolFinished) -> Status:
 
 
 def _md_bundle(text: str) -> Bundle:
-    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{markdown_to_html(text)}</div>'}
+    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{folded_markdown_html(text)}</div>'}
 
 
 def _card_bundle(card: ToolCard) -> Bundle:

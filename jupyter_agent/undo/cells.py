@@ -3,7 +3,7 @@
 `CellChange.inverse` is `{"ops": [wire ops], "live": bool}`: inserting is undone by deleting the new cell
 (expecting the source the agent wrote), replacing by putting the old source (and type, and cleared outputs)
 back (expecting the agent's source), deleting by restoring the cell's JSON at its index, moving by moving
-the cell back after its old neighbour. A cell the user changed since is
+the cell back after its old neighbour, running it (RunCell) by putting back the outputs it had. A cell the user changed since is
 skipped, never overwritten. The notebook is opened fresh through the same rule as the edit
 (`notebook.access`): an undo reaches the live page when it is open, and never writes the file of a notebook
 a frontend holds.
@@ -26,6 +26,7 @@ DONE: dict[CellOp, str] = {
     "delete": "restored cell {id} in {name} (the agent had deleted it)",
     "move": "moved cell {id} back in {name}",
     "clear_outputs": "put back the outputs of cell {id} in {name}",
+    "run": "put back the outputs cell {id} had before the agent ran it in {name}",
 }
 #: The usual reasons a cell is kept, in the user's terms; any other refusal is told in the engine's words.
 _SKIPPED: dict[WireError | None, str] = {

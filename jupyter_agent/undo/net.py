@@ -46,6 +46,8 @@ class NetCellChange:
     review: ReviewState
     #: The position of the run's last change to it: undo all goes newest first.
     last: int
+    #: Where the cell stood after the run's last change to it that knew (0-based; None: not known).
+    index: int | None = None
 
     @property
     def key(self) -> str:
@@ -134,10 +136,12 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
     first, (last_at, last) = steps[0][1], steps[-1]
     if first.op == "insert" and last.op == "delete":
         return None  # inserted and deleted by the same run
+    if all(step.op == "run" for _, step in steps):
+        return None  # only ran: no change of the cell to review (`%agent undo` still puts its outputs back)
     ops = [op for _, step in steps for op in _ops(step)]
     restore = next((op for op in _ops(last) if op.get("op") == "restore"), None)
     earliest_source = next((str(op["source"]) for op in _ops(first) if op.get("op") == "replace"), None)
-    if earliest_source is None and first.op in ("move", "clear_outputs"):
+    if earliest_source is None and first.op in ("move", "clear_outputs", "run"):
         earliest_source = first.after_source  # it changed no text: the source before it is the one it left
     earliest_type = next((str(op["cell_type"]) for op in ops if op.get("op") == "set_type"), None)
     kind: NetKind
@@ -152,6 +156,8 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
             cell["source"] = earliest_source
         if earliest_type is not None:
             cell["cell_type"] = earliest_type
+        if (outputs := _first_of(steps, "set_outputs")) is not None:  # as they were before the run ran it
+            cell["outputs"], cell["execution_count"] = list(outputs["outputs"]), outputs["execution_count"]
         before, cell_type = _source(cell.get("source")), str(cell.get("cell_type", "code"))
         undo = [{"op": "restore", "index": restore["index"], "cell": cell}]
     else:
@@ -188,6 +194,7 @@ def _net_cell(steps: Sequence[tuple[int, CellChange]], journal: RunJournal) -> N
         live=live,
         review=review_state(journal, f"{last.notebook}#{last.cell_id}"),
         last=last_at,
+        index=next((step.index for _, step in reversed(steps) if step.index is not None), None),
     )
 
 

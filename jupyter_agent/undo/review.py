@@ -136,6 +136,33 @@ def _count(before: str, after: str) -> str:
     return f"+{added} −{len(lines) - added}"
 
 
+#: How a variable changed, in words (`NetVariableChange.description`).
+_VARIABLE_WORDS = {"rebound": "changed", "changed in place": "changed in place"}
+#: The first line of a cell, as the review names it, is cut after this many characters.
+FIRST_LINE_CHARS = 30
+
+
+def first_line(source: str) -> str:
+    """The cell's first non-blank line, cut to `FIRST_LINE_CHARS` (`'# clean'`)."""
+    line = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 1] + "…"
+
+
+def said(change: NetChange, sandbox: Sandbox) -> str:
+    """One change in words, as a person reads it: `cell 3 ('# clean') changed +1 −1`, `variable df changed`,
+    `out.txt added +1 −0`. A cell is named by its position (1-based) and first line; its id when neither is known."""
+    if isinstance(change, NetVariableChange):
+        return f"variable {change.name} {_VARIABLE_WORDS.get(change.description, change.description)}"
+    counts = line_counts(change)
+    if not isinstance(change, NetCellChange):
+        return f"{change.label(sandbox)} {change.kind} {counts}"
+    index = change.index_before if change.kind == "deleted" else change.index
+    where = f"cell {index + 1}" if index is not None else f"cell {change.cell_id}"
+    line = first_line((change.before_source if change.kind == "deleted" else change.after_source) or "")
+    named = f"{where} ('{line}')" if line else where
+    return f"{named} {change.kind} {counts}"
+
+
 def review_rows(journal: RunJournal, sandbox: Sandbox) -> list[tuple[str, str, str, str, str]]:
     """(what, name, kind, +/−, state) per net change."""
     return [

@@ -93,6 +93,13 @@ export function parseResult(data: unknown): IReviewResult | null {
   };
 }
 
+/** The cell id of a `reveal_cell` message (a review row's "Show in notebook"), or null. */
+export function parseRevealCell(data: unknown): string | null {
+  return isRecord(data) && data.type === 'reveal_cell' && typeof data.cell_id === 'string'
+    ? data.cell_id
+    : null;
+}
+
 interface IMark extends IReviewCell {
   run_id: number;
 }
@@ -153,6 +160,11 @@ export class ReviewMarks {
     if (this.pending.onMessage(data) || applyStaticView(this.panel, data)) {
       return;
     }
+    const revealed = parseRevealCell(data);
+    if (revealed !== null) {
+      this.reveal(revealed);
+      return;
+    }
     const review = parseReview(data);
     if (review !== null) {
       this.runs.set(review.run_id, review.cells);
@@ -175,6 +187,18 @@ export class ReviewMarks {
       }
     }
     this.render();
+  }
+
+  /** Scroll to the cell and select it (nothing when it is not in this notebook). */
+  private reveal(cellId: string): void {
+    const content = this.panel.content;
+    const index = content.widgets.findIndex(widget => widget.model.id === cellId);
+    if (index < 0) {
+      return;
+    }
+    content.activeCellIndex = index;
+    content.deselectAll();
+    void content.scrollToItem(index, 'center').catch(() => undefined);
   }
 
   private act(mark: IMark, action: 'keep' | 'undo'): void {

@@ -241,15 +241,18 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     ]
     assert [c["id"] for c in reviews(first)[-1]["cells"]] == ["a1"]
     frontend.wait(
-        lambda: shows(frontend, f"<code>cell {inserted} added +1 −0</code> · kept"), 30, "the footer"
+        lambda: shows(frontend, "<code>cell 2 (&#x27;b = 1&#x27;) added +1 −0</code> · kept"),
+        30,
+        "the footer",
     )
     # The footer's static rendering (what the saved notebook shows once the widget is gone) follows the decision:
     # the page is sent it, for the footer's widget model, since the run's cell is done.
     frontend.wait(lambda: bool(statics(first)), 30, "the footer's static rendering")
     kept = statics(first)[-1]
     assert kept["live"] is True and kept["model_id"] in frontend.widgets
-    assert f"cell {inserted} added +1 −0 · kept" in kept["data"]["text/plain"]
-    assert "cell a1 changed +1 −1 · not reviewed" in kept["data"]["text/plain"]
+    # Cells named by position and first line, as the page shows them.
+    assert "cell 2 ('b = 1') added +1 −0 · kept" in kept["data"]["text/plain"]
+    assert "cell 1 ('a = 2') changed +1 −1 · not reviewed" in kept["data"]["text/plain"]
     assert "pending" not in kept["data"]["text/plain"] + kept["data"]["text/html"]
 
     page.cells[0]["source"] = "a = 'mine'"  # the user typed in it since
@@ -275,3 +278,89 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     )  # comm opens are handled in order: once this one is answered, so is that
     frontend.wait(lambda: bool(reviews(after)), 30, "the marks of the page after it")
     assert [m["cells"] for m in reviews(other)] == [[]]
+
+
+def test_undo_at_the_cell_puts_back_the_outputs_the_cell_had_before_the_agent_edited_and_ran_it(
+    agent_kernel: AgentKernel,
+) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "print('agent')"})]),
+        Turn(blocks=[ToolUse(name="RunCell", input={"cell_id": "a1"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    page = NotebookPage(frontend)
+    mine = [{"output_type": "stream", "name": "stdout", "text": "mine\n"}]
+    page.cells = [
+        {**new_cell_json("code", "print('mine')", cell_id="a1"), "outputs": mine, "execution_count": 4}
+    ]
+    received = open_review_comm(frontend)
+    frontend.run("%%agent --mode acceptEdits --allow RunCell\nedit and run", timeout=60)
+    assert [o.get("text") for o in page.cells[0]["outputs"]] == [
+        "agent\n"
+    ]  # the agent's run wrote its output
+    assert page.cells[0]["execution_count"] != 4
+    frontend.wait(lambda: bool(reviews(received)), 30, "the marks after the run")
+    assert [c["id"] for c in reviews(received)[-1]["cells"]] == ["a1"]  # running it adds no second mark
+    undo = {"type": "review_action", "request_id": "u1", "run_id": 1, "action": "undo", "cell_id": "a1"}
+    frontend.send_comm(received[0]["comm_id"], undo)
+    frontend.wait(lambda: any(m.get("request_id") == "u1" for m in received), 30, "the undo result")
+    (result,) = [m for m in received if m.get("request_id") == "u1"]
+    assert result["outcome"] == "undone", result
+    assert page.cells[0]["source"] == "print('mine')"
+    assert page.cells[0]["outputs"] == mine and page.cells[0]["execution_count"] == 4
+
+
+def test_the_review_bar_is_the_first_output_of_its_run_filled_in_when_the_run_ends(
+    agent_kernel: AgentKernel, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    long_answer = "\n".join(f"line {n} of a long answer" for n in range(200))
+    frontend, _ = agent_kernel(
+        [*edit_and_create("one", "two", "b.txt")[:-1], Turn(blocks=[Text(long_answer)])]
+    )
+    run = frontend.run("%%agent --mode acceptEdits\nedit", timeout=60)
+    displays = [m for m in run.outputs if m["msg_type"] in ("display_data", "update_display_data")]
+    first = displays[0]
+    assert first["msg_type"] == "display_data" and first["content"]["data"]["text/plain"] == ""
+    slot = first["content"]["transient"]["display_id"]
+    filled = [
+        m
+        for m in displays
+        if m["msg_type"] == "update_display_data" and m["content"]["transient"]["display_id"] == slot
+    ]
+    assert filled, "the review never filled the slot at the top"
+    bar = filled[0]["content"]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in bar
+    assert bar["text/plain"].startswith("Review run 1") and "a.txt changed +1 −1" in bar["text/plain"]
+    reviews_shown = [
+        m for m in displays if "Review run 1" in str(m["content"].get("data", {}).get("text/plain", ""))
+    ]
+    assert all(m["content"]["transient"]["display_id"] == slot for m in reviews_shown)  # not again at the end
+    assert "line 199 of a long answer" in run.text()  # the answer came after the slot
+
+
+def test_show_in_notebook_on_a_review_row_sends_the_page_to_that_cell(agent_kernel: AgentKernel) -> None:
+    script = [
+        Turn(blocks=[ToolUse(name="NotebookRead", input={})]),
+        Turn(blocks=[ToolUse(name="NotebookEdit", input={"cell_id": "a1", "new_source": "a = 2"})]),
+        Turn(blocks=[Text("done")]),
+    ]
+    frontend, _ = agent_kernel(script)
+    NotebookPage(frontend)
+    received = open_review_comm(frontend)
+    frontend.run("%%agent --mode acceptEdits\nedit", timeout=60)
+    click(frontend, "Show cell 1 ('a = 2') changed +1 −1 in the notebook")
+    frontend.wait(
+        lambda: any(m.get("type") == "reveal_cell" for m in received), 30, "the page told to scroll"
+    )
+    assert [m for m in received if m.get("type") == "reveal_cell"] == [
+        {"type": "reveal_cell", "cell_id": "a1"}
+    ]
+    other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page is not moved
+    click(frontend, "Show cell 1 ('a = 2') changed +1 −1 in the notebook")
+    frontend.wait(
+        lambda: len([m for m in received if m.get("type") == "reveal_cell"]) == 2, 30, "the second reveal"
+    )
+    assert not [m for m in other if m.get("type") == "reveal_cell"]

@@ -12,6 +12,7 @@ from ...base.result import ToolResult
 from ...masking import cap_text
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
+from ...notebook.ops import SetOutputs
 from ...tools.context import ToolContext
 from ...tools.scope import ExecutionCountTaken
 from ..kernel.execution import CodeRun
@@ -21,7 +22,7 @@ from ..kernel.main_thread import main_thread_of
 from ..kernel.runcode import outcome_result, run_on_main
 from ..kernel.variables import user_namespace
 from .cell_outputs import CellOutputs
-from .common import ledger_key, open_for_write, require_fresh, shown, where_read
+from .common import journal_cell_change, ledger_key, open_for_write, require_fresh, shown, where_read
 
 #: The key of `ToolResult.data` with the nbformat outputs of a cell whose notebook could not take them.
 CELL_OUTPUTS_KEY = "cell_outputs"
@@ -57,7 +58,7 @@ async def run_one(ctx: ToolContext, book: Notebook, cell: Cell, max_chars: int) 
     job.log = log  # RunCode's capture, also keeping nbformat outputs for the cell
     outcome = await run_on_main(main, job, seconds=seconds, what=f"cell '{cell.id}'")
     outputs = log.with_error(outcome)
-    written, not_written = await _write_back(ctx, cell.id, outputs, count)
+    written, not_written = await _write_back(ctx, cell, outputs, count)
     result = outcome_result(outcome, seconds=seconds, max_chars=max_chars)
     read_from = where_read(ctx, book)
     source = "" if book.live or read_from == "on disk" else f"; the source that ran was read from {read_from}"
@@ -105,10 +106,12 @@ def _unread_note(ctx: ToolContext, book: Notebook, cell: Cell) -> str:
 
 
 async def _write_back(
-    ctx: ToolContext, cell_id: str, outputs: list[dict[str, Any]], count: int | None
+    ctx: ToolContext, cell: Cell, outputs: list[dict[str, Any]], count: int | None
 ) -> tuple[str, str | None]:
     """Put the outputs into the cell where the notebook may be written (`notebook.access`): what happened, and
-    why they are not in the notebook (None: they are; otherwise the run view shows them under the call)."""
+    why they are not in the notebook (None: they are; otherwise the run view shows them under the call).
+
+    The outputs the cell had are journaled, so an undo at the cell (the review) puts them back with its source."""
     try:
         access = await open_for_write(ctx, None)
     except ToolError as exc:
@@ -117,8 +120,15 @@ async def _write_back(
         why = access.decision.reason if access.decision.kind == "proposal" else None
         if why is None:
             try:
-                await access.book.set_outputs(cell_id, outputs, count)
+                done = await access.book.set_outputs(cell.id, outputs, count)
             except ToolError as exc:
                 return f"its outputs could not be written into the cell: {exc.message}", None
+            if done.ok:
+                before = SetOutputs(
+                    id=cell.id, outputs=cell.outputs, execution_count=cell.execution_count, expect=cell.source
+                )
+                journal_cell_change(
+                    ctx, access.book, "run", cell.id, [before], cell.source, "RunCell", index=done.index
+                )
             return "its outputs are now in the notebook", None
     return f"its outputs are shown in this %%agent cell's output, not written into the cell: {why}", why

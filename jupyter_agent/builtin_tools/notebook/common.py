@@ -1,12 +1,17 @@
-"""What the notebook tools share: finding the notebook (sandboxed), read-ledger keys, and error texts."""
+"""What the notebook tools share: finding the notebook (sandboxed), read-ledger keys, the journal entry of a cell
+change, and error texts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ...base.errors import ToolError
+from ...base.journal import CellChange, CellOp
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
+from ...notebook.ops import Op, op_to_wire
 from ...notebook.provider import NotebookProvider, WriteAccess
 from ...tools.context import ToolContext
 from ...tools.core import InputT, Tool
@@ -123,4 +128,32 @@ def stale_while_waiting(book: Notebook, cell_id: str) -> ToolError:
         "STALE_READ",
         f"cell '{cell_id}' of {book.name} changed while the edit was waiting (the user is editing it?); "
         f"nothing was changed — {reread(cell_id)} and redo the change on its current source",
+    )
+
+
+def journal_cell_change(
+    ctx: ToolContext,
+    book: Notebook,
+    op: CellOp,
+    cell_id: str,
+    undo: Sequence[Op | dict[str, Any]],
+    after: str | None,
+    tool: str,
+    *,
+    index: int | None = None,
+) -> None:
+    """Journal one change to a cell with the ops that undo it (`undo.cells`), guarded by the source it left, and
+    where the cell stands after it (the review names cells by position)."""
+    ops = [step if isinstance(step, dict) else op_to_wire(step) for step in undo]
+    ctx.journal.record(
+        CellChange(
+            notebook=str(book.path),
+            op=op,
+            cell_id=cell_id,
+            inverse={"ops": ops, "live": book.live},
+            after_source=after,
+            tool=tool,
+            call_id=ctx.tool_use_id,
+            index=index,
+        )
     )

@@ -9,10 +9,8 @@ approval is pending. Each change is journaled with what undoing it takes (wire-f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from ...base.journal import CellChange, CellOp
 from ...base.result import ToolResult
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
@@ -25,7 +23,6 @@ from ...notebook.ops import (
     Replace,
     SetOutputs,
     SetType,
-    op_to_wire,
     raise_for,
 )
 from ...tools.context import ToolContext
@@ -33,6 +30,7 @@ from ...tools.core import WRITES, Preview
 from ..files.edit import snippet
 from .common import (
     NotebookPathTool,
+    journal_cell_change,
     ledger_key,
     shown,
     stale_while_waiting,
@@ -87,7 +85,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         done = await book.insert(after_id, edit.new_type, edit.new_source)
         new_id = done.id or ""
         inverse = [Delete(id=new_id, expect=edit.new_source)]
-        _journal(ctx, book, "insert", new_id, inverse, edit.new_source, tool)
+        journal_cell_change(ctx, book, "insert", new_id, inverse, edit.new_source, tool, index=done.index)
         ctx.reads.record(ledger_key(book, new_id), edit.new_source)
         where = f"after cell '{after_id}'" if after_id else "at the top"
         position = (done.index or 0) + 1
@@ -101,7 +99,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
     if edit.mode == "delete":
         removed = first
         restore = {"op": "restore", "index": removed.index or 0, "cell": dict(removed.cell or cell.to_json())}
-        _journal(ctx, book, "delete", cell.id, [restore], None, tool)
+        journal_cell_change(ctx, book, "delete", cell.id, [restore], None, tool, index=removed.index)
         ctx.reads.forget(ledger_key(book, cell.id))
         lines = len(cell.source.splitlines())
         content = f"Deleted {cell.cell_type} cell '{cell.id}' ({lines} line{'s' if lines != 1 else ''}) from {name}."
@@ -110,7 +108,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         )
     if edit.mode == "move":
         back = Move(id=cell.id, after_id=edit.was_after, expect=cell.source)
-        _journal(ctx, book, "move", cell.id, [back], cell.source, tool)
+        journal_cell_change(ctx, book, "move", cell.id, [back], cell.source, tool, index=first.index)
         where = f"right after cell '{edit.after.id}'" if edit.after is not None else "to the top"
         content = (
             f"Moved {cell.cell_type} cell '{cell.id}' {where} in {name} (now position {(first.index or 0) + 1}); "
@@ -156,8 +154,16 @@ def _replaced(
     if Replace in by_kind:
         undo.append(Replace(id=cell.id, source=cell.source, expect=edit.new_source))
     source_changed = Replace in by_kind or SetType in by_kind
-    _journal(
-        ctx, book, "replace" if source_changed else "clear_outputs", cell.id, undo, edit.new_source, tool
+    index = next((result.index for _, result in results if result.ok), None)
+    journal_cell_change(
+        ctx,
+        book,
+        "replace" if source_changed else "clear_outputs",
+        cell.id,
+        undo,
+        edit.new_source,
+        tool,
+        index=index,
     )
     ctx.reads.record(ledger_key(book, cell.id), edit.new_source)
     if not source_changed:
@@ -187,29 +193,6 @@ def _changed_lines(edit: CellEdit) -> str:
         listed = ", ".join(str(n) for n in lines[:20]) + (", …" if count > 20 else "")
         return f" Replaced {count} occurrences (they were at lines {listed})."
     return " The changed lines now read:\n" + snippet(edit.new_source, lines[0], edit.new_string)
-
-
-def _journal(
-    ctx: ToolContext,
-    book: Notebook,
-    op: CellOp,
-    cell_id: str,
-    undo: Sequence[Op | dict[str, Any]],
-    after: str | None,
-    tool: str,
-) -> None:
-    ops = [step if isinstance(step, dict) else op_to_wire(step) for step in undo]
-    ctx.journal.record(
-        CellChange(
-            notebook=str(book.path),
-            op=op,
-            cell_id=cell_id,
-            inverse={"ops": ops, "live": book.live},
-            after_source=after,
-            tool=tool,
-            call_id=ctx.tool_use_id,
-        )
-    )
 
 
 class NotebookEdit(NotebookPathTool[NotebookEditInput]):

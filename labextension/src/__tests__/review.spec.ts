@@ -1,5 +1,5 @@
 import { diffLines } from '../diffLines';
-import { parseResult, parseReview } from '../review';
+import { parseResult, parseRevealCell, parseReview } from '../review';
 
 describe('parseReview', () => {
   it('takes the marks of a run and skips malformed cells', () => {
@@ -87,5 +87,14 @@ describe('diffLines', () => {
   it('shows an added cell as all new and a deleted one as all gone', () => {
     expect(diffLines(null, 'x = 1\ny = 2')).toEqual(['+ x = 1', '+ y = 2']);
     expect(diffLines('x = 1', null)).toEqual(['- x = 1']);
+  });
+});
+
+describe('parseRevealCell', () => {
+  it('takes the cell id of a reveal_cell message and nothing else', () => {
+    expect(parseRevealCell({ type: 'reveal_cell', cell_id: 'a1' })).toBe('a1');
+    expect(parseRevealCell({ type: 'reveal_cell' })).toBeNull();
+    expect(parseRevealCell({ type: 'reveal', pending_id: 'p1' })).toBeNull();
+    expect(parseRevealCell(null)).toBeNull();
   });
 });
