@@ -12,11 +12,12 @@ from ..builtin_tools.notebook.proposal import PROPOSAL_KEY
 from ..builtin_tools.notebook.run import CELL_OUTPUTS_KEY
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..masking import clip
+from .bundles import answer_bundle, card_bundle, thinking_bundle
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
-from .gate import folded_markdown_html, markdown_to_html
-from .html import NO_MATH, esc, pre
+from .gate import markdown_to_html
+from .html import NO_MATH, esc
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
@@ -42,7 +43,7 @@ class _TextBlock:
     thinking: bool = False
 
     def bundle(self) -> Bundle:
-        return _thinking_bundle(self.text) if self.thinking else _md_bundle(self.text)
+        return thinking_bundle(self.text) if self.thinking else answer_bundle(self.text)
 
 
 @dataclass
@@ -162,7 +163,7 @@ class RunView:
             return
         if self._open is None:
             waiting, self._waiting = self._waiting, None  # the first text goes where "thinking…" was
-            self._open = _TextBlock(display_id=waiting or self.publisher.show(_md_bundle("")))
+            self._open = _TextBlock(display_id=waiting or self.publisher.show(answer_bundle("")))
             self._blocks.append(self._open)
         self._open.text += text
         self._flush(force=False)
@@ -172,7 +173,7 @@ class RunView:
         if self._open is not None and not self._open.thinking:
             self._close_text()
         if self._open is None:
-            self._open = _TextBlock(display_id=self.publisher.show(_thinking_bundle("")), thinking=True)
+            self._open = _TextBlock(display_id=self.publisher.show(thinking_bundle("")), thinking=True)
         self._open.text += text
         self._flush(force=False)
 
@@ -198,7 +199,7 @@ class RunView:
 
     # -- cards ------------------------------------------------------------------------------------------
     def _card_new(self, card: ToolCard) -> None:
-        display_id = self.publisher.show(_card_bundle(card))  # an Interrupt here leaves no half-made card
+        display_id = self.publisher.show(card_bundle(card))  # an Interrupt here leaves no half-made card
         self._card_ids[card.call_id] = display_id
         self.cards[card.call_id] = card
 
@@ -219,13 +220,13 @@ class RunView:
         if card.status != "writing" or lines == (card.writing or ""):
             return
         card.writing = lines
-        self.publisher.update(self._card_ids[card.call_id], _card_bundle(card))
+        self.publisher.update(self._card_ids[card.call_id], card_bundle(card))
 
     def _card_written(self, call_id: str, tool_input: object) -> None:
         """The call is complete: its card, opened while it was written, now shows it as any card does."""
         card = self.cards[call_id]
         card.input, card.writing, card.status = tool_input, None, "pending"
-        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
+        self.publisher.update(self._card_ids[call_id], card_bundle(card))
 
     def _card_set(self, call_id: str, *, status: Status, title: str = "") -> None:
         card = self.cards.get(call_id)
@@ -234,14 +235,14 @@ class RunView:
         card.status = status
         if title:
             card.title = title
-        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
+        self.publisher.update(self._card_ids[call_id], card_bundle(card))
 
     def _card_progress(self, call_id: str, progress: str) -> None:
         card = self.cards.get(call_id)
         if card is None or card.progress == progress:
             return
         card.progress = progress
-        self.publisher.update(self._card_ids[call_id], _card_bundle(card))
+        self.publisher.update(self._card_ids[call_id], card_bundle(card))
 
     def _finish_card(self, done: ev.ToolFinished) -> None:
         card = self.cards.get(done.call_id)
@@ -253,7 +254,7 @@ class RunView:
         card.result = done.result
         card.duration = done.duration
         card.status = finished_status(done)
-        self.publisher.update(self._card_ids[done.call_id], _card_bundle(card), final=True)
+        self.publisher.update(self._card_ids[done.call_id], card_bundle(card), final=True)
         self._not_in_notebook(done)
 
     def _not_in_notebook(self, done: ev.ToolFinished) -> None:
@@ -291,7 +292,7 @@ class RunView:
         parent.children.append(
             ToolCard(call_id=started.call_id, name=started.name, input=started.input, kind=started.kind)
         )
-        self.publisher.update(self._card_ids[parent.call_id], _card_bundle(parent))
+        self.publisher.update(self._card_ids[parent.call_id], card_bundle(parent))
 
     def _child_update(
         self, parent_id: str, call_id: str, *, status: Status, done: ev.ToolFinished | None = None
@@ -303,7 +304,7 @@ class RunView:
         child.status = status
         if done is not None:
             child.title, child.result, child.duration = done.title or child.title, done.result, done.duration
-        self.publisher.update(self._card_ids[parent.call_id], _card_bundle(parent))
+        self.publisher.update(self._card_ids[parent.call_id], card_bundle(parent))
 
     def _child_finished(self, done: ev.ToolFinished) -> None:
         self._child_update(done.parent_id, done.call_id, status=finished_status(done), done=done)
@@ -374,33 +375,9 @@ def compaction_line(done: ev.Compacted) -> str:
     )
 
 
-def _thinking_bundle(text: str) -> Bundle:
-    words = len(text.split())
-    return {
-        "text/plain": f"💭 thinking ({words:,} words)",
-        "text/html": (
-            '<details class="jp-agent-thinking" style="opacity:0.6;font-size:12px;margin:3px 0;">'
-            f'<summary style="cursor:pointer;">💭 Thinking ({words:,} words)</summary>'
-            f'<div style="white-space:pre-wrap;font-style:italic;">{esc(text)}</div></details>'
-        ),
-    }
-
-
 def finished_status(done: ev.ToolFinished) -> Status:
     code = done.result.error_code
     return (
         "interrupted" if code == "INTERRUPTED" else "denied" if code == "DENIED" else
         "error" if done.result.is_error else "done"
     )  # fmt: skip
-
-
-def _md_bundle(text: str) -> Bundle:
-    return {"text/plain": text, "text/html": f'<div class="jp-agent-text">{folded_markdown_html(text)}</div>'}
-
-
-def _card_bundle(card: ToolCard) -> Bundle:
-    return {"text/plain": card.text(), "text/html": card.html()}
-
-
-def error_bundle(message: str) -> Bundle:
-    return {"text/plain": message, "text/html": pre(message, style="color:var(--jp-error-color0,#c62828);")}
