@@ -6,7 +6,7 @@ fetched from the server on the worker's loop); the run's model and allowed tools
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..ui.tables import Report
 from .command_error import CommandError
@@ -14,6 +14,8 @@ from .options import RunOptions
 from .project_texts import plugins_text, rules_report, skills_report
 
 if TYPE_CHECKING:
+    from ..base.result import ToolResult
+    from ..project.slash import SlashRun
     from .kernel_agent import KernelAgent
 
 #: The MCP prompts' commands start so (`%agent /mcp__notes__summary`).
@@ -91,9 +93,49 @@ def run_slash(agent: KernelAgent, name: str, args: str) -> None:
         print(
             f"jupyter_agent: /{name} runs {hidden.by}, which replaces the {hidden.hidden_where}'s {hidden.hidden}"
         )
+    request = filled_in(agent, run)
     agent.run_cell(
-        run.request, RunOptions(model=run.model, allowed_tools=run.allowed_tools, scope_owner=run.owner)
+        request, RunOptions(model=run.model, allowed_tools=run.allowed_tools, scope_owner=run.owner)
     )
+
+
+def filled_in(agent: KernelAgent, run: SlashRun) -> str:
+    """The request with its `` !`cmd` `` outputs and `@file` texts, each through the session's tool gate under
+    the command's `allowed-tools`, with nobody to ask: what would ask is refused, naming the rule that allows it.
+    A project's `!` runs nothing until the project is trusted."""
+    import dataclasses
+
+    from ..project.command_context import AT, ContextRefused, fill_in, has_context
+    from ..project.setup import run_scope
+    from ..tools.core import ToolCall
+    from ..tools.dispatch import Dispatcher, refuse_all
+
+    if not has_context(run.request) and AT.search(run.request) is None:
+        return run.request
+    project = agent.project
+    if (
+        has_context(run.request)
+        and run.where == "project"
+        and (project is None or project.settings.trusted is None)
+    ):
+        raise ProjectCommandError(
+            f"{run.owner}: its !`…` lines run nothing until you trust this project: run %agent trust"
+        )
+    session = agent.current_session()
+    policy = dataclasses.replace(session.policy, scope=run_scope(run.allowed_tools, run.owner))
+    gate = Dispatcher(pool=session.pool, policy=policy, hooks=session.hooks, approver=refuse_all)
+    calls = iter(range(1, 1_000_000))
+
+    async def run_tool(name: str, tool_input: dict[str, Any]) -> ToolResult:
+        call = ToolCall(id=f"toolu_context_{next(calls)}", name=name, input=tool_input)
+        return (await gate.dispatch(call, session.ctx)).result
+
+    try:
+        return agent.run_blocking(
+            fill_in(run.request, run_tool, cwd=session.ctx.sandbox.cwd, owner=run.owner)
+        )
+    except ContextRefused as exc:
+        raise ProjectCommandError(str(exc)) from None
 
 
 def approve_command(agent: KernelAgent, name: str) -> str:

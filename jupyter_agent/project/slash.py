@@ -29,6 +29,8 @@ class SlashRun:
     model: str | None = None
     #: What runs: "command" or "skill".
     kind: str = "command"
+    #: Whose file it is ("project", "user", a plugin's): a project's `` !`cmd` `` waits for `%agent trust`.
+    where: str = "project"
 
 
 class UnknownCommand(ValueError):
@@ -44,6 +46,7 @@ def slash_run(name: str, args: str, library: ProjectLibrary) -> SlashRun:
             allowed_tools=command.allowed_tools,
             owner=f"the command /{name}",
             model=command.model,
+            where=command.where,
         )
     skill = next((s for s in library.skills if s.name == name), None)
     if skill is not None:
@@ -53,7 +56,11 @@ def slash_run(name: str, args: str, library: ProjectLibrary) -> SlashRun:
             raise UnknownCommand(f"%agent /{name}: {exc.message}") from None
         request = f"The user invoked the skill '{name}'{' with arguments' if args.strip() else ''}. {loaded}"
         return SlashRun(
-            request=request, allowed_tools=skill.allowed_tools, owner=f"the skill '{name}'", kind="skill"
+            request=request,
+            allowed_tools=skill.allowed_tools,
+            owner=f"the skill '{name}'",
+            kind="skill",
+            where=skill.where,
         )
     known = [f"/{c.name}" for c in library.commands] + [f"/{s.name}" for s in library.skills]
     listed = ", ".join(sorted(known)) or "none (put them in .claude/commands/ and .claude/skills/)"
