@@ -18,7 +18,7 @@ from ..agent.setup import RunSetup
 from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import BashSandbox, Sandbox
 from ..base.unset import first_set
-from ..builtin_tools.catalog import OPT_IN_TOOLS
+from ..builtin_tools.catalog import OPT_IN_TOOLS, OptInOptions
 from ..permissions.modes import Mode
 from ..permissions.policy import DEFAULT_PROTECTED_PATHS
 from ..permissions.rule_names import check_rule_names
@@ -105,8 +105,9 @@ def run_setup(
     cwd = sandbox.cwd
     allow = (*claude.allow, *session_rules([*settings.allow, *options.allow], cwd=cwd, restricting=False))
     ask = (*claude.ask, *session_rules(list(settings.ask), cwd=cwd, restricting=True))
+    made = OptInOptions(bash_keep_env=tuple(settings.bash_keep_env))
     sources: dict[str, tuple[AnyTool, ...]] = {
-        opt_in.source: tuple(opt_in.make())
+        opt_in.source: tuple(opt_in.make(made))
         if opt_in.wanted(bool(getattr(settings, opt_in.setting)), allow)
         else ()
         for opt_in in OPT_IN_TOOLS
