@@ -133,7 +133,8 @@ class AgentSettings(Configurable):
     enable_web_search = Bool(
         False,
         help="Offer WebSearch (Anthropic's server-side web search, billed per search; it cannot ask before a "
-        "search, so it is off unless this is True or an allow rule names WebSearch; a deny rule takes it away).",
+        "search, so it is off unless this is True or an allow rule names WebSearch; a deny rule takes it away). Not "
+        "offered on Bedrock, which does not run server tools; %agent tools says why.",
     ).tag(config=True)
     web_search_max_uses = Int(
         5,
