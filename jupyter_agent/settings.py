@@ -133,7 +133,8 @@ class AgentSettings(Configurable):
     enable_web_search = Bool(
         False,
         help="Offer WebSearch (Anthropic's server-side web search, billed per search; it cannot ask before a "
-        "search, so it is off unless this is True or an allow rule names WebSearch; a deny rule takes it away).",
+        "search, so it is off unless this is True or an allow rule names WebSearch; a deny rule takes it away). Not "
+        "offered on Bedrock, which does not run server tools; %agent tools says why.",
     ).tag(config=True)
     web_search_max_uses = Int(
         5,
@@ -172,6 +173,12 @@ class AgentSettings(Configurable):
     ).tag(config=True)
     bash_network = Bool(
         False, help="Let Bash commands reach the network (the OS sandbox cuts it off by default)."
+    ).tag(config=True)
+    bash_keep_env = List(
+        Unicode(),
+        help="Environment variables Bash's environment keeps although they look like credentials, e.g. "
+        "['GITHUB_TOKEN'] for gh; their values are still masked as [redacted: NAME] in everything shown, sent "
+        "and saved.",
     ).tag(config=True)
     bash_sandbox = Enum(
         list(BASH_SANDBOX_VALUES),
@@ -265,11 +272,22 @@ class AgentSettings(Configurable):
     @_rejecting
     def _env_name(self, proposal: Any) -> str | None:
         value = unset_if_blank(proposal["value"])
-        if value is not None and not value.replace("_", "a").isalnum():
+        if value is not None and not _is_env_name(value):
             raise ValueError(
                 f"api_key_env is the NAME of an environment variable (like 'LITELLM_KEY'), got {clip(value, 12)!r}; "
                 "put the key itself in that variable"
             )
+        return value
+
+    @validate("bash_keep_env")
+    @_rejecting
+    def _env_names(self, proposal: Any) -> list[str]:
+        value: list[str] = [str(v).strip() for v in proposal["value"]]
+        for name in value:
+            if not _is_env_name(name):
+                raise ValueError(
+                    f"bash_keep_env lists NAMES of environment variables (like 'GITHUB_TOKEN'), got {clip(name, 12)!r}"
+                )
         return value
 
     @validate("thinking")
@@ -372,6 +390,10 @@ class AgentSettings(Configurable):
             Rule.parse(text)  # raises with the fix in the message
         check_rule_names(value, _builtin_tool_names(), case_only=True)  # `bash` for `Bash`, before a run
         return value
+
+
+def _is_env_name(text: str) -> bool:
+    return text.replace("_", "a").isalnum()
 
 
 def _builtin_tool_names() -> list[str]:

@@ -114,9 +114,8 @@ class AgentSession:
             report=self.notify,
             ask=lambda prompt, model: ask_model(self.client, self.config, prompt, model),
         )
-        self.pool.denied = [str(rule) for rule in setup.deny if rule.pattern is None]
-        for name, tools in setup.sources.items():
-            self.pool.set_source(name, tools)
+        denied = [str(rule) for rule in setup.deny if rule.pattern is None]
+        self.pool.configure(denied=denied, sources=setup.sources, withheld=setup.withheld)
         if setup.sandbox != self.ctx.sandbox:  # `%config AgentMagics.roots = …` since the last run
             self.ctx.sandbox = setup.sandbox
 

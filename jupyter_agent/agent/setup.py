@@ -39,6 +39,8 @@ class RunSetup:
     command_hooks: tuple[CommandHook, ...] = ()
     #: Tool pool sources this setup decides (opt-in tools, the project's tools), by source name.
     sources: Mapping[str, tuple[AnyTool, ...]] = field(default_factory=dict[str, tuple[AnyTool, ...]])
+    #: Tools the settings asked for that this run does not offer, and why (`%agent tools` says it).
+    withheld: Mapping[str, str] = field(default_factory=dict[str, str])
 
     def policy(self) -> PermissionPolicy:
         """A fresh policy: what a run adds to it ("Always allow", a switched mode) never reaches this value."""

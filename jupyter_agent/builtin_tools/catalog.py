@@ -26,20 +26,28 @@ def builtin_tools() -> list[AnyTool]:
     return [*file_tools(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
 
 
-def _bash() -> list[AnyTool]:
+@dataclass(frozen=True, kw_only=True)
+class OptInOptions:
+    """What the settings say about how an opt-in tool is made (the same tool, configured)."""
+
+    #: Variables Bash's environment keeps although they look like credentials (`bash_keep_env`).
+    bash_keep_env: tuple[str, ...] = ()
+
+
+def _bash(options: OptInOptions) -> list[AnyTool]:
     from .jobs import BashOutput, KillShell
     from .shell import bash_tool
 
-    return [bash_tool(), BashOutput(), KillShell()]
+    return [bash_tool(keep_env=options.bash_keep_env), BashOutput(), KillShell()]
 
 
-def _web_fetch() -> list[AnyTool]:
+def _web_fetch(options: OptInOptions) -> list[AnyTool]:
     from .web import WebFetch
 
     return [WebFetch()]
 
 
-def _web_search() -> list[AnyTool]:
+def _web_search(options: OptInOptions) -> list[AnyTool]:
     from .web.search import web_search_tools
 
     return web_search_tools()
@@ -52,7 +60,11 @@ class OptInTool:
     name: str
     #: The boolean setting (an `AgentSettings` trait) that turns it on for every run.
     setting: str
-    make: Callable[[], list[AnyTool]]
+    build: Callable[[OptInOptions], list[AnyTool]]
+
+    def make(self, options: OptInOptions | None = None) -> list[AnyTool]:
+        """Its tools, configured by `options` (the defaults when None: the reference pages, the tests)."""
+        return self.build(options or OptInOptions())
 
     @property
     def source(self) -> str:
@@ -64,7 +76,7 @@ class OptInTool:
 
 
 OPT_IN_TOOLS: tuple[OptInTool, ...] = (
-    OptInTool(name="Bash", setting="enable_bash", make=_bash),
-    OptInTool(name="WebFetch", setting="enable_web_fetch", make=_web_fetch),
-    OptInTool(name="WebSearch", setting="enable_web_search", make=_web_search),
+    OptInTool(name="Bash", setting="enable_bash", build=_bash),
+    OptInTool(name="WebFetch", setting="enable_web_fetch", build=_web_fetch),
+    OptInTool(name="WebSearch", setting="enable_web_search", build=_web_search),
 )

@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping
 from pydantic import Field
 
 from ..base.result import ToolResult
-from ..masking import scrubbed_environ
+from ..masking import register, scrubbed_environ
 from ..permissions.bubblewrap import check_sandbox
 from ..permissions.process import ProcessResult, run_process
 from ..permissions.sandbox_guard import guarded, remove_new_startup_files, removed_note, startup_files
@@ -116,6 +116,10 @@ class BashTool(Tool[BashInput]):
         limits = sandbox.limits
         wanted = params.timeout / 1000 if params.timeout is not None else limits.default_timeout
         seconds = min(wanted, limits.max_timeout)
+        for (
+            name
+        ) in self.keep_env:  # given to the command, so masked wherever its output goes, whatever its name
+            register(name, os.environ.get(name))
         env = {**scrubbed_environment(os.environ, keep=self.keep_env), **dict(sandbox.command_env)}
         argv = [self.shell, "-c", params.command]
         bubblewrap = (await asyncio.to_thread(check_sandbox)).bubblewrap

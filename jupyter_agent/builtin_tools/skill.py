@@ -6,8 +6,9 @@ for it. A skill's
 other files are listed; `Skill(skill="<name>/<file>")` reads one (confined to the skill's directory), and those
 inside the allowed roots can be read with Read too. `Skill(name)` permission rules match the skill a call
 names (`Skill(deploy *)`: with any arguments), so a denied skill is never loaded. A skill's `allowed-tools`
-narrows what runs while it is active (until the end of the run, or until another skill with `allowed-tools` replaces it); it never allows
-anything the rules and the mode would not.
+narrows what runs while it is active (until the end of the run); a skill loaded while another scope is active (an
+outer skill's, a command's) narrows within that one, so a nested skill never widens it. It never allows anything
+the rules and the mode would not.
 """
 
 from __future__ import annotations
@@ -176,18 +177,25 @@ def skill_subject(name: str, args: str) -> str:
 
 
 def activate(skill: Skill, args: str, ctx: ToolContext) -> str:
-    """The skill's instructions for the model; its `allowed-tools` become the policy's scope."""
-    scope = skill_scope(skill)
-    if scope is not None:
-        ctx.policy.scope = scope
-    return instructions(skill, args)
+    """The skill's instructions for the model; its `allowed-tools` become the policy's scope, inside the one
+    active now."""
+    scope = skill_scope(skill, within=ctx.policy.scope)
+    if scope is None:
+        return instructions(skill, args)
+    ctx.policy.scope = scope
+    if scope.within is None:
+        return instructions(skill, args)
+    outer = f"(Inside the allowed-tools of {scope.within.owner}: a tool runs only when both allow it.)"
+    return f"{instructions(skill, args)}\n{outer}"
 
 
-def skill_scope(skill: Skill) -> ToolScope | None:
+def skill_scope(skill: Skill, *, within: ToolScope | None = None) -> ToolScope | None:
     if skill.allowed_tools is None:
         return None
     return ToolScope(
-        rules=tuple(Rule.parse(t) for t in skill.allowed_tools), owner=f"the skill '{skill.name}'"
+        rules=tuple(Rule.parse(t) for t in skill.allowed_tools),
+        owner=f"the skill '{skill.name}'",
+        within=within,
     )
 
 

@@ -18,7 +18,7 @@ from ..agent.setup import RunSetup
 from ..agent.thinking import ThinkingSetting
 from ..base.sandbox import BashSandbox, Sandbox
 from ..base.unset import first_set
-from ..builtin_tools.catalog import OPT_IN_TOOLS
+from ..builtin_tools.catalog import OPT_IN_TOOLS, OptInOptions
 from ..permissions.modes import Mode
 from ..permissions.policy import DEFAULT_PROTECTED_PATHS
 from ..permissions.rule_names import check_rule_names
@@ -97,7 +97,12 @@ def run_setup(
     """The next run's configuration as a value: the settings, this run's options, and a Claude Code project's
     rules, mode, roots, hooks and tools under the settings (project/setup.py says what they mean). `sandbox` is
     the session's now (its working directory and limits stay; its roots come from here). Changes nothing."""
-    from ..builtin_tools.web.search import WebSearchConfig, configure_web_search
+    from ..builtin_tools.web.search import (
+        WebSearchConfig,
+        WebSearchTool,
+        configure_web_search,
+        web_search_withheld,
+    )
     from ..project.anchors import session_rules
     from ..project.setup import ProjectSetup, run_scope
 
@@ -105,8 +110,9 @@ def run_setup(
     cwd = sandbox.cwd
     allow = (*claude.allow, *session_rules([*settings.allow, *options.allow], cwd=cwd, restricting=False))
     ask = (*claude.ask, *session_rules(list(settings.ask), cwd=cwd, restricting=True))
+    made = OptInOptions(bash_keep_env=tuple(settings.bash_keep_env))
     sources: dict[str, tuple[AnyTool, ...]] = {
-        opt_in.source: tuple(opt_in.make())
+        opt_in.source: tuple(opt_in.make(made))
         if opt_in.wanted(bool(getattr(settings, opt_in.setting)), allow)
         else ()
         for opt_in in OPT_IN_TOOLS
@@ -116,7 +122,8 @@ def run_setup(
         allowed_domains=tuple(settings.web_search_allowed_domains),
         blocked_domains=tuple(settings.web_search_blocked_domains),
     )
-    sources["websearch"] = tuple(configure_web_search(sources["websearch"], web_search, ask))
+    withheld = web_search_withheld(ask, provider=settings.provider) if sources["websearch"] else None
+    sources["websearch"] = () if withheld else tuple(configure_web_search(sources["websearch"], web_search))
     sources["project"] = tuple(claude.tools)
     return RunSetup(
         config=dataclasses.replace(agent_config(settings, options), output_style=claude.output_style),
@@ -131,6 +138,7 @@ def run_setup(
         post_tool_use=tuple(cast(PostHook, h) for h in settings.post_tool_use),
         command_hooks=claude.hooks,
         sources=sources,
+        withheld={WebSearchTool.name: withheld} if withheld else {},
     )
 
 

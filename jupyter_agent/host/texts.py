@@ -203,12 +203,13 @@ def tools_report(session: AgentSession) -> Report:
     ]
     lines = [f"{name:<16} {source:<8} {kind:<10} {shorten(about, 70)}" for name, source, kind, about in rows]
     hidden = sorted(set(pool.merged()) - set(active))
-    note = f"hidden by deny rules: {', '.join(hidden)}" if hidden else ""
-    if note:
-        lines.append(note)
+    notes = [f"hidden by deny rules: {', '.join(hidden)}"] if hidden else []
+    notes += [f"not offered: {name}: {why}" for name, why in sorted(pool.withheld.items())]
     return Report(
-        text="\n".join(lines),
-        html=html_table(rows, headers=("tool", "source", "kind", "what it does"), note=note, label_columns=3),
+        text="\n".join([*lines, *notes]),
+        html=html_table(
+            rows, headers=("tool", "source", "kind", "what it does"), note=" · ".join(notes), label_columns=3
+        ),
     )
 
 

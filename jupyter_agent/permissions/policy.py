@@ -21,7 +21,8 @@ Rules mean what Claude Code's rules mean:
   allow rules, the hooks and the mode, except in bypassPermissions. A hook's Allow, like an allow rule, lifts only
   the mode's question (`Ask.by == "mode"`); ask rules, protected paths and a tool's own question keep asking.
 - A scope (a skill's or command's `allowed-tools`) narrows what runs while it is active: a call it does not
-  cover is refused. It never allows anything the rules and the mode would not.
+  cover is refused. It never allows anything the rules and the mode would not. A skill loaded inside another
+  scope narrows within it (`ToolScope.within`): a call runs only when every scope of the stack covers it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from .rule_glob import escape_pattern as escape_pattern
 PathAccess = Literal["read", "write"]
 ACCESS_RULE_NAMES: dict[str, PathAccess] = {"Read": "read", "Edit": "write"}
 
-#: Tools a scope never refuses: switching to another skill is how the model leaves one.
+#: Tools a scope never refuses: loading another skill (which narrows further, never widens) stays possible.
 SCOPE_EXEMPT = frozenset({"Skill"})
 
 #: Claude Code's other names of a tool: `Agent(Explore)` is its rule for a sub-agent, `Task(Explore)` the older
@@ -223,6 +224,13 @@ class ToolScope:
     rules: tuple[Rule, ...]
     #: Named in refusals: `the skill 'summarize'`, `the command /review`.
     owner: str
+    #: The scope that was active when this one began (an outer skill's, the command's): this one narrows within
+    #: it, never widens it.
+    within: ToolScope | None = None
+
+    def stack(self) -> list[ToolScope]:
+        """This scope, then the ones it narrows within, innermost first."""
+        return [self, *(self.within.stack() if self.within is not None else ())]
 
 
 @dataclass(kw_only=True)
@@ -266,12 +274,16 @@ class PermissionPolicy:
                 return Deny(
                     message=f"{call.tool} is denied by the rule {rule}; do not retry it, tell the user"
                 )
-        scope = self.scope
-        if scope is not None and call.tool not in SCOPE_EXEMPT and not self._covers(scope, call):
-            allowed = ", ".join(map(str, scope.rules)) or "no tools"
+        refusing = self._refusing_scope(call)
+        if refusing is not None:
+            allowed = ", ".join(map(str, refusing.rules)) or "no tools"
+            inner = self.scope
+            nested = (
+                f", which {inner.owner} narrows within" if inner is not None and inner is not refusing else ""
+            )
             return Deny(
-                message=f"{call.tool} is outside the allowed-tools of {scope.owner} ({allowed}); while it is "
-                "active only those run. Do the work with them, or tell the user what else you need"
+                message=f"{call.tool} is outside the allowed-tools of {refusing.owner} ({allowed}){nested}; while "
+                "it is active only those run. Do the work with them, or tell the user what else you need"
             )
         for rule in self.ask:
             if rule.matches(call):
@@ -310,6 +322,12 @@ class PermissionPolicy:
             return rule is not None
 
         return used if _all_allowed(call.command, allowed) else []
+
+    def _refusing_scope(self, call: CallFacts) -> ToolScope | None:
+        """The innermost scope of the stack that does not cover the call, or None when all do."""
+        if self.scope is None or call.tool in SCOPE_EXEMPT:
+            return None
+        return next((scope for scope in self.scope.stack() if not self._covers(scope, call)), None)
 
     def _covers(self, scope: ToolScope, call: CallFacts) -> bool:
         """Whether the scope's rules, read as allow rules, cover the call (a command: every subcommand)."""

@@ -6,7 +6,7 @@ gone or denied now is refused with the reason (`unavailable`), not as an unknown
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..permissions.policy import Rule
@@ -22,6 +22,17 @@ class ToolPool:
     denied: list[str] = field(default_factory=list[str])
     #: Every tool name the pool ever had, and the source it came from last.
     seen: dict[str, str] = field(default_factory=dict[str, str])
+    #: Tools the settings asked for that are not offered (the endpoint cannot run them, …), and why.
+    withheld: dict[str, str] = field(default_factory=dict[str, str])
+
+    def configure(
+        self, *, denied: Sequence[str], sources: Mapping[str, Iterable[AnyTool]], withheld: Mapping[str, str]
+    ) -> None:
+        """A run's configuration: the deny list, the sources it decides, what it does not offer and why."""
+        self.denied = list(denied)
+        for name, tools in sources.items():
+            self.set_source(name, tools)
+        self.withheld = dict(withheld)
 
     def set_source(self, name: str, tools: Iterable[AnyTool]) -> None:
         self.sources[name] = list(tools)

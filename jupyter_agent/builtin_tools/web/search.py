@@ -4,7 +4,8 @@ The search runs on Anthropic's side, inside the model's turn: the request carrie
 (`web_search_20250305`, with `max_uses` and the allowed or blocked domains), the answer streams
 `server_tool_use` and `web_search_tool_result` blocks, and nothing passes through the Dispatcher — so a search
 cannot ask for approval. It is offered only when the `enable_web_search` setting is on or an allow rule names
-`WebSearch`; a deny rule (or an ask rule, since it could not ask) takes it away. Each search is billed by
+`WebSearch`; a deny rule (or an ask rule, since it could not ask) takes it away, and an endpoint that does not
+run server tools (Bedrock) is never offered it (`web_search_withheld`). Each search is billed by
 Anthropic on top of the tokens (`agent/web_search.py` counts and prices them).
 """
 
@@ -87,12 +88,25 @@ def web_search_tools() -> list[AnyTool]:
     return [WebSearchTool()]
 
 
-def configure_web_search(
-    tools: Iterable[AnyTool], config: WebSearchConfig, ask: Iterable[Rule]
-) -> list[AnyTool]:
-    """The pool source's tools with `config` applied; none when an ask rule names WebSearch (it cannot ask)."""
+#: Where Anthropic's server tools run: its own API (a `base_url` is taken to reach it, as a gateway in front of it
+#: does) and Vertex AI. Bedrock does not run them: a request declaring one is refused.
+SERVER_TOOL_PROVIDERS = frozenset({"anthropic", "vertex"})
+
+
+def web_search_withheld(ask: Iterable[Rule], *, provider: str) -> str | None:
+    """Why WebSearch, asked for, is not offered to this run (`%agent tools` says it), or None when it is."""
+    if provider not in SERVER_TOOL_PROVIDERS:
+        return (
+            f"the {provider} endpoint (AgentMagics.provider) does not run Anthropic's server tools; "
+            "WebFetch fetches pages here"
+        )
     if any(rule.names(WebSearchTool.name) for rule in ask):
-        return []
+        return "an ask rule names it, and a search runs on Anthropic's side, where it cannot ask"
+    return None
+
+
+def configure_web_search(tools: Iterable[AnyTool], config: WebSearchConfig) -> list[AnyTool]:
+    """The pool source's tools with `config` applied."""
     configured: list[AnyTool] = []
     for tool in tools:
         if isinstance(tool, WebSearchTool):
