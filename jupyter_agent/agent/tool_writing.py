@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 #: At most ~15 showings of a call being written per second, however fast its pieces come.
 WRITING_INTERVAL = 1 / 15
+#: A showing waits at least this many times what the last one took to read: reading the input so far grows
+#: with it, and a 2 MB Write must not spend its stream re-reading itself (at most ~1/10 of the time goes to it).
+READ_COST_FACTOR = 10
 
 #: A tool's kind and its `streamed_field`, by the tool's name (the session's tools; an unknown name: "other").
 ToolFacts = Callable[[str], "tuple[ToolKind, str | None]"]
@@ -47,6 +50,8 @@ class Writing:
     clock: Callable[[], float] = time.monotonic
     shown: str | None = None
     last: float = float("-inf")
+    #: The earliest time of the next showing (the interval, or longer after a slow read).
+    next_at: float = float("-inf")
     #: Its card was closed (the call completed, or was cut): nothing more is shown of it.
     closed: bool = False
 
@@ -66,9 +71,11 @@ class Writing:
         if self.field is None or self.closed:
             return None
         now = self.clock()
-        if now - self.last < WRITING_INTERVAL:
+        if now < self.next_at or now - self.last < WRITING_INTERVAL:
             return None
         text = partial_string("".join(parts), self.field)
+        read = self.clock() - now
+        self.next_at = now + max(WRITING_INTERVAL, READ_COST_FACTOR * read)
         if text is None or text == self.shown:
             return None
         self.last, self.shown = now, text

@@ -20,7 +20,7 @@ from jupyter_agent.agent import ToolFinished, ToolStarted
 from jupyter_agent.agent.events import ToolWriting
 from jupyter_agent.agent.partial_json import partial_string
 from jupyter_agent.agent.stream import TurnAssembler
-from jupyter_agent.agent.tool_writing import CUT_TEXT, WRITING_INTERVAL
+from jupyter_agent.agent.tool_writing import CUT_TEXT, WRITING_INTERVAL, Writing
 from jupyter_agent.testing import Fault, Text, ToolUse, Turn
 from jupyter_agent.tools import ToolCall, tool
 
@@ -139,3 +139,15 @@ def test_a_stream_cut_inside_a_call_leaves_its_card_saying_so_and_the_call_never
     assert CUT_TEXT in closed.result.content
     assert h.of(ToolStarted) == [] and ran == []
     assert h.events.index(writing) < h.events.index(closed)
+
+
+def test_a_slow_read_of_a_long_input_spaces_the_next_showing_by_ten_times_its_cost() -> None:
+    """Reading the input so far grows with it (0.25 s for 2 MB here): a showing waits ten times what the last
+    read took, so a long Write does not spend its stream re-reading itself."""
+    ticks = iter([0.0, 1.0, 2.0, 11.0, 11.5])  # each read of the input "takes" one second
+    writing = Writing(call_id="toolu_1", name="Write", kind="edit", field="content", clock=lambda: next(ticks))
+    first = writing.grew(['{"file_path": "a.txt", "content": "one\\n'])
+    assert first is not None and first.text == "one\n"
+    assert writing.grew(['{"file_path": "a.txt", "content": "one\\ntwo\\n']) is None  # 2 s: within 10 × 1 s
+    later = writing.grew(['{"file_path": "a.txt", "content": "one\\ntwo\\nthree\\n'])
+    assert later is not None and later.text == "one\ntwo\nthree\n"  # at 11 s
