@@ -145,7 +145,9 @@ def test_a_slow_read_of_a_long_input_spaces_the_next_showing_by_ten_times_its_co
     """Reading the input so far grows with it (0.25 s for 2 MB here): a showing waits ten times what the last
     read took, so a long Write does not spend its stream re-reading itself."""
     ticks = iter([0.0, 1.0, 2.0, 11.0, 11.5])  # each read of the input "takes" one second
-    writing = Writing(call_id="toolu_1", name="Write", kind="edit", field="content", clock=lambda: next(ticks))
+    writing = Writing(
+        call_id="toolu_1", name="Write", kind="edit", field="content", clock=lambda: next(ticks)
+    )
     first = writing.grew(['{"file_path": "a.txt", "content": "one\\n'])
     assert first is not None and first.text == "one\n"
     assert writing.grew(['{"file_path": "a.txt", "content": "one\\ntwo\\n']) is None  # 2 s: within 10 × 1 s
