@@ -176,9 +176,8 @@ class AgentSettings(Configurable):
     ).tag(config=True)
     bash_keep_env = List(
         Unicode(),
-        help="Environment variables Bash's environment keeps although they look like credentials, e.g. "
-        "['GITHUB_TOKEN'] for gh; their values are still masked as [redacted: NAME] in everything shown, sent "
-        "and saved.",
+        help="Environment variables Bash keeps although they look like credentials (['GITHUB_TOKEN'] for gh); "
+        "their values are still masked as [redacted: NAME] in everything shown, sent and saved.",
     ).tag(config=True)
     bash_sandbox = Enum(
         list(BASH_SANDBOX_VALUES),
@@ -246,15 +245,14 @@ class AgentSettings(Configurable):
 
     @default("kernel_undo_budget_mb")
     def _share_of_free_memory(self) -> float:
-        from .base.kernel_journal import default_budget_mb
+        from .base.kernel_journal import default_budget_mb  # at the first read, not at import
 
         return default_budget_mb()
 
     @validate("kernel_undo_budget_mb")
     @_rejecting
     def _budget_not_negative(self, proposal: Any) -> float:
-        value = float(proposal["value"])
-        if not value >= 0:
+        if not (value := float(proposal["value"])) >= 0:
             raise ValueError(
                 f"kernel_undo_budget_mb is a memory budget in MB: 0 (copy nothing) or more, got {value}"
             )
@@ -283,11 +281,10 @@ class AgentSettings(Configurable):
     @_rejecting
     def _env_names(self, proposal: Any) -> list[str]:
         value: list[str] = [str(v).strip() for v in proposal["value"]]
-        for name in value:
-            if not _is_env_name(name):
-                raise ValueError(
-                    f"bash_keep_env lists NAMES of environment variables (like 'GITHUB_TOKEN'), got {clip(name, 12)!r}"
-                )
+        if bad := [name for name in value if not _is_env_name(name)]:
+            raise ValueError(
+                f"bash_keep_env lists NAMES of variables (like 'GITHUB_TOKEN'), got {clip(bad[0], 9)!r}"
+            )
         return value
 
     @validate("thinking")

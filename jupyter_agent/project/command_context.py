@@ -38,13 +38,19 @@ def has_context(text: str) -> bool:
     return BANG.search(text) is not None
 
 
+#: The calls Claude Code makes for a command's `` !`cmd` `` and `@file` (this layer cannot import the tools; a
+#: test holds both to a tool).
+BANG_TOOL = "Bash"
+AT_TOOL = "Read"
+
+
 async def fill_in(text: str, run_tool: RunTool, *, cwd: Path, owner: str) -> str:
     """The text with each `` !`cmd` `` replaced by its output and each `@file`'s text appended."""
     pieces: list[str] = []
     last = 0
     for match in BANG.finditer(text):
         command = match.group("command").strip()
-        result = await run_tool("Bash", {"command": command, "description": f"{owner}: !`{command}`"})
+        result = await run_tool(BANG_TOOL, {"command": command, "description": f"{owner}: !`{command}`"})
         if result.error_code not in RAN:
             raise ContextRefused(
                 f"{owner}: !`{command}` was not run, so nothing was sent: {_one_line(result)}"
@@ -65,7 +71,7 @@ async def _files(text: str, run_tool: RunTool, *, cwd: Path, owner: str) -> str:
         if written in seen or not path.is_file():
             continue
         seen.append(written)
-        result = await run_tool("Read", {"file_path": str(path)})
+        result = await run_tool(AT_TOOL, {"file_path": str(path)})
         if result.is_error:
             raise ContextRefused(
                 f"{owner}: @{written} was not read, so nothing was sent: {_one_line(result)}"

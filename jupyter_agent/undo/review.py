@@ -17,6 +17,7 @@ from typing import Literal
 
 from ..base.journal import RunJournal
 from ..base.sandbox import Sandbox
+from ..masking import clip
 from ..tools.context import ToolContext
 from .net import NetCellChange, NetChange, net_changes, undo_net_change
 from .variables import NetVariableChange
@@ -145,7 +146,7 @@ FIRST_LINE_CHARS = 30
 def first_line(source: str) -> str:
     """The cell's first non-blank line, cut to `FIRST_LINE_CHARS` (`'# clean'`)."""
     line = next((line.strip() for line in source.splitlines() if line.strip()), "")
-    return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 1] + "…"
+    return clip(line, FIRST_LINE_CHARS - 1) if len(line) > FIRST_LINE_CHARS else line
 
 
 def said(change: NetChange, sandbox: Sandbox) -> str:

@@ -30,6 +30,7 @@ NAMING_TABLES = {
     "serve/listing.py": "SERVED_TOOLS, what `%agent serve` offers (the test below holds each to a tool)",
     "tools/hook_payloads.py": "PATH_FIELDS and the response shapes, by the names Claude Code's hooks use (the "
     "tools layer cannot import the tools; the test below holds each to a tool)",
+    "project/command_context.py": "BANG_TOOL and AT_TOOL, the calls a command's !`cmd` and @file make (held below)",
     "tools/permission_hooks.py": "QUESTION_TOOLS, the tools whose wait is a question (the test below holds it)",
     "permissions/modes.py": "EXIT_PLAN_TOOL and ENTER_PLAN_TOOL: the mode table names the plan tools (permissions sits "
     "below the tools, so it cannot import it; the test below holds the two equal)",
@@ -45,10 +46,16 @@ def test_the_mode_table_names_the_plan_tool_as_the_tool_names_itself() -> None:
 
 
 def test_every_tool_the_hook_payloads_name_is_a_tool() -> None:
+    from jupyter_agent.project.command_context import AT_TOOL, BANG_TOOL
     from jupyter_agent.tools import hook_payloads
     from jupyter_agent.tools.permission_hooks import QUESTION_TOOLS
 
-    named = set(hook_payloads.PATH_FIELDS) | set(hook_payloads.RESPONSE_SHAPES) | QUESTION_TOOLS
+    named = (
+        set(hook_payloads.PATH_FIELDS)
+        | set(hook_payloads.RESPONSE_SHAPES)
+        | QUESTION_TOOLS
+        | {AT_TOOL, BANG_TOOL}
+    )
     assert len(named) >= 12 and named <= _all_tool_names()
 
 
