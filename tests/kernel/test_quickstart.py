@@ -131,7 +131,7 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
     assert "offline demo · no charge" in agent
     assert approvals_with_the_diff == 2  # one per run, each showing the change before it was made
     assert "['1', '2', '3']" in by_comment(first, "# March is back")
-    assert "file demo/sales_loader.py  changed  +1 −1    pending" in first["%agent review"]
+    assert "demo/sales_loader.py changed +1 −1 · not reviewed" in first["%agent review"]
     assert "restored demo/sales_loader.py" in first["%agent undo"]
     assert "['1', '2']" in by_comment(first, "# March is gone again")
     question = next(text for source, text in first.items() if source.startswith("%agent why"))
