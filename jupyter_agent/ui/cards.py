@@ -113,9 +113,14 @@ class ToolCard:
             f'<span style="color:{_STATUS_COLOR[self.status]};font-size:11px;margin-left:8px;">'
             f"{esc(self.status_text())}{took}</span>"
         )
+        # a refusal stays closed and calm, and says why in its headline (why it could not run is not a detail)
+        why = "".join(
+            f'<div class="jp-agent-card-why" style="font-size:11px;">{esc(line.strip())}</div>'
+            for line in (self._why_text() if self.status == "denied" else [])
+        )
         summary = (
             f'<summary style="cursor:pointer;list-style-position:inside;">'
-            f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}</summary>"
+            f"{ICONS.get(self.kind, '🔧')} <code>{esc(self.headline())}</code>{status}{why}</summary>"
         )
         is_error = self.result is not None and self.result.is_error and self.status != "denied"
         growing = self.status == "writing" and bool(self.writing)

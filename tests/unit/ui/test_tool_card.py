@@ -96,7 +96,8 @@ def test_the_one_line_of_a_card(made: ToolCard, result: ToolResult | None, line:
     """The headline; a refused or failed call says why on a second line (text/plain is all some viewers show)."""
     made.result = result
     assert made.text() == line
-    line = line.split("\n")[0]
+    if made.status != "denied":  # a refusal's headline says why too (the card stays closed)
+        line = line.split("\n")[0]
     summary = re.search(r"<summary[^>]*>(.*?)</summary>", made.html())
     assert summary is not None
     plain = re.sub(r"<[^>]+>", " ", summary.group(1)).replace("&quot;", '"')
@@ -202,3 +203,21 @@ def test_a_single_sub_agent_call_is_counted_in_the_singular() -> None:
 
 def test_a_card_without_sub_agent_calls_has_no_sub_call_list() -> None:
     assert "sub-agent" not in task_card().html()
+
+
+def test_a_refused_call_stays_closed_and_calm_and_its_headline_says_why() -> None:
+    """A refusal is an answer, not an error: the card is not opened or drawn red, and the reason shows in its
+    headline, where a closed card can be read."""
+    refused = card(
+        "RunCode",
+        "execute",
+        title="RunCode print('ran')",
+        status="denied",
+        result=ToolResult.error(
+            "DENIED", "DENIED: no one could approve RunCode print('ran'): no page answers"
+        ),
+    )
+    html = refused.html()
+    summary = html[html.index("<summary") : html.index("</summary>")]
+    assert "no one could approve RunCode print(&#x27;ran&#x27;): no page answers" in summary
+    assert " open " not in html.split(">", 1)[0] + " " and "error-color" not in html.split("<summary", 1)[0]
