@@ -49,8 +49,8 @@ class Writing:
     field: str | None
     clock: Callable[[], float] = time.monotonic
     shown: str | None = None
-    last: float = float("-inf")
-    #: The earliest time of the next showing (the interval, or longer after a slow read).
+    #: The earliest time of the next showing: the interval after the card opened or the input was last read,
+    #: or longer after a slow read.
     next_at: float = float("-inf")
     #: Its card was closed (the call completed, or was cut): nothing more is shown of it.
     closed: bool = False
@@ -63,7 +63,7 @@ class Writing:
         return cls(call_id=str(block.get("id")), name=name, kind=kind, field=streamed, clock=clock)
 
     def opened(self) -> ToolWriting:
-        self.last = self.clock()
+        self.next_at = self.clock() + WRITING_INTERVAL
         return ToolWriting(call_id=self.call_id, name=self.name, kind=self.kind)
 
     def grew(self, parts: list[str]) -> ToolWriting | None:
@@ -71,14 +71,14 @@ class Writing:
         if self.field is None or self.closed:
             return None
         now = self.clock()
-        if now < self.next_at or now - self.last < WRITING_INTERVAL:
+        if now < self.next_at:
             return None
         text = partial_string("".join(parts), self.field)
         read = self.clock() - now
         self.next_at = now + max(WRITING_INTERVAL, READ_COST_FACTOR * read)
         if text is None or text == self.shown:
             return None
-        self.last, self.shown = now, text
+        self.shown = text
         return ToolWriting(call_id=self.call_id, name=self.name, kind=self.kind, text=text)
 
     def cut(self) -> ToolFinished:
