@@ -18,6 +18,9 @@ from jupyter_agent.testing import Text, ToolUse, Turn
 pytestmark = pytest.mark.kernel
 
 REPEATS = 5
+#: Characters per streamed delta of the large Write: streamed in a second, so the Interrupt meets the Write itself,
+#: the request after it or the stream, not only the stream (16 characters a delta took 20 to 60 s for 2 MB).
+WRITE_CHUNK = 1 << 16
 
 
 def last_user_texts(body: dict[str, Any]) -> str:
@@ -93,7 +96,10 @@ def test_interrupt_during_a_large_write_never_lands_after_the_model_is_told_it_d
     (tmp_path / "big.txt").write_text(before)
     plan = [
         Turn(blocks=[ToolUse(name="Read", input={"file_path": "big.txt", "limit": 1})]),
-        Turn(blocks=[ToolUse(name="Write", input={"file_path": "big.txt", "content": big_text("new")})]),
+        Turn(
+            blocks=[ToolUse(name="Write", input={"file_path": "big.txt", "content": big_text("new")})],
+            chunk_size=WRITE_CHUNK,
+        ),
         Turn(blocks=[Text("written")]),
     ]
     frontend, server = agent_kernel(scripted(plan))

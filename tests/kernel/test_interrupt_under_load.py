@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from frontend import AgentKernel
 from test_interrupt_stops_the_run import (
+    WRITE_CHUNK,
     assert_told_truthfully,
     big_text,
     carry_on,
@@ -54,7 +55,10 @@ def test_interrupt_during_a_2_mb_write_on_a_busy_machine_stops_within_3_s(
     (tmp_path / "big.txt").write_text(before)
     plan = [
         Turn(blocks=[ToolUse(name="Read", input={"file_path": "big.txt", "limit": 1})]),
-        Turn(blocks=[ToolUse(name="Write", input={"file_path": "big.txt", "content": after})]),
+        Turn(
+            blocks=[ToolUse(name="Write", input={"file_path": "big.txt", "content": after})],
+            chunk_size=WRITE_CHUNK,
+        ),
         Turn(blocks=[Text("written")]),
     ]
     frontend, server = agent_kernel(scripted(plan))

@@ -269,7 +269,8 @@ def test_the_page_gets_the_live_marks_acts_on_them_and_gets_them_again_after_a_r
     reloaded = open_review_comm(
         frontend
     )  # a reload: a new page asks, the kernel answers with what is pending
-    frontend.wait(lambda: bool(reviews(reloaded)), 30, "the marks after a reload")
+    # The marks and the static rendering are two messages: wait for both before reading either.
+    frontend.wait(lambda: bool(reviews(reloaded)) and bool(statics(reloaded)), 30, "the marks after a reload")
     assert [c["id"] for c in reviews(reloaded)[0]["cells"]] == ["a1"]
     assert [m["data"] for m in statics(reloaded)] == [kept["data"]]  # a reloaded page gets it too
     other = open_review_comm(frontend, "elsewhere/analysis2.ipynb")  # another notebook's page: no marks
