@@ -2,7 +2,7 @@
 # The floors job: the package with the OLDEST version of every direct dependency pyproject.toml allows
 # (scripts/floors.txt, generated from pyproject.toml by scripts/floors.py), on the oldest Python it supports, in a
 # venv of its own (.venv-floors). Then, on that set: JupyterLab lists the prebuilt extension as enabled and OK,
-# the unit tests of the code that meets the dependencies most directly, every kernel test, and one JupyterLab
+# the unit and kernel tests of the code that meets the dependencies most directly, and one JupyterLab
 # test (two notebooks, each kernel's agent edits only its own). The newest versions pip picks are CI's main job (scripts/test.sh).
 #
 # Usage: bash scripts/test_floors.sh [pytest args]   (after scripts/install.sh --test, which brings the browser,
@@ -54,17 +54,30 @@ if [ "$#" -gt 0 ]; then
 fi
 # The unit tests of the code that meets an old dependency most directly: the SDK (agent, the scripted server,
 # deprecated models), ipywidgets (ui), nbformat (notebook), httpx / markdownify / beautifulsoup4 (WebFetch),
-# pypdf; then every kernel test but the one that times an Interrupt under load: this job runs beside the Python
-# jobs, so its 3 s bound would measure the CI machine's other work, not the code (the main job runs it).
+# pypdf.
 UNIT_AT_THE_FLOORS=(
   tests/unit/agent tests/unit/test_scripted_server.py tests/unit/test_scripted_web_search.py
   tests/unit/test_deprecations.py tests/unit/ui tests/unit/notebook tests/unit/builtin_tools/web
   tests/unit/builtin_tools/files/test_read_pdf.py
 )
-echo "== unit tests that meet the dependencies most directly, and every kernel test, on the floors"
+# The kernel tests of the code that meets ipykernel, jupyter_client, comm, ipywidgets, the SDK and mcp from
+# inside a kernel: the magics, the approval pump and the held cells (ipykernel's shell channel and queue), the
+# waits in the cell, the live-notebook bridge (comm), widgets closed after many runs, Interrupt (ipykernel's
+# signal handling), the SDK over real HTTP, MCP servers, VS Code's message order, the quickstart. The rest of
+# the kernel suite tests the package's own logic, the same on any version: the main job runs it on the newest.
+# (Not the Interrupt timed under load: this job runs beside the Python jobs, so its 3 s bound would measure the
+# CI machine's other work, not the code.)
+KERNEL_AT_THE_FLOORS=(
+  tests/kernel/test_agent_magic.py tests/kernel/test_shell_pump.py tests/kernel/test_preload_holds_cells.py
+  tests/kernel/test_run_all_order.py tests/kernel/test_waits_in_the_cell.py
+  tests/kernel/test_live_notebook_bridge.py tests/kernel/test_widgets_are_closed.py
+  tests/kernel/test_interrupt_stops_the_run.py tests/kernel/test_next_ipykernel.py
+  tests/kernel/test_real_api_session.py tests/kernel/test_mcp_in_kernel.py tests/kernel/test_vscode_protocol.py
+  tests/kernel/test_quickstart.py
+)
+echo "== unit and kernel tests that meet the dependencies most directly, on the floors"
 status=0
-"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" tests/kernel \
-  --ignore=tests/kernel/test_interrupt_under_load.py || status=$?
+"$VENV/bin/python" -m pytest -n 3 "${UNIT_AT_THE_FLOORS[@]}" "${KERNEL_AT_THE_FLOORS[@]}" || status=$?
 echo "== one JupyterLab test on the floors"
 "$VENV/bin/python" -m pytest tests/e2e/test_live_notebook.py::test_each_kernel_edits_only_its_own_notebook || status=$?
 exit "$status"

@@ -89,7 +89,11 @@ def test_the_quickstart_reopens_clean_after_a_save_a_restart_and_a_reload(page: 
     page.evaluate(f"() => {PANEL}.context.save()")
     open_notebook(page, lab, name)  # a reload, against the restarted kernel
     after_pending_tasks(page)
-    page.wait_for_selector(".jp-Notebook .jp-OutputArea-output", timeout=30_000)
+    # The page draws the outputs after it opens: wait for the review's rendering, then read the whole page.
+    page.wait_for_function(
+        "() => (document.querySelector('.jp-Notebook')?.innerText || '').includes(' · undone')",
+        timeout=30_000,
+    )
     text = shown_text(page)
     assert "Error displaying widget" not in text and "pending" not in text
     assert "· undone" in text
