@@ -15,15 +15,16 @@ from ..tools.core import AnyTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    """Every session's tools: files, notebooks, the kernel, and the agent's own workflow (TodoWrite,
-    AskUserQuestion, ExitPlanMode, Task)."""
+    """Every session's tools: files, read-only git, notebooks, the kernel, and the agent's own workflow
+    (TodoWrite, AskUserQuestion, ExitPlanMode, Task)."""
     from .files import file_tools
+    from .git import GitTool
     from .kernel import kernel_tools
     from .notebook import notebook_tools
     from .verify import VerifyNotebook
     from .workflow import workflow_tools
 
-    return [*file_tools(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
+    return [*file_tools(), GitTool(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
 
 
 @dataclass(frozen=True, kw_only=True)
