@@ -33,6 +33,8 @@ class OptInOptions:
 
     #: Variables Bash's environment keeps although they look like credentials (`bash_keep_env`).
     bash_keep_env: tuple[str, ...] = ()
+    #: WebFetch answers its prompt with the small model (`web_fetch_extract`); False: the page goes to the model.
+    web_fetch_extract: bool = True
 
 
 def _bash(options: OptInOptions) -> list[AnyTool]:
@@ -45,7 +47,7 @@ def _bash(options: OptInOptions) -> list[AnyTool]:
 def _web_fetch(options: OptInOptions) -> list[AnyTool]:
     from .web import WebFetch
 
-    return [WebFetch()]
+    return [WebFetch(extract=options.web_fetch_extract)]
 
 
 def _web_search(options: OptInOptions) -> list[AnyTool]:
