@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,10 +16,12 @@ from web_site import SiteHandler, serving
 from jupyter_agent.agent.events import RunFinished, UsageUpdate
 from jupyter_agent.agent.models import family_model
 from jupyter_agent.agent.pricing import turn_cost
-from jupyter_agent.builtin_tools.catalog import OPT_IN_TOOLS, OptInOptions
+from jupyter_agent.base.sandbox import Sandbox
 from jupyter_agent.builtin_tools.web import WebFetch
 from jupyter_agent.builtin_tools.web.extract import EXTRACT_SYSTEM
+from jupyter_agent.host.configure import run_setup
 from jupyter_agent.masking import register
+from jupyter_agent.settings import AgentSettings
 from jupyter_agent.testing import Text, ToolUse, Turn
 from jupyter_agent.tools import PermissionPolicy, Rule
 
@@ -92,12 +95,23 @@ def test_a_secret_in_the_page_is_masked_in_the_small_models_request(
 
 
 def test_with_extraction_off_the_page_goes_to_the_main_model_and_no_small_request_is_made(
-    harness: HarnessFactory, site: str
+    harness: HarnessFactory, site: str, tmp_path: Path
 ) -> None:
-    [tool] = OPT_IN_TOOLS[1].make(OptInOptions(web_fetch_extract=False))
+    setup = run_setup(AgentSettings(web_fetch_extract=False), sandbox=Sandbox.at(tmp_path))
+    [tool] = setup.sources["webfetch"]
     assert isinstance(tool, WebFetch)
     h, _ = _run(harness, site, tool)
     assert not any(_is_small(b) for b in h.server.requests)
     result = result_text(tool_results(h.server.requests[-1])[0])
     assert "Version 7 ships on Monday." in result and f"Look in it for: {PROMPT}" in result
     assert EXTRACT not in result
+
+
+def test_the_small_model_setting_names_the_model_asked(
+    harness: HarnessFactory, site: str, tmp_path: Path
+) -> None:
+    setup = run_setup(AgentSettings(small_model="claude-haiku-4-5"), sandbox=Sandbox.at(tmp_path))
+    h = harness(_script(site), tools=list(setup.sources["webfetch"]), small_model=setup.config.small_model)
+    h.session.policy = PermissionPolicy(mode="default", allow=[Rule.parse("WebFetch(domain:127.0.0.1)")])
+    assert h.run("check the release notes").reason == "end_turn"
+    assert [b["model"] for b in h.server.requests if _is_small(b)] == ["claude-haiku-4-5"]
