@@ -161,7 +161,6 @@ class KernelAgent:
         self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool
     ) -> bool:
         """`run_cell` inside the latch, to the cell's end (`finish_cell`); True when the user interrupted the run."""
-        from ..ui.background_results import BackgroundResults
         from ..ui.interrupts import finish_cell
         from ..ui.presenter import RunPresenter
         from .configure import configure
@@ -184,7 +183,7 @@ class KernelAgent:
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
             at_cells=self.review_pages.at_cells,
-            background=BackgroundResults(session.ctx.services.subagents, self.worker.call_soon),
+            background=self.review_pages.background(session.ctx.services.subagents, self.worker.call_soon),
         )
         seen = self.watcher.look() if self.settings.context and self.watcher is not None else None
         future = self.worker.submit(

@@ -6,7 +6,10 @@ lines of its report (TaskOutput still gives the whole of it to the model).
 
 The redraw is an update of the card's own display, sent from the worker's thread in the context the cell ran in
 (copied when the Task call finished): ipykernel keeps a message's parent in a context variable, so the update goes
-out as the started cell's output, never as the output of whatever cell runs at that moment.
+out as the started cell's output, never as the output of whatever cell runs at that moment. JupyterLab applies
+no update to a cell that is done, so the card is also marked (while the cell still runs) as a display with a
+static rendering (`gate.STATIC_MIME`), and its ended rendering goes to the pages as a `static_view`, which the
+labextension writes into that output, as it does for a review's.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +27,7 @@ from ..masking import clip
 from ..tools.agent_types import KeptAgents
 from .bundles import card_bundle
 from .cards import ToolCard
+from .gate import STATIC_MIME, update_bundle
 from .publish import Publisher
 
 #: Lines of the report the card shows.
@@ -32,14 +37,19 @@ REPORT_CHARS = 600
 
 #: Runs a function on the worker loop's thread (`AgentWorker.call_soon`).
 CallSoon = Callable[[Callable[[], Any]], None]
+#: Sends a display's static rendering to the pages: its key, the bundle, whether a widget is still live.
+SendStatic = Callable[[str, dict[str, str], bool], None]
 
 
 class BackgroundResults:
     """Watches one run's events for background Tasks, and redraws each one's card when its sub-agent ends."""
 
-    def __init__(self, kept: KeptAgents, call_soon: CallSoon) -> None:
+    def __init__(
+        self, kept: KeptAgents, call_soon: CallSoon, *, send_static: SendStatic | None = None
+    ) -> None:
         self.kept = kept
         self.call_soon = call_soon
+        self.send_static = send_static
 
     def seen(
         self, event: ev.AgentEvent, *, card: ToolCard | None, display_id: str | None, publisher: Publisher
@@ -56,10 +66,19 @@ class BackgroundResults:
             return
         started = dataclasses.replace(card)
         context = contextvars.copy_context()  # the cell's: its messages' parent
+        key = f"jp-agent-background-{uuid.uuid4().hex}"
+        send_static = self.send_static
+        if send_static is not None:  # while the cell runs, every frontend applies the update
+            update_bundle({**card_bundle(card), STATIC_MIME: {"model_id": key}}, display_id=display_id)
 
         def redraw(task: asyncio.Task[ToolResult]) -> None:
-            ended = ended_card(started, agent_id, task)
-            context.run(publisher.update, display_id, card_bundle(ended), final=True)
+            bundle = card_bundle(ended_card(started, agent_id, task))
+            if send_static is None:
+                context.run(publisher.update, display_id, bundle, final=True)
+                return
+            marked: dict[str, Any] = {**bundle, STATIC_MIME: {"model_id": key}}
+            context.run(update_bundle, marked, display_id=display_id)
+            context.run(send_static, key, bundle, False)
 
         self.call_soon(lambda: running.task.add_done_callback(redraw))
 

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 from frontend import Execution, tool_results
+from test_review_in_kernel import open_review_comm, statics
 
 from jupyter_agent.testing import Text, ToolUse, Turn
+from jupyter_agent.ui.gate import STATIC_MIME
 
 pytestmark = pytest.mark.kernel
 
@@ -45,6 +47,7 @@ def test_the_background_result_is_drawn_into_the_started_cell_and_not_into_a_lat
         return Turn(blocks=[Text("The search runs in the background.")])
 
     frontend, _ = agent_kernel(script)
+    page = open_review_comm(frontend)  # the labextension's: it writes what a finished cell cannot be sent
     started = frontend.run("%%agent\nfind the loader in the background")
     assert started.reply is not None and started.reply["status"] == "ok", started.text()
     assert "in the background as agent_1" in started.text() and "io/load.py" not in started.text()
@@ -70,3 +73,12 @@ def test_the_background_result_is_drawn_into_the_started_cell_and_not_into_a_lat
     )
     assert later.text().strip() == "later cell"
     assert not _task_displays(later)
+    # JupyterLab applies no update to a finished cell: the card was marked while the cell ran, and the page
+    # is sent the ended rendering under that mark, to write into the output
+    marker = redrawn["content"]["data"][STATIC_MIME]
+    assert any(
+        m["content"]["data"].get(STATIC_MIME) == marker for m in _task_displays(started)[:shown_before]
+    )
+    frontend.wait(lambda: bool(statics(page)), 30, "the static view")
+    [static] = [m for m in statics(page) if m["model_id"] == marker["model_id"]]
+    assert "It is called from main.py." in static["data"]["text/html"] and static["live"] is False
