@@ -233,3 +233,11 @@ def test_a_secret_in_the_output_is_masked(tmp_path: Path) -> None:
     (repo / "app.py").write_text(f"TOKEN = '{secret}'\n")
     diff = harness(repo).ok("Git", command="diff").content
     assert secret not in diff and "[redacted: GIT_TEST_TOKEN]" in diff
+
+
+def test_a_path_a_deny_rule_hides_is_refused(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    tools = ToolHarness(repo, [GitTool()], deny=["Read(notes.md)"])
+    refused = tools.call("Git", command="log", paths=["notes.md"])
+    assert refused.error_code == "DENIED" and "notes.md" in refused.content
+    assert not tools.call("Git", command="log", paths=["app.py"]).is_error
