@@ -6,10 +6,11 @@ lines of its report (TaskOutput still gives the whole of it to the model).
 
 The redraw is an update of the card's own display, sent from the worker's thread in the context the cell ran in
 (copied when the Task call finished): ipykernel keeps a message's parent in a context variable, so the update goes
-out as the started cell's output, never as the output of whatever cell runs at that moment. JupyterLab applies
-no update to a cell that is done, so the card is also marked (while the cell still runs) as a display with a
-static rendering (`gate.STATIC_MIME`), and its ended rendering goes to the pages as a `static_view`, which the
-labextension writes into that output, as it does for a review's.
+out as the started cell's output, never as the output of whatever cell runs at that moment. A page reloaded in
+between knows no display ids, so the update would find nothing there: the card is also marked (while the cell
+still runs) as a display with a static rendering (`gate.STATIC_MIME`), and its ended rendering goes to the pages
+as a `static_view`, which the labextension writes into that output, as it does for a review's (the e2e test
+`test_background_task_in_lab.py` fails without it when the page was reloaded).
 """
 
 from __future__ import annotations
