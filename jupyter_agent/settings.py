@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, default, observe, validate
-from traitlets.config import Configurable
 
 from .agent.config import (
     DEFAULT_COMPACT_FRACTION,
@@ -30,6 +29,7 @@ from .masking import DEFAULT_SECRET_ENV_PATTERNS, REGISTRY, clip
 from .permissions.modes import MODES, modes_help
 from .permissions.policy import Rule
 from .permissions.rule_names import check_rule_names
+from .small_model_settings import SmallModelSettings
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ def _rejecting(check: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
     return checked
 
 
-class AgentSettings(Configurable):
+class AgentSettings(SmallModelSettings):
     """Everything a user can configure; AgentMagics inherits these, so they live under `AgentMagics.`."""
 
     model = Unicode(

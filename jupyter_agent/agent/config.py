@@ -74,6 +74,9 @@ class AgentConfig:
     extra_instructions: str = ""
     #: A Claude Code output style: its text takes the place of the prompt's answer section.
     output_style: OutputStyle | None = None
+    #: The small, fast model of side requests (WebFetch's extraction); None: the newest Haiku, or the session's
+    #: model when it is named an endpoint's own way (`agent/small_model.py`).
+    small_model: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_turns < 1:

@@ -31,6 +31,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..base.stopping import current_stop
@@ -57,6 +58,7 @@ from .limits import limit_reached
 from .models import accepts
 from .pricing import price_for, turn_cost, unknown_price_note
 from .repair import dropped_notice, repair_thinking
+from .small_model import RunSmallModel
 from .stops import after_stop
 from .stream import TurnAssembler
 from .thinking import ThinkingPlan, ThinkingSettingError
@@ -133,6 +135,8 @@ class AgentRun:
             dispatcher=dispatcher, ctx=ctx, emit=self.emit, max_result_chars=config.max_tool_result_chars
         )
         self.streamer = TurnStreamer(client=client, config=config, emit=self.emit, tools=self.tools)
+        side = partial(self.account, prompt_tokens=None, of_conversation=False)  # the small model's requests
+        ctx.run.small_model = RunSmallModel(client=client, config=config, account=side)
         self.compacted_turn: int | None = None
         #: The thinking part of every request of this run (`run` makes it; a model that cannot take the
         #: settings ends the run before anything is sent).
@@ -328,11 +332,18 @@ class AgentRun:
         if self.recorder is not None:
             self.recorder.sync(self.conversation)
 
-    def account(self, turn: Usage, *, prompt_tokens: int | None, of_conversation: bool = True) -> None:
-        """Cost from the usage as billed (summed over a turn's server-side iterations); the conversation's size
-        from `prompt_tokens`, the prompt the API measured for this request (None: it did not say, so the
+    def account(
+        self,
+        turn: Usage,
+        *,
+        prompt_tokens: int | None,
+        of_conversation: bool = True,
+        model: str | None = None,
+    ) -> None:
+        """Cost from the usage as billed (summed over server-side iterations) at `model`'s rates (None: the run's);
+        the conversation's size from `prompt_tokens`, the prompt the API measured (None: it did not say, so the
         conversation is counted by its characters), unless the request was not the conversation's own."""
-        cost = turn_cost(self.config.model, turn)
+        cost = turn_cost(model or self.config.model, turn)
         self.answers += 1
         self.tally.add(turn, cost)
         if of_conversation:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from ..tools.agent_types import ModelFamily
 from .events import Usage
 
 #: "adaptive": `{"type": "adaptive"}` (the model decides); "budget": only `{"type": "enabled", "budget_tokens"}`;
@@ -278,3 +279,14 @@ def accepts(model: str) -> Accepts:
     """What a request to `model` may carry (the assumption for an unknown model when the table has no row)."""
     facts = model_facts(model)
     return facts.accepts if facts is not None else UNKNOWN_MODEL
+
+
+def family_model(family: ModelFamily, session_model: str) -> str | None:
+    """The newest model of `family` (the model table lists the newest first), or None when the session's model is
+    named an endpoint's own way (Bedrock's `anthropic.…`, Vertex's `…@date`, a proxy's name): a family name
+    would not reach the same endpoint's models there."""
+    if not session_model.startswith("claude-") or "@" in session_model:
+        return None
+    return next(
+        name for name in MODELS if name.startswith(f"claude-{family}-") or name.endswith(f"-{family}")
+    )

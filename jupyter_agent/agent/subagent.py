@@ -32,7 +32,6 @@ from ..tools.agent_types import (
     AgentType,
     BackgroundAgent,
     KeptAgent,
-    ModelFamily,
     SubagentCall,
 )
 from ..tools.core import AnyTool
@@ -55,7 +54,7 @@ from .events import (
 from .facts import SessionFacts
 from .hook_moments import last_assistant_text, subagent_start, subagent_stop
 from .memory import MemoryFile
-from .models import MODELS
+from .models import family_model
 from .opening import OpeningFile, opening_messages
 from .prefix import Prefix, definition_name
 from .prompt import PromptFacts, system_prompt
@@ -299,17 +298,6 @@ async def refuse_in_background(request: ApprovalRequest) -> Approval:
 def _quiet(event: AgentEvent) -> None:
     """A background sub-agent's events are not shown (the cell that started it may have ended); its usage
     still counts, in its run's and the session's tallies."""
-
-
-def family_model(family: ModelFamily, session_model: str) -> str | None:
-    """The newest model of `family` (the model table lists the newest first), or None when the session's model is
-    named an endpoint's own way (Bedrock's `anthropic.…`, Vertex's `…@date`, a proxy's name): a family name
-    would not reach the same endpoint's models there."""
-    if not session_model.startswith("claude-") or "@" in session_model:
-        return None
-    return next(
-        name for name in MODELS if name.startswith(f"claude-{family}-") or name.endswith(f"-{family}")
-    )
 
 
 def kept_conversation(kept: KeptAgent | None) -> Conversation | None:

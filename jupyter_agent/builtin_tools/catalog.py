@@ -15,15 +15,16 @@ from ..tools.core import AnyTool
 
 
 def builtin_tools() -> list[AnyTool]:
-    """Every session's tools: files, notebooks, the kernel, and the agent's own workflow (TodoWrite,
-    AskUserQuestion, ExitPlanMode, Task)."""
+    """Every session's tools: files, read-only git, notebooks, the kernel, and the agent's own workflow
+    (TodoWrite, AskUserQuestion, ExitPlanMode, Task)."""
     from .files import file_tools
+    from .git import GitTool
     from .kernel import kernel_tools
     from .notebook import notebook_tools
     from .verify import VerifyNotebook
     from .workflow import workflow_tools
 
-    return [*file_tools(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
+    return [*file_tools(), GitTool(), *notebook_tools(), VerifyNotebook(), *kernel_tools(), *workflow_tools()]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,6 +33,8 @@ class OptInOptions:
 
     #: Variables Bash's environment keeps although they look like credentials (`bash_keep_env`).
     bash_keep_env: tuple[str, ...] = ()
+    #: WebFetch answers its prompt with the small model (`web_fetch_extract`); False: the page goes to the model.
+    web_fetch_extract: bool = True
 
 
 def _bash(options: OptInOptions) -> list[AnyTool]:
@@ -44,7 +47,7 @@ def _bash(options: OptInOptions) -> list[AnyTool]:
 def _web_fetch(options: OptInOptions) -> list[AnyTool]:
     from .web import WebFetch
 
-    return [WebFetch()]
+    return [WebFetch(extract=options.web_fetch_extract)]
 
 
 def _web_search(options: OptInOptions) -> list[AnyTool]:

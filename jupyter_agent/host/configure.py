@@ -55,6 +55,7 @@ def agent_config(settings: AgentSettings, options: RunOptions = NO_OPTIONS) -> A
         context_compact_fraction=settings.context_compact_fraction,
         retry_wait_max=settings.retry_wait_max,
         stall_timeout=settings.model_stall_timeout,
+        small_model=settings.small_model,
     )
 
 
@@ -110,7 +111,9 @@ def run_setup(
     cwd = sandbox.cwd
     allow = (*claude.allow, *session_rules([*settings.allow, *options.allow], cwd=cwd, restricting=False))
     ask = (*claude.ask, *session_rules(list(settings.ask), cwd=cwd, restricting=True))
-    made = OptInOptions(bash_keep_env=tuple(settings.bash_keep_env))
+    made = OptInOptions(
+        bash_keep_env=tuple(settings.bash_keep_env), web_fetch_extract=settings.web_fetch_extract
+    )
     sources: dict[str, tuple[AnyTool, ...]] = {
         opt_in.source: tuple(opt_in.make(made))
         if opt_in.wanted(bool(getattr(settings, opt_in.setting)), allow)

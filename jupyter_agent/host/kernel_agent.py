@@ -183,6 +183,7 @@ class KernelAgent:
             probe_timeout=self.settings.probe_timeout,
             signals=signals,
             at_cells=self.review_pages.at_cells,
+            background=self.review_pages.background(session.ctx.services.subagents, self.worker.call_soon),
         )
         seen = self.watcher.look() if self.settings.context and self.watcher is not None else None
         future = self.worker.submit(

@@ -61,7 +61,7 @@ def setting_entries() -> list[SettingEntry]:
 
     computed: dict[str, Any] = getattr(AgentSettings, "_trait_default_generators", {})
     entries: list[SettingEntry] = []
-    for name, trait in sorted(AgentSettings.class_own_traits(config=True).items()):
+    for name, trait in sorted(AgentSettings.class_traits(config=True).items()):
         default = "computed (see the description)" if name in computed else trait.default_value_repr()
         entries.append(
             SettingEntry(name=name, kind=type(trait).__name__, default=default, help=str(trait.help or ""))

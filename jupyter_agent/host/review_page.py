@@ -31,7 +31,9 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.journal import RunJournal
+from ..tools.agent_types import KeptAgents
 from ..tools.context import ToolContext
+from ..ui.background_results import BackgroundResults, CallSoon
 from ..ui.gate import show_bundle
 from ..ui.review_view import ReviewWidget
 from ..undo.net import NetCellChange, net_changes
@@ -183,6 +185,10 @@ class ReviewPages:
         for run_id in runs:
             for view in self.frozen.get(run_id, []):
                 view.refresh()
+
+    def background(self, kept: KeptAgents, call_soon: CallSoon) -> BackgroundResults:
+        """What follows a run's background Tasks; their cards' ended renderings reach the pages as static views."""
+        return BackgroundResults(kept, call_soon, send_static=self._send_static)
 
     def _send_static(self, model_id: str, bundle: dict[str, str], live: bool) -> None:
         for page in list(self.pages):

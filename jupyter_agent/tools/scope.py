@@ -17,6 +17,7 @@ from ..base.journal import RunJournal
 from ..permissions.modes import Mode
 from ..permissions.policy import PermissionPolicy, Rule
 from .agent_types import SubagentRunner
+from .small_model import SmallModel
 
 if TYPE_CHECKING:
     from ..notebook.frontend import KernelSignals
@@ -74,6 +75,9 @@ class RunScope:
     running_cell_id: str | None = None
     #: Runs a Task's sub-agent; None in a sub-agent (no nesting) and outside a session's run.
     subagents: SubagentRunner | None = None
+    #: The small, fast model a tool may ask (WebFetch's extraction): set by the run that works in this scope
+    #: (a sub-agent's by its own run), so its cost counts where the call's does; None outside a run.
+    small_model: SmallModel | None = None
     #: What the run changed that outlives it, in order (a child's changes are recorded in its parent's).
     changes: list[RunChange] = field(default_factory=list[RunChange])
     #: The run a sub-agent's scope belongs to (None: a top-level run).

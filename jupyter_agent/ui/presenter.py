@@ -10,12 +10,13 @@ from __future__ import annotations
 from concurrent.futures import CancelledError, Future
 from typing import TYPE_CHECKING, Any
 
-from ..agent.events import AgentEvent
+from ..agent.events import AgentEvent, ToolFinished
 from ..builtin_tools.workflow.asking import PlanApproval, UserQuestions
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
 from .approval import NO_WIDGET_FRONTEND, ApprovalUI, offer_at_cells
 from .at_cell import CellPages, CellQuestion, outcome_of
+from .background_results import BackgroundResults
 from .channel import PendingQuestion, UIChannel
 from .choices import ChoicesUI
 from .gate import show_widget, update_bundle, widgets
@@ -84,6 +85,7 @@ class RunPresenter:
         probe_timeout: float,
         signals: KernelSignals | None = None,
         at_cells: CellPages | None = None,
+        background: BackgroundResults | None = None,
     ) -> None:
         self.terminal = kernel is None
         self.channel = channel
@@ -99,6 +101,8 @@ class RunPresenter:
         #: Where an approval about cells of the live page is shown besides the cell output (None: nowhere).
         self.at_cells = at_cells
         self._pending: list[tuple[WidgetQuestion[Any], QuestionUI[Any], CellQuestion | None]] = []
+        #: Redraws a background Task's card in this cell when its sub-agent ends (None: not followed).
+        self.background = background
 
     def wait(self, future: Future[Any], latch: InterruptLatch | None = None) -> bool:
         """Serve the run until `future` resolves; True when the user interrupted. With `latch`, an Interrupt
@@ -128,6 +132,9 @@ class RunPresenter:
     # -- Presenter --------------------------------------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
         self.view.handle(event)
+        if self.background is not None and isinstance(event, ToolFinished):
+            card, display_id = self.view.card_display(event.call_id)
+            self.background.seen(event, card=card, display_id=display_id, publisher=self.view.publisher)
 
     def on_tick(self) -> None:
         self.view.tick()

@@ -237,6 +237,10 @@ class RunView:
             card.title = title
         self.publisher.update(self._card_ids[call_id], card_bundle(card))
 
+    def card_display(self, call_id: str) -> tuple[ToolCard | None, str | None]:
+        """A top-level call's card and the id of its display (None, None when it has none)."""
+        return self.cards.get(call_id), self._card_ids.get(call_id)
+
     def _card_progress(self, call_id: str, progress: str) -> None:
         card = self.cards.get(call_id)
         if card is None or card.progress == progress:

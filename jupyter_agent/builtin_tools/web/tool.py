@@ -4,6 +4,10 @@ As the Claude Agent SDK's WebFetch does, an `http://` URL is fetched as `https:/
 address or a single local name, which seldom serves TLS), and a page is kept for 15 minutes per URL, so asking
 the same page again with another prompt costs no second download. The permission is checked at every call
 (the Dispatcher asks before `run`), the cache only saves the download.
+
+The page is then answered against the call's `prompt` by the run's small model (`extract.py`), and the main
+model gets that answer, not up to 100,000 characters of page; with `web_fetch_extract` off, outside a run, or
+when the small model fails (said in the result), the page itself goes to the model, cut, as before.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from ...base.result import ToolResult
 from ...masking import cap_text
 from ...tools.context import ToolContext
 from ...tools.core import Tool, ToolAnnotations, ToolInput
+from .extract import Extract, extract_answer
 from .http import Fetched, Redirected, check_url, fetch, host_of
 from .markdown import html_to_markdown
 
@@ -34,7 +39,8 @@ _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", 
 
 DESCRIPTION = """\
 Fetch a web page and read it as Markdown (HTML is converted; scripts, styles and hidden parts are dropped).
-- url: a full http(s) URL (http:// is fetched as https://). prompt: what you are looking for in the page; answer it from the content returned.
+- url: a full http(s) URL (http:// is fetched as https://). prompt: what you want to know from the page: \
+a small, fast model reads the page and answers it, and you get its answer (or the page itself, when that is off).
 - The user is asked before a fetch unless a rule allows the domain (WebFetch(domain:example.com)).
 - A redirect to another host is not followed: the result gives the new URL; fetch it with a new call.
 - Only public addresses are fetched: local, private and cloud-metadata addresses are refused unless the user \
@@ -100,8 +106,10 @@ class WebFetch(Tool[WebFetchInput]):
     Input = WebFetchInput
     rule_field = "url"
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, extract: bool = True) -> None:
         self.clock = clock
+        #: Answer the prompt with the run's small model (`web_fetch_extract`).
+        self.extract = extract
         #: URL (after the upgrade) → (when it was fetched, what came): the 15-minute cache.
         self._pages: dict[str, tuple[float, Fetched | Redirected]] = {}
 
@@ -125,10 +133,14 @@ class WebFetch(Tool[WebFetchInput]):
         cut = " (only the first part was downloaded: the page is larger)" if outcome.truncated else ""
         header = f"Fetched {outcome.url}{cut}" + (f"\nTitle: {title}" if title else "")
         body = cap_text(text, MAX_MARKDOWN_CHARS) if text else "(the page has no readable text)"
-        return ToolResult.ok(
-            f"{header}\nLook in it for: {params.prompt}\n\n{body}",
-            summary=f"{host_of(outcome.url)} · {len(text):,} chars",
-        )
+        summary = f"{host_of(outcome.url)} · {len(text):,} chars"
+        small = ctx.run.small_model
+        if self.extract and small is not None and text:
+            extracted = await extract_answer(small, page=body, prompt=params.prompt)
+            if isinstance(extracted, Extract):
+                return ToolResult.ok(f"{header}\n\n{extracted.text}", summary=f"{summary} · extract")
+            header += f"\n{extracted}"
+        return ToolResult.ok(f"{header}\nLook in it for: {params.prompt}\n\n{body}", summary=summary)
 
     async def _fetched(self, url: str, ctx: ToolContext) -> Fetched | Redirected:
         """The page at `url`: from the cache when fetched less than CACHE_SECONDS ago, else downloaded."""

@@ -11,8 +11,7 @@ from typing import Any
 
 from agent_testkit import Harness, HarnessFactory, assert_valid_request, result_text, texts, tool_results
 
-from jupyter_agent.agent.models import MODELS
-from jupyter_agent.agent.subagent import family_model
+from jupyter_agent.agent.models import MODELS, family_model
 from jupyter_agent.builtin_tools.files import file_tools
 from jupyter_agent.builtin_tools.workflow import EnterPlanMode, workflow_tools
 from jupyter_agent.testing import Text, ToolUse, Turn
