@@ -6,6 +6,10 @@ A plugin's `skills/`, `agents/` and `commands/` are read as a `.claude/` directo
 them (`plugin-dev:plugin-settings`), its files confined to its own folder; its `hooks/hooks.json` runs with
 `${CLAUDE_PLUGIN_ROOT}` expanded and set. `enabledPlugins` of a project's settings counts only once the project is
 trusted (`ProjectSettings`), as its hooks and allow rules do. What cannot be used is one line naming the reason.
+
+A plugin's LSP servers (`lspServers` of its `plugin.json` or of its marketplace entry — a `"strict": false` entry
+is the whole plugin, as the official directory's language-server plugins are — or its `.lsp.json`) are named in
+`%agent plugins` as not used: this package has no LSP client; the plugin's other parts still load.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from .settings_file import Anchors, read_hooks_file
 
 #: Where Claude Code records the plugins it installed (under `~/.claude`).
 INSTALLED = Path("plugins") / "installed_plugins.json"
+#: Where Claude Code records the marketplaces it added (each one's `installLocation`, a copy of its files).
+KNOWN_MARKETPLACES = Path("plugins") / "known_marketplaces.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 PLUGIN_ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
 
@@ -38,6 +44,8 @@ class Plugin:
     #: The settings file whose `enabledPlugins` turned it on.
     enabled_by: Path
     hooks: tuple[CommandHook, ...] = ()
+    #: The names of the LSP servers it declares (not started here: no LSP client).
+    lsp_servers: tuple[str, ...] = ()
 
     def definitions(self) -> DefinitionDir:
         return DefinitionDir(
@@ -79,6 +87,42 @@ def installed_plugins(claude_dir: Path, problems: list[str]) -> dict[str, Path]:
     return found
 
 
+def marketplace_entries(folder: Path, problems: list[str]) -> dict[str, dict[str, object]]:
+    """`name@marketplace` → the plugin's entry in the marketplace file of `folder`."""
+    data = _read_json(folder / MARKETPLACE, problems)
+    if not is_object(data) or not isinstance(data.get("name"), str):
+        return {}
+    entries = data.get("plugins")
+    return {
+        f"{entry['name']}@{data['name']}": entry
+        for entry in (entries if is_array(entries) else [])
+        if is_object(entry) and isinstance(entry.get("name"), str)
+    }
+
+
+def known_marketplace_entries(claude_dir: Path, problems: list[str]) -> dict[str, dict[str, object]]:
+    """The entries of the marketplaces Claude Code added (its copies under `~/.claude/plugins/marketplaces`)."""
+    data = _read_json(claude_dir / KNOWN_MARKETPLACES, problems)
+    found: dict[str, dict[str, object]] = {}
+    for record in data.values() if is_object(data) else ():
+        location = record.get("installLocation") if is_object(record) else None
+        if isinstance(location, str) and location:
+            found.update(marketplace_entries(Path(location), problems))
+    return found
+
+
+def lsp_server_names(root: Path, entry: Mapping[str, object], problems: list[str]) -> tuple[str, ...]:
+    """The LSP servers a plugin declares: in its marketplace entry, its `plugin.json` (an object, or the path of
+    a file holding one) or its `.lsp.json`."""
+    manifest = _read_json(root / ".claude-plugin" / "plugin.json", problems)
+    declared = manifest.get("lspServers") if is_object(manifest) else None
+    sources = [entry.get("lspServers"), declared]
+    file = root / (declared if isinstance(declared, str) else ".lsp.json")
+    if Path(os.path.realpath(file)).is_relative_to(os.path.realpath(root)):
+        sources.append(_read_json(file, problems))
+    return tuple(sorted({name for s in sources if is_object(s) for name in s}))
+
+
 def marketplace_plugins(project_dir: Path, problems: list[str]) -> dict[str, Path]:
     """`name@marketplace` → folder, for the plugins of the project's own marketplace file whose `source` is a
     folder inside the project."""
@@ -108,6 +152,10 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
     marketplace; each one that is not is a line saying so."""
     problems: list[str] = []
     known = {**marketplace_plugins(project_dir, problems), **installed_plugins(claude_dir, problems)}
+    entries = {
+        **marketplace_entries(project_dir, problems),
+        **known_marketplace_entries(claude_dir, problems),
+    }
     found: list[Plugin] = []
     for key, source in enabled.items():
         root = known.get(key)
@@ -131,6 +179,7 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
                 root=root,
                 enabled_by=source,
                 hooks=tuple(_with_root(h, root) for h in hooks),
+                lsp_servers=lsp_server_names(root, entries.get(key, {}), problems),
             )
         )
     return Plugins(found=tuple(found), skipped=tuple(problems))

@@ -116,3 +116,28 @@ def test_a_plugins_hook_runs_with_its_root_set_and_expanded(tree: Tree) -> None:
     call = HookCall(tool="Bash", input={"command": "ls"}, subject="ls", tool_use_id="toolu_1")
     verdict = asyncio.run(runner.pre_tool_use(call))
     assert verdict is None and said == []  # exit 2 (a wrong root or payload) would deny the call
+
+
+def test_a_plugins_lsp_servers_are_named_from_its_manifest_its_lsp_file_and_its_marketplace_entry(
+    tree: Tree,
+) -> None:
+    """The official directory's language-server plugins declare `lspServers` in their marketplace entry
+    (`"strict": false`, no manifest); others in `plugin.json` or `.lsp.json`. They are named, not started."""
+    root = install(tree, "langs")
+    tree.write(".claude-plugin/plugin.json", {"name": "langs", "lspServers": "./servers.json"}, base=root)
+    tree.write(
+        "servers.json", {"gopls": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}, base=root
+    )
+    market = tree.home / ".claude" / "plugins" / "marketplaces" / MARKET
+    entry = {
+        "name": "langs",
+        "source": "./langs",
+        "strict": False,
+        "lspServers": {"pyright": {"command": "p"}},
+    }
+    tree.write(".claude-plugin/marketplace.json", {"name": MARKET, "plugins": [entry]}, base=market)
+    known = {MARKET: {"installLocation": str(market)}}
+    tree.write(".claude/plugins/known_marketplaces.json", known, base=tree.home)
+    tree.user_settings({"enabledPlugins": {f"langs@{MARKET}": True}})
+    (plugin,) = tree.claude().settings.plugins.found
+    assert plugin.lsp_servers == ("gopls", "pyright")
