@@ -34,6 +34,7 @@ from .command_hook_run import (
 )
 from .hook_payloads import claude_tool_input, claude_tool_response
 from .hooks import EventAnswer, HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
+from .permission_updates import read_updates
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -167,6 +168,9 @@ class CommandHooks:
         decision: dict[str, Any] = (denied or decisions or [{}])[0]  # a deny from any hook wins
         if any(run.blocked for run in runs) and event == "PermissionRequest":
             decision = {"behavior": "deny", "message": blocked}
+        if decision.get("behavior") == "allow":  # what of its updatedPermissions is not applied, said once
+            for note in read_updates(decision.get("updatedPermissions"))[1]:
+                self.report(mask(f"{event} hook: {note}"))
         context = "\n".join(c for c in contexts if c)
         return EventAnswer(blocked=blocked, context=mask(context) if context else "", permission=decision)
 
