@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ from .command_hook_run import (
 )
 from .hook_payloads import claude_tool_input, claude_tool_response
 from .hooks import EventAnswer, HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
+from .http_hook_run import run_http_hook
 from .permission_updates import read_updates
 
 __all__ = [
@@ -122,6 +124,8 @@ class CommandHooks:
     async def _run_one(self, hook: CommandHook, stdin: bytes) -> HookRun:
         if hook.kind == "prompt":
             return await run_prompt_hook(hook, stdin, self.ask)
+        if hook.kind == "http":
+            return await run_http_hook(hook, stdin, self.env if self.env is not None else os.environ)
         return await run_hook(hook, stdin, self.env)
 
     def _tell(self, run: HookRun) -> None:
