@@ -301,11 +301,6 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
             f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {DEFAULT_TIMEOUT:g} s used"
         )
         timeout = DEFAULT_TIMEOUT
-    if entry.get("asyncRewake") is True:
-        reader.warn(
-            f"{key}.asyncRewake",
-            "not honoured here: the hook runs in the background and cannot wake the agent",
-        )
     return CommandHook(
         event=event,
         command=command,
@@ -315,6 +310,7 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         cwd=reader.anchors.project_dir,
         when=_when(reader, f"{key}.if", entry.get("if")),
         background=entry.get("async") is True or entry.get("asyncRewake") is True,
+        rewake=entry.get("asyncRewake") is True,
     )
 
 

@@ -85,6 +85,8 @@ class CommandHook:
     when: Rule | None = None
     #: `async: true`: it runs in the background; the event does not wait for it and it cannot decide.
     background: bool = False
+    #: `asyncRewake: true`: in the background too, and its exit code 2 wakes the agent with its stderr.
+    rewake: bool = False
     #: `type: "prompt"`: `prompt` (with `$ARGUMENTS`, the event's JSON) goes to the model, which answers
     #: `{"ok": …, "reason": …}`; `model` is the hook's own, else the session's.
     kind: Literal["command", "prompt", "http"] = "command"

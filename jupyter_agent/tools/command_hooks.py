@@ -71,6 +71,7 @@ class CommandHooks:
         env: Mapping[str, str] | None = None,
         halted: list[str] | None = None,
         ask: AskModel | None = None,
+        woken: list[str] | None = None,
     ) -> None:
         self.hooks = tuple(hooks)
         #: How a `prompt` hook asks the session's model.
@@ -79,6 +80,8 @@ class CommandHooks:
         self.report = report
         self.env = env
         self.halted: list[str] = halted if halted is not None else []
+        #: What `asyncRewake` hooks that exited with code 2 tell the model (the `Hooks.woken` of the session).
+        self.woken: list[str] = woken if woken is not None else []
         self._background: set[asyncio.Task[HookRun]] = set()
         #: PreToolUse's `additionalContext`, by tool_use id, for the model once the call has run.
         self._pre_context: dict[str, str] = {}
@@ -95,7 +98,7 @@ class CommandHooks:
         wanted = [h for h in self.hooks if h.event == event and (match is None or h.matches(match))]
         wanted = [h for h in wanted if call is None or h.applies(call)]
         unique = list(
-            {(h.command, h.prompt): h for h in wanted}.values()
+            {(h.command, h.prompt, h.url): h for h in wanted}.values()
         )  # the same command once, as Claude Code does
         if not unique:
             return []
@@ -135,10 +138,17 @@ class CommandHooks:
             self.report(mask(f"{run.hook.describe()}: {message}"))
 
     def _background_done(self, task: asyncio.Task[HookRun]) -> None:
-        """An `async` hook finished: its failure or `systemMessage` is told; it cannot decide anything."""
+        """An `async` hook finished: its failure or `systemMessage` is told; it cannot decide anything. An
+        `asyncRewake` one that exited with code 2 wakes the agent: its stderr (else stdout) is for the model."""
         self._background.discard(task)
-        if not task.cancelled() and task.exception() is None:
-            self._tell(task.result())
+        if task.cancelled() or task.exception() is not None:
+            return
+        run = task.result()
+        self._tell(run)
+        if run.hook.rewake and run.blocked:
+            said = run.stderr.strip() or run.stdout.strip() or "it exited with code 2"
+            self.woken.append(mask(f"{run.hook.describe()}: {said}"))
+            self.report(mask(f"{run.hook.describe()} wakes the agent: {said}"))
 
     async def settle(self) -> None:
         """Wait for the `async` hooks still running (a session's end, a test)."""
