@@ -156,3 +156,15 @@ def test_an_http_hook_without_an_http_url_and_an_agent_hook_are_skipped_with_why
         "would start a sub-agent with tools at every matching event; a 'prompt' hook asks the model without "
         "tools); skipped",
     ]
+
+
+def test_two_http_hooks_of_one_event_both_run(tree: Tree, endpoint: Endpoint) -> None:
+    told: list[str] = []
+    hooks = [{"type": "http", "url": endpoint.url}, {"type": "http", "url": f"{endpoint.url}/audit"}]
+    tree.user_settings({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
+    session = HookSession(
+        session_id="s1", transcript_path="", cwd=str(tree.project), permission_mode="default"
+    )
+    runner = CommandHooks(tree.claude().settings.hooks, session=lambda: session, report=told.append, env={})
+    assert pre(runner) is None and told == []
+    assert sorted(r["path"] for r in endpoint.received) == ["/hooks/pre", "/hooks/pre/audit"]
