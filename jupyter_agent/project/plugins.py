@@ -32,6 +32,7 @@ INSTALLED = Path("plugins") / "installed_plugins.json"
 KNOWN_MARKETPLACES = Path("plugins") / "known_marketplaces.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 PLUGIN_ROOT_VARIABLE = "CLAUDE_PLUGIN_ROOT"
+MANIFEST = Path(".claude-plugin") / "plugin.json"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,10 +47,16 @@ class Plugin:
     hooks: tuple[CommandHook, ...] = ()
     #: The names of the LSP servers it declares (not started here: no LSP client).
     lsp_servers: tuple[str, ...] = ()
+    #: Its `plugin.json` paths of skills, agents and commands (they add to its default folders).
+    extra: tuple[tuple[str, Path], ...] = ()
 
     def definitions(self) -> DefinitionDir:
         return DefinitionDir(
-            path=self.root, where="plugin", areas=(Path(os.path.realpath(self.root)),), namespace=self.name
+            path=self.root,
+            where="plugin",
+            areas=(Path(os.path.realpath(self.root)),),
+            namespace=self.name,
+            extra=self.extra,
         )
 
 
@@ -111,10 +118,31 @@ def known_marketplace_entries(claude_dir: Path, problems: list[str]) -> dict[str
     return found
 
 
+def manifest_paths(manifest: Path, data: object, problems: list[str]) -> list[tuple[str, Path]]:
+    """`plugin.json`'s `commands`, `agents`, `skills` (a path or a list of them) and `hooks` (a path; an inline
+    object is not read here), each inside the plugin's folder, as (kind, path); what cannot be used is a line."""
+    root = manifest.parent.parent
+    found: list[tuple[str, Path]] = []
+    for kind in ("commands", "agents", "skills", "hooks"):
+        value = data.get(kind) if is_object(data) else None
+        paths = [value] if isinstance(value, str) else value if is_array(value) else []
+        if value is not None and not paths:
+            problems.append(f"jupyter_agent: {manifest}: {kind}: expected a path or a list of paths; ignored")
+        for item in paths:
+            path = Path(os.path.realpath(root / item)) if isinstance(item, str) else None
+            if path is None or not path.is_relative_to(os.path.realpath(root)):
+                problems.append(
+                    f"jupyter_agent: {manifest}: {kind}: {item!r} is not inside the plugin; skipped"
+                )
+            else:
+                found.append((kind, path))
+    return found
+
+
 def lsp_server_names(root: Path, entry: Mapping[str, object], problems: list[str]) -> tuple[str, ...]:
     """The LSP servers a plugin declares: in its marketplace entry, its `plugin.json` (an object, or the path of
     a file holding one) or its `.lsp.json`."""
-    manifest = _read_json(root / ".claude-plugin" / "plugin.json", problems)
+    manifest = _read_json(root / MANIFEST, problems)
     declared = manifest.get("lspServers") if is_object(manifest) else None
     sources = [entry.get("lspServers"), declared]
     file = root / (declared if isinstance(declared, str) else ".lsp.json")
@@ -170,8 +198,13 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
         anchors = Anchors(
             base=root, project_dir=project_dir, home=home, areas=(Path(os.path.realpath(root)),)
         )
-        hooks, warnings = read_hooks_file(root / "hooks" / "hooks.json", anchors)
-        problems += warnings
+        manifest = root / MANIFEST
+        extra = manifest_paths(manifest, _read_json(manifest, problems), problems)
+        hooks: list[CommandHook] = []
+        for file in [root / "hooks" / "hooks.json", *(p for kind, p in extra if kind == "hooks")]:
+            read, warnings = read_hooks_file(file, anchors)
+            hooks += read
+            problems += warnings
         found.append(
             Plugin(
                 key=key,
@@ -180,9 +213,10 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
                 enabled_by=source,
                 hooks=tuple(_with_root(h, root) for h in hooks),
                 lsp_servers=lsp_server_names(root, entries.get(key, {}), problems),
+                extra=tuple((kind, path) for kind, path in extra if kind != "hooks"),
             )
         )
-    return Plugins(found=tuple(found), skipped=tuple(problems))
+    return Plugins(found=tuple(found), skipped=tuple(dict.fromkeys(problems)))  # a file read twice: one line
 
 
 def _with_root(hook: CommandHook, root: Path) -> CommandHook:

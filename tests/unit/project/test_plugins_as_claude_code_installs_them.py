@@ -141,3 +141,42 @@ def test_a_plugins_lsp_servers_are_named_from_its_manifest_its_lsp_file_and_its_
     tree.user_settings({"enabledPlugins": {f"langs@{MARKET}": True}})
     (plugin,) = tree.claude().settings.plugins.found
     assert plugin.lsp_servers == ("gopls", "pyright")
+
+
+def test_a_plugins_manifest_paths_add_to_its_default_folders_and_stay_inside_it(tree: Tree) -> None:
+    """The plugins reference: `commands`, `agents`, `skills` and `hooks` of `plugin.json` name more files or
+    folders, which supplement (not replace) the default ones; a path leading out of the plugin is refused."""
+    root = install(tree, "kit")
+    manifest = {
+        "name": "kit",
+        "commands": ["./extra/special.md"],
+        "agents": "./custom/agents/",
+        "skills": ["./more-skills/", "./one-skill"],
+        "hooks": "./config/hooks.json",
+        "mcpServers": {},
+    }
+    tree.write("extra/special.md", "---\ndescription: Special\n---\nDo it.\n", base=root)
+    tree.write(
+        "custom/agents/auditor.md", "---\nname: auditor\ndescription: Audits\n---\nAudit.\n", base=root
+    )
+    tree.write("more-skills/triage/SKILL.md", "---\ndescription: Triage\n---\nTriage.\n", base=root)
+    tree.write("one-skill/SKILL.md", "---\nname: one-skill\ndescription: One\n---\nOne.\n", base=root)
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    tree.write("config/hooks.json", hooks, base=root)
+    tree.write(
+        ".claude-plugin/plugin.json",
+        {**manifest, "agents": ["./custom/agents/", "../../elsewhere"]},
+        base=root,
+    )
+    tree.user_settings({"enabledPlugins": {f"kit@{MARKET}": True}})
+    claude = tree.claude()
+    library = claude.library
+    assert sorted(s.name for s in library.skills) == ["kit:one-skill", "kit:plugin-settings", "kit:triage"]
+    assert sorted(c.name for c in library.commands) == ["kit:create-plugin", "kit:special"]
+    assert sorted(a.name for a in library.agents) == ["kit:auditor", "kit:checker"]
+    assert [h.event for h in claude.settings.hooks] == ["Stop"]
+    (skipped,) = claude.settings.plugins.skipped
+    assert skipped == (
+        f"jupyter_agent: {root}/.claude-plugin/plugin.json: agents: '../../elsewhere' is not inside the plugin; "
+        "skipped"
+    )
