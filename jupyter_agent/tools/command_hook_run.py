@@ -116,7 +116,8 @@ class CommandHook:
             return False
 
     def describe(self) -> str:
-        what = shorten({"command": self.command, "prompt": self.prompt, "http": self.url}[self.kind], 60)
+        url = re.sub(r"//[^/@]*@", "//", self.url)  # a password in the url is never shown
+        what = shorten({"command": self.command, "prompt": self.prompt, "http": url}[self.kind], 60)
         kind = {"command": "hook", "prompt": "prompt hook", "http": "http hook"}[self.kind]
         return f"{self.event} {kind} `{what}` ({self.source or 'settings'})"
 

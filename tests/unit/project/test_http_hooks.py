@@ -168,3 +168,11 @@ def test_two_http_hooks_of_one_event_both_run(tree: Tree, endpoint: Endpoint) ->
     runner = CommandHooks(tree.claude().settings.hooks, session=lambda: session, report=told.append, env={})
     assert pre(runner) is None and told == []
     assert sorted(r["path"] for r in endpoint.received) == ["/hooks/pre", "/hooks/pre/audit"]
+
+
+def test_an_http_hooks_failure_line_never_shows_a_password_in_its_url(tree: Tree) -> None:
+    told: list[str] = []
+    entry = {"type": "http", "url": "http://hook:pa55word-xyz@127.0.0.1:9/hooks", "timeout": 5}
+    assert pre(http_hooks(tree, entry, told, {})) is None  # nothing listens on port 9: the request fails
+    (line,) = told
+    assert "pa55word-xyz" not in line and "`http://127.0.0.1:9/hooks`" in line, line
