@@ -118,22 +118,21 @@ def known_marketplace_entries(claude_dir: Path, problems: list[str]) -> dict[str
     return found
 
 
-def manifest_paths(manifest: Path, data: object, problems: list[str]) -> list[tuple[str, Path]]:
-    """`plugin.json`'s `commands`, `agents`, `skills` (a path or a list of them) and `hooks` (a path; an inline
-    object is not read here), each inside the plugin's folder, as (kind, path); what cannot be used is a line."""
-    root = manifest.parent.parent
+def manifest_paths(root: Path, where: str, data: object, problems: list[str]) -> list[tuple[str, Path]]:
+    """`commands`, `agents`, `skills` (a path or a list of them) and `hooks` (a path; an inline object is not
+    read here) of `plugin.json` or of the plugin's marketplace entry (`where` names which; the entry adds to the
+    manifest, as Claude Code merges them), each inside the plugin's folder, as (kind, path); what cannot be used
+    is a line."""
     found: list[tuple[str, Path]] = []
     for kind in ("commands", "agents", "skills", "hooks"):
         value = data.get(kind) if is_object(data) else None
         paths = [value] if isinstance(value, str) else value if is_array(value) else []
         if value is not None and not paths:
-            problems.append(f"jupyter_agent: {manifest}: {kind}: expected a path or a list of paths; ignored")
+            problems.append(f"jupyter_agent: {where}: {kind}: expected a path or a list of paths; ignored")
         for item in paths:
             path = Path(os.path.realpath(root / item)) if isinstance(item, str) else None
             if path is None or not path.is_relative_to(os.path.realpath(root)):
-                problems.append(
-                    f"jupyter_agent: {manifest}: {kind}: {item!r} is not inside the plugin; skipped"
-                )
+                problems.append(f"jupyter_agent: {where}: {kind}: {item!r} is not inside the plugin; skipped")
             else:
                 found.append((kind, path))
     return found
@@ -199,7 +198,10 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
             base=root, project_dir=project_dir, home=home, areas=(Path(os.path.realpath(root)),)
         )
         manifest = root / MANIFEST
-        extra = manifest_paths(manifest, _read_json(manifest, problems), problems)
+        extra = [
+            *manifest_paths(root, str(manifest), _read_json(manifest, problems), problems),
+            *manifest_paths(root, f"the marketplace entry of {key}", entries.get(key), problems),
+        ]
         hooks: list[CommandHook] = []
         for file in [root / "hooks" / "hooks.json", *(p for kind, p in extra if kind == "hooks")]:
             read, warnings = read_hooks_file(file, anchors)

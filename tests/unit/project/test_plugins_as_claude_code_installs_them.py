@@ -180,3 +180,28 @@ def test_a_plugins_manifest_paths_add_to_its_default_folders_and_stay_inside_it(
         f"jupyter_agent: {root}/.claude-plugin/plugin.json: agents: '../../elsewhere' is not inside the plugin; "
         "skipped"
     )
+
+
+def test_a_marketplace_entrys_component_paths_add_to_the_plugin_as_claude_code_merges_them(
+    tree: Tree,
+) -> None:
+    entry = {
+        "name": "tidy",
+        "source": "./plugins/tidy",
+        "strict": False,
+        "commands": ["./extra/sweep.md"],
+        "agents": "../../elsewhere",
+    }
+    tree.write(".claude-plugin/marketplace.json", {"name": "team", "plugins": [entry]})
+    tree.write("plugins/tidy/skills/tidy/SKILL.md", "---\ndescription: Tidy up\n---\nTidy.\n")
+    tree.write("plugins/tidy/extra/sweep.md", "---\ndescription: Sweep\n---\nSweep.\n")
+    tree.settings({"enabledPlugins": {"tidy@team": True}})
+    claude = tree.claude()
+    claude.trust()
+    claude.reload()
+    assert [c.name for c in claude.library.commands] == ["tidy:sweep"]
+    assert [s.name for s in claude.library.skills] == ["tidy:tidy"]
+    assert claude.settings.plugins.skipped == (
+        "jupyter_agent: the marketplace entry of tidy@team: agents: '../../elsewhere' is not inside the plugin; "
+        "skipped",
+    )
