@@ -36,7 +36,8 @@ def _mentions(path: Path, marker: bytes) -> bool:
 @pytest.fixture(scope="session", autouse=True)
 def each_run_has_its_own_home_and_jupyter_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     real_sessions = Path(jupyter_data_dir()) / "jupyter_agent" / "sessions"
-    before = _files(real_sessions)
+    real_own = Path.home() / ".jupyter_agent"  # trusted projects, MCP approvals, memory
+    before = _files(real_sessions) | _files(real_own)
     previous = {name: os.environ.get(name) for name in ISOLATED_VARIABLES}
     home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(home)
@@ -57,6 +58,12 @@ def each_run_has_its_own_home_and_jupyter_dirs(tmp_path_factory: pytest.TempPath
     assert not ours, (
         f"the test run wrote {len(ours)} session file(s) into the real Jupyter data dir ({real_sessions}): "
         f"{ours[:5]}; give the kernel the run's HOME and JUPYTER_DATA_DIR"
+    )
+    # a file of the real ~/.jupyter_agent that names this run's directories (a trust, an approval) was written
+    # by it, whether new or changed
+    touched = sorted(str(p) for p in _files(real_own) if _mentions(p, marker))
+    assert not touched, (
+        f"the test run wrote into the real {real_own}: {touched[:5]}; give the kernel the run's HOME"
     )
 
 

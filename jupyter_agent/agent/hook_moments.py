@@ -76,7 +76,12 @@ async def opening_hooks(hooks: Hooks, request: str, source: str | None, model: s
         return blocked.reason
     if (halt := hooks.take_halt()) is not None:
         return f"the agent was stopped by a hook: {halt}"
-    return [*started, *added]
+    return [*started, *added, *map(woken_text, hooks.take_woken())]
+
+
+def woken_text(said: str) -> str:
+    """What an `asyncRewake` hook that exited with code 2 tells the model."""
+    return f"[A background hook reports: {said}]"
 
 
 async def session_end(hooks: Hooks, reason: str) -> None:
@@ -150,8 +155,13 @@ class HookedRun(Protocol):
 
 
 async def stop_hooks_continue(run: HookedRun) -> bool:
-    """Stop hooks may send the model back to work: their reason becomes the next user message."""
+    """Stop hooks may send the model back to work: their reason becomes the next user message. So does what an
+    `asyncRewake` hook woke the agent with while it worked (before the Stop hooks run: the model goes on)."""
     hooks = run.tools.dispatcher.hooks
+    if woken := hooks.take_woken():
+        run.emit(Notice(level="info", message="a background hook woke the agent: it goes on"))
+        run.conversation.add_user_text("\n".join(map(woken_text, woken)))
+        return True
     if not hooks.stop:
         return False
     reason = await hooks.run_stop(run.stop_hook_active, last_assistant_text(run.conversation))

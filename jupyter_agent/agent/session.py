@@ -113,6 +113,7 @@ class AgentSession:
             session=lambda: hook_facts(self.recorder, self.ctx, self.policy),
             report=self.notify,
             ask=lambda prompt, model: ask_model(self.client, self.config, prompt, model),
+            woken=self.hooks.woken,  # what a background hook woke the agent with outlives the run's setup
         )
         denied = [str(rule) for rule in setup.deny if rule.pattern is None]
         self.pool.configure(denied=denied, sources=setup.sources, withheld=setup.withheld)

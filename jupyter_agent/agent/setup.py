@@ -59,15 +59,26 @@ class RunSetup:
         session: Callable[[], HookSession],
         report: Callable[[str], None],
         ask: AskModel | None = None,
+        woken: list[str] | None = None,
     ) -> Hooks:
         """The Python hooks first, then the command hooks; `session` gives a command hook's common input
         fields at each call, `report` tells the user a line (on the worker thread), `ask` asks the session's model
-        (a `prompt` hook's question)."""
-        hooks = Hooks(pre_tool_use=list(self.pre_tool_use), post_tool_use=list(self.post_tool_use))
+        (a `prompt` hook's question); `woken`: the session's list of what `asyncRewake` hooks said (kept from one
+        run's setup to the next)."""
+        hooks = Hooks(
+            pre_tool_use=list(self.pre_tool_use),
+            post_tool_use=list(self.post_tool_use),
+            woken=woken if woken is not None else [],
+        )
         if not self.command_hooks:
             return hooks
         command = CommandHooks(
-            self.command_hooks, session=session, report=report, halted=hooks.halted, ask=ask
+            self.command_hooks,
+            session=session,
+            report=report,
+            halted=hooks.halted,
+            ask=ask,
+            woken=hooks.woken,
         )
         if command.of("PreToolUse"):
             hooks.pre_tool_use.append(command.pre_tool_use)

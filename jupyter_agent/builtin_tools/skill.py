@@ -14,6 +14,7 @@ the rules and the mode would not.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,15 @@ from ..tools.core import READ_ONLY, InstanceTool, ToolInput
 from .listing import MAX_LISTED, Listing, capped
 
 SKILL_FILE = "SKILL.md"
+#: `` !`cmd` `` anywhere in a line (Claude Code's form; not a Markdown code span that merely starts with `!`):
+#: a command whose output Claude Code puts in the skill's text before the model reads it.
+BANG = re.compile(r"(?<![\w`])!`(?P<command>[^`\n]+)`")
+#: What the model is told of them when it loads the skill itself: they were not run (loading a skill asks no
+#: one, and a command must go through Bash's rules), so it runs the ones it needs as any Bash call.
+NOT_RUN = (
+    "(This skill's !`command` lines are commands whose output belongs here; they were not run when the skill "
+    "was loaded. Run the ones you need with Bash where it is offered (it asks for approval as usual).)"
+)
 SKILL_NOT_FOUND = error_code("SKILL_NOT_FOUND")
 #: Files of a skill listed at most, and characters of one read.
 MAX_LISTED_FILES = 100
@@ -179,14 +189,19 @@ def skill_subject(name: str, args: str) -> str:
 def activate(skill: Skill, args: str, ctx: ToolContext) -> str:
     """The skill's instructions for the model; its `allowed-tools` become the policy's scope, inside the one
     active now."""
+    text = instructions(skill, args)
+    if BANG.search(
+        text
+    ):  # `%agent /name` runs them first (`project/command_context.py`); a tool call cannot ask
+        text += f"\n\n{NOT_RUN}"
     scope = skill_scope(skill, within=ctx.policy.scope)
     if scope is None:
-        return instructions(skill, args)
+        return text
     ctx.policy.scope = scope
     if scope.within is None:
-        return instructions(skill, args)
+        return text
     outer = f"(Inside the allowed-tools of {scope.within.owner}: a tool runs only when both allow it.)"
-    return f"{instructions(skill, args)}\n{outer}"
+    return f"{text}\n{outer}"
 
 
 def skill_scope(skill: Skill, *, within: ToolScope | None = None) -> ToolScope | None:

@@ -111,6 +111,9 @@ def plugins_text(project: ClaudeProject) -> str:
             lines.append(f"  hooks: {', '.join(sorted({h.event for h in plugin.hooks}))}")
         servers = [s.name for s in settings.mcp.servers if s.origin == f"plugin {plugin.key}"]
         lines += [f"  MCP servers: {', '.join(servers)}"] if servers else []
+        if plugin.lsp_servers:
+            names = ", ".join(f"LSP server {n}" for n in plugin.lsp_servers)
+            lines.append(f"  not used here: {names} (this package has no LSP client)")
         root = str(plugin.root)
         lines += [f"  skipped: {w}" for w in library.warnings if w.startswith(f"jupyter_agent: {root}/")]
         lines += [

@@ -38,6 +38,7 @@ def status_report(
         ("key", key_text(settings)),
         ("mode", _mode_text(status.mode, settings.mode)),
         ("rules", rules_text(rule_rows(settings, project))),
+        *_env_rows(project),
         (
             "runs",
             f"{status.runs}{' (running)' if status.running else ''} · {status.messages} messages"
@@ -72,6 +73,12 @@ def status_report(
     ]
     text = "\n".join(f"{key + ':':<10}{value}".replace("\n", "\n" + " " * 10) for key, value in rows)
     return Report(text=text, html=html_table(rows))
+
+
+def _env_rows(project: ClaudeProject | None) -> list[tuple[str, str]]:
+    """The names a project's `env` sets for the commands run for it (values are not shown: they may be keys)."""
+    names = sorted(project.settings.env) if project is not None else []
+    return [("env", f"{', '.join(names)} (for hooks, ! lines and Bash; values not shown)")] if names else []
 
 
 def _bash_text(settings: AgentSettings, *, offered: bool) -> str:

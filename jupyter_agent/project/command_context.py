@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..base.result import ToolResult
+from ..builtin_tools.skill import BANG
 
-#: `` !`cmd` `` anywhere in a line (Claude Code's form; not a Markdown code span that merely starts with `!`).
-BANG = re.compile(r"(?<![\w`])!`(?P<command>[^`\n]+)`")
 #: `@path`: not an e-mail address (`a@b.c`) nor a decorator-like `@@`.
 AT = re.compile(r"(?<![\w@`])@(?P<path>[\w.~/][^\s`'\"(),;]*)")
 

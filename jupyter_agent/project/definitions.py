@@ -52,6 +52,9 @@ class DefinitionDir:
     models: bool = True
     #: A plugin's name: its definitions are named `plugin:name`, as Claude Code names them.
     namespace: str = ""
+    #: More places of a kind (`"commands"`, a folder or one file), read after `path/<kind>` (a plugin's
+    #: `plugin.json` paths, which add to its default folders).
+    extra: tuple[tuple[str, Path], ...] = ()
 
     def within(self, folder: Path) -> DefinitionDir:
         """The directory as seen from one of its kind folders (`skills/`, `agents/`, `commands/`)."""
@@ -280,8 +283,9 @@ def _load(
     won: dict[str, tuple[T, DefinitionDir]] = {}
     first: dict[str, tuple[T, DefinitionDir]] = {}
     for source in dirs:
-        root = source.path / folder
-        for path in sorted(root.glob(pattern)) if root.is_dir() else []:
+        roots = [source.path / folder, *(path for kind, path in source.extra if kind == folder)]
+        found = [(path, root) for root in roots for path in _files_of(root, pattern)]
+        for path, root in found:
             made = read(path, source.within(root), problems)
             if made is not None:
                 name = identify(made)[0]
@@ -299,6 +303,15 @@ def _load(
         if first[name][1].where != source.where
     ]
     return Loaded(items=[won[name][0] for name in sorted(won)], shadowed=shadowed)
+
+
+def _files_of(root: Path, pattern: str) -> list[Path]:
+    """The definition files of one place: a folder's (by `pattern`), a skill folder's SKILL.md, or the file."""
+    if root.is_file():
+        return [root] if root.suffix == ".md" else []
+    if pattern.endswith(SKILL_FILE) and (root / SKILL_FILE).is_file():
+        return [root / SKILL_FILE]
+    return sorted(root.glob(pattern)) if root.is_dir() else []
 
 
 def load_skills(dirs: Sequence[DefinitionDir], problems: Problems) -> Loaded[Skill]:

@@ -10,12 +10,14 @@ is one warning and nothing of it loads.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ..base.confined import read_confined
 from ..base.errors import ToolError
@@ -41,6 +43,11 @@ RULE_KINDS: tuple[RuleKind, ...] = ("allow", "ask", "deny")
 Scope = Literal["user", "project", "local"]
 #: Settings files larger than this are refused (a settings file is a few kilobytes).
 MAX_SETTINGS_BYTES = 1_000_000
+#: Why `type: "agent"` hooks are skipped: Claude Code starts a sub-agent with tools at each matching event.
+AGENT_HOOK = (
+    "an agent hook would start a sub-agent with tools at every matching event; a 'prompt' hook asks the model "
+    "without tools"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -280,10 +287,11 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
     kind, command, timeout = entry.get("type"), entry.get("command"), entry.get("timeout", DEFAULT_TIMEOUT)
     if kind == "prompt":
         return _prompt_hook(reader, event, matcher, key, entry)
+    if kind == "http":
+        return _http_hook(reader, event, matcher, key, entry)
     if kind != "command":
-        reader.warn(
-            f"{key}.type", f"{kind!r} hooks are not run here (only 'command' and 'prompt' hooks are); skipped"
-        )
+        why = AGENT_HOOK if kind == "agent" else "only 'command', 'prompt' and 'http' hooks are"
+        reader.warn(f"{key}.type", f"{kind!r} hooks are not run here ({why}); skipped")
         return None
     if not isinstance(command, str) or not command.strip():
         reader.warn(f"{key}.command", "expected the command to run; skipped")
@@ -293,11 +301,6 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
             f"{key}.timeout", f"expected a number of seconds, got {timeout!r}; {DEFAULT_TIMEOUT:g} s used"
         )
         timeout = DEFAULT_TIMEOUT
-    if entry.get("asyncRewake") is True:
-        reader.warn(
-            f"{key}.asyncRewake",
-            "not honoured here: the hook runs in the background and cannot wake the agent",
-        )
     return CommandHook(
         event=event,
         command=command,
@@ -307,6 +310,7 @@ def _hook(reader: _Reader, event: HookEvent, matcher: str, key: str, entry: obje
         cwd=reader.anchors.project_dir,
         when=_when(reader, f"{key}.if", entry.get("if")),
         background=entry.get("async") is True or entry.get("asyncRewake") is True,
+        rewake=entry.get("asyncRewake") is True,
     )
 
 
@@ -339,6 +343,31 @@ def _prompt_hook(
         source=str(reader.path),
         cwd=reader.anchors.project_dir,
         when=_when(reader, f"{key}.if", entry.get("if")),
+    )
+
+
+def _http_hook(
+    reader: _Reader, event: HookEvent, matcher: str, key: str, entry: dict[str, Any]
+) -> CommandHook | None:
+    """A `type: "http"` hook: the event POSTed to its `url` (http or https), with its `headers`."""
+    url, headers, allowed = entry.get("url"), entry.get("headers", {}), entry.get("allowedEnvVars", [])
+    if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        reader.warn(f"{key}.url", f"expected an http:// or https:// address, got {url!r}; skipped")
+        return None
+    if not is_object(headers) or not all(isinstance(v, str) for v in headers.values()):
+        reader.warn(f"{key}.headers", "expected an object of header names to text; no headers sent")
+        headers = {}
+    if not is_array(allowed) or not all(isinstance(n, str) for n in allowed):
+        reader.warn(f"{key}.allowedEnvVars", "expected a list of variable names; no variable is filled in")
+        allowed = []
+    base = _hook(reader, event, matcher, key, {**entry, "type": "command", "command": url})
+    return base and dataclasses.replace(
+        base,
+        kind="http",
+        command="",
+        url=url,
+        headers=tuple((str(n), str(v)) for n, v in headers.items()),
+        allowed_env=tuple(str(n) for n in allowed),
     )
 
 

@@ -1,4 +1,4 @@
-"""One Claude Code command hook and one run of it: the event as JSON on stdin, exit code 0 / 2 / other, its JSON.
+"""One Claude Code command hook and one run of it (an http hook's run: `http_hook_run.py`): the event as JSON on stdin, exit code 0 / 2 / other, its JSON.
 
 The contract is Claude Code's: exit code 0 is success (stdout may be JSON that decides), exit code 2 blocks
 (stderr is the reason), any other exit code or a timeout is a failure the user is told about while the agent
@@ -85,11 +85,18 @@ class CommandHook:
     when: Rule | None = None
     #: `async: true`: it runs in the background; the event does not wait for it and it cannot decide.
     background: bool = False
+    #: `asyncRewake: true`: in the background too, and its exit code 2 wakes the agent with its stderr.
+    rewake: bool = False
     #: `type: "prompt"`: `prompt` (with `$ARGUMENTS`, the event's JSON) goes to the model, which answers
     #: `{"ok": …, "reason": …}`; `model` is the hook's own, else the session's.
-    kind: Literal["command", "prompt"] = "command"
+    kind: Literal["command", "prompt", "http"] = "command"
     prompt: str = ""
     model: str = ""
+    #: `type: "http"`: the event is POSTed to `url` with `headers`, whose `$VAR` references are filled only for
+    #: the `allowedEnvVars` (`http_hook_run.py`).
+    url: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env: tuple[str, ...] = ()
 
     def applies(self, call: HookCall) -> bool:
         """Whether its `if` matches the call, read as a deny rule is (any subcommand of a compound command)."""
@@ -109,8 +116,9 @@ class CommandHook:
             return False
 
     def describe(self) -> str:
-        what = shorten(self.command if self.kind == "command" else self.prompt, 60)
-        kind = "hook" if self.kind == "command" else "prompt hook"
+        url = re.sub(r"//[^/@]*@", "//", self.url)  # a password in the url is never shown
+        what = shorten({"command": self.command, "prompt": self.prompt, "http": url}[self.kind], 60)
+        kind = {"command": "hook", "prompt": "prompt hook", "http": "http hook"}[self.kind]
         return f"{self.event} {kind} `{what}` ({self.source or 'settings'})"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,8 @@ from .command_hook_run import (
 )
 from .hook_payloads import claude_tool_input, claude_tool_response
 from .hooks import EventAnswer, HookCall, PreResult, PromptBlocked, PromptContext, PromptResult, Rewrite
+from .http_hook_run import run_http_hook
+from .permission_updates import read_updates
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -68,6 +71,7 @@ class CommandHooks:
         env: Mapping[str, str] | None = None,
         halted: list[str] | None = None,
         ask: AskModel | None = None,
+        woken: list[str] | None = None,
     ) -> None:
         self.hooks = tuple(hooks)
         #: How a `prompt` hook asks the session's model.
@@ -76,6 +80,8 @@ class CommandHooks:
         self.report = report
         self.env = env
         self.halted: list[str] = halted if halted is not None else []
+        #: What `asyncRewake` hooks that exited with code 2 tell the model (the `Hooks.woken` of the session).
+        self.woken: list[str] = woken if woken is not None else []
         self._background: set[asyncio.Task[HookRun]] = set()
         #: PreToolUse's `additionalContext`, by tool_use id, for the model once the call has run.
         self._pre_context: dict[str, str] = {}
@@ -92,7 +98,7 @@ class CommandHooks:
         wanted = [h for h in self.hooks if h.event == event and (match is None or h.matches(match))]
         wanted = [h for h in wanted if call is None or h.applies(call)]
         unique = list(
-            {(h.command, h.prompt): h for h in wanted}.values()
+            {(h.command, h.prompt, h.url): h for h in wanted}.values()
         )  # the same command once, as Claude Code does
         if not unique:
             return []
@@ -121,6 +127,8 @@ class CommandHooks:
     async def _run_one(self, hook: CommandHook, stdin: bytes) -> HookRun:
         if hook.kind == "prompt":
             return await run_prompt_hook(hook, stdin, self.ask)
+        if hook.kind == "http":
+            return await run_http_hook(hook, stdin, self.env if self.env is not None else os.environ)
         return await run_hook(hook, stdin, self.env)
 
     def _tell(self, run: HookRun) -> None:
@@ -130,10 +138,17 @@ class CommandHooks:
             self.report(mask(f"{run.hook.describe()}: {message}"))
 
     def _background_done(self, task: asyncio.Task[HookRun]) -> None:
-        """An `async` hook finished: its failure or `systemMessage` is told; it cannot decide anything."""
+        """An `async` hook finished: its failure or `systemMessage` is told; it cannot decide anything. An
+        `asyncRewake` one that exited with code 2 wakes the agent: its stderr (else stdout) is for the model."""
         self._background.discard(task)
-        if not task.cancelled() and task.exception() is None:
-            self._tell(task.result())
+        if task.cancelled() or task.exception() is not None:
+            return
+        run = task.result()
+        self._tell(run)
+        if run.hook.rewake and run.blocked:
+            said = run.stderr.strip() or run.stdout.strip() or "it exited with code 2"
+            self.woken.append(mask(f"{run.hook.describe()}: {said}"))
+            self.report(mask(f"{run.hook.describe()} wakes the agent: {said}"))
 
     async def settle(self) -> None:
         """Wait for the `async` hooks still running (a session's end, a test)."""
@@ -167,6 +182,9 @@ class CommandHooks:
         decision: dict[str, Any] = (denied or decisions or [{}])[0]  # a deny from any hook wins
         if any(run.blocked for run in runs) and event == "PermissionRequest":
             decision = {"behavior": "deny", "message": blocked}
+        if decision.get("behavior") == "allow":  # what of its updatedPermissions is not applied, said once
+            for note in read_updates(decision.get("updatedPermissions"))[1]:
+                self.report(mask(f"{event} hook: {note}"))
         context = "\n".join(c for c in contexts if c)
         return EventAnswer(blocked=blocked, context=mask(context) if context else "", permission=decision)
 

@@ -23,15 +23,14 @@ from ..permissions.policy import (
     Mode,
     PermissionPolicy,
     Rule,
-    RuleKind,
     never_ask,
 )
-from ..permissions.rule_glob import escape_pattern
 from .call_facts import call_facts
+from .call_rules import suggest_rule, what_would_allow, with_hook
 from .context import ToolContext
 from .core import AnyTool, Preview, ToolCall, ToolKind
 from .hooks import HookCall, Hooks, PreResult, Rewrite
-from .permission_hooks import permission_answer, question_waits
+from .permission_hooks import HookAllowed, add_hook_rules, permission_answer, question_waits
 from .question import Question
 from .registry import ToolPool
 from .scope import RuleGranted, RunScope
@@ -73,6 +72,10 @@ class ApprovalRequest(Question["Approval"]):
         return " or ".join(ways)
 
 
+#: A call's input replaced: its validated params and what hooks are told of it.
+Rewritten = tuple[BaseModel, HookCall]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Approve:
     always: bool = False
@@ -81,6 +84,8 @@ class Approve:
     #: "Allow all edits in this run": this call, and every edit after it in this run, as acceptEdits would
     #: (ask rules, protected paths and deny rules still apply).
     edits_this_run: bool = False
+    #: A PermissionRequest hook's `updatedInput`, validated and judged: the call runs with it.
+    rewritten: Rewritten | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,7 +226,7 @@ class Dispatcher:
         if isinstance(decision, Ask):
             preview = await tool.preview(params, ctx)
             rule = suggest_rule(tool.name, subject, tool.rule_kind)
-            allowing_rule, allowing_mode = self._what_would_allow(facts, verdict, rule)
+            allowing_rule, allowing_mode = what_would_allow(self.policy, facts, verdict, rule)
             if own_reason is not None:  # only bypassPermissions skips the tool's own question
                 allowing_rule, allowing_mode = None, "bypassPermissions"
             request = ApprovalRequest(
@@ -237,7 +242,10 @@ class Dispatcher:
                 kind=tool.kind,
                 own_reason=own_reason or "",
             )
-            answer = await self._hooks_answer(request, decision, ctx) or await self.approver(request)
+            answer = await self._hooks_answer(tool, request, decision, ctx) or await self.approver(request)
+            if isinstance(answer, Approve) and answer.rewritten is not None:  # a hook's updatedInput, judged
+                params, hook_call = answer.rewritten
+                title = tool.title(params, ctx)
             if isinstance(answer, Reject):
                 text = answer.message or "the user denied this call"
                 return ToolResult.error(answer.code, f"{tool.name}: {text}"), title, Deny(message=text)
@@ -258,8 +266,11 @@ class Dispatcher:
         result = await self.hooks.run_post(hook_call, result)  # an error result too (PostToolUseFailure)
         return result, title, decision
 
-    async def _hooks_answer(self, request: ApprovalRequest, asked: Ask, ctx: ToolContext) -> Approval | None:
-        """What PermissionRequest hooks answer for the user, or None to ask them."""
+    async def _hooks_answer(
+        self, tool: AnyTool, request: ApprovalRequest, asked: Ask, ctx: ToolContext
+    ) -> Approval | None:
+        """What PermissionRequest hooks answer for the user, or None to ask them; an allow's updatedInput is
+        judged again, and its rules are added only when the call runs."""
         said = await permission_answer(
             self.hooks,
             tool=request.tool,
@@ -269,9 +280,15 @@ class Dispatcher:
             sensitive=bool(request.own_reason),
             cwd=str(ctx.sandbox.cwd),
         )
-        if said is None:
-            return None
-        return Approve() if isinstance(said, Allow) else Reject(message=said.message)
+        if not isinstance(said, HookAllowed):
+            return None if said is None else Reject(message=said.message)
+        rewritten = None
+        if said.updated_input is not None:
+            rewritten = self._rechecked(tool, said.updated_input, ctx, request.tool_use_id)
+            if isinstance(rewritten, str):
+                return Reject(message=rewritten)
+        add_hook_rules(ctx.run, said.updates)
+        return Approve(rewritten=rewritten)
 
     async def _validated(
         self, tool: AnyTool, call: ToolCall, ctx: ToolContext
@@ -284,29 +301,42 @@ class Dispatcher:
         params = validate(tool.name, tool.Input, call.input)
         if isinstance(params, ToolResult):
             return params
-        subject = tool.rule_subject(params, ctx)
-        hook_call = HookCall(
-            tool=tool.name,
-            input=_as_json(params),
-            subject=subject,
-            tool_use_id=call.id,
-            rule_kind=tool.rule_kind,
-        )
+        subject, hook_call = self._hook_call(tool, params, ctx, call.id)
         verdict = await self.hooks.run_pre(hook_call)
         if isinstance(verdict, Rewrite):
             params = validate(tool.name, tool.Input, verdict.input)
             if isinstance(params, ToolResult):
                 return params
-            subject = tool.rule_subject(params, ctx)
-            hook_call = HookCall(
-                tool=tool.name,
-                input=_as_json(params),
-                subject=subject,
-                tool_use_id=call.id,
-                rule_kind=tool.rule_kind,
-            )
+            subject, hook_call = self._hook_call(tool, params, ctx, call.id)
             verdict = verdict.then
         return params, subject, hook_call, verdict
+
+    def _hook_call(
+        self, tool: AnyTool, params: BaseModel, ctx: ToolContext, call_id: str
+    ) -> tuple[str | None, HookCall]:
+        subject = tool.rule_subject(params, ctx)
+        kind = tool.rule_kind
+        return subject, HookCall(
+            tool=tool.name, input=_as_json(params), subject=subject, tool_use_id=call_id, rule_kind=kind
+        )
+
+    def _rechecked(
+        self, tool: AnyTool, new_input: dict[str, Any], ctx: ToolContext, call_id: str
+    ) -> Rewritten | str:
+        """A PermissionRequest hook's `updatedInput`, validated and judged as the hook's allow is judged (as
+        PreToolUse's is): the call's new params and hook call, or why it does not run."""
+        params = validate(tool.name, tool.Input, new_input)
+        if isinstance(params, ToolResult):
+            return f"the PermissionRequest hook's updatedInput is not valid: {params.content}"
+        subject, hook_call = self._hook_call(tool, params, ctx, call_id)
+        facts = call_facts(tool, params, ctx, subject)
+        decision, _ = self._decide(
+            tool, params, ctx, facts, Allow(reason="allowed by a PermissionRequest hook")
+        )
+        if isinstance(decision, Allow):
+            return params, hook_call
+        why = decision.message if isinstance(decision, Deny) else decision.reason
+        return f"not run with the PermissionRequest hook's updatedInput: {why}"
 
     def _decide(
         self, tool: AnyTool, params: BaseModel, ctx: ToolContext, facts: CallFacts, verdict: PreResult
@@ -315,7 +345,7 @@ class Dispatcher:
         (`sensitive`: a look at a credential, Bash without its sandbox — only bypassPermissions skips it). A call
         that asks anyway says that reason too, so no rule is suggested that would still ask."""
         mode = self.policy.mode
-        decision = never_ask(mode, _with_hook(verdict, self._policy_now().decide(facts)))
+        decision = never_ask(mode, with_hook(verdict, self._policy_now().decide(facts)))
         if isinstance(decision, Deny) or mode == "bypassPermissions":
             return decision, None
         reason = tool.sensitive(params, ctx)
@@ -331,38 +361,6 @@ class Dispatcher:
         if self.edits_allowed and self.policy.mode == "default":
             return dataclasses.replace(self.policy, mode="acceptEdits")
         return self.policy
-
-    def _what_would_allow(
-        self, facts: CallFacts, verdict: PreResult, rule: Rule
-    ) -> tuple[Rule | None, Mode | None]:
-        """The suggested rule if adding it would allow this call, and the least permissive mode that would —
-        found by asking the policy itself, so a suggestion is never one that would still ask or refuse."""
-        policy = self.policy
-        with_rule = dataclasses.replace(policy, allow=[*policy.allow, rule])
-        rule_works = isinstance(_with_hook(verdict, with_rule.decide(facts)), Allow)
-        mode_works: Mode | None = None
-        for mode in ("acceptEdits", "bypassPermissions"):
-            if mode != policy.mode and isinstance(
-                _with_hook(verdict, dataclasses.replace(policy, mode=mode).decide(facts)), Allow
-            ):
-                mode_works = mode
-                break
-        return (rule if rule_works else None), mode_works
-
-
-def _with_hook(verdict: PreResult, decision: Decision) -> Decision:
-    """Hooks can deny, never lift a protection. A hook's Deny beats everything; a hook's Ask turns an allow into a
-    question; a hook's Allow skips only the question the mode asks (as an allow rule does) — never a deny rule,
-    an ask rule, a protected path, plan mode, or a tool's own question (a credential, Bash without its sandbox),
-    which is asked after this. A Rewrite is applied before the policy is asked; what it says `then` is judged
-    here like a verdict."""
-    if (
-        isinstance(verdict, Deny)
-        or (isinstance(verdict, Ask) and isinstance(decision, Allow))
-        or (isinstance(verdict, Allow) and isinstance(decision, Ask) and decision.by == "mode")
-    ):
-        return verdict
-    return decision
 
 
 def mask_result(result: ToolResult, secrets: SecretRegistry) -> ToolResult:
@@ -383,18 +381,3 @@ def mask_result(result: ToolResult, secrets: SecretRegistry) -> ToolResult:
 
 def _as_json(params: BaseModel) -> dict[str, Any]:
     return params.model_dump(mode="json", by_alias=True, exclude_unset=False)
-
-
-def suggest_rule(tool: str, subject: str | None, kind: RuleKind) -> Rule:
-    """What "Always allow" adds, never wider than what was approved.
-
-    For a shell tool: the exact command, wildcards escaped (`Bash(ls && cat x)` allows that line and nothing
-    else, not `ls && curl … | sh`; `Bash(git status --short)` does not allow `git push --force`). For a web
-    tool: its domain (`WebFetch(domain:example.com)`). For other tools: the tool, for this session (protected
-    paths still ask; deny and ask rules still apply).
-    """
-    if kind == "command":
-        return Rule(tool, escape_pattern((subject or "").strip()))
-    if subject is not None and subject.startswith("domain:"):
-        return Rule(tool, escape_pattern(subject))
-    return Rule(tool)

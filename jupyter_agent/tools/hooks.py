@@ -123,6 +123,9 @@ class Hooks:
     #: Why a hook said `continue: false` (its `stopReason`): the run ends at its next step. Shared with the
     #: sub-agents' hooks, so a sub-agent's hook ends the whole run, as in Claude Code.
     halted: list[str] = field(default_factory=list[str])
+    #: What `asyncRewake` hooks that finished with exit code 2 say for the model: it reads them when its turn
+    #: ends (it goes on), or at the next run's start. Shared with the sub-agents' hooks.
+    woken: list[str] = field(default_factory=list[str])
 
     def for_subagent(self) -> Hooks:
         """A sub-agent's calls pass the same tool hooks and events; requests and turn ends are the main agent's.
@@ -134,7 +137,14 @@ class Hooks:
             post_tool_use=self.post_tool_use,
             events=self.events,
             halted=self.halted,
+            woken=self.woken,
         )
+
+    def take_woken(self) -> list[str]:
+        """What background hooks woke the agent with since the last look (and forget it)."""
+        woken = list(self.woken)
+        self.woken.clear()
+        return woken
 
     def take_halt(self) -> str | None:
         """The first `continue: false` reason since the last look (and forget them all), or None."""

@@ -454,6 +454,11 @@ def test_the_settings_env_reaches_hooks_and_bash_never_the_kernel_and_a_token_in
     assert (tmp_path / "hook-saw.txt").read_text().strip() == "from-settings"
     kernel = frontend.run("import os; print(os.environ.get('PROJECT_FLAG'), os.environ.get('DEPLOY_TOKEN'))")
     assert kernel.text().strip() == "None None"
+    status = frontend.run("%agent status").text()
+    assert "env:      DEPLOY_TOKEN, PROJECT_FLAG (for hooks, ! lines and Bash; values not shown)" in status, (
+        status
+    )
+    assert "from-settings" not in status
     assert token not in requests_text(server)
     assert token not in json.dumps(frontend.iopub_log, default=str)
 

@@ -7,6 +7,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,59 @@ def test_a_prompt_hook_asks_the_sessions_model_and_its_no_blocks_the_call(
     blocked = json.dumps(results["toolu_csv"])
     assert "was blocked by the PreToolUse prompt hook" in blocked and "data.csv is generated" in blocked
     assert not (root / "data.csv").exists() and (root / "notes.md").read_text() == "y\n"
+
+
+def test_an_async_rewake_hook_that_exits_2_wakes_the_agent_at_the_next_run_when_this_one_has_ended(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    """`asyncRewake` (as Anthropic's security-guidance plugin uses it after `git commit`): the hook runs in the
+    background; it finishes after the run ended (it waits for `go`), so the next run's request carries it."""
+    root = Path(os.path.realpath(tmp_path))
+    (root / "notes.txt").write_text("hello\n")
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "notes.txt"})]),
+            Turn(blocks=[Text("read")]),
+            Turn(blocks=[Text("I will fix the finding")]),
+        ],
+        tools=file_tools(),
+        session_options={"project": root},
+    )
+    waits = "while [ ! -f go ]; do sleep 0.05; done; echo 'review: a secret in notes.txt' >&2; exit 2"
+    hook = CommandHook(
+        event="PostToolUse", matcher="Read", command=waits, cwd=root, timeout=20, background=True, rewake=True
+    )
+    h.session.apply(RunSetup(config=h.session.config, sandbox=h.session.ctx.sandbox, command_hooks=(hook,)))
+    assert h.run("read the notes").turns == 2
+    assert not any("background hook" in t for r in h.server.requests for m in r["messages"] for t in texts(m))
+    (root / "go").write_text("")
+    deadline = time.monotonic() + 20
+    while not h.session.hooks.woken:
+        assert time.monotonic() < deadline, "the background hook never finished"
+        time.sleep(0.05)
+    # the host applies the run's setup again before each run (the hooks are rebuilt): what woke the agent stays
+    h.session.apply(RunSetup(config=h.session.config, sandbox=h.session.ctx.sandbox, command_hooks=(hook,)))
+    h.run("go on")
+    said = texts(h.server.requests[2]["messages"][-1])
+    assert said[-1] == f"[A background hook reports: {hook.describe()}: review: a secret in notes.txt]", said
+    assert h.session.hooks.woken == []
+
+
+def test_what_a_background_hook_woke_the_agent_with_during_a_run_sends_the_model_on_when_its_turn_ends(
+    harness: HarnessFactory, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    h = harness(
+        [
+            Turn(blocks=[ToolUse(name="Read", input={"file_path": "notes.txt"})]),
+            Turn(blocks=[Text("read")]),
+            Turn(blocks=[Text("looked at the finding")]),
+        ],
+        tools=file_tools(),
+    )
+    hooks = h.session.hooks
+    hooks.post_tool_use.append(lambda call, result: hooks.woken.append("review: fix line 3") and None)
+    assert h.run("read the notes").turns == 3
+    assert texts(h.server.requests[2]["messages"][-1]) == ["[A background hook reports: review: fix line 3]"]
+    assert "a background hook woke the agent: it goes on" in notices(h)
+    assert hooks.woken == []

@@ -49,3 +49,14 @@ def test_an_if_that_cannot_be_read_keeps_the_hook_on_every_call_and_says_so(tree
     assert blocked(hooks, "ls -la")
     warnings = tree.claude().take_warnings()
     assert any("hooks.PreToolUse[0].hooks[0].if: expected a permission rule, got list" in w for w in warnings)
+
+
+def test_an_async_rewake_hook_of_the_security_guidance_plugins_shape_runs_in_the_background_and_can_wake(
+    tree: Tree,
+) -> None:
+    entry = {"type": "command", "command": "review.sh", "if": "Bash(git commit:*)", "asyncRewake": True}
+    tree.user_settings({"hooks": {"PostToolUse": [{"hooks": [entry]}]}})
+    claude = tree.claude()
+    (hook,) = claude.settings.hooks
+    assert hook.background and hook.rewake and str(hook.when) == "Bash(git commit:*)"
+    assert claude.take_warnings() == []

@@ -116,3 +116,92 @@ def test_a_plugins_hook_runs_with_its_root_set_and_expanded(tree: Tree) -> None:
     call = HookCall(tool="Bash", input={"command": "ls"}, subject="ls", tool_use_id="toolu_1")
     verdict = asyncio.run(runner.pre_tool_use(call))
     assert verdict is None and said == []  # exit 2 (a wrong root or payload) would deny the call
+
+
+def test_a_plugins_lsp_servers_are_named_from_its_manifest_its_lsp_file_and_its_marketplace_entry(
+    tree: Tree,
+) -> None:
+    """The official directory's language-server plugins declare `lspServers` in their marketplace entry
+    (`"strict": false`, no manifest); others in `plugin.json` or `.lsp.json`. They are named, not started."""
+    root = install(tree, "langs")
+    tree.write(".claude-plugin/plugin.json", {"name": "langs", "lspServers": "./servers.json"}, base=root)
+    tree.write(
+        "servers.json", {"gopls": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}, base=root
+    )
+    market = tree.home / ".claude" / "plugins" / "marketplaces" / MARKET
+    entry = {
+        "name": "langs",
+        "source": "./langs",
+        "strict": False,
+        "lspServers": {"pyright": {"command": "p"}},
+    }
+    tree.write(".claude-plugin/marketplace.json", {"name": MARKET, "plugins": [entry]}, base=market)
+    known = {MARKET: {"installLocation": str(market)}}
+    tree.write(".claude/plugins/known_marketplaces.json", known, base=tree.home)
+    tree.user_settings({"enabledPlugins": {f"langs@{MARKET}": True}})
+    (plugin,) = tree.claude().settings.plugins.found
+    assert plugin.lsp_servers == ("gopls", "pyright")
+
+
+def test_a_plugins_manifest_paths_add_to_its_default_folders_and_stay_inside_it(tree: Tree) -> None:
+    """The plugins reference: `commands`, `agents`, `skills` and `hooks` of `plugin.json` name more files or
+    folders, which supplement (not replace) the default ones; a path leading out of the plugin is refused."""
+    root = install(tree, "kit")
+    manifest = {
+        "name": "kit",
+        "commands": ["./extra/special.md"],
+        "agents": "./custom/agents/",
+        "skills": ["./more-skills/", "./one-skill"],
+        "hooks": "./config/hooks.json",
+        "mcpServers": {},
+    }
+    tree.write("extra/special.md", "---\ndescription: Special\n---\nDo it.\n", base=root)
+    tree.write(
+        "custom/agents/auditor.md", "---\nname: auditor\ndescription: Audits\n---\nAudit.\n", base=root
+    )
+    tree.write("more-skills/triage/SKILL.md", "---\ndescription: Triage\n---\nTriage.\n", base=root)
+    tree.write("one-skill/SKILL.md", "---\nname: one-skill\ndescription: One\n---\nOne.\n", base=root)
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+    tree.write("config/hooks.json", hooks, base=root)
+    tree.write(
+        ".claude-plugin/plugin.json",
+        {**manifest, "agents": ["./custom/agents/", "../../elsewhere"]},
+        base=root,
+    )
+    tree.user_settings({"enabledPlugins": {f"kit@{MARKET}": True}})
+    claude = tree.claude()
+    library = claude.library
+    assert sorted(s.name for s in library.skills) == ["kit:one-skill", "kit:plugin-settings", "kit:triage"]
+    assert sorted(c.name for c in library.commands) == ["kit:create-plugin", "kit:special"]
+    assert sorted(a.name for a in library.agents) == ["kit:auditor", "kit:checker"]
+    assert [h.event for h in claude.settings.hooks] == ["Stop"]
+    (skipped,) = claude.settings.plugins.skipped
+    assert skipped == (
+        f"jupyter_agent: {root}/.claude-plugin/plugin.json: agents: '../../elsewhere' is not inside the plugin; "
+        "skipped"
+    )
+
+
+def test_a_marketplace_entrys_component_paths_add_to_the_plugin_as_claude_code_merges_them(
+    tree: Tree,
+) -> None:
+    entry = {
+        "name": "tidy",
+        "source": "./plugins/tidy",
+        "strict": False,
+        "commands": ["./extra/sweep.md"],
+        "agents": "../../elsewhere",
+    }
+    tree.write(".claude-plugin/marketplace.json", {"name": "team", "plugins": [entry]})
+    tree.write("plugins/tidy/skills/tidy/SKILL.md", "---\ndescription: Tidy up\n---\nTidy.\n")
+    tree.write("plugins/tidy/extra/sweep.md", "---\ndescription: Sweep\n---\nSweep.\n")
+    tree.settings({"enabledPlugins": {"tidy@team": True}})
+    claude = tree.claude()
+    claude.trust()
+    claude.reload()
+    assert [c.name for c in claude.library.commands] == ["tidy:sweep"]
+    assert [s.name for s in claude.library.skills] == ["tidy:tidy"]
+    assert claude.settings.plugins.skipped == (
+        "jupyter_agent: the marketplace entry of tidy@team: agents: '../../elsewhere' is not inside the plugin; "
+        "skipped",
+    )

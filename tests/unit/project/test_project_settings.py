@@ -105,7 +105,7 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
                 "additionalDirectories": ["../nowhere"],
             },
             "hooks": {
-                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "http", "url": "x"}]}],
+                "PreToolUse": [{"matcher": "(", "hooks": []}, {"hooks": [{"type": "websocket", "url": "x"}]}],
                 # Claude Code runs no prompt hook at SessionStart
                 "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
                 "WorktreeCreate": [],
@@ -128,8 +128,8 @@ def test_a_bad_value_is_one_warning_naming_file_and_key_and_the_rest_of_the_file
         "directory; skipped",
         f"jupyter_agent: {path}: hooks.PreToolUse[0].matcher: '(' is not a tool name or a regular expression "
         "(missing ), unterminated subpattern at position 0); skipped",
-        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'http' hooks are not run here (only "
-        "'command' and 'prompt' hooks are); skipped",
+        f"jupyter_agent: {path}: hooks.PreToolUse[1].hooks[0].type: 'websocket' hooks are not run here (only "
+        "'command', 'prompt' and 'http' hooks are); skipped",
         f"jupyter_agent: {path}: hooks.SessionStart[0].hooks[0].type: prompt hooks run for PermissionRequest, "
         "PostToolUse, PostToolUseFailure, PreToolUse, Stop, SubagentStop, UserPromptSubmit, not SessionStart; "
         "skipped",

@@ -21,6 +21,7 @@ from jupyter_agent.tools.command_hooks import CommandHook, CommandHooks, HookEve
 from jupyter_agent.tools.dispatch import Approve, Reject
 from jupyter_agent.tools.hooks import Hooks
 from jupyter_agent.tools.question import Question
+from jupyter_agent.tools.scope import RuleGranted
 
 
 @pytest.fixture
@@ -212,3 +213,98 @@ def test_a_permission_request_allow_never_reaches_a_refusal_of_the_mode(project:
     result = tools.call("Write", file_path="notes.md", content="x\n")
     assert result.error_code == "DENIED" and "plan mode" in result.content
     assert not (project / "notes.md").exists() and not (project / "permission.json").exists()
+
+
+def test_a_permission_request_allow_runs_the_call_with_its_updated_input(project: Path) -> None:
+    allow = {"behavior": "allow", "updatedInput": {"file_path": "notes.md", "content": "from the hook"}}
+    hooks, _ = wired(
+        project,
+        ("PermissionRequest", "Write", answering(allow)),
+        ("PostToolUse", "Write", "cat > post.json"),
+    )
+    asked = Approvals(Reject(message="no"))
+    tools = ToolHarness(project, file_tools(), hooks=hooks, approver=asked)
+    result = tools.call("Write", file_path="notes.md", content="from the model\n")
+    assert not result.is_error, result.content
+    assert asked.requests == [] and (project / "notes.md").read_text() == "from the hook"
+    assert json.loads((project / "post.json").read_text())["tool_input"]["content"] == "from the hook"
+
+
+@pytest.mark.parametrize(
+    ("updated", "why"),
+    [
+        (
+            {"file_path": ".claude/settings.local.json", "content": "{}"},
+            "not run with the PermissionRequest hook",
+        ),
+        ({"file_path": "secret.txt", "content": "x"}, "denied by the rule"),
+        ({"file_path": "notes.md"}, "updatedInput is not valid"),
+    ],
+    ids=["protected path", "deny rule", "invalid"],
+)
+def test_a_permission_request_updated_input_is_judged_again_and_never_lifts_a_protection(
+    project: Path, updated: dict[str, object], why: str
+) -> None:
+    allow = {
+        "behavior": "allow",
+        "updatedInput": updated,
+        "updatedPermissions": [{"type": "addRules", "rules": [{"toolName": "Write"}], "behavior": "allow"}],
+    }
+    hooks, _ = wired(project, ("PermissionRequest", "Write", answering(allow)))
+    asked = Approvals(Approve())
+    tools = ToolHarness(project, file_tools(), hooks=hooks, approver=asked, deny=("Write(secret.txt)",))
+    result = tools.call("Write", file_path="notes.md", content="from the model\n")
+    assert result.error_code == "DENIED" and why in result.content, result.content
+    assert asked.requests == [] and not (project / "notes.md").exists()
+    assert (
+        not (project / ".claude" / "settings.local.json").exists() and not (project / "secret.txt").exists()
+    )
+    assert tools.policy.allow == []  # the refused call's rules are not added
+
+
+def test_a_permission_request_allow_adds_its_rules_and_says_what_it_does_not_apply(project: Path) -> None:
+    updates = [
+        {
+            "type": "addRules",
+            "rules": [{"toolName": "Write", "ruleContent": "notes/**"}],
+            "behavior": "allow",
+            "destination": "session",
+        },
+        {
+            "type": "addRules",
+            "rules": [{"toolName": "Edit"}],
+            "behavior": "allow",
+            "destination": "localSettings",
+        },
+        {
+            "type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "rm:*"}],
+            "behavior": "deny",
+            "destination": "session",
+        },
+        {"type": "setMode", "mode": "bypassPermissions", "destination": "session"},
+        {"type": "addDirectories", "directories": ["/"], "destination": "session"},
+    ]
+    hooks, told = wired(
+        project,
+        ("PermissionRequest", "Write", answering({"behavior": "allow", "updatedPermissions": updates})),
+    )
+    tools = ToolHarness(project, file_tools(), hooks=hooks, approver=Approvals(Reject(message="no")))
+    assert not tools.call("Write", file_path="a.md", content="x\n").is_error
+    assert [str(r) for r in tools.policy.allow] == ["Write(notes/**)", "Edit"]
+    assert [str(r) for r in tools.policy.deny] == ["Bash(rm:*)"]
+    assert tools.policy.mode == "default"
+    granted = [(str(c.rule), c.in_project) for c in tools.ctx.run.changes if isinstance(c, RuleGranted)]
+    assert granted == [("Write(notes/**)", False), ("Edit", True)]
+    assert [line.split(": ", 2)[1:] for line in told] == [
+        [
+            "updatedPermissions[3]",
+            "setMode not applied (a hook may only add rules; it never widens the mode, "
+            "the directories or the rules you set)",
+        ],
+        [
+            "updatedPermissions[4]",
+            "addDirectories not applied (a hook may only add rules; it never widens the "
+            "mode, the directories or the rules you set)",
+        ],
+    ]
