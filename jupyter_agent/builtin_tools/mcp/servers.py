@@ -163,7 +163,16 @@ class McpServers:
         if self._servers.get(server.name) is not server:
             return
         status = server_status(server)
-        if status.state == "connected":
+        if status.state == "connected" and server.changed is not None:
+            added, removed = server.changed
+            server.changed = None
+            said = [
+                f"now offers {', '.join(added)}" if added else "",
+                f"no longer {', '.join(removed)}" if removed else "",
+            ]
+            self.report(f"MCP server '{server.name}' changed its tools: {'; '.join(s for s in said if s)}")
+            self._report_collisions()
+        elif status.state == "connected":
             line = (
                 f"MCP server '{server.name}' connected: {status.tools} tool{'s' if status.tools != 1 else ''}"
             )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -108,6 +108,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         session: Callable[[], Any | None],
         why_gone: Callable[[], str],
         on_lost: Callable[[str], None] = lambda _: None,
+        settle: Callable[[], Awaitable[None]] | None = None,
         name: str | None = None,
         timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
@@ -127,6 +128,8 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         self._session = session
         self._why_gone = why_gone
         self._on_lost = on_lost
+        #: Waits for a re-listing the call set off (the server changed its tools meanwhile), see following.py.
+        self._settle = settle
         self._timeout = timeout
 
     def input_schema(self) -> dict[str, Any]:
@@ -163,6 +166,8 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
                     "NOT_AVAILABLE", f"{label}: the server closed the connection; {restart}"
                 ) from None
             raise ToolError("EXECUTION_ERROR", f"{label} refused the call: {exc.message}") from None
+        if self._settle is not None:
+            await self._settle()
         texts, images = _blocks(result, limits.max_image_bytes)
         text = cap_text("\n".join(texts).strip(), limits.max_output_chars)
         if result.is_error:
