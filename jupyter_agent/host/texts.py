@@ -256,6 +256,7 @@ def mcp_text(statuses: list[ServerStatus]) -> str:
             f"{status.tools} tool{'s' if status.tools != 1 else ''}" if status.state == "connected" else ""
         )
         source = f"  ({status.source})" if status.source else ""
-        lines.append(f"{status.name:<{width}}  {status.state:<10}  {tools}".rstrip() + source)
+        state = f"reconnecting (try {status.try_number})" if status.state == "reconnecting" else status.state
+        lines.append(f"{status.name:<{width}}  {state:<10}  {tools}".rstrip() + source)
         lines.extend(f"{'':<{width}}    {line}" for line in status.detail.splitlines() if line.strip())
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from ...tools.core import AnyTool
 from .config import DEFAULT_CALL_TIMEOUT, ServerConfig, StdioServer
 from .following import Relisting, follow
 from .listing import list_tools
+from .recovery import Recovery
 from .stderr_tail import StderrTail
 from .tool import McpTool
 
@@ -113,6 +114,8 @@ class ServerConnection:
         self.stderr = StderrTail() if isinstance(config, StdioServer) else None
         #: The tools the last re-listing added and removed (by the server's names), for its report line.
         self.changed: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        #: Set while the manager brings a server that went away back (recovery.py), or after it gave up.
+        self.reconnecting: Recovery | None = None
         self.relisting = Relisting(self.relist)
         self._on_event = on_event
         self._report = report
@@ -272,6 +275,8 @@ class ServerConnection:
 
     def why_not_connected(self) -> str:
         """Why a call cannot reach the server now (for NOT_AVAILABLE)."""
+        if self.reconnecting is not None:
+            return f"it is {self.reconnecting.state()}"
         if self.error is not None:
             return "it did not start; `%agent mcp` shows why"
         if not self._ready.is_set():
