@@ -4,7 +4,9 @@ A script has the model search with `ServerToolUse(name="tool_search_tool_regex",
 `tool_search_tool_bm25` with `{"query": …}`); the server answers it itself, as the API does, with the block after
 it: a `tool_search_tool_result` whose content is a `tool_search_tool_search_result` of `tool_reference`s to the
 request's deferred tools that match (names, descriptions, argument names and descriptions; at most
-`MAX_RESULTS`), or a `tool_search_tool_result_error` (`invalid_pattern`, `pattern_too_long` past 200 characters).
+`MAX_RESULTS`), or a `tool_search_tool_result_error` (`invalid_tool_input`: a pattern that does not compile or
+is longer than 200 characters; the SDK's error codes are invalid_tool_input, unavailable, too_many_requests,
+execution_time_exceeded).
 
 What it refuses, as the API does: a search tool that is itself deferred (400); a request whose history holds a
 `tool_reference` to a tool `tools` does not declare (400); a search in a script whose request declares no search
@@ -55,6 +57,14 @@ def _searchable_text(tool: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _error(message: str) -> dict[str, Any]:
+    return {
+        "type": "tool_search_tool_result_error",
+        "error_code": "invalid_tool_input",
+        "error_message": message,
+    }
+
+
 def search_content(body: Mapping[str, Any], name: str, tool_input: Mapping[str, Any]) -> dict[str, Any]:
     """The result's `content` for one search over the request's deferred tools."""
     hidden = [t for t in _tools(body) if t.get("defer_loading") is True]
@@ -64,11 +74,11 @@ def search_content(body: Mapping[str, Any], name: str, tool_input: Mapping[str, 
     else:
         pattern = str(tool_input.get("pattern", ""))
         if len(pattern) > MAX_PATTERN:
-            return {"type": "tool_search_tool_result_error", "error_code": "pattern_too_long"}
+            return _error(f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN} are allowed")
         try:
             compiled = re.compile(pattern)
-        except re.error:
-            return {"type": "tool_search_tool_result_error", "error_code": "invalid_pattern"}
+        except re.error as exc:
+            return _error(f"the pattern is not a valid Python regular expression: {exc}")
         found = [t for t in hidden if compiled.search(_searchable_text(t))]
     return {
         "type": "tool_search_tool_search_result",

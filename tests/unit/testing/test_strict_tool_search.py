@@ -58,9 +58,15 @@ def test_a_search_is_answered_with_references_to_matching_deferred_tools(api: An
 
 def test_a_bad_pattern_is_an_error_result(api: Any) -> None:
     [_, broken] = _searched(api, "(unclosed")
-    assert broken["content"] == {"type": "tool_search_tool_result_error", "error_code": "invalid_pattern"}
+    assert broken["content"] == {
+        "type": "tool_search_tool_result_error",
+        "error_code": "invalid_tool_input",
+        "error_message": "the pattern is not a valid Python regular expression: missing ), unterminated "
+        "subpattern at position 0",
+    }
     [_, long] = _searched(api, "a" * 201)
-    assert long["content"] == {"type": "tool_search_tool_result_error", "error_code": "pattern_too_long"}
+    assert long["content"]["error_code"] == "invalid_tool_input"
+    assert long["content"]["error_message"] == "the pattern is 201 characters long; at most 200 are allowed"
 
 
 def test_the_search_tool_cannot_be_deferred(api: Any) -> None:
