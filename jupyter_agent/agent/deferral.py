@@ -31,6 +31,10 @@ def _size(definitions: list[Definition]) -> int:
     return sum(len(json.dumps(d, separators=(",", ":")).encode()) for d in definitions)
 
 
+def _over(definitions: list[Definition]) -> bool:
+    return len(definitions) > MAX_MCP_TOOLS or _size(definitions) > MAX_MCP_BYTES
+
+
 def mcp_tool_names(pool: ToolPool) -> set[str]:
     return {name for name in pool.active() if (pool.source_of(name) or "").startswith("mcp:")}
 
@@ -38,10 +42,7 @@ def mcp_tool_names(pool: ToolPool) -> set[str]:
 def deferred(tools: dict[str, Definition], mcp: set[str], *, provider: str) -> dict[str, Definition]:
     """The first request's tools: as they are, or (past the threshold, where server tools run) with the MCP tools
     deferred and the tool search tool offered."""
-    offered = [d for name, d in tools.items() if name in mcp]
-    if len(offered) <= MAX_MCP_TOOLS and _size(offered) <= MAX_MCP_BYTES:
-        return tools
-    if provider not in SERVER_TOOL_PROVIDERS:
+    if not _over([d for name, d in tools.items() if name in mcp]) or provider not in SERVER_TOOL_PROVIDERS:
         return tools
     kept = {name: d for name, d in tools.items() if name not in mcp}
     hidden = {name: {**d, "defer_loading": True} for name, d in tools.items() if name in mcp}
@@ -70,3 +71,21 @@ def untold(
     kept = {name: d for name, d in now.items() if name not in hidden}
     search = {str(d.get("name")): d for d in declared if _is_search(d)}
     return {**search, **kept, **found}
+
+
+def deferral_note(declared: tuple[Definition, ...] | None, pool: ToolPool, *, provider: str) -> str | None:
+    """`%agent tools`' line on deferred MCP tools: deferred in this conversation, or why not though past the size."""
+    if declared is not None and searches(declared):
+        hidden = sum(1 for d in declared if d.get("defer_loading") is True)
+        return f"deferred: {hidden} MCP tools, found by {SEARCH_TOOL['name']} (past {MAX_MCP_TOOLS} tools or {MAX_MCP_BYTES} bytes)"
+    active = pool.active()
+    mcp = [active[name].to_param() for name in mcp_tool_names(pool)]
+    if not _over(mcp):
+        return None
+    if provider not in SERVER_TOOL_PROVIDERS:
+        return f"{len(mcp)} MCP tools declared in full: the {provider} endpoint does not run Anthropic's tool search tool"
+    if declared is None:
+        return (
+            f"{len(mcp)} MCP tools: the first request declares them deferred, found by {SEARCH_TOOL['name']}"
+        )
+    return f"{len(mcp)} MCP tools declared in full in this conversation; a new one (%agent reset) defers them"

@@ -190,6 +190,8 @@ def _todo_rows(session: AgentSession) -> list[tuple[str, str]]:
 
 
 def tools_report(session: AgentSession) -> Report:
+    from ..agent.deferral import deferral_note
+
     pool = session.pool
     active = pool.active()
     rows = [
@@ -205,6 +207,9 @@ def tools_report(session: AgentSession) -> Report:
     hidden = sorted(set(pool.merged()) - set(active))
     notes = [f"hidden by deny rules: {', '.join(hidden)}"] if hidden else []
     notes += [f"not offered: {name}: {why}" for name, why in sorted(pool.withheld.items())]
+    prefix = session.conversation.prefix
+    deferral = deferral_note(prefix.tools if prefix else None, pool, provider=session.config.provider)
+    notes += [deferral] if deferral else []
     return Report(
         text="\n".join([*lines, *notes]),
         html=html_table(

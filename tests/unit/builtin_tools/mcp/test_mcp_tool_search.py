@@ -5,6 +5,7 @@ found tool is not told again."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator
@@ -14,8 +15,10 @@ from typing import Any
 import pytest
 from agent_testkit import Harness, HarnessFactory, result_text, tool_results
 
+from jupyter_agent.agent.briefing import first_tools
 from jupyter_agent.agent.deferral import MAX_MCP_BYTES, SEARCH_TOOL
 from jupyter_agent.builtin_tools.mcp import McpServers
+from jupyter_agent.host.texts import tools_report
 from jupyter_agent.testing import ServerToolUse, Text, ToolUse, Turn
 
 ECHO_SERVER = Path(__file__).resolve().parents[3] / "fixtures" / "mcp_echo_server.py"
@@ -80,6 +83,26 @@ def test_300_mcp_tools_are_deferred_and_one_is_found_and_called(many_tools: Harn
     for body in (second, third):  # the prefix as it was, and no tool is told: the search found it
         assert body["tools"] == first["tools"] or _plain(body["tools"]) == _plain(first["tools"])
         assert not [m for m in body["messages"] if m["role"] == "system"]
+
+
+def test_tools_says_they_are_deferred_and_bedrock_gets_them_in_full(many_tools: Harness) -> None:
+    h = many_tools
+    before = tools_report(h.session).text.splitlines()[-1]
+    assert (
+        before == "306 MCP tools: the first request declares them deferred, found by tool_search_tool_regex"
+    )
+    h.run("anything")
+    after = tools_report(h.session).text.splitlines()[-1]
+    assert after == "deferred: 306 MCP tools, found by tool_search_tool_regex (past 40 tools or 20000 bytes)"
+
+    on_bedrock = first_tools(h.session.pool, 0, "bedrock")  # no server tools there: every definition in full
+    assert SEARCH_TOOL["name"] not in on_bedrock
+    assert not [d for d in on_bedrock.values() if d.get("defer_loading")]
+    h.session.config = dataclasses.replace(h.session.config, provider="bedrock")
+    h.session.conversation.reset()
+    assert tools_report(h.session).text.splitlines()[-1] == (
+        "306 MCP tools declared in full: the bedrock endpoint does not run Anthropic's tool search tool"
+    )
 
 
 def _plain(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
