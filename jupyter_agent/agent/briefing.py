@@ -2,6 +2,7 @@
 
 - `open_conversation`: the system prompt and the tools, fixed at the first request (`prefix.Prefix`), and the
   repository's files handed over as tool results (`opening.py`).
+- `first_tools`: the tools a conversation declares (many MCP tools deferred, `deferral.py`).
 - `tools_now`: the tools that may run now, by the name the model calls them (web search not once the run used
   its searches).
 - `unsendable`: why a conversation cannot go to a model at all (said before anything is sent).
@@ -15,6 +16,7 @@ from ..builtin_tools.skill import SKILL_TOOL_NAME, SkillTool, skill_listing
 from ..tools.registry import ToolPool
 from .boundary import valid_for_model
 from .conversation import Conversation
+from .deferral import deferred, mcp_tool_names
 from .memory import MemoryFile
 from .models import accepts
 from .opening import OpeningFile, opening_messages
@@ -31,6 +33,12 @@ def tools_now(pool: ToolPool, searches_used: int = 0) -> dict[str, Definition]:
             continue
         found[definition_name(definition)] = definition
     return found
+
+
+def first_tools(pool: ToolPool, searches_used: int, provider: str) -> dict[str, Definition]:
+    """The tools a new conversation declares: past a size of MCP tools, those deferred behind a tool search
+    (`deferral.py`)."""
+    return deferred(tools_now(pool, searches_used), mcp_tool_names(pool), provider=provider)
 
 
 def project_files(memory: Sequence[MemoryFile]) -> list[OpeningFile]:

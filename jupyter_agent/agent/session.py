@@ -26,7 +26,7 @@ from ..tools.hooks import Hooks
 from ..tools.registry import ToolPool
 from ..tools.scope import RunChange, RunScope, own_policy
 from ..tools.todo_list import Todo
-from .briefing import open_conversation, project_files, tools_now, unsendable
+from .briefing import first_tools, open_conversation, project_files, tools_now, unsendable
 from .client import ModelClient
 from .config import AgentConfig
 from .conversation import Block, Conversation
@@ -191,7 +191,7 @@ class AgentSession:
         open_conversation(
             self.conversation,
             system=self.system_prompt(),
-            tools=tools_now(self.pool, searches_used),
+            tools=first_tools(self.pool, searches_used, self.config.provider),
             pool=self.pool,
             memory=self.memory,
         )

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .conversation import Conversation
+from .deferral import untold
 from .facts import SessionFacts, facts_text, remembered
 from .models import Accepts
 from .prefix import Definition, definition_name
@@ -53,7 +54,7 @@ def tell(
     prefix = conversation.prefix
     if prefix is None or conversation.ends_with_assistant:
         return Said()
-    tools = dict(now.tools(searches_used))
+    tools = untold(prefix.tools, conversation.told.tools, now.tools(searches_used))
     changes = conversation.told.tool_changes(tools, declared=prefix.tools, inline=inline_tools)
     facts = now.facts()
     if changes and accepts.system_messages:
@@ -79,5 +80,12 @@ def redeclared(declared: tuple[Definition, ...], now: Mapping[str, Definition]) 
     """The tool list for a model without tool changes: the declared tools (a changed one replaced in place, a
     gone one kept: calls to it are refused with the reason), then the new ones."""
     names = [definition_name(d) for d in declared]
-    kept: list[dict[str, Any]] = [now.get(name, d) for name, d in zip(names, declared, strict=True)]
+    kept: list[dict[str, Any]] = [_kept(d, now.get(name)) for name, d in zip(names, declared, strict=True)]
     return (*kept, *(d for name, d in now.items() if name not in names))
+
+
+def _kept(declared: Definition, now: Definition | None) -> Definition:
+    """A declared definition, replaced by its changed one; a deferred one the search finds stays deferred."""
+    if now is None or {**now, "defer_loading": True} == declared:
+        return declared
+    return now

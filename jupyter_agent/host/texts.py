@@ -197,6 +197,8 @@ def _todo_rows(session: AgentSession) -> list[tuple[str, str]]:
 
 
 def tools_report(session: AgentSession) -> Report:
+    from ..agent.deferral import deferral_note
+
     pool = session.pool
     active = pool.active()
     rows = [
@@ -212,6 +214,9 @@ def tools_report(session: AgentSession) -> Report:
     hidden = sorted(set(pool.merged()) - set(active))
     notes = [f"hidden by deny rules: {', '.join(hidden)}"] if hidden else []
     notes += [f"not offered: {name}: {why}" for name, why in sorted(pool.withheld.items())]
+    prefix = session.conversation.prefix
+    deferral = deferral_note(prefix.tools if prefix else None, pool, provider=session.config.provider)
+    notes += [deferral] if deferral else []
     return Report(
         text="\n".join([*lines, *notes]),
         html=html_table(
@@ -263,6 +268,7 @@ def mcp_text(statuses: list[ServerStatus]) -> str:
             f"{status.tools} tool{'s' if status.tools != 1 else ''}" if status.state == "connected" else ""
         )
         source = f"  ({status.source})" if status.source else ""
-        lines.append(f"{status.name:<{width}}  {status.state:<10}  {tools}".rstrip() + source)
+        state = f"reconnecting (try {status.try_number})" if status.state == "reconnecting" else status.state
+        lines.append(f"{status.name:<{width}}  {state:<10}  {tools}".rstrip() + source)
         lines.extend(f"{'':<{width}}    {line}" for line in status.detail.splitlines() if line.strip())
     return "\n".join(lines)

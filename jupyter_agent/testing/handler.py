@@ -22,6 +22,7 @@ from .server_tools import unanswered_server_call
 from .strict.binding import BINDING_BETA
 from .strict.gate import Admission, StrictGate
 from .strict.rejection import Rejection, invalid
+from .tool_search import answered, tool_search_problem
 from .wire import (
     Shaped,
     content_blocks,
@@ -33,6 +34,20 @@ from .wire import (
 )
 
 _log = logging.getLogger("jupyter_agent.testing")
+
+
+def _first_problem(body: dict[str, Any], rejects: frozenset[str]) -> Rejection | None:
+    """The 400 the API gives before it looks at the rest: a field it does not take, a server tool call left
+    without its result, a tool search rule broken (`tool_search.py`)."""
+    rejected = unsupported_field(body, rejects)
+    if rejected is not None:
+        return invalid(f"{rejected}: Extra inputs are not permitted")
+    unanswered = unanswered_server_call(body)
+    if unanswered is not None:
+        return invalid(unanswered)
+    return tool_search_problem(body)
+
+
 _MESSAGES = "/v1/messages"
 _COUNT_TOKENS = "/v1/messages/count_tokens"
 #: The API's request size limit for both routes (docs "Errors": 32 MB, answered 413 `request_too_large`).
@@ -180,13 +195,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _messages(self, raw_body: Any) -> None:
         body = cast(dict[str, Any], raw_body) if isinstance(raw_body, dict) else {}
-        rejected = unsupported_field(body, self.owner.rejects)
-        if rejected is not None:
-            self._refuse(body, invalid(f"{rejected}: Extra inputs are not permitted"))
-            return
-        unanswered = unanswered_server_call(body)
-        if unanswered is not None:
-            self._refuse(body, invalid(unanswered))
+        problem = _first_problem(body, self.owner.rejects)
+        if problem is not None:
+            self._refuse(body, problem)
             return
         admission: Admission | None = None
         if self.owner.gate is not None:
@@ -200,6 +211,11 @@ class Handler(BaseHTTPRequestHandler):
         except Unscripted as e:
             self._send_error(500, "api_error", str(e), headers={"x-should-retry": "false"})
             return
+        resolved = answered(turn, body, index)
+        if isinstance(resolved, str):
+            self._send_error(500, "api_error", resolved, headers={"x-should-retry": "false"})
+            return
+        turn = resolved
         fault = turn.fault
         if fault is not None and fault.kind == "no_response":
             self.owner._quiet_for(fault.seconds)

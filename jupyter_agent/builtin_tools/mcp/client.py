@@ -26,7 +26,9 @@ from mcp.client.streamable_http import streamable_http_client
 from ...masking import clip
 from ...tools.core import AnyTool
 from .config import DEFAULT_CALL_TIMEOUT, ServerConfig, StdioServer
+from .following import Relisting, follow
 from .listing import list_tools
+from .recovery import Recovery
 from .stderr_tail import StderrTail
 from .tool import McpTool
 
@@ -110,6 +112,11 @@ class ServerConnection:
         self.lost: str = ""
         self.stray_lines = 0
         self.stderr = StderrTail() if isinstance(config, StdioServer) else None
+        #: The tools the last re-listing added and removed (by the server's names), for its report line.
+        self.changed: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        #: Set while the manager brings a server that went away back (recovery.py), or after it gave up.
+        self.reconnecting: Recovery | None = None
+        self.relisting = Relisting(self.relist)
         self._on_event = on_event
         self._report = report
         self._ready = asyncio.Event()
@@ -128,8 +135,11 @@ class ServerConnection:
         return "connected" if self.client is not None else "stopped"
 
     async def _on_message(self, message: Any) -> None:
-        """Transport errors reach here; a stray stdout line is counted and reported once, not raised."""
-        if isinstance(message, Exception):
+        """Transport errors reach here; a stray stdout line is counted and reported once, not raised. A 2025
+        protocol's `tools/list_changed` notification starts a re-listing (see `following.py`)."""
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self.relisting.request()
+        elif isinstance(message, Exception):
             self.stray_lines += 1
             if self.stray_lines == 1:
                 self._report(
@@ -165,20 +175,19 @@ class ServerConnection:
     async def _own(self) -> None:
         try:
             async with self._open() as client:
-                listed, self.skipped = await list_tools(client)
-                self.task_only = [t.name for t in listed if _task_support(t) == "required"]
-                self.listed = [t for t in listed if _task_support(t) != "required"]
+                self._take(*await list_tools(client))
                 self.has_resources = client.server_capabilities.resources is not None
                 self.client = client
                 self._ready.set()
                 self._on_event(self)
-                await self._stop.wait()
+                await self._until_stopped_or_closed(client)
         except Exception as exc:
             if self._ready.is_set():
                 self.lost = self.lost or _describe(exc)
             else:
                 self.error = self._failure(_describe(exc))
         finally:
+            self.relisting.cancel()
             was_up = self.client is not None
             unexpected = bool(self.lost) or not self._stop.is_set()
             self.client = None
@@ -186,6 +195,40 @@ class ServerConnection:
             self._ready.set()
             if was_up and unexpected:
                 self._on_event(self)
+
+    def _take(self, listed: list[mcp_types.Tool], skipped: dict[str, str]) -> None:
+        self.skipped = skipped
+        self.task_only = [t.name for t in listed if _task_support(t) == "required"]
+        self.listed = [t for t in listed if _task_support(t) != "required"]
+
+    async def _until_stopped_or_closed(self, client: Client) -> None:
+        """Follow the server's tool changes until we are told to leave or its connection closes by itself."""
+        following = asyncio.create_task(
+            follow(client, self.relisting.request), name=f"mcp-follow-{self.name}"
+        )
+        stopping = asyncio.create_task(self._stop.wait())
+        try:
+            await asyncio.wait({following, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (following, stopping):
+                task.cancel()
+            await asyncio.wait({following, stopping})
+        if not self._stop.is_set():
+            self.lost = self.lost or "it closed the connection (its process exited?)"
+
+    async def relist(self) -> None:
+        """List the tools again (the server said they changed) and tell the manager, which updates the pool."""
+        client = self.client
+        if client is None:
+            return
+        before = {tool.name: tool for tool in self.listed}
+        self._take(*await list_tools(client))
+        after = {tool.name: tool for tool in self.listed}
+        added = tuple(n for n, t in after.items() if n not in before or before[n] != t)
+        removed = tuple(n for n in before if n not in after)
+        if added or removed:
+            self.changed = (added, removed)
+            self._on_event(self)
 
     def mark_lost(self, reason: str) -> None:
         """A call found the connection gone (the process died): leave the session, report it once."""
@@ -232,6 +275,8 @@ class ServerConnection:
 
     def why_not_connected(self) -> str:
         """Why a call cannot reach the server now (for NOT_AVAILABLE)."""
+        if self.reconnecting is not None:
+            return f"it is {self.reconnecting.state()}"
         if self.error is not None:
             return "it did not start; `%agent mcp` shows why"
         if not self._ready.is_set():
@@ -250,6 +295,7 @@ class ServerConnection:
                 session=lambda: self.client,
                 why_gone=self.why_not_connected,
                 on_lost=self.mark_lost,
+                settle=self.relisting.caught_up,
                 timeout=self.call_timeout,
                 name=given.get((self.name, remote.name)),
             )

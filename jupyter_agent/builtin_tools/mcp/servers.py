@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 #: A server that is configured but not started: "waiting" for the user's approval, or "disabled" by name.
 Held = Literal["waiting", "disabled"]
+#: A server that went away by itself: being started again, or given up on (recovery.py).
+Recovering = Literal["reconnecting", "down"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +37,9 @@ class ServerStatus:
     why when it is not up."""
 
     name: str
-    state: State | Held
+    state: State | Held | Recovering
+    #: Which try a reconnecting server is at.
+    try_number: int = 0
     tools: int = 0
     detail: str = ""
     #: Where it is configured ("" : the `mcp_servers` setting).
@@ -44,9 +48,13 @@ class ServerStatus:
 
 def server_status(server: ServerConnection) -> ServerStatus:
     """Its line of `%agent mcp`."""
-    state = server.state
+    state: State | Recovering = server.state
     notes: list[str] = []
-    if state == "failed":
+    recovery = server.reconnecting
+    if recovery is not None:
+        state = "down" if recovery.down else "reconnecting"
+        notes.append(recovery.why(server.name))
+    elif state == "failed":
         notes.append(server.error or "")
     elif state == "stopped":
         notes.append(server.lost)
@@ -56,7 +64,13 @@ def server_status(server: ServerConnection) -> ServerStatus:
         notes.append(f"tool '{name}' skipped: {why}")
     if server.stray_lines:
         notes.append(f"{server.stray_lines} stray stdout line(s) ignored")
-    return ServerStatus(name=server.name, state=state, tools=len(server.tools()), detail="; ".join(notes))
+    return ServerStatus(
+        name=server.name,
+        state=state,
+        try_number=recovery.try_number if recovery is not None else 0,
+        tools=len(server.tools()),
+        detail="; ".join(notes),
+    )
 
 
 def _ignore(_: str) -> None:
@@ -90,6 +104,10 @@ class McpServers:
         #: Servers whose settings are wrong (name → message); they are not started.
         self.config_errors: dict[str, str] = {}
         self._watchers: set[asyncio.Task[None]] = set()
+        #: Servers that went away by itself being brought back (recovery.py), by name.
+        self._reconnects: dict[str, asyncio.Task[None]] = {}
+        #: Seconds before each try to bring back a server that went away by itself (recovery.DELAYS).
+        self.reconnect_delays: tuple[float, ...] | None = None
         self._warm_up: asyncio.Task[Any] | None = None
         self._collisions_reported: set[str] = set()
         #: Where `${VAR}` in a server's settings is looked up (None: the kernel's environment).
@@ -114,6 +132,7 @@ class McpServers:
         for name in [n for n in self._configs if n not in wanted or wanted[n] != self._configs[n]]:
             self._configs.pop(name, None)
             self.config_errors.pop(name, None)
+            self._stop_reconnecting(name)
             server = self._servers.pop(name, None)
             if server is not None:
                 self._watch(server.close())
@@ -123,7 +142,7 @@ class McpServers:
                 self._start(name)
         self.on_change()
 
-    def _start(self, name: str, previous: ServerConnection | None = None) -> None:
+    def _start(self, name: str, previous: ServerConnection | None = None, *, settle: bool = True) -> None:
         try:
             config = parse_server(self._configs[name], self.environ)
         except ConfigError as exc:
@@ -145,7 +164,8 @@ class McpServers:
         )
         self._servers[name] = server
         server.start()
-        self._watch(self._settle(server))
+        if settle:
+            self._watch(self._settle(server))
 
     def _watch(self, work: Any) -> None:
         task: asyncio.Task[None] = asyncio.ensure_future(work)
@@ -163,7 +183,16 @@ class McpServers:
         if self._servers.get(server.name) is not server:
             return
         status = server_status(server)
-        if status.state == "connected":
+        if status.state == "connected" and server.changed is not None:
+            added, removed = server.changed
+            server.changed = None
+            said = [
+                f"now offers {', '.join(added)}" if added else "",
+                f"no longer {', '.join(removed)}" if removed else "",
+            ]
+            self.report(f"MCP server '{server.name}' changed its tools: {'; '.join(s for s in said if s)}")
+            self._report_collisions()
+        elif status.state == "connected":
             line = (
                 f"MCP server '{server.name}' connected: {status.tools} tool{'s' if status.tools != 1 else ''}"
             )
@@ -171,12 +200,40 @@ class McpServers:
                 line += f" ({', '.join(server.task_only)} not offered: they only run as MCP tasks)"
             self.report(line)
             self._report_collisions()
-        elif status.state == "stopped":
-            self.report(
-                f"MCP server '{server.name}' stopped ({server.lost}); `%agent mcp restart {server.name}` starts "
-                "it again"
-            )
+        elif status.state == "stopped" and server.name in self._configs:
+            self._reconnect(server)
         self.on_change()
+
+    def _reconnect(self, lost: ServerConnection) -> None:
+        from .recovery import DELAYS, reconnect
+
+        name = lost.name
+
+        def start(previous: ServerConnection) -> ServerConnection:
+            self._start(name, previous=previous, settle=False)
+            return self._servers[name]
+
+        task = asyncio.create_task(
+            reconnect(
+                lost,
+                start=start,
+                current=lambda: self._servers.get(name),
+                startup_timeout=self.startup_timeout,
+                report=self.report,
+                on_change=self.on_change,
+                delays=self.reconnect_delays if self.reconnect_delays is not None else DELAYS,
+            ),
+            name=f"mcp-reconnect-{name}",
+        )
+        self._reconnects[name] = task
+        task.add_done_callback(
+            lambda done: self._reconnects.pop(name, None) if self._reconnects.get(name) is done else None
+        )
+
+    def _stop_reconnecting(self, name: str) -> None:
+        task = self._reconnects.pop(name, None)
+        if task is not None:
+            task.cancel()
 
     async def restart(self, name: str | None = None) -> list[str]:
         """Stop and start one server (`name`) or all of them; the names restarted. Unknown name: KeyError."""
@@ -185,6 +242,7 @@ class McpServers:
             raise KeyError(f"no MCP server named '{name}' (servers: {known})")
         names = [name] if name is not None else list(self._configs)
         for each in names:
+            self._stop_reconnecting(each)
             server = self._servers.pop(each, None)
             self.config_errors.pop(each, None)
             if server is not None:
@@ -239,6 +297,8 @@ class McpServers:
 
     async def aclose(self) -> None:
         """Close every session (stdio servers get their stdin closed, then SIGTERM/SIGKILL if they linger)."""
+        for name in list(self._reconnects):
+            self._stop_reconnecting(name)
         servers, self._servers = list(self._servers.values()), {}
         self._configs = {}
         await asyncio.gather(*(server.close() for server in servers))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -25,6 +25,7 @@ from ...tools.context import ToolContext
 from ...tools.core import InstanceTool, ToolAnnotations
 from .config import DEFAULT_CALL_TIMEOUT
 from .names import tool_name
+from .output_check import output_problem
 from .schema import JsonSchemaArguments, arguments_model, model_facing_schema
 
 _MAX_DESCRIPTION = 4000
@@ -61,7 +62,19 @@ def image_block(media_type: str, data: str, max_bytes: int) -> ImageContent | st
     return image
 
 
-def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[list[str], list[ImageContent]]:
+def _link_text(link: mcp_types.ResourceLink, server: str) -> str:
+    """A resource link as a line the model can act on: what it is, and how to read it."""
+    about = ", ".join(part for part in (link.name, link.mime_type) if part)
+    described = f": {link.description}" if link.description else ""
+    return (
+        f"[resource link: {link.uri} ({about}){described}; ReadMcpResource with server '{server}' and this uri "
+        "reads it]"
+    )
+
+
+def _blocks(
+    result: mcp_types.CallToolResult, max_image_bytes: int, server: str
+) -> tuple[list[str], list[ImageContent]]:
     texts: list[str] = []
     images: list[ImageContent] = []
 
@@ -79,7 +92,7 @@ def _blocks(result: mcp_types.CallToolResult, max_image_bytes: int) -> tuple[lis
         elif isinstance(block, mcp_types.AudioContent):
             texts.append(f"[audio ({block.mime_type}) omitted]")
         elif isinstance(block, mcp_types.ResourceLink):
-            texts.append(f"[resource link: {block.uri} ({block.name})]")
+            texts.append(_link_text(block, server))
         else:
             resource = block.resource
             if isinstance(resource, mcp_types.TextResourceContents):
@@ -108,6 +121,7 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         session: Callable[[], Any | None],
         why_gone: Callable[[], str],
         on_lost: Callable[[str], None] = lambda _: None,
+        settle: Callable[[], Awaitable[None]] | None = None,
         name: str | None = None,
         timeout: Callable[[], float] = lambda: DEFAULT_CALL_TIMEOUT,
     ) -> None:
@@ -127,6 +141,8 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
         self._session = session
         self._why_gone = why_gone
         self._on_lost = on_lost
+        #: Waits for a re-listing the call set off (the server changed its tools meanwhile), see following.py.
+        self._settle = settle
         self._timeout = timeout
 
     def input_schema(self) -> dict[str, Any]:
@@ -163,7 +179,14 @@ class McpTool(InstanceTool[JsonSchemaArguments]):
                     "NOT_AVAILABLE", f"{label}: the server closed the connection; {restart}"
                 ) from None
             raise ToolError("EXECUTION_ERROR", f"{label} refused the call: {exc.message}") from None
-        texts, images = _blocks(result, limits.max_image_bytes)
+        except RuntimeError as exc:
+            problem = output_problem(label, exc)
+            if problem is None:
+                raise
+            raise ToolError("EXECUTION_ERROR", problem) from None
+        if self._settle is not None:
+            await self._settle()
+        texts, images = _blocks(result, limits.max_image_bytes, self.server)
         text = cap_text("\n".join(texts).strip(), limits.max_output_chars)
         if result.is_error:
             return ToolResult.error(

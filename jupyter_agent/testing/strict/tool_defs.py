@@ -23,6 +23,8 @@ _FIXED_NAMES = {
     "code_execution_": "code_execution",
     "bash_": "bash",
     "memory_": "memory",
+    "tool_search_tool_regex_": "tool_search_tool_regex",
+    "tool_search_tool_bm25_": "tool_search_tool_bm25",
 }
 MAX_BREAKPOINTS = 4
 

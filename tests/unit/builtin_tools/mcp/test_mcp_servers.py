@@ -345,6 +345,7 @@ def _as_connections(servers: McpServers) -> McpConnections:
 
 
 def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> None:
+    """With no tries to reconnect by itself (test_mcp_reconnects.py has those), it is down until restarted."""
     reports: list[str] = []
 
     async def scenario() -> None:
@@ -357,6 +358,7 @@ def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> No
             changed.set()
 
         servers = McpServers(on_change=sync_pool, report=reports.append)
+        servers.reconnect_delays = ()
         servers.configure({"echo": STDIO_ECHO})
         await servers.settled()
         try:
@@ -371,26 +373,26 @@ def test_a_crashed_server_is_reported_and_can_be_restarted(tmp_path: Path) -> No
                 "NOT_AVAILABLE: echo (MCP server 'echo'): the server closed the connection; "
                 "`%agent mcp restart echo` starts it again"
             )
-            while servers.statuses()[0].state != "stopped":
+            while servers.statuses()[0].state != "down":
                 await asyncio.wait_for(changed.wait(), 60)
                 changed.clear()
             assert reports[-1] == (
-                "MCP server 'echo' stopped (it closed the connection); `%agent mcp restart echo` starts it again"
+                "MCP server 'echo' is down: it closed the connection; %agent mcp restart echo"
             )
             # the run's tool list still offers its tools: they answer NOT_AVAILABLE, never "no tool named …"
             again = await session.acall("mcp__echo__echo", {"text": "still?"})
             assert again.content == (
-                "NOT_AVAILABLE: echo (MCP server 'echo') cannot run: the server is not connected (it stopped: it "
+                "NOT_AVAILABLE: echo (MCP server 'echo') cannot run: the server is not connected (it is down: it "
                 "closed the connection); `%agent mcp restart echo` starts it again"
             )
             resource = await session.acall("ReadMcpResource", {"server": "echo", "uri": "note://index"})
             assert resource.content == (
-                "NOT_AVAILABLE: MCP server 'echo' is not connected (it stopped: it closed the connection); "
+                "NOT_AVAILABLE: MCP server 'echo' is not connected (it is down: it closed the connection); "
                 "`%agent mcp restart echo` starts it again"
             )
             listing = await session.acall("ListMcpResources", {})
             assert (
-                "Server 'echo': not connected (it stopped: it closed the connection); `%agent mcp restart"
+                "Server 'echo': not connected (it is down: it closed the connection); `%agent mcp restart"
                 in (listing.content)
             )
 

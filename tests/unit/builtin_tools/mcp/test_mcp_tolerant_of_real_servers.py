@@ -142,3 +142,39 @@ def test_an_mcp_image_whose_bytes_are_text_is_left_out_with_a_note(tmp_path: Pat
         )
 
     with_server(QUIRKY, tmp_path, body)
+
+
+SHAPES = {"command": sys.executable, "args": [str(FIXTURES / "mcp_echo_server.py"), "--shapes"]}
+
+
+def test_structured_content_is_checked_against_the_tools_output_schema(tmp_path: Path) -> None:
+    async def body(_: McpServers, call: Call, __: list[tuple[str, str]]) -> None:
+        conforming = await call("mcp__s__price", {"item": "pen"})
+        assert (conforming.is_error, conforming.content) == (False, "pen: 1.5")
+        wrong = await call("mcp__s__price", {"item": "cup"})
+        assert wrong.content == (
+            "EXECUTION_ERROR: price (MCP server 's') returned structuredContent that does not match its "
+            "outputSchema at /price: 'cheap' is not of type 'number'"
+        )
+        bare = await call("mcp__s__bare", {})
+        assert bare.content == (
+            "EXECUTION_ERROR: bare (MCP server 's') declares an outputSchema but returned no structuredContent"
+        )
+        # tools whose output the SDK describes itself (a str return: {"result": string}) still conform
+        assert (await call("mcp__s__echo", {"text": "hi"})).content == "echo: hi"
+
+    with_server(SHAPES, tmp_path, body)
+
+
+def test_resource_blocks_in_a_result_become_text_the_model_can_act_on(tmp_path: Path) -> None:
+    async def body(_: McpServers, call: Call, __: list[tuple[str, str]]) -> None:
+        linked = await call("mcp__s__linked", {})
+        assert (linked.is_error, linked.content) == (
+            False,
+            "[resource link: note://todo (todo, text/plain): The to-do note; ReadMcpResource with server 's' and "
+            "this uri reads it]\n[resource note://shopping]\nmilk, eggs",
+        )
+        read = await call("ReadMcpResource", {"server": "s", "uri": "note://todo"})
+        assert read.content.endswith("write tests")
+
+    with_server(SHAPES, tmp_path, body)
