@@ -65,7 +65,7 @@ UNIT_AT_THE_FLOORS=(
 # waits in the cell, the live-notebook bridge (comm), widgets closed after many runs, Interrupt (ipykernel's
 # signal handling), the SDK over real HTTP, MCP servers, VS Code's message order, the quickstart. The rest of
 # the kernel suite tests the package's own logic, the same on any version: the main job runs it on the newest.
-# (Not the Interrupt timed under load: this job runs beside the Python jobs, so its 3 s bound would measure the
+# (Not the Interrupt timed under load: this job runs beside the other jobs, so its 3 s bound would measure the
 # CI machine's other work, not the code.)
 KERNEL_AT_THE_FLOORS=(
   tests/kernel/test_agent_magic.py tests/kernel/test_shell_pump.py tests/kernel/test_preload_holds_cells.py
