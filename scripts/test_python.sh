@@ -50,6 +50,10 @@ VENV=".venv-py$VERSION"
 bash scripts/make_venv.sh "$VENV" "$PYTHON" -e ".[test]"
 # The tests' JupyterLab, kernels and tools come from this venv.
 export VIRTUAL_ENV="$PWD/$VENV" PATH="$PWD/$VENV/bin:$PATH"
+# A temp root of its own: CI runs the 3.12 job beside the others, and pytest clears old temp folders of its root
+# as it starts.
+export PYTEST_DEBUG_TEMPROOT="${TMPDIR:-/tmp}/jupyter-agent-py$VERSION-pytest"
+mkdir -p "$PYTEST_DEBUG_TEMPROOT"
 if [ "$#" -gt 0 ]; then
   exec "$VENV/bin/python" -m pytest "$@"
 fi
