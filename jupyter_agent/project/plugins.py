@@ -24,7 +24,7 @@ from pathlib import Path
 from ..base.json_values import is_array, is_object
 from ..tools.command_hooks import CommandHook
 from .definitions import DefinitionDir
-from .settings_file import Anchors, read_hooks_file
+from .settings_file import Anchors, read_hooks_file, read_inline_hooks
 
 #: Where Claude Code records the plugins it installed (under `~/.claude`).
 INSTALLED = Path("plugins") / "installed_plugins.json"
@@ -119,13 +119,15 @@ def known_marketplace_entries(claude_dir: Path, problems: list[str]) -> dict[str
 
 
 def manifest_paths(root: Path, where: str, data: object, problems: list[str]) -> list[tuple[str, Path]]:
-    """`commands`, `agents`, `skills` (a path or a list of them) and `hooks` (a path; an inline object is not
-    read here) of `plugin.json` or of the plugin's marketplace entry (`where` names which; the entry adds to the
-    manifest, as Claude Code merges them), each inside the plugin's folder, as (kind, path); what cannot be used
-    is a line."""
+    """`commands`, `agents`, `skills` (a path or a list of them) and `hooks` (a path; an inline object is read by
+    `inline_hooks`) of `plugin.json` or of the plugin's marketplace entry (`where` names which; the entry adds to
+    the manifest, as Claude Code merges them), each inside the plugin's folder, as (kind, path); what cannot be
+    used is a line."""
     found: list[tuple[str, Path]] = []
     for kind in ("commands", "agents", "skills", "hooks"):
         value = data.get(kind) if is_object(data) else None
+        if kind == "hooks" and is_object(value):
+            continue
         paths = [value] if isinstance(value, str) else value if is_array(value) else []
         if value is not None and not paths:
             problems.append(f"jupyter_agent: {where}: {kind}: expected a path or a list of paths; ignored")
@@ -198,8 +200,9 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
             base=root, project_dir=project_dir, home=home, areas=(Path(os.path.realpath(root)),)
         )
         manifest = root / MANIFEST
+        manifest_data = _read_json(manifest, problems)
         extra = [
-            *manifest_paths(root, str(manifest), _read_json(manifest, problems), problems),
+            *manifest_paths(root, str(manifest), manifest_data, problems),
             *manifest_paths(root, f"the marketplace entry of {key}", entries.get(key), problems),
         ]
         hooks: list[CommandHook] = []
@@ -207,6 +210,15 @@ def load_plugins(enabled: Mapping[str, Path], *, claude_dir: Path, project_dir: 
             read, warnings = read_hooks_file(file, anchors)
             hooks += read
             problems += warnings
+        for where, data in (
+            (manifest, manifest_data),
+            (Path(f"the marketplace entry of {key}"), entries.get(key)),
+        ):
+            inline = data.get("hooks") if is_object(data) else None
+            if is_object(inline):
+                read, warnings = read_inline_hooks(where, inline, anchors)
+                hooks += read
+                problems += warnings
         found.append(
             Plugin(
                 key=key,

@@ -193,6 +193,13 @@ def read_hooks_file(path: Path, anchors: Anchors) -> tuple[list[CommandHook], li
     return hooks, reader.warnings
 
 
+def read_inline_hooks(where: Path, value: object, anchors: Anchors) -> tuple[list[CommandHook], list[str]]:
+    """Hooks written inline in a plugin's `plugin.json` or marketplace entry (`"hooks": {event: [...]}`, the
+    shape of a hooks file's `hooks`); `where` is the file the warnings name."""
+    reader = _Reader(path=where, anchors=anchors)
+    return _hooks(reader, value), reader.warnings
+
+
 def _rules(reader: _Reader, kind: RuleKind, value: object) -> list[SourcedRule]:
     key = f"permissions.{kind}"
     rules: list[SourcedRule] = []

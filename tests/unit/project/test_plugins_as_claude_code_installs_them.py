@@ -205,3 +205,33 @@ def test_a_marketplace_entrys_component_paths_add_to_the_plugin_as_claude_code_m
         "jupyter_agent: the marketplace entry of tidy@team: agents: '../../elsewhere' is not inside the plugin; "
         "skipped",
     )
+
+
+def test_a_plugins_inline_hooks_in_its_manifest_run_beside_its_hooks_file(
+    tree: Tree,
+) -> None:
+    """The plugins reference allows `hooks` in `plugin.json` as a path or as the hooks object itself."""
+    root = install(tree, "inline")
+
+    def group(tag: str) -> dict[str, object]:
+        return {
+            "matcher": "Bash",
+            "hooks": [{"type": "command", "command": f"echo {tag} ${{CLAUDE_PLUGIN_ROOT}}"}],
+        }
+
+    tree.write(
+        ".claude-plugin/plugin.json",
+        {"name": "inline", "version": "0.1.0", "hooks": {"PreToolUse": [group("from-manifest")]}},
+        base=root,
+    )
+    tree.write("hooks/hooks.json", {"hooks": {"PostToolUse": [group("from-file")]}}, base=root)
+    tree.user_settings({"enabledPlugins": {f"inline@{MARKET}": True}})
+    claude = tree.claude()
+    hooks = claude.settings.hooks
+    assert sorted((h.event, h.command) for h in hooks) == [
+        ("PostToolUse", f"echo from-file {root}"),
+        ("PreToolUse", f"echo from-manifest {root}"),
+    ]
+    assert [
+        w for w in claude.take_warnings() if "bad.md" not in w
+    ] == []  # (the installed sample's bad agent)
