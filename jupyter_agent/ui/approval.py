@@ -122,7 +122,7 @@ class WidgetApproval(WidgetQuestion[Approval]):
         always_says = f"Always allow adds {request.suggested_rule} for this session"
         head = w.HTML(
             value=(
-                f'<div role="heading" aria-level="3" style="font-weight:600;">{esc(question_in_words(request))}</div>'
+                f'<div role="heading" aria-level="2" style="font-weight:600;">{esc(question_in_words(request))}</div>'
                 f'<div style="font-size:11px;color:var(--jp-ui-font-color1);">{esc(request.reason)} · '
                 f"<code>{esc(request.title)}</code></div>"
             )

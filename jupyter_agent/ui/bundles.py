@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .cards import ToolCard
 from .gate import folded_markdown_html
-from .html import esc, pre
+from .html import esc, legible, pre
 from .publish import Bundle
 
 
@@ -29,4 +29,4 @@ def card_bundle(card: ToolCard) -> Bundle:
 
 
 def error_bundle(message: str) -> Bundle:
-    return {"text/plain": message, "text/html": pre(message, style="color:var(--jp-error-color0,#c62828);")}
+    return {"text/plain": message, "text/html": pre(message, style=f"color:{legible('error')};")}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..base.result import ToolResult
 from ..masking import clip, keep_tail, shorten
 from .diff_view import diff_counts, diff_to_html
-from .html import esc, pre
+from .html import MUTED, esc, legible, pre
 
 if TYPE_CHECKING:
     from ..tools.core import ToolKind
@@ -28,14 +28,14 @@ _STATUS_TEXT: dict[Status, str] = {
     "interrupted": "interrupted",
 }
 _STATUS_COLOR: dict[Status, str] = {
-    "writing": "var(--jp-ui-font-color2,#666)",
-    "pending": "var(--jp-ui-font-color3,#999)",
-    "asking": "var(--jp-warn-color0,#b26b00)",
-    "running": "var(--jp-brand-color1,#1976d2)",
-    "done": "var(--jp-success-color0,#2e7d32)",
-    "error": "var(--jp-error-color0,#c62828)",
+    "writing": MUTED,
+    "pending": MUTED,
+    "asking": legible("warn"),
+    "running": legible("brand"),
+    "done": legible("success"),
+    "error": legible("error"),
     "denied": "var(--jp-ui-font-color1,#555)",  # a no (the person's, or a rule's) is an answer, not an error
-    "interrupted": "var(--jp-warn-color0,#b26b00)",
+    "interrupted": legible("warn"),
 }
 _MAX_DETAIL_CHARS = 8_000
 #: The reason under a refused or failed call's line in text/plain.
@@ -164,7 +164,7 @@ class ToolCard:
 
 
 def _section(label: str, body: str) -> str:
-    return f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">{esc(label)}</div>{body}'
+    return f'<div style="font-size:11px;color:{MUTED};margin-top:4px;">{esc(label)}</div>{body}'
 
 
 def _cap(text: str) -> str:

@@ -17,7 +17,7 @@ from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
 from .gate import markdown_to_html
-from .html import NO_MATH, esc
+from .html import MUTED, NO_MATH, esc, legible
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
@@ -312,13 +312,7 @@ class RunView:
 
     # -- notes and footer -------------------------------------------------------------------------------
     def _note(self, message: str, *, warn: bool, error: bool = False, icon: str = "") -> None:
-        color = (
-            "var(--jp-error-color0,#c62828)"
-            if error
-            else "var(--jp-warn-color0,#b26b00)"
-            if warn
-            else "inherit"
-        )
+        color = legible("error") if error else legible("warn") if warn else "inherit"
         icon = icon or ("⛔" if error else "⚠️" if warn else "ℹ️")
         bundle = {
             "text/plain": f"{icon} {message}",
@@ -350,7 +344,7 @@ class RunView:
         bundle = {
             "text/plain": text,
             # Two dollar amounts would be typeset as LaTeX by the frontend's MathJax; these classes opt out.
-            "text/html": f'<div class="{NO_MATH}" style="font-size:11px;color:var(--jp-ui-font-color3,#888);'
+            "text/html": f'<div class="jp-agent-footer {NO_MATH}" style="font-size:11px;color:{MUTED};'
             f'margin-top:4px;">{esc(text)}</div>',
         }
         self.publisher.show(bundle, final=True)
@@ -359,7 +353,7 @@ class RunView:
         for block in self._blocks[:-1]:
             text = block.text  # the summary's `clip` and the Markdown mask before they cut or split it
             html = (
-                '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
+                f'<details><summary style="cursor:pointer;font-size:12px;color:{MUTED}">'
                 f"{esc(clip(text.strip().splitlines()[0], 80, marker='') if text.strip() else '…')}</summary>"
                 f"{markdown_to_html(text)}</details>"
             )
