@@ -12,7 +12,7 @@ from ..builtin_tools.notebook.proposal import PROPOSAL_KEY
 from ..builtin_tools.notebook.run import CELL_OUTPUTS_KEY
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..masking import clip
-from .bundles import answer_bundle, card_bundle, thinking_bundle
+from .bundles import answer_bundle, card_bundle, stopped_bundle, thinking_bundle
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
@@ -133,6 +133,8 @@ class RunView:
             case ev.RunFinished() as finished:
                 self._close_text()
                 self.finished = finished
+                if finished.reason == "interrupted":  # one calm line says what ran (never a traceback)
+                    self.publisher.show(stopped_bundle(list(self.cards.values())), final=True)
                 self._footer(finished)
             case _:
                 pass
@@ -326,7 +328,7 @@ class RunView:
         if not done.answered and done.reason == "error":
             return  # the error line says it all: no turns and no cost for a run that never reached the model
         u = done.usage
-        reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
+        reason = "" if done.reason in ("end_turn", "interrupted") else f" · stopped: {done.reason}"
         searches = (
             f" · {u.web_searches} web search{'es' if u.web_searches != 1 else ''}" if u.web_searches else ""
         )

@@ -19,6 +19,7 @@ AGENT_WIDGETS = (
     ".jp-agent-pending",
     ".jp-agent-waiting",
     ".jp-agent-footer",
+    ".jp-agent-stopped",
 )
 LIGHT = "JupyterLab Light"
 DARK = "JupyterLab Dark"

@@ -122,7 +122,8 @@ def test_errors_and_stops_are_shown() -> None:
     view.handle(finished("interrupted"))
     texts = [b["text/plain"] for _, b in publisher.shown]
     assert "⛔ overloaded; try again" in texts
-    assert texts[-1].endswith("· stopped: interrupted")
+    assert texts[-2] == "⏹ Stopped by you before any tool call ran. Ask again to go on."  # then the footer
+    assert "stopped" not in texts[-1]
 
 
 def test_a_card_shows_its_kind_icon_before_the_call_finishes() -> None:
