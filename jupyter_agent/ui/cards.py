@@ -62,16 +62,21 @@ class ToolCard:
     children: list[ToolCard] = field(default_factory=list["ToolCard"])
     #: While the model writes the call: the complete lines so far of its streamed field (a growing code view).
     writing: str | None = None
+    #: The call in words as its approval asked it ("Edit cell 3 ('# clean') of a.ipynb"), until its result
+    #: names it.
+    asked: str = ""
 
     def headline(self) -> str:
         """`Edit utils.py  +3 −1`, `Grep "TODO" 12 files`: the title, or the tool's own summary when it says more."""
-        line = self.title or self.name
+        line = self.asked or self.title or self.name
         if self.result is None:
             return line
+        summary = self.result.summary
         if self.result.diff:
             added, removed = diff_counts(self.result.diff)
-            return f"{line}  +{added} −{removed}"
-        summary = self.result.summary
+            if summary and not self.result.is_error and f"+{added}" in summary:
+                return summary  # `Edited cell 3 ('# clean') of a.ipynb (+1 −1)`: it says its counts
+            return f"{summary if summary and not self.result.is_error else line}  +{added} −{removed}"
         if not summary or self.result.is_error:
             return line
         subject = line.removeprefix(self.name).strip()

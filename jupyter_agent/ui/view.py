@@ -139,8 +139,11 @@ class RunView:
             case _:
                 pass
 
-    def question_asked(self, call_id: str, title: str) -> None:
-        """The call waits for the person's answer."""
+    def question_asked(self, call_id: str, title: str, *, asked: str = "") -> None:
+        """The call waits for the person's answer; `asked` is the call in words, as the question names it."""
+        card = self.cards.get(call_id)
+        if card is not None and asked:
+            card.asked = asked
         self._card_set(call_id, status="asking", title=title)
 
     def question_answered(self, call_id: str, status: Status) -> None:

@@ -49,7 +49,7 @@ def card(
         (
             card("Edit", "edit", title="Edit utils.py", status="done", duration=0.44),
             ToolResult.ok("Edited", summary="Edited utils.py (+3 −1)", diff=DIFF),
-            "✏️ Edit utils.py  +3 −1  [done 0.4s]",
+            "✏️ Edited utils.py (+3 −1)  [done 0.4s]",
         ),
         (
             card("Grep", title='Grep "TODO"', status="done"),
