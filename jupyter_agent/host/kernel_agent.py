@@ -150,12 +150,12 @@ class KernelAgent:
 
         `references`: attach what `@name`, `@cell:ID` and `@output:ID[:N]` in the request point at (a request
         the package wrote itself, such as `%agent fix`'s, passes False)."""
-        from ..ui.interrupts import InterruptLatch
+        from ..ui.interrupts import InterruptLatch, interrupted_cell
 
         with InterruptLatch() as latch:
             interrupted = self._run_cell(request, options or RunOptions(), latch, references=references)
         if interrupted or latch.noted:
-            raise KeyboardInterrupt  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
+            raise interrupted_cell()  # one clean end, however late the Interrupt came (`ui/interrupts.py`)
 
     def _run_cell(
         self, request: str, options: RunOptions, latch: InterruptLatch, *, references: bool

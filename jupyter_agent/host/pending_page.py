@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..tools.dispatch import Approval, ApprovalRequest, Approve, Reject
+from ..ui.approval import question_in_words
 from ..ui.at_cell import Outcome
 from .page_comm import PageComm, send_to_page
 
@@ -74,7 +75,9 @@ class PendingQuestion:
         return {
             "type": "pending",
             "pending_id": self.pending_id,
-            "title": self.request.title,
+            "title": question_in_words(
+                self.request
+            ),  # "Edit cell 3 ('# clean') of a.ipynb?", not the log line
             "allow_edits": self.request.kind == "edit",
             "cells": cells,
         }

@@ -18,7 +18,7 @@ from ..ui.at_cell import CellPages, CellQuestion, outcome_of
 from ..ui.cards import Status, ToolCard
 from ..ui.channel import PendingQuestion
 from ..ui.gate import show_widget, widgets
-from ..ui.html import esc
+from ..ui.html import MUTED, esc
 from ..ui.widget_tree import close_tree
 
 #: Cards kept on the board; older calls leave it (they stay in `%agent review`).
@@ -87,7 +87,7 @@ class ServeBoard:
 
 
 def _card_html(card: ToolCard, client: str) -> str:
-    return f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);">from {esc(client)}</div>{card.html()}'
+    return f'<div style="font-size:11px;color:{MUTED};">from {esc(client)}</div>{card.html()}'
 
 
 @dataclass

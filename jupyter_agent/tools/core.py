@@ -80,6 +80,8 @@ class Preview:
     cells: tuple[PendingCell, ...] = ()
     #: What the call may do beyond the preview, said under it (the kernel variables a RunCode may change).
     note: str = ""
+    #: What the call is about in words ("cell 3 ('# clean')"), for the question; "" when its input says it.
+    subject: str = ""
 
 
 class Tool(Generic[InputT]):

@@ -74,8 +74,8 @@ _CELL_VERBS = {"delete": "delete", "move": "move", "replace": "edit"}
 
 
 def question_in_words(request: ApprovalRequest) -> str:
-    """The approval's question as a person asks it ("Edit cell c1 ('clean') of analysis.ipynb?"), not the tool's
-    log line; a tool with no wording of its own is asked by its title."""
+    """The approval's question as a person asks it ("Edit cell 3 ('clean') of analysis.ipynb?": the cell by its
+    position and first line, as the preview names it), not the tool's log line; a tool with no wording of its own is asked by its title."""
     given = request.input
     cell = request.preview.cells[0] if request.preview.cells else None
     path = str(given.get("file_path") or given.get("notebook_path") or (cell.notebook if cell else ""))
@@ -91,11 +91,14 @@ def question_in_words(request: ApprovalRequest) -> str:
         mode = str(given.get("edit_mode") or "replace")
         if mode == "insert":
             return f"Add a {given.get('cell_type') or 'code'} cell to {path or 'the notebook'}?"
+        verb = _CELL_VERBS.get(mode, "edit").capitalize()
+        if request.preview.subject:  # "cell 3 ('# clean') of analysis.ipynb", as the tool found it
+            return f"{verb} {request.preview.subject}?"
         first = (cell.before.strip().splitlines() or [""])[0] if cell is not None else ""
         named = f"cell {given.get('cell_id') or ''}".strip() + (
             f" ({clip(first, 40, marker='…')!r})" if first else ""
         )
-        return f"{_CELL_VERBS.get(mode, 'edit').capitalize()} {named}{of}?"
+        return f"{verb} {named}{of}?"
     if request.tool in (EditTool.name, MultiEditTool.name) and path:
         return f"Edit {path}?"
     if request.tool == WriteTool.name and path:
@@ -122,7 +125,7 @@ class WidgetApproval(WidgetQuestion[Approval]):
         always_says = f"Always allow adds {request.suggested_rule} for this session"
         head = w.HTML(
             value=(
-                f'<div role="heading" aria-level="3" style="font-weight:600;">{esc(question_in_words(request))}</div>'
+                f'<div role="heading" aria-level="2" style="font-weight:600;">{esc(question_in_words(request))}</div>'
                 f'<div style="font-size:11px;color:var(--jp-ui-font-color1);">{esc(request.reason)} · '
                 f"<code>{esc(request.title)}</code></div>"
             )

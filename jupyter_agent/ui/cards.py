@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..base.result import ToolResult
 from ..masking import clip, keep_tail, shorten
 from .diff_view import diff_counts, diff_to_html
-from .html import esc, pre
+from .html import MUTED, esc, legible, pre
 
 if TYPE_CHECKING:
     from ..tools.core import ToolKind
@@ -28,14 +28,14 @@ _STATUS_TEXT: dict[Status, str] = {
     "interrupted": "interrupted",
 }
 _STATUS_COLOR: dict[Status, str] = {
-    "writing": "var(--jp-ui-font-color2,#666)",
-    "pending": "var(--jp-ui-font-color3,#999)",
-    "asking": "var(--jp-warn-color0,#b26b00)",
-    "running": "var(--jp-brand-color1,#1976d2)",
-    "done": "var(--jp-success-color0,#2e7d32)",
-    "error": "var(--jp-error-color0,#c62828)",
+    "writing": MUTED,
+    "pending": MUTED,
+    "asking": legible("warn"),
+    "running": legible("brand"),
+    "done": legible("success"),
+    "error": legible("error"),
     "denied": "var(--jp-ui-font-color1,#555)",  # a no (the person's, or a rule's) is an answer, not an error
-    "interrupted": "var(--jp-warn-color0,#b26b00)",
+    "interrupted": legible("warn"),
 }
 _MAX_DETAIL_CHARS = 8_000
 #: The reason under a refused or failed call's line in text/plain.
@@ -62,16 +62,21 @@ class ToolCard:
     children: list[ToolCard] = field(default_factory=list["ToolCard"])
     #: While the model writes the call: the complete lines so far of its streamed field (a growing code view).
     writing: str | None = None
+    #: The call in words as its approval asked it ("Edit cell 3 ('# clean') of a.ipynb"), until its result
+    #: names it.
+    asked: str = ""
 
     def headline(self) -> str:
         """`Edit utils.py  +3 −1`, `Grep "TODO" 12 files`: the title, or the tool's own summary when it says more."""
-        line = self.title or self.name
+        line = self.asked or self.title or self.name
         if self.result is None:
             return line
+        summary = self.result.summary
         if self.result.diff:
             added, removed = diff_counts(self.result.diff)
-            return f"{line}  +{added} −{removed}"
-        summary = self.result.summary
+            if summary and not self.result.is_error and f"+{added}" in summary:
+                return summary  # `Edited cell 3 ('# clean') of a.ipynb (+1 −1)`: it says its counts
+            return f"{summary if summary and not self.result.is_error else line}  +{added} −{removed}"
         if not summary or self.result.is_error:
             return line
         subject = line.removeprefix(self.name).strip()
@@ -164,7 +169,7 @@ class ToolCard:
 
 
 def _section(label: str, body: str) -> str:
-    return f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">{esc(label)}</div>{body}'
+    return f'<div style="font-size:11px;color:{MUTED};margin-top:4px;">{esc(label)}</div>{body}'
 
 
 def _cap(text: str) -> str:

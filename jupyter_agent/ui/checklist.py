@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .html import esc
+from .html import MUTED, esc
 
 _MARKS = {"completed": ("[x]", "☑"), "in_progress": ("[>]", "▶"), "pending": ("[ ]", "☐")}
 
@@ -21,7 +21,7 @@ def checklist_bundle(todos: Sequence[Mapping[str, Any]]) -> dict[str, str]:
         label = str(todo.get("activeForm") if status == "in_progress" else todo.get("content", ""))
         lines.append(f"{text_mark} {label}")
         style = (
-            "text-decoration:line-through;color:var(--jp-ui-font-color2,#888);"
+            f"text-decoration:line-through;color:{MUTED};"
             if status == "completed"
             else "font-weight:600;"
             if status == "in_progress"

@@ -15,7 +15,7 @@ from ..tools.question import Question
 from .cards import Status
 from .channel import PendingQuestion
 from .gate import say, widgets
-from .html import esc
+from .html import MUTED, esc
 from .jupyter_api import add_class, on_click, on_submit
 from .questions import WidgetQuestion
 
@@ -58,7 +58,7 @@ class _Picker:
                 f'<div><span style="font-size:11px;padding:1px 5px;border-radius:3px;'
                 f'background:var(--jp-layout-color3,#ddd);">{esc(question.header)}</span> '
                 f"<b>{esc(question.question)}</b> "
-                f'<span style="font-size:11px;color:var(--jp-ui-font-color2,#666);">({how})</span></div>'
+                f'<span style="font-size:11px;color:{MUTED};">({how})</span></div>'
                 f'<ul style="margin:2px 0;font-size:12px;">{details}</ul>'
             )
         )

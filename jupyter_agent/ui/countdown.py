@@ -12,14 +12,14 @@ import time
 from dataclasses import dataclass
 
 from ..agent.events import RetryWait
-from .html import esc
+from .html import esc, legible
 from .publish import Bundle, Publisher
 
 
 def _bundle(text: str) -> Bundle:
     return {
         "text/plain": text,
-        "text/html": f'<div style="color:var(--jp-warn-color0,#b26b00);font-size:12px;margin:3px 0;">{esc(text)}</div>',
+        "text/html": f'<div style="color:{legible("warn")};font-size:12px;margin:3px 0;">{esc(text)}</div>',
     }
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 
-from .html import esc
+from .html import MUTED, esc
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ROW = "display:flex;white-space:pre-wrap;word-break:break-word;"
-_NUM = "display:inline-block;min-width:3.2em;padding-right:6px;text-align:right;color:var(--jp-ui-font-color3,#999);user-select:none;"
+_NUM = (
+    f"display:inline-block;min-width:3.2em;padding-right:6px;text-align:right;color:{MUTED};user-select:none;"
+)
 _COLORS = {
     "+": "background:rgba(46,160,67,0.18);",
     "-": "background:rgba(248,81,73,0.18);",
-    "@": "color:var(--jp-ui-font-color2,#666);background:rgba(56,139,253,0.10);",
+    "@": "color:var(--jp-ui-font-color1,#212121);background:rgba(56,139,253,0.10);",
     " ": "",
 }
 

@@ -28,7 +28,7 @@ from html import escape as html_escape
 from typing import Any
 
 from ..masking import mask, mask_data
-from .html import fold_point, render_markdown
+from .html import fold_point, level_headings, render_markdown
 from .jupyter_api import display, update_display, widget_bundle
 
 Bundle = dict[str, str]
@@ -102,8 +102,8 @@ def to_page(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def markdown_to_html(text: str) -> str:
-    """Model Markdown as safe HTML, masked before it is rendered."""
-    return render_markdown(mask(text))
+    """Model Markdown as safe HTML, masked before it is rendered, its headings from h2 on without a skipped level."""
+    return level_headings(render_markdown(mask(text)))
 
 
 def folded_markdown_html(text: str) -> str:
@@ -113,10 +113,10 @@ def folded_markdown_html(text: str) -> str:
         return markdown_to_html(text)
     rest = text[at:]
     more = len(rest.strip().splitlines())
-    return (
-        f"{markdown_to_html(text[:at])}"
+    return level_headings(  # one outline across the fold
+        f"{render_markdown(mask(text[:at]))}"
         f'<details class="jp-agent-more"><summary style="cursor:pointer;">show all ({more:,} more lines)</summary>'
-        f"{markdown_to_html(rest)}</details>"
+        f"{render_markdown(mask(rest))}</details>"
     )
 
 

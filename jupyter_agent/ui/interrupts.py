@@ -74,3 +74,16 @@ def only_the_run(code: str) -> bool:
     """The cell is one `%%agent` cell or one `%agent …` line: none of the user's code runs after the run in it."""
     code = code.strip()
     return code.startswith("%%agent") or (code.startswith("%agent") and "\n" not in code)
+
+
+#: What a cell the user interrupted ends with, in place of a KeyboardInterrupt traceback (the run's own output
+#: above it says what ran: `view.stopped_line`).
+INTERRUPTED_LINE = "⏹ Interrupted: the run above stopped cleanly; cells queued after this one do not run."
+
+
+def interrupted_cell() -> KeyboardInterrupt:
+    """The KeyboardInterrupt an interrupted `%%agent` cell ends with — so the kernel replies "interrupted" and a
+    Run All stops there — shown as one line, not a traceback: IPython shows what `_render_traceback_` returns."""
+    stop = KeyboardInterrupt()
+    setattr(stop, "_render_traceback_", lambda: [INTERRUPTED_LINE])  # noqa: B010 (IPython's hook, not a field)
+    return stop

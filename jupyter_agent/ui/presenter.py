@@ -14,7 +14,7 @@ from ..agent.events import AgentEvent, ToolFinished
 from ..builtin_tools.workflow.asking import PlanApproval, UserQuestions
 from ..tools.dispatch import ApprovalRequest
 from ..tools.question import Question
-from .approval import NO_WIDGET_FRONTEND, ApprovalUI, offer_at_cells
+from .approval import NO_WIDGET_FRONTEND, ApprovalUI, offer_at_cells, question_in_words
 from .at_cell import CellPages, CellQuestion, outcome_of
 from .background_results import BackgroundResults
 from .channel import PendingQuestion, UIChannel
@@ -157,7 +157,10 @@ class RunPresenter:
             )
             return
         if request.tool_use_id:
-            self.view.question_asked(request.tool_use_id, request.title)
+            asked = (
+                question_in_words(request).removesuffix("?") if isinstance(request, ApprovalRequest) else ""
+            )
+            self.view.question_asked(request.tool_use_id, request.title, asked=asked)
         if self.terminal:
             ask.answer(ui.on_stdin(request))
             return

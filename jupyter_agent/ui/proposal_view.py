@@ -19,12 +19,12 @@ from typing import Any
 from ..base.json_values import is_array, is_object
 from ..notebook.cells import joined
 from .diff_view import diff_to_html
-from .html import esc, pre
+from .html import MUTED, esc, legible, pre
 from .jupyter_api import offer_next_input
 from .publish import Bundle
 
 _BOX = "border:1px dashed var(--jp-brand-color1,#1976d2);border-radius:4px;padding:4px 8px;margin:4px 0;"
-_SMALL = "font-size:11px;color:var(--jp-ui-font-color2,#666);"
+_SMALL = f"font-size:11px;color:{MUTED};"
 _IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
@@ -116,7 +116,7 @@ def _output_parts(output: Mapping[str, Any]) -> tuple[str, str]:
         lines = output.get("traceback")
         text = "\n".join(str(line) for line in lines) if is_array(lines) else ""
         text = text or str(output.get("ename", ""))
-        return text, pre(text, style="color:var(--jp-error-color0,#c62828);")
+        return text, pre(text, style=f"color:{legible('error')};")
     data = output.get("data")
     bundle: Mapping[str, Any] = data if is_object(data) else {}
     text = joined(bundle.get("text/plain", ""))

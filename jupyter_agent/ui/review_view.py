@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from ..undo.review import ReviewResult
 from .gate import show_widget, update_bundle, widgets
-from .html import esc
+from .html import MUTED, esc
 from .jupyter_api import add_class, on_click
 from .widget_tree import close_tree
 
@@ -277,7 +277,7 @@ class ReviewWidget:
             else ""
         )
         hint = (
-            f'<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);"><code>{esc(self.again)}</code> '
+            f'<div style="font-size:11px;color:{MUTED};"><code>{esc(self.again)}</code> '
             "shows Keep / Undo again (while this kernel runs)</div>"
             if again
             else ""

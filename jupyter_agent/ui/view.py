@@ -12,12 +12,12 @@ from ..builtin_tools.notebook.proposal import PROPOSAL_KEY
 from ..builtin_tools.notebook.run import CELL_OUTPUTS_KEY
 from ..builtin_tools.workflow.todo import TodoWrite
 from ..masking import clip
-from .bundles import answer_bundle, card_bundle, thinking_bundle
+from .bundles import answer_bundle, card_bundle, stopped_bundle, thinking_bundle
 from .cards import Status, ToolCard
 from .checklist import checklist_bundle
 from .countdown import Countdown
 from .gate import markdown_to_html
-from .html import NO_MATH, esc
+from .html import MUTED, NO_MATH, esc, legible
 from .proposal_view import offer, outputs_bundle, proposal_bundle
 from .publish import Bundle, Publisher
 
@@ -133,12 +133,17 @@ class RunView:
             case ev.RunFinished() as finished:
                 self._close_text()
                 self.finished = finished
+                if finished.reason == "interrupted":  # one calm line says what ran (never a traceback)
+                    self.publisher.show(stopped_bundle(list(self.cards.values())), final=True)
                 self._footer(finished)
             case _:
                 pass
 
-    def question_asked(self, call_id: str, title: str) -> None:
-        """The call waits for the person's answer."""
+    def question_asked(self, call_id: str, title: str, *, asked: str = "") -> None:
+        """The call waits for the person's answer; `asked` is the call in words, as the question names it."""
+        card = self.cards.get(call_id)
+        if card is not None and asked:
+            card.asked = asked
         self._card_set(call_id, status="asking", title=title)
 
     def question_answered(self, call_id: str, status: Status) -> None:
@@ -316,13 +321,7 @@ class RunView:
 
     # -- notes and footer -------------------------------------------------------------------------------
     def _note(self, message: str, *, warn: bool, error: bool = False, icon: str = "") -> None:
-        color = (
-            "var(--jp-error-color0,#c62828)"
-            if error
-            else "var(--jp-warn-color0,#b26b00)"
-            if warn
-            else "inherit"
-        )
+        color = legible("error") if error else legible("warn") if warn else "inherit"
         icon = icon or ("⛔" if error else "⚠️" if warn else "ℹ️")
         bundle = {
             "text/plain": f"{icon} {message}",
@@ -336,7 +335,7 @@ class RunView:
         if not done.answered and done.reason == "error":
             return  # the error line says it all: no turns and no cost for a run that never reached the model
         u = done.usage
-        reason = "" if done.reason == "end_turn" else f" · stopped: {done.reason}"
+        reason = "" if done.reason in ("end_turn", "interrupted") else f" · stopped: {done.reason}"
         searches = (
             f" · {u.web_searches} web search{'es' if u.web_searches != 1 else ''}" if u.web_searches else ""
         )
@@ -354,7 +353,7 @@ class RunView:
         bundle = {
             "text/plain": text,
             # Two dollar amounts would be typeset as LaTeX by the frontend's MathJax; these classes opt out.
-            "text/html": f'<div class="{NO_MATH}" style="font-size:11px;color:var(--jp-ui-font-color3,#888);'
+            "text/html": f'<div class="jp-agent-footer {NO_MATH}" style="font-size:11px;color:{MUTED};'
             f'margin-top:4px;">{esc(text)}</div>',
         }
         self.publisher.show(bundle, final=True)
@@ -363,7 +362,7 @@ class RunView:
         for block in self._blocks[:-1]:
             text = block.text  # the summary's `clip` and the Markdown mask before they cut or split it
             html = (
-                '<details><summary style="cursor:pointer;font-size:12px;color:var(--jp-ui-font-color2,#666)">'
+                f'<details><summary style="cursor:pointer;font-size:12px;color:{MUTED}">'
                 f"{esc(clip(text.strip().splitlines()[0], 80, marker='') if text.strip() else '…')}</summary>"
                 f"{markdown_to_html(text)}</details>"
             )

@@ -4,7 +4,10 @@
  * a cell to delete dimmed, a cell to run marked — each with Allow / Deny (and "Allow all edits in
  * this run" for an edit). The kernel sends `pending` over the review comm (review.ts) and
  * `pending_done` once the question is answered, here or in the `%%agent` output; a click goes
- * back as `pending_answer`. An edit the user makes to one of the cells meanwhile goes back as
+ * back as `pending_answer`; so do Ctrl+Enter (allow) and Ctrl+Backspace (deny) in a cell the
+ * question is drawn at (`shortcutAnswer`), before JupyterLab runs the cell or the editor deletes a
+ * word. The buttons are JupyterLab's own (`jp-Button jp-mod-styled`, `jp-mod-accept` /
+ * `jp-mod-reject`), as in its dialogs. An edit the user makes to one of the cells meanwhile goes back as
  * `pending_stale`: the kernel refuses the call with STALE_READ, and the user's text stays.
  *
  * Page state only: elements prepended to the cells' nodes and classes on the cell widgets, built
@@ -50,6 +53,20 @@ interface IOpen extends IPending {
 
 type CellWidget = NotebookPanel['content']['widgets'][number];
 
+/** The answer a key gives in a cell a question waits at, or null when it is not one of its shortcuts. */
+export function shortcutAnswer(event: KeyboardEvent): Answer | null {
+  if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) {
+    return null;
+  }
+  return event.key === 'Enter' ? 'allow' : event.key === 'Backspace' ? 'deny' : null;
+}
+
+/** The classes of a button at the cell: JupyterLab's own, accept / reject for the main answers. */
+export function buttonClasses(answer: Answer | 'dismiss'): string {
+  const mod = answer === 'allow' ? ' jp-mod-accept' : answer === 'deny' ? ' jp-mod-reject' : '';
+  return `jp-Button jp-mod-styled${mod} jp-agent-pending-button jp-agent-pending-${answer.replace('_', '-')}`;
+}
+
 /** The pending questions of one panel; `send` goes over the review comm. */
 export class PendingMarks {
   private readonly open = new Map<string, IOpen>();
@@ -66,7 +83,27 @@ export class PendingMarks {
   ) {
     panel.model?.cells.changed.connect(this.queueRender);
     panel.model?.contentChanged.connect(this.checkStale, this);
+    // On the window, in the capture phase: before JupyterLab's own keys (at the document) and the editor's.
+    window.addEventListener('keydown', this.onKey, true);
   }
+
+  /** Ctrl+Enter / Ctrl+Backspace in a cell (or on the active cell) a question waits at answer it. */
+  private readonly onKey = (event: KeyboardEvent): void => {
+    const answer = shortcutAnswer(event);
+    const target = event.target instanceof Element ? event.target : null;
+    if (answer === null || target === null || !this.panel.node.contains(target)) {
+      return;
+    }
+    const cellNode = target.closest('.jp-Cell') ?? this.panel.content.activeCell?.node ?? null;
+    const box = cellNode?.querySelector<HTMLElement>(`:scope > .${PENDING_CLASS}`);
+    const question = box?.dataset.pendingId ? this.open.get(box.dataset.pendingId) : undefined;
+    if (question === undefined || question.answered || question.stale.length > 0) {
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    this.answer(question, answer);
+  };
 
   /** Handle a message of the review comm; false when it is not about pending questions. */
   onMessage(data: unknown): boolean {
@@ -119,6 +156,7 @@ export class PendingMarks {
 
   dispose(): void {
     this.disposed = true;
+    window.removeEventListener('keydown', this.onKey, true);
     this.panel.model?.cells.changed.disconnect(this.queueRender);
     this.panel.model?.contentChanged.disconnect(this.checkStale, this);
     this.clearDom();
@@ -321,8 +359,14 @@ export class PendingMarks {
 
   private button(label: string, answer: Answer, question: IOpen): HTMLButtonElement {
     const button = document.createElement('button');
-    button.className = `jp-agent-pending-button jp-agent-pending-${answer.replace('_', '-')}`;
+    button.className = buttonClasses(answer);
     button.textContent = label;
+    if (answer === 'allow' || answer === 'deny') {
+      button.title =
+        answer === 'allow'
+          ? 'Allow (Ctrl+Enter in this cell)'
+          : 'Deny (Ctrl+Backspace in this cell)';
+    }
     button.disabled = question.answered;
     button.addEventListener('click', event => {
       event.stopPropagation();
@@ -338,7 +382,7 @@ export class PendingMarks {
     const words = document.createElement('span');
     words.textContent = message;
     const dismiss = document.createElement('button');
-    dismiss.className = 'jp-agent-pending-button jp-agent-pending-dismiss';
+    dismiss.className = buttonClasses('dismiss');
     dismiss.textContent = 'OK';
     dismiss.title = 'Hide this note';
     dismiss.addEventListener('click', event => {

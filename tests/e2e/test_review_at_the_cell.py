@@ -132,6 +132,8 @@ def test_a_pending_edit_at_its_cell_allow_deny_and_a_keystroke_that_refuses_it(
         "total = sum(values) * 2"
     ]
     assert "The agent wants to change this cell" in (pending_box(page).text_content() or "")
+    title = pending_box(page).locator(".jp-agent-pending-title").text_content()
+    assert title == f"Edit cell 2 ('total = sum(values)') of {name}?"  # in words, by position
     assert live_sources(page, name)[1] == TARGET  # asked, not changed
     output.locator("button.jupyter-button:has-text('More…')").click()  # the answers beyond the main three
     output.locator("button.jupyter-button:has-text('Show in notebook')").click()

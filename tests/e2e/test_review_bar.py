@@ -4,12 +4,25 @@ notebook" scrolls to the cell and selects it."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from typing import Any
 
-from lab import Lab, ScriptBox, agent_output, notebook_with_ids, open_notebook, run_cell, wait_cell_done
+from lab import (
+    ARTIFACTS,
+    ROOT,
+    Lab,
+    ScriptBox,
+    agent_output,
+    notebook_with_ids,
+    open_notebook,
+    run_cell,
+    wait_cell_done,
+)
 
 from jupyter_agent.testing import ScriptedServer, Text, ToolUse, Turn
 
+SHOT = "review-bar.png"
 LONG_ANSWER = "\n\n".join(f"Paragraph {n} of a long answer." for n in range(60))
 
 
@@ -58,6 +71,10 @@ def test_the_review_bar_comes_first_and_show_in_notebook_selects_the_cell(
     assert first_child.locator(".jp-agent-review").count() == 1  # the bar is the run's first output
     far = 14
     assert f"cell {far + 1} ('# clean') changed" in review.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    review.screenshot(path=str(ARTIFACTS / SHOT))
+    if os.environ.get("UPDATE_README_SCREENSHOT"):  # refresh the docs' image on purpose only
+        shutil.copy(ARTIFACTS / SHOT, ROOT / "docs" / "images" / SHOT)
     review.locator("button:has-text('Show in notebook')").click()
     page.wait_for_function(
         f"() => document.querySelectorAll('.jp-Notebook .jp-Cell')[{far}].classList.contains('jp-mod-active')",

@@ -125,7 +125,7 @@ def test_the_stop_button_stops_a_streaming_answer_cleanly(agent_kernel: AgentKer
     frontend.click("Stop")
     frontend.wait(lambda: cell.done, 30, "the stopped cell")
     assert cell.reply is not None and cell.reply["status"] == "ok"
-    assert "stopped: interrupted" in cell.text()
+    assert "⏹ Stopped by you" in cell.text() and "stopped: interrupted" not in cell.text()
     assert "fresh answer" in frontend.run("%%agent\nagain", timeout=60).text()
 
 

@@ -126,7 +126,7 @@ def test_the_quickstart_runs_twice_in_one_kernel_without_a_key_offline_both_time
     # reviewed (Keep / Undo), undone, March gone again, a one-line question answered
     assert "['1', '2']" in by_comment(first, "# where is March?")
     agent = next(text for source, text in first.items() if source.startswith("%%agent"))
-    assert "Read demo/sales_loader.py" in agent and "Edit demo/sales_loader.py  +1 −1" in agent
+    assert "Read demo/sales_loader.py" in agent and "Edited demo/sales_loader.py (+1 −1)" in agent
     assert "Edit demo/sales_loader.py: allowed once" in agent and "**Fixed.**" in agent
     assert "offline demo · no charge" in agent
     assert approvals_with_the_diff == 2  # one per run, each showing the change before it was made

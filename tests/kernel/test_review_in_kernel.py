@@ -129,7 +129,7 @@ def test_agent_review_is_text_headless_and_keeps_or_undoes_cells_and_files(
     ]
     frontend, _ = agent_kernel(script, headless=True)
     ran = frontend.run("%%agent --mode acceptEdits\nchange things", timeout=90)
-    assert "replace c1  +1 −1  [done" in ran.text(), ran.text()
+    assert "Edited cell 2 ('x = 11') of other.ipynb (+1 −1)  [done" in ran.text(), ran.text()
     listing = frontend.run("%agent review").text()
     assert listing.splitlines()[:3] == [
         "run 1  cell c0       changed  +1 −1    pending",

@@ -9,6 +9,7 @@ from typing import Any
 
 from ...base.errors import ToolError
 from ...base.journal import CellChange, CellOp
+from ...masking import clip
 from ...notebook.base import Notebook
 from ...notebook.cells import Cell
 from ...notebook.ops import Op, op_to_wire
@@ -77,6 +78,14 @@ def where_read(ctx: ToolContext, book: Notebook) -> str:
 
 def shown(ctx: ToolContext, book: Notebook) -> str:
     return ctx.sandbox.display_path(book.path)
+
+
+def cell_named(index: int | None, cell_id: str, source: str) -> str:
+    """`cell 3 ('# clean')`: a cell as a person finds it, by its position (1-based) and first line; by its id
+    where the position is not known."""
+    where = f"cell {index + 1}" if index is not None else f"cell {cell_id}"
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    return f"{where} ({clip(first, 40, marker='…')!r})" if first else where
 
 
 def ledger_key(book: Notebook, cell_id: str) -> str:

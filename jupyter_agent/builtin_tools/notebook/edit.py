@@ -30,6 +30,7 @@ from ...tools.core import WRITES, Preview
 from ..files.edit import snippet
 from .common import (
     NotebookPathTool,
+    cell_named,
     journal_cell_change,
     ledger_key,
     shown,
@@ -90,7 +91,7 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         where = f"after cell '{after_id}'" if after_id else "at the top"
         position = (done.index or 0) + 1
         content = f"Inserted {edit.new_type} cell '{new_id}' {where} in {name} (position {position})."
-        summary = f"Inserted {edit.new_type} cell {new_id}"
+        summary = f"Inserted {edit.new_type} {cell_named(done.index, new_id, edit.new_source)} into {name}"
         return ToolResult.ok(content, summary=summary, diff=edit.diff.text, data={**data, "cell_id": new_id})
     cell = edit.cell
     assert cell is not None
@@ -104,7 +105,10 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
         lines = len(cell.source.splitlines())
         content = f"Deleted {cell.cell_type} cell '{cell.id}' ({lines} line{'s' if lines != 1 else ''}) from {name}."
         return ToolResult.ok(
-            content, summary=f"Deleted cell {cell.id}", diff=edit.diff.text, data={**data, "cell_id": cell.id}
+            content,
+            summary=f"Deleted {cell_named(edit.position, cell.id, cell.source)} of {name}",
+            diff=edit.diff.text,
+            data={**data, "cell_id": cell.id},
         )
     if edit.mode == "move":
         back = Move(id=cell.id, after_id=edit.was_after, expect=cell.source)
@@ -115,7 +119,10 @@ async def apply_edit(edit: CellEdit, ctx: ToolContext, *, tool: str) -> ToolResu
             f"its id, source and outputs are unchanged."
         )
         return ToolResult.ok(
-            content, summary=f"Moved cell {cell.id}", diff=edit.diff.text, data={**data, "cell_id": cell.id}
+            content,
+            summary=f"Moved {cell_named(edit.position, cell.id, cell.source)} of {name}",
+            diff=edit.diff.text,
+            data={**data, "cell_id": cell.id},
         )
     return _replaced(edit, cell, list(zip(edit.ops, results, strict=True)), ctx, tool, data)
 
@@ -172,13 +179,13 @@ def _replaced(
             f"Cleared the outputs of cell '{cell.id}' in {name} ({count} output{'s' if count != 1 else ''} and "
             f"the execution count); its source is unchanged."
         )
-        summary = f"Cleared outputs of cell {cell.id}"
+        summary = f"Cleared the outputs of {cell_named(index, cell.id, cell.source)} of {name}"
     else:
         counts = edit.diff.counts
         if cleared:
             extra += " Its outputs and execution count were cleared."
         content = f"Edited cell '{cell.id}' in {name} ({counts}).{extra}{_changed_lines(edit)}"
-        summary = f"Edited cell {cell.id} ({counts})"
+        summary = f"Edited {cell_named(index, cell.id, edit.new_source)} of {name} ({counts})"
     return ToolResult.ok(content, summary=summary, diff=edit.diff.text, data={**data, "cell_id": cell.id})
 
 
@@ -213,8 +220,15 @@ class NotebookEdit(NotebookPathTool[NotebookEditInput]):
 
     async def preview(self, params: NotebookEditInput, ctx: ToolContext) -> Preview:
         edit = await plan_edit(params, ctx)
+        cell = edit.cell
         return Preview(
-            kind="diff", text=edit.diff.text or "(no changes)\n", language="diff", cells=edit.at_cells()
+            kind="diff",
+            text=edit.diff.text or "(no changes)\n",
+            language="diff",
+            cells=edit.at_cells(),
+            subject=""
+            if cell is None
+            else f"{cell_named(edit.position, cell.id, cell.source)} of {shown(ctx, edit.book)}",
         )
 
     async def run(self, params: NotebookEditInput, ctx: ToolContext) -> ToolResult:

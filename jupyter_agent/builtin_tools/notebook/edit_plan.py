@@ -6,6 +6,7 @@ reads the notebook once and refuses, with the fix, what cannot be done (a cell n
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,6 +48,8 @@ class CellEdit:
     #: replace with old_string: where the occurrences were, and the text put in (the result echoes the lines).
     replaced: Replaced | None = None
     new_string: str = ""
+    #: Where `cell` is (0-based) when the edit was planned: the approval and the card name it by position.
+    position: int | None = None
 
     def proposal(self) -> Proposal:
         return Proposal(
@@ -161,13 +164,16 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
             new_type=params.cell_type,
             diff=diff,
         )
-    _, cell = find(cells, _needs_cell(params.edit_mode, params.cell_id), book)
+    position, cell = find(cells, _needs_cell(params.edit_mode, params.cell_id), book)
     if params.edit_mode == "move":
-        return _plan_move(params, access, cells, cell, label.format(cell.id))
+        return dataclasses.replace(
+            _plan_move(params, access, cells, cell, label.format(cell.id)), position=position
+        )
     require_fresh(ctx, book, cell)
     if params.edit_mode == "delete":
         diff = unified_diff(cell.source, "", label.format(cell.id))
         return CellEdit(
+            position=position,
             access=access,
             book=book,
             mode="delete",
@@ -177,7 +183,7 @@ async def plan_edit(params: NotebookEditInput, ctx: ToolContext) -> CellEdit:
             new_type=None,
             diff=diff,
         )
-    return _plan_replace(params, access, cell, label.format(cell.id))
+    return dataclasses.replace(_plan_replace(params, access, cell, label.format(cell.id)), position=position)
 
 
 def _plan_move(

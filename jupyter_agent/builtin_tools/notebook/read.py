@@ -14,7 +14,7 @@ from ...notebook.cells import Cell
 from ...notebook.provider import LIVE_PAGE_NOTE
 from ...tools.context import ToolContext
 from ...tools.core import READ_ONLY, ToolInput
-from .common import NotebookPathTool, find, ledger_key, open_notebook, shown, where_read
+from .common import NotebookPathTool, cell_named, find, ledger_key, open_notebook, shown, where_read
 from .view import CELL_OUTPUT_CHARS, ImageBudget, render_full, render_notebook_view
 
 DESCRIPTION = """\
@@ -102,7 +102,10 @@ def _some_cells(ctx: ToolContext, book: Notebook, cells: list[Cell], wanted: lis
         ctx.reads.record(ledger_key(book, cell.id), cell.source)
     positions = [str(index + 1) for index, _ in found]
     if len(found) == 1:
-        head, summary = f"Cell {positions[0]} of {len(cells)}", f"Read cell {found[0][1].id} of {name}"
+        head, summary = (
+            f"Cell {positions[0]} of {len(cells)}",
+            f"Read {cell_named(found[0][0], found[0][1].id, found[0][1].source)} of {name}",
+        )
     else:
         head, summary = f"Cells {', '.join(positions)} of {len(cells)}", f"Read {len(found)} cells of {name}"
     data = {"path": str(book.path), "cells": len(cells), "live": book.live}

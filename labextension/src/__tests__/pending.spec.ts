@@ -1,3 +1,4 @@
+import { buttonClasses, shortcutAnswer } from '../pending';
 import {
   changedCells,
   headline,
@@ -163,5 +164,50 @@ describe('the one path of both cell actions', () => {
     });
     expect(planCellAction('fix', [cell('ab12'), cell('cd34', true)])).toBeNull();
     expect(planCellAction('fix', [])).toBeNull();
+  });
+});
+
+describe('the pending edit at its cell', () => {
+  const key = (key: string, mods: Partial<KeyboardEvent> = {}): KeyboardEvent =>
+    ({
+      key,
+      ctrlKey: false,
+      metaKey: false,
+      altKey: false,
+      shiftKey: false,
+      ...mods
+    }) as KeyboardEvent;
+
+  it('answers Ctrl+Enter with allow and Ctrl+Backspace with deny, and no other key', () => {
+    expect(shortcutAnswer(key('Enter', { ctrlKey: true }))).toBe('allow');
+    expect(shortcutAnswer(key('Backspace', { ctrlKey: true }))).toBe('deny');
+    expect(shortcutAnswer(key('Enter', { metaKey: true }))).toBe('allow');
+    expect(shortcutAnswer(key('Enter'))).toBeNull(); // plain Enter stays the editor's
+    expect(shortcutAnswer(key('Backspace'))).toBeNull();
+    expect(shortcutAnswer(key('Enter', { ctrlKey: true, shiftKey: true }))).toBeNull();
+    expect(shortcutAnswer(key('Enter', { shiftKey: true }))).toBeNull(); // Shift+Enter runs the cell
+    expect(shortcutAnswer(key('Backspace', { ctrlKey: true, altKey: true }))).toBeNull();
+  });
+
+  it("draws its buttons with JupyterLab's own classes", () => {
+    expect(buttonClasses('allow').split(' ')).toEqual(
+      expect.arrayContaining([
+        'jp-Button',
+        'jp-mod-styled',
+        'jp-mod-accept',
+        'jp-agent-pending-allow'
+      ])
+    );
+    expect(buttonClasses('deny').split(' ')).toEqual(
+      expect.arrayContaining([
+        'jp-Button',
+        'jp-mod-styled',
+        'jp-mod-reject',
+        'jp-agent-pending-deny'
+      ])
+    );
+    const edits = buttonClasses('allow_edits').split(' ');
+    expect(edits).toEqual(expect.arrayContaining(['jp-Button', 'jp-agent-pending-allow-edits']));
+    expect(edits).not.toContain('jp-mod-accept');
   });
 });

@@ -70,7 +70,7 @@ def test_replace_after_a_read_shows_a_diff_and_updates_the_cell(world: World) ->
     done = call(world, "NotebookEdit", {"cell_id": "c1", "new_source": "x = 100\nprint(x)"}, approver)
     result = done.result
     assert not result.is_error, result.content
-    assert result.summary == "Edited cell c1 (+1 −1)"
+    assert result.summary == "Edited cell 2 ('x = 100') of analysis.ipynb (+1 −1)"  # by position and first line
     assert result.content == "Edited cell 'c1' in analysis.ipynb (+1 −1)."  # page or file: the same words
     assert result.data["cell_id"] == "c1"
     assert approver.requests[0].preview.text == result.diff
@@ -124,7 +124,7 @@ def test_insert_at_the_top_needs_no_read_and_names_the_new_cell(world: World) ->
     assert done.result.content.startswith(
         f"Inserted code cell '{new_id}' at the top in analysis.ipynb (position 1)."
     )
-    assert done.result.summary == f"Inserted code cell {new_id}"
+    assert done.result.summary == "Inserted code cell 1 ('import pandas as pd') into analysis.ipynb"
     assert next(iter(world.sources())) == new_id
 
 
@@ -169,7 +169,7 @@ def test_delete_then_undo_puts_the_cell_back(world: World) -> None:
     read(world)
     done = call(world, "NotebookEdit", {"cell_id": "c1", "new_source": "", "edit_mode": "delete"})
     assert done.result.content.startswith("Deleted code cell 'c1' (2 lines) from analysis.ipynb.")
-    assert done.result.summary == "Deleted cell c1"
+    assert done.result.summary == "Deleted cell 2 ('x = 1') of analysis.ipynb"
     assert "c1" not in world.sources()
     (change,) = world.ctx.journal.changes
     assert isinstance(change, CellChange) and change.inverse["ops"][0]["op"] == "restore"

@@ -68,7 +68,7 @@ def test_move_puts_the_cell_after_another_with_its_id_and_outputs_and_needs_no_r
         "Moved code cell 'c2' right after cell 'c0' in analysis.ipynb (now position 2); its id, source and "
         "outputs are unchanged."
     )
-    assert done.result.summary == "Moved cell c2"
+    assert done.result.summary == "Moved cell 3 ('x = 2') of analysis.ipynb"
     assert order(world) == ["c0", "c2", "c1", "md"]
     assert outputs(world, "c2") == (["2\n"], 3)
     (change,) = world.ctx.journal.changes

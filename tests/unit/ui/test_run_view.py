@@ -79,7 +79,7 @@ def test_every_tool_call_gets_a_card_that_ends_with_its_status() -> None:
     view.handle(finished())
     last = {display_id: bundle for display_id, bundle in publisher.updates}
     cards = [b for b in last.values() if "jp-agent-card" in b["text/html"]]
-    assert cards[0]["text/plain"] == "✏️ Edit utils.py  +3 −1  [done 0.2s]"
+    assert cards[0]["text/plain"] == "✏️ Edited utils.py (+3 −1)  [done 0.2s]"
     assert cards[1]["text/plain"] == "🔍 Read nope.py  [FILE_NOT_FOUND 0.0s]\n    no such file 'nope.py'"
     assert '<details class="jp-agent-card" data-status="error" open' in cards[1]["text/html"]
     assert "open" not in cards[0]["text/html"].split(">")[0]
@@ -122,7 +122,8 @@ def test_errors_and_stops_are_shown() -> None:
     view.handle(finished("interrupted"))
     texts = [b["text/plain"] for _, b in publisher.shown]
     assert "⛔ overloaded; try again" in texts
-    assert texts[-1].endswith("· stopped: interrupted")
+    assert texts[-2] == "⏹ Stopped by you before any tool call ran. Ask again to go on."  # then the footer
+    assert "stopped" not in texts[-1]
 
 
 def test_a_card_shows_its_kind_icon_before_the_call_finishes() -> None:

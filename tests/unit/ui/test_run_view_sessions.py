@@ -88,5 +88,8 @@ def test_dollar_amounts_in_the_footer_and_tables_are_not_typeset_as_math() -> No
         )
     )  # fmt: skip
     footer = publisher.shown[-1][1]["text/html"]
-    assert '<div class="mathjax_ignore tex2jax_ignore"' in footer and "$0.0100 (session $0.0200)" in footer
+    assert (
+        '<div class="jp-agent-footer mathjax_ignore tex2jax_ignore"' in footer
+        and "$0.0100 (session $0.0200)" in footer
+    )
     assert 'class="jp-agent-table mathjax_ignore tex2jax_ignore"' in html_table([("cost", "$1 and $2")])

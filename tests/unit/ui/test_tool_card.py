@@ -11,13 +11,14 @@ from jupyter_agent.base.result import ToolResult
 from jupyter_agent.builtin_tools.verify.tool import NOTEBOOK_FAILS
 from jupyter_agent.permissions.kinds import ToolKind
 from jupyter_agent.ui.cards import Status, ToolCard
+from jupyter_agent.ui.html import MUTED, legible
 
 DIFF = "--- a\n+++ b\n@@ -1,2 +1,3 @@\n-x\n+y\n+z\n+w\n keep\n"
 PRE = (
     '<pre style="margin:0;white-space:pre-wrap;word-break:break-word;'
     'font-family:var(--jp-code-font-family,monospace);font-size:12px;">'
 )
-LABEL = '<div style="font-size:11px;color:var(--jp-ui-font-color2,#666);margin-top:4px;">'
+LABEL = f'<div style="font-size:11px;color:{MUTED};margin-top:4px;">'
 
 
 class CardFields(TypedDict, total=False):
@@ -48,7 +49,7 @@ def card(
         (
             card("Edit", "edit", title="Edit utils.py", status="done", duration=0.44),
             ToolResult.ok("Edited", summary="Edited utils.py (+3 −1)", diff=DIFF),
-            "✏️ Edit utils.py  +3 −1  [done 0.4s]",
+            "✏️ Edited utils.py (+3 −1)  [done 0.4s]",
         ),
         (
             card("Grep", title='Grep "TODO"', status="done"),
@@ -114,7 +115,7 @@ def test_an_error_card_opens_with_a_red_border_and_shows_arguments_and_result() 
         '<details class="jp-agent-card" data-status="error" open style="border:1px solid '
         'var(--jp-error-color1,#e57373);border-radius:4px;padding:3px 8px;margin:3px 0;">'
         '<summary style="cursor:pointer;list-style-position:inside;">🔍 <code>Read nope</code>'
-        '<span style="color:var(--jp-error-color0,#c62828);font-size:11px;margin-left:8px;">FILE_NOT_FOUND</span>'
+        f'<span style="color:{legible("error")};font-size:11px;margin-left:8px;">FILE_NOT_FOUND</span>'
         '</summary><div style="margin:4px 0 2px 0;">'
         f"{LABEL}arguments</div>{PRE}{{\n  &quot;file_path&quot;: &quot;a.py&quot;\n}}</pre>"
         f"{LABEL}result</div>{PRE}FILE_NOT_FOUND: no &lt;such&gt; file</pre></div></details>"
@@ -134,8 +135,7 @@ def test_a_quiet_runs_error_card_stays_closed_and_a_done_card_has_a_plain_border
         '<details class="jp-agent-card" data-status="done" style="border:1px solid var(--jp-border-color2,#ddd);'
     )
     assert (
-        '<span style="color:var(--jp-success-color0,#2e7d32);font-size:11px;margin-left:8px;">done · 1.2s</span>'
-        in html
+        f'<span style="color:{legible("success")};font-size:11px;margin-left:8px;">done · 1.2s</span>' in html
     )
 
 
