@@ -199,7 +199,10 @@ def test_the_diff_and_undo_of_an_in_cell_edit_are_those_of_a_whole_cell_replace(
         whole = call(other, {"cell_id": "c2", "new_source": "x = 2\nprint(x * 2)"}).result
     finally:
         other.close()
-    assert part.diff == whole.diff and part.summary == whole.summary == "Edited cell 3 ('x = 2') of analysis.ipynb (+1 −1)"
+    assert (
+        part.diff == whole.diff
+        and part.summary == whole.summary == "Edited cell 3 ('x = 2') of analysis.ipynb (+1 −1)"
+    )
     (change,) = world.ctx.journal.changes
     assert isinstance(change, CellChange) and change.op == "replace"
     assert asyncio.run(undo_cell_change(change, world.ctx)).done

@@ -70,7 +70,9 @@ def test_replace_after_a_read_shows_a_diff_and_updates_the_cell(world: World) ->
     done = call(world, "NotebookEdit", {"cell_id": "c1", "new_source": "x = 100\nprint(x)"}, approver)
     result = done.result
     assert not result.is_error, result.content
-    assert result.summary == "Edited cell 2 ('x = 100') of analysis.ipynb (+1 −1)"  # by position and first line
+    assert (
+        result.summary == "Edited cell 2 ('x = 100') of analysis.ipynb (+1 −1)"
+    )  # by position and first line
     assert result.content == "Edited cell 'c1' in analysis.ipynb (+1 −1)."  # page or file: the same words
     assert result.data["cell_id"] == "c1"
     assert approver.requests[0].preview.text == result.diff
