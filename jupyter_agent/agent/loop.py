@@ -136,7 +136,7 @@ class AgentRun:
         )
         self.streamer = TurnStreamer(client=client, config=config, emit=self.emit, tools=self.tools)
         side = partial(self.account, prompt_tokens=None, of_conversation=False)  # the small model's requests
-        ctx.run.small_model = RunSmallModel(client=client, config=config, account=side)
+        ctx.run.attach_small_model(RunSmallModel(client=client, config=config, account=side))
         self.compacted_turn: int | None = None
         #: The thinking part of every request of this run (`run` makes it; a model that cannot take the
         #: settings ends the run before anything is sent).

@@ -95,6 +95,11 @@ class RunScope:
         else:
             self.changes.append(change)
 
+    def attach_small_model(self, model: SmallModel) -> None:
+        """The run working in this scope gives it its small model once it has its client (a service for the
+        run's tools, not a change of the run's state: nothing records it)."""
+        self.small_model = model
+
     @property
     def next_input_used(self) -> bool:
         return any(isinstance(change, NextInputUsed) for change in self._root().changes)
