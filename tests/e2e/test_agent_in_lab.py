@@ -73,9 +73,9 @@ def test_approve_an_edit_and_see_the_diff_and_the_answer(
     wait_cell_done(page, 1)
     assert (lab.root / "loader.py").read_text() == "for month in range(1, 4):\n    load(month)\n"
     text = output.inner_text()
-    assert "Edit loader.py" in text and "+1 −1" in text
+    assert "Edited loader.py (+1 −1)" in text  # the card's summary, in words
     assert "allowed once" in text
-    output.locator(".jp-agent-card summary:has-text('Edit loader.py')").click()
+    output.locator(".jp-agent-card summary:has-text('Edited loader.py')").click()
     assert output.locator(".jp-agent-card[data-status='done'] >> text=range(1, 4)").count() >= 1
 
 
